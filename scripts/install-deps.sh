@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs everything TunePlane needs to build, test and benchmark, from Debian 12's
+# packages only. Used by the README, the Makefile and .ci/run. Needs root (or sudo).
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config clang-format shellcheck python3 curl
+  nlohmann-json3-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
+  libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libexpected-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+sudo=""
+[ "$(id -u)" = 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,80 @@
+// What a site offers TunePlane: how to reach slurmrestd, default partitions, GPU series
+// (each pinned to a Slurm constraint), the container runtime, the shared staging root and
+// site mounts. Read from the operator's site file (YAML) by site_config_parser.h.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tuneplane::catalog {
+
+enum class ContainerRuntime {
+  kPyxis,      // srun --container-image=/abs/path.sqsh (Enroot + Pyxis)
+  kApptainer,  // srun apptainer exec image.sif
+};
+
+struct SlurmSite {
+  std::string url;                          // http://, https:// or unix:///path
+  std::string api_version = "v0.0.45";      // the only one supported
+  std::string user;                         // X-SLURM-USER-NAME and the token's "sun"
+  std::optional<std::string> token_file;    // a JWT, optionally "SLURM_JWT=…"; or:
+  std::optional<std::string> jwt_key_file;  // the HS256 key to mint tokens from
+  std::chrono::seconds token_lifespan{1800};
+  std::optional<std::string> account;
+  std::optional<std::string> qos;
+  std::map<std::string, std::string> job_environment;  // e.g. PATH for srun on the nodes
+  std::optional<std::string> ca_file;                  // https: CA bundle
+  std::optional<std::string> client_cert;              // https: optional client cert
+  std::optional<std::string> client_key;
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds request_timeout{30000};
+};
+
+struct Partitions {
+  std::string gpu = "gpu";  // default partition for pools with GPUs
+  std::string cpu = "cpu";  // default partition for CPU-only pools
+};
+
+struct GpuSeries {
+  std::string name;                             // what specs name in pools[].gpu_series
+  std::optional<std::string> slurm_constraint;  // node feature; absent → pools rejected
+  int gpus_per_node = 0;                        // how many a node of this series has
+  std::string gres_type;                        // e.g. "h100": tres_per_node gres/gpu:h100:N
+};
+
+struct SiteMount {
+  std::string source;  // absolute path on the node
+  std::string target;  // absolute path in the container
+  bool read_only = true;
+};
+
+struct RayConfig {
+  int port = 6379;  // GCS port of the head
+  int dashboard_port = 8265;
+  int node_manager_port = 6800;
+  int object_manager_port = 6801;
+  int min_worker_port = 10002;
+  int max_worker_port = 10999;
+  int join_timeout_seconds = 300;  // how long the script waits for all nodes to join
+  std::string executable = "ray";  // inside the container
+};
+
+struct SiteConfig {
+  SlurmSite slurm;
+  Partitions partitions;
+  std::vector<GpuSeries> gpu_series;
+  ContainerRuntime container_runtime = ContainerRuntime::kPyxis;
+  std::string staging_root;  // absolute; the shared filesystem
+  std::vector<SiteMount> mounts;
+  std::optional<std::string> runtime_registry_file;
+  RayConfig ray;
+
+  const GpuSeries* findGpuSeries(const std::string& name) const;
+};
+
+const char* toString(ContainerRuntime runtime);
+
+}  // namespace tuneplane::catalog

@@ -1,0 +1,78 @@
+// The explicit launch: everything the batch script and the submit body need, with no
+// defaults left to Slurm or to the image — the artifact, every mount, and the topology
+// (one component per pool). Built by launch/assembler.h from a validated spec and the
+// site catalog; rendered by slurm/script_renderer.h and slurm/submit_body.h.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "catalog/runtime_registry.h"
+#include "catalog/site_config.h"
+
+namespace tuneplane::launch {
+
+struct Artifact {
+  std::string path;  // absolute
+  catalog::ArtifactFormat format = catalog::ArtifactFormat::kSqsh;
+  std::string sha256;  // verified on the control plane before rendering, and on the node
+};
+
+struct Mount {
+  std::string source;  // absolute path on the node
+  std::string target;  // absolute path in the container
+  bool read_only = true;
+};
+
+// One het-job component per spec pool, in pool order.
+struct Component {
+  std::string pool_name;
+  std::string partition;
+  std::optional<std::string> constraint;  // the GPU series' slurm_constraint; none for CPU
+  int nodes = 1;
+  int gpus_per_node = 0;
+  std::string gres_type;  // empty: "gres/gpu:N", else "gres/gpu:TYPE:N"
+  int cpus_per_node = 1;  // one task per node, with this many CPUs
+  int memory_mb = 0;      // per node
+  std::chrono::minutes time_limit{0};
+};
+
+// Who this attempt is. The submit token is unique per attempt and goes into the Slurm
+// job's comment, so a job whose receipt was lost can be found again.
+struct AttemptIdentity {
+  std::string job_id;  // TunePlane's job id (TUNEPLANE_JOB_ID)
+  int attempt = 1;     // 1-based (TUNEPLANE_ATTEMPT)
+  std::string submit_token;
+};
+
+struct LaunchRequest {
+  std::string job_name;  // metadata.name; the Slurm job name
+  AttemptIdentity identity;
+  std::string framework;  // "name/task"
+  catalog::ContainerRuntime container_runtime = catalog::ContainerRuntime::kPyxis;
+  Artifact artifact;
+  std::vector<Mount> mounts;  // site mounts, then the attempt dir, then the output dir
+  std::vector<Component> components;
+  bool uses_gpus = false;  // any component with GPUs: Ray across all nodes
+  // argv of the entrypoint (spec command followed by args), run inside the container.
+  std::vector<std::string> command;
+  // Reaches the process inside the container: user env, then TUNEPLANE_JOB_ID,
+  // TUNEPLANE_ATTEMPT, TUNEPLANE_OUTPUT_DIR. Order kept as given.
+  std::vector<std::pair<std::string, std::string>> environment;
+  // The batch step's own environment (the site's job_environment, e.g. PATH for srun);
+  // goes into the submit body's `environment`.
+  std::vector<std::pair<std::string, std::string>> scheduler_environment;
+  std::string attempt_dir;            // on the shared filesystem; the job's working directory
+  std::string logs_dir;               // attempt_dir/logs: Slurm's stdout/stderr per component
+  std::string output_dir;             // where the job writes its results
+  std::string container_attempt_dir;  // where attempt_dir is mounted inside the container
+  std::string container_output_dir;   // where output_dir is mounted inside the container
+  std::optional<std::string> account;
+  std::optional<std::string> qos;
+  catalog::RayConfig ray;
+};
+
+}  // namespace tuneplane::launch

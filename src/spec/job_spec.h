@@ -1,0 +1,86 @@
+// The job spec a user submits, as plain values (Kubernetes style: apiVersion, kind,
+// metadata, spec). Parsed from YAML or JSON by spec_parser.h, which also runs the
+// structural checks. This module is pure and knows nothing of Slurm or of the site.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tuneplane::spec {
+
+inline constexpr const char* kApiVersion = "tuneplane.io/v1";
+
+enum class JobKind {
+  kTrainingJob,      // the only kind the Slurm backend runs
+  kPlayground,       // parses; refused by launch/ (no inbound path to a compute node)
+  kModelDeployment,  // parses; refused by launch/ (same reason)
+};
+
+enum class RetryOn {
+  kInfrastructure,  // retry only causes outside the user's code (node failure, preemption…)
+  kAny,             // retry any failure, including a non-zero exit of the user's command
+  kNever,           // never retry
+};
+
+struct Metadata {
+  std::string name;  // DNS label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters
+  std::map<std::string, std::string> labels;
+};
+
+struct Framework {
+  std::string name;                       // e.g. "custom", "llamafactory"
+  std::string task;                       // e.g. "custom", "sft"
+  std::optional<std::string> runtime_id;  // id in the runtime registry
+  std::optional<std::string> image;       // OCI image; refused on Slurm
+  std::vector<std::string> command;       // argv of the entrypoint
+  std::vector<std::string> args;          // appended to command
+  std::map<std::string, std::string> env;
+};
+
+struct Pool {
+  std::string name;                       // DNS label; unique within the job
+  std::optional<std::string> gpu_series;  // required when gpus_per_node > 0
+  int nodes = 1;                          // >= 1
+  int gpus_per_node = 0;                  // >= 0
+  int cpus = 0;                           // per node, >= 1 (required)
+  int memory_gb = 0;                      // per node, >= 1 (required)
+  std::optional<int> scratch_gb;          // >= 0 when given; refused for CPU-only jobs
+  std::optional<std::string> partition;   // else the site's gpu/cpu default
+};
+
+struct Resources {
+  std::chrono::minutes time_limit{0};  // from "90m", "2h", "1d", "1h30m"; > 0
+  std::vector<Pool> pools;             // at least one
+};
+
+struct Volume {
+  std::string name;  // what the user wrote, kept only to name it in the refusal
+};
+
+struct Data {
+  std::vector<Volume> volumes;  // any entry is refused on Slurm
+};
+
+struct RetryPolicy {
+  int max_attempts = 1;     // >= 1, total attempts including the first
+  int backoff_seconds = 0;  // >= 0, wait before the next attempt
+  RetryOn on = RetryOn::kInfrastructure;
+};
+
+struct JobSpec {
+  std::string api_version;  // kApiVersion
+  JobKind kind = JobKind::kTrainingJob;
+  Metadata metadata;
+  Framework framework;
+  Resources resources;
+  Data data;
+  RetryPolicy retry;
+};
+
+const char* toString(JobKind kind);
+const char* toString(RetryOn on);
+
+}  // namespace tuneplane::spec
