@@ -1,0 +1,52 @@
+// tuneplane-slurmsim: a slurmrestd v0.0.45 SIMULATOR (not Slurm) for tests and the quick
+// start. Same routes and JSON shapes as a real slurmrestd 26.05 (proven against the
+// transcripts in shared/slurm/), JWT HS256 checked like the real server, batch scripts run
+// as local processes, faults injectable. This header is the in-process API that tests use;
+// the binary (main.cc) wraps it. Thread-safety: all methods may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+
+namespace tuneplane::sim {
+
+struct SimulatorOptions {
+  std::string listen = "127.0.0.1:0";  // "HOST:PORT" (port 0 = any free) or "unix:/path"
+  std::string jwt_key_file;             // HS256 key, like AuthAltParameters=jwt_key=
+  std::optional<std::string> cluster_file;  // nodes/partitions; default = testcluster's
+  std::optional<std::string> state_dir;     // where job state and scratch live
+  std::chrono::milliseconds epilog{2000};   // how long jobs stay COMPLETING
+  std::chrono::seconds min_job_age{300};    // finished jobs purged after this (MinJobAge)
+  std::string cluster_name = "tp";
+};
+
+class Simulator {
+ public:
+  static Result<std::unique_ptr<Simulator>> start(const SimulatorOptions& options);
+  virtual ~Simulator() = default;  // stops serving, kills running jobs
+
+  virtual std::string baseUrl() const = 0;  // "http://127.0.0.1:PORT" or "unix:///path"
+
+  // Faults (also settable through the admin route POST /sim/admin/faults on the listener).
+  // The next `count` submits create their job, then the connection is closed with no
+  // HTTP response (a lost receipt).
+  virtual void dropNextSubmitResponses(int count) = 0;
+  // The next `count` requests (any route) are answered with `http_status` (500 or 503).
+  virtual void failNextRequests(int count, int http_status) = 0;
+  virtual void setLatency(std::chrono::milliseconds latency) = 0;
+  // Every token issued (iat) up to now is refused from now on, as expired (511/1007).
+  virtual void expireTokens() = 0;
+  // Ends a running job with the given base state: "NODE_FAIL", "PREEMPTED",
+  // "OUT_OF_MEMORY", "FAILED", "TIMEOUT". `job` is a numeric id or a SLUID.
+  virtual Status endJob(const std::string& job, const std::string& base_state) = 0;
+  // Simulates a slurmctld restart: keeps every job it still holds, but the numeric id
+  // counter starts again from the lowest id not held, so ids of purged jobs are reused.
+  virtual void restart() = 0;
+};
+
+}  // namespace tuneplane::sim
