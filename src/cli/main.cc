@@ -13,6 +13,15 @@ int main(int argc, char** argv) {
   tuneplane::cli::addValidateCommand(app);
   tuneplane::cli::addRenderCommand(app);
   tuneplane::cli::addSlurmCommand(app);
-  CLI11_PARSE(app, argc, argv);
-  return 0;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // a command's own outcome (see commands.h)
+  } catch (const CLI::ParseError& e) {
+    // --help and --version exit 0; every other usage error is bad input: exit 2, so
+    // scripts see the same code for a bad flag as for a bad spec.
+    const int code = app.exit(e);
+    return code == 0 ? 0 : tuneplane::cli::kExitInvalid;
+  }
+  return tuneplane::cli::kExitOk;
 }

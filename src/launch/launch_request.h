@@ -19,12 +19,16 @@ struct Artifact {
   std::string path;  // absolute
   catalog::ArtifactFormat format = catalog::ArtifactFormat::kSqsh;
   std::string sha256;  // verified on the control plane before rendering, and on the node
+
+  bool operator==(const Artifact&) const = default;
 };
 
 struct Mount {
   std::string source;  // absolute path on the node
   std::string target;  // absolute path in the container
   bool read_only = true;
+
+  bool operator==(const Mount&) const = default;
 };
 
 // One het-job component per spec pool, in pool order.
@@ -37,7 +41,11 @@ struct Component {
   std::string gres_type;  // empty: "gres/gpu:N", else "gres/gpu:TYPE:N"
   int cpus_per_node = 1;  // one task per node, with this many CPUs
   int memory_mb = 0;      // per node
+  int scratch_mb = 0;     // per node local disk (spec scratch_gb * 1024); 0: none requested.
+                          // Submit body: temporary_disk_per_node. GPU pools only.
   std::chrono::minutes time_limit{0};
+
+  bool operator==(const Component&) const = default;
 };
 
 // Who this attempt is. The submit token is unique per attempt and goes into the Slurm
@@ -46,6 +54,8 @@ struct AttemptIdentity {
   std::string job_id;  // TunePlane's job id (TUNEPLANE_JOB_ID)
   int attempt = 1;     // 1-based (TUNEPLANE_ATTEMPT)
   std::string submit_token;
+
+  bool operator==(const AttemptIdentity&) const = default;
 };
 
 struct LaunchRequest {

@@ -16,13 +16,20 @@
 namespace tuneplane::sim {
 
 struct SimulatorOptions {
-  std::string listen = "127.0.0.1:0";  // "HOST:PORT" (port 0 = any free) or "unix:/path"
-  std::string jwt_key_file;             // HS256 key, like AuthAltParameters=jwt_key=
+  std::string listen = "127.0.0.1:0";       // "HOST:PORT" (port 0 = any free) or "unix:/path"
+  std::string jwt_key_file;                 // HS256 key, like AuthAltParameters=jwt_key=
   std::optional<std::string> cluster_file;  // nodes/partitions; default = testcluster's
   std::optional<std::string> state_dir;     // where job state and scratch live
   std::chrono::milliseconds epilog{2000};   // how long jobs stay COMPLETING
   std::chrono::seconds min_job_age{300};    // finished jobs purged after this (MinJobAge)
-  std::string cluster_name = "tp";
+  std::string cluster_name = "tp";          // overrides the cluster file's name when not "tp"
+  // Length of one Slurm "minute" for time limits (hidden --minute-seconds): tests shrink
+  // it to see TIMEOUT quickly.
+  std::chrono::milliseconds minute{60000};
+  // Grace between SIGTERM and SIGKILL when a job is cancelled or times out (KillWait).
+  std::chrono::milliseconds kill_wait{2000};
+  int fail_submits = 0;                  // --fail-submits: drop the next N submit responses
+  std::chrono::milliseconds latency{0};  // --latency-ms: added to every request
 };
 
 class Simulator {
@@ -47,6 +54,15 @@ class Simulator {
   // Simulates a slurmctld restart: keeps every job it still holds, but the numeric id
   // counter starts again from the lowest id not held, so ids of purged jobs are reused.
   virtual void restart() = 0;
+  // A stalled scheduler: while paused, new jobs stay PENDING (reason None) and nothing
+  // starts; resuming lets the FIFO scheduler run again. (A real slurmctld schedules every
+  // few seconds, so "PENDING right after submit" is normal — tests use this to see it.)
+  virtual void pauseScheduling(bool paused) = 0;
+
+  // Where job scripts, stand-ins (bin/) and scratch live.
+  virtual std::string stateDir() const = 0;
+  // Numeric ids of the jobs the simulator holds (tests use it to wait for purges).
+  virtual size_t jobCount() const = 0;
 };
 
 }  // namespace tuneplane::sim

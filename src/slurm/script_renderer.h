@@ -10,9 +10,24 @@
 
 namespace tuneplane::slurm {
 
+// Exit codes of the batch script itself; any other code is the entrypoint's own (a GPU job
+// exits with the driver's code, a CPU job with its command's).
+inline constexpr int kExitUnrenderable = 64;      // checkRenderable() failed; nothing ran
+inline constexpr int kExitArtifactMismatch = 65;  // image's SHA-256 differs from the expected
+inline constexpr int kExitArtifactMissing = 66;   // image file missing or unreadable
+inline constexpr int kExitRayJoinTimeout = 67;    // not every node joined Ray in time
+inline constexpr int kExitNoHeadAddress = 68;     // no usable IP address for the Ray head
+
+// REQUIRES nothing: a request that fails checkRenderable() (script_checks.h) renders as a
+// script that only prints the problems and exits kExitUnrenderable, so nothing half-safe
+// can ever reach a node. Deterministic: the same request gives the same bytes.
 std::string renderBatchScript(const launch::LaunchRequest& request);
 
 // One shell word: single-quoted, with embedded single quotes as '\''. Safe for any bytes.
 std::string shellQuote(std::string_view value);
+
+// Text for a `#` comment line: control characters (a newline would start a new script line)
+// become '?'. Comments cannot be quoted, so this is how values reach #SBATCH lines.
+std::string commentSafe(std::string_view value);
 
 }  // namespace tuneplane::slurm

@@ -28,6 +28,8 @@ enum class RetryOn {
 struct Metadata {
   std::string name;  // DNS label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters
   std::map<std::string, std::string> labels;
+
+  bool operator==(const Metadata&) const = default;
 };
 
 struct Framework {
@@ -38,6 +40,8 @@ struct Framework {
   std::vector<std::string> command;       // argv of the entrypoint
   std::vector<std::string> args;          // appended to command
   std::map<std::string, std::string> env;
+
+  bool operator==(const Framework&) const = default;
 };
 
 struct Pool {
@@ -49,25 +53,35 @@ struct Pool {
   int memory_gb = 0;                      // per node, >= 1 (required)
   std::optional<int> scratch_gb;          // >= 0 when given; refused for CPU-only jobs
   std::optional<std::string> partition;   // else the site's gpu/cpu default
+
+  bool operator==(const Pool&) const = default;
 };
 
 struct Resources {
   std::chrono::minutes time_limit{0};  // from "90m", "2h", "1d", "1h30m"; > 0
   std::vector<Pool> pools;             // at least one
+
+  bool operator==(const Resources&) const = default;
 };
 
 struct Volume {
   std::string name;  // what the user wrote, kept only to name it in the refusal
+
+  bool operator==(const Volume&) const = default;
 };
 
 struct Data {
   std::vector<Volume> volumes;  // any entry is refused on Slurm
+
+  bool operator==(const Data&) const = default;
 };
 
 struct RetryPolicy {
   int max_attempts = 1;     // >= 1, total attempts including the first
   int backoff_seconds = 0;  // >= 0, wait before the next attempt
   RetryOn on = RetryOn::kInfrastructure;
+
+  bool operator==(const RetryPolicy&) const = default;
 };
 
 struct JobSpec {
@@ -78,6 +92,8 @@ struct JobSpec {
   Resources resources;
   Data data;
   RetryPolicy retry;
+
+  bool operator==(const JobSpec&) const = default;
 };
 
 const char* toString(JobKind kind);

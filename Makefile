@@ -1,0 +1,45 @@
+# Front door for people and CI. Every target installs what it needs first (Debian packages,
+# scripts/install-deps.sh; as root, or with sudo).
+BUILD ?= build
+ASAN_BUILD ?= build-asan
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?=
+
+.PHONY: deps build test test-asan test-live bench demo format clean
+
+deps:
+	bash scripts/install-deps.sh
+
+build: deps
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+# All tests (the live suite reports itself skipped unless TUNEPLANE_LIVE_* is set).
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# The same suite under AddressSanitizer + UndefinedBehaviorSanitizer (CI runs it too).
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTUNEPLANE_SANITIZE=ON \
+	  -DTUNEPLANE_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+# Against a real slurmrestd: export the TUNEPLANE_LIVE_* variables printed by
+# ../shared/slurm/testcluster/up.sh first.
+test-live: build
+	ctest --test-dir $(BUILD) --output-on-failure -L live
+
+bench: build
+	bash scripts/bench.sh $(BUILD)
+
+# The quick start: builds, starts the bundled slurmrestd simulator and runs a job end to end.
+demo: build
+	bash scripts/demo.sh $(BUILD)
+
+format:
+	git ls-files '*.h' '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

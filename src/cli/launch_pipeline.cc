@@ -1,0 +1,174 @@
+// The launch pipeline shared by validate, render and slurm submit (see launch_pipeline.h).
+#include "cli/launch_pipeline.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "catalog/artifact_verifier.h"
+#include "catalog/site_loader.h"
+#include "launch/assembler.h"
+#include "launch/attempt_identity.h"
+#include "slurm/script_checks.h"
+#include "slurm/script_renderer.h"
+#include "slurm/submit_body.h"
+#include "spec/spec_parser.h"
+#include "staging/staging_fs.h"
+#include "staging/staging_paths.h"
+
+namespace tuneplane::cli {
+namespace {
+
+std::optional<std::string> envValue(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
+}
+
+// A clear message naming the file before a parser reports something vaguer. `what` says
+// which file it is ("site file", "job spec", …).
+Status checkReadableFile(const std::string& path, const std::string& field,
+                         const std::string& what) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return fail("cli.file_unreadable", field,
+                "cannot read " + what + " '" + path + "': " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return fail("cli.file_unreadable", field,
+                "cannot read " + what + " '" + path + "': not a regular file");
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return fail("cli.file_unreadable", field,
+                "cannot read " + what + " '" + path + "': " + std::strerror(errno));
+  }
+  ::close(fd);
+  return ok();
+}
+
+}  // namespace
+
+SiteEnvironment SiteEnvironment::fromProcess() {
+  return {envValue(kSiteFileEnv), envValue(kRegistryFileEnv)};
+}
+
+Checked<SiteContext> loadSiteContext(const std::optional<std::string>& site_flag,
+                                     const SiteEnvironment& env) {
+  // An empty flag or variable counts as absent, so `--site ""` cannot mean "the cwd".
+  std::optional<std::string> flag = site_flag;
+  if (flag && flag->empty()) flag.reset();
+  std::optional<std::string> env_site = env.site_file;
+  if (env_site && env_site->empty()) env_site.reset();
+  if (!flag && !env_site) {
+    return failAll({Error{"cli.no_site", "--site",
+                          std::string("no site file: pass --site FILE or set ") + kSiteFileEnv}});
+  }
+  auto site_path = catalog::siteFilePath(flag, env_site);
+  if (!site_path) return failAll({site_path.error()});
+  const std::string what =
+      flag ? "site file (--site)" : std::string("site file (") + kSiteFileEnv + ")";
+  if (auto readable = checkReadableFile(*site_path, "--site", what); !readable) {
+    return failAll({readable.error()});
+  }
+
+  SiteContext context;
+  context.site_path = *site_path;
+  auto site = catalog::loadSiteConfigFile(*site_path);
+  if (!site) return failAll(site.error());
+  context.site = std::move(*site);
+
+  auto registry_path = catalog::registryPath(context.site, env.registry_file);
+  if (!registry_path) return failAll({registry_path.error()});
+  const bool from_env = env.registry_file && !env.registry_file->empty();
+  if (auto readable = checkReadableFile(
+          *registry_path, from_env ? kRegistryFileEnv : "runtime_registry_file",
+          from_env ? std::string("runtime registry (") + kRegistryFileEnv + ")"
+                   : std::string("runtime registry (the site's runtime_registry_file)"));
+      !readable) {
+    return failAll({readable.error()});
+  }
+  context.registry_path = *registry_path;
+  auto registry = catalog::loadRuntimeRegistryFile(*registry_path);
+  if (!registry) return failAll(registry.error());
+  context.registry = std::move(*registry);
+  return context;
+}
+
+Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext& context,
+                                const PrepareOptions& options) {
+  catalog::ArtifactVerifier verifier;
+  launch::OpenSslRandomSource random;
+  return prepare(spec_path, context, options, verifier, random);
+}
+
+Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext& context,
+                                const PrepareOptions& options, catalog::ArtifactVerifier& verifier,
+                                launch::RandomSource& random) {
+  if (auto readable = checkReadableFile(spec_path, "-f", "job spec"); !readable) {
+    return failAll({readable.error()});
+  }
+  // Option problems and spec problems are reported together, so one run shows them all.
+  Errors errors;
+  if (options.attempt < 1) {
+    errors.push_back({"cli.invalid_attempt", "--attempt",
+                      "--attempt must be >= 1, not " + std::to_string(options.attempt)});
+  }
+  if (options.job_id && !launch::isValidJobId(*options.job_id)) {
+    errors.push_back({"cli.invalid_job_id", "--job-id",
+                      "--job-id '" + *options.job_id +
+                          "' is not of the form <dns-label>-<8 lower-case hex digits>"});
+  }
+  if (options.submit_token && !launch::isValidSubmitToken(*options.submit_token)) {
+    errors.push_back({"cli.invalid_submit_token", "--submit-token",
+                      "--submit-token must be 'tp-' followed by 32 lower-case hex digits"});
+  }
+  if (options.attempt_dir && !staging::isCleanAbsolutePath(*options.attempt_dir)) {
+    errors.push_back({"cli.invalid_attempt_dir", "--attempt-dir",
+                      "--attempt-dir '" + *options.attempt_dir +
+                          "' must be an absolute path without '.', '..' or empty components"});
+  }
+  auto spec = spec::loadJobSpecFile(spec_path);
+  if (!spec) errors.insert(errors.end(), spec.error().begin(), spec.error().end());
+  if (!errors.empty()) return failAll(std::move(errors));
+
+  auto fresh = launch::newAttemptIdentity(spec->metadata.name, options.attempt, random);
+  if (!fresh) return failAll({fresh.error()});
+  // The identity: what the options pin, the rest fresh.
+  launch::AttemptIdentity identity = *fresh;
+  if (options.job_id) identity.job_id = *options.job_id;
+  if (options.submit_token) identity.submit_token = *options.submit_token;
+
+  std::string attempt_dir;
+  if (options.attempt_dir) {
+    attempt_dir = *options.attempt_dir;
+  } else {
+    auto built = staging::attemptDir(context.site.staging_root, identity.job_id, identity.attempt);
+    if (!built) return failAll({built.error()});
+    attempt_dir = *built;
+  }
+
+  auto request =
+      launch::prepareLaunch(*spec, context.site, context.registry, identity, attempt_dir, verifier);
+  if (!request) return failAll(request.error());
+  // The renderer's own limits (it would otherwise render a script that refuses to run).
+  if (auto renderable = slurm::checkRenderable(*request); !renderable) {
+    return failAll(renderable.error());
+  }
+
+  PreparedLaunch prepared;
+  prepared.script = slurm::renderBatchScript(*request);
+  prepared.submit_body = slurm::buildSubmitBody(*request, prepared.script);
+  prepared.request = std::move(*request);
+  return prepared;
+}
+
+Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared) {
+  staging::PosixStagingFs fs;
+  return staging::stageAttempt(prepared.request, prepared.script, prepared.submit_body, fs);
+}
+
+}  // namespace tuneplane::cli

@@ -1,0 +1,82 @@
+// The launch pipeline the CLI commands share (validate, render, slurm submit):
+//   site file + registry  ─► loadSiteContext
+//   spec file + context   ─► prepare: parse, identity, attempt dir, assemble + verify the
+//                             artifact, render the script, build the submit body
+//   PreparedLaunch        ─► stage: write the immutable attempt dir (staging/stager.h)
+// Every step reports all the problems it finds (Checked<>); nothing is rendered unless the
+// spec and the artifact pass.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/runtime_registry.h"
+#include "catalog/site_config.h"
+#include "common/result.h"
+#include "launch/launch_request.h"
+#include "staging/stager.h"
+
+namespace tuneplane::catalog {
+class ArtifactVerifier;
+}
+namespace tuneplane::launch {
+class RandomSource;
+}
+
+namespace tuneplane::cli {
+
+inline constexpr const char* kSiteFileEnv = "TUNEPLANE_SITE_FILE";
+inline constexpr const char* kRegistryFileEnv = "TUNEPLANE_RUNTIME_REGISTRY_FILE";
+
+// The site's facts, loaded once per command.
+struct SiteContext {
+  std::string site_path;
+  catalog::SiteConfig site;
+  std::string registry_path;
+  catalog::RuntimeRegistry registry;
+};
+
+// The environment variables loadSiteContext reads, passed in so tests need no setenv.
+struct SiteEnvironment {
+  std::optional<std::string> site_file;      // TUNEPLANE_SITE_FILE
+  std::optional<std::string> registry_file;  // TUNEPLANE_RUNTIME_REGISTRY_FILE
+  static SiteEnvironment fromProcess();      // reads getenv
+};
+
+// Site file from `site_flag` (--site) else TUNEPLANE_SITE_FILE; registry from
+// TUNEPLANE_RUNTIME_REGISTRY_FILE else the site's runtime_registry_file.
+// Errors: those of catalog::siteFilePath/registryPath and the loaders, and
+// "cli.file_unreadable" (field "--site" or "runtime_registry_file") naming the file.
+Checked<SiteContext> loadSiteContext(const std::optional<std::string>& site_flag,
+                                     const SiteEnvironment& env = SiteEnvironment::fromProcess());
+
+struct PrepareOptions {
+  std::optional<std::string> job_id;        // else a fresh "<name>-<8 hex>"
+  int attempt = 1;                          // >= 1
+  std::optional<std::string> submit_token;  // else a fresh "tp-<32 hex>"
+  std::optional<std::string> attempt_dir;   // else <staging_root>/jobs/<id>/attempts/<n>
+};
+
+struct PreparedLaunch {
+  launch::LaunchRequest request;
+  std::string script;          // the batch script (slurm::renderBatchScript)
+  nlohmann::json submit_body;  // POST /slurm/v0.0.45/job/submit (slurm::buildSubmitBody)
+};
+
+// Errors: "cli.file_unreadable" (field "-f"), the spec parser's, "cli.invalid_job_id",
+// "cli.invalid_attempt", "cli.invalid_submit_token", "cli.invalid_attempt_dir",
+// the staging path builder's, and launch::prepareLaunch's (rules + artifact check).
+Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext& context,
+                                const PrepareOptions& options);
+// The same with the collaborators injected (tests; a daemon keeps one verifier for its cache).
+Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext& context,
+                                const PrepareOptions& options, catalog::ArtifactVerifier& verifier,
+                                launch::RandomSource& random);
+
+// Stages prepared.request.attempt_dir with the real filesystem (staging::stageAttempt).
+// Errors: "staging.attempt_exists", "staging.invalid_attempt_dir", "staging.io".
+Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared);
+
+}  // namespace tuneplane::cli

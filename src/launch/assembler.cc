@@ -1,0 +1,290 @@
+#include "launch/assembler.h"
+
+#include <climits>
+
+#include "catalog/artifact_verifier.h"
+#include "catalog/file_paths.h"
+#include "launch/error_codes.h"
+
+namespace tuneplane::launch {
+namespace {
+
+using catalog::ArtifactFormat;
+using catalog::ContainerRuntime;
+
+constexpr const char* kDefaultSchedulerPath = "/usr/local/bin:/usr/bin:/bin";
+constexpr int kMiBPerGiB = 1024;
+
+std::string poolField(std::size_t i, const char* key) {
+  return "spec.resources.pools[" + std::to_string(i) + "]." + key;
+}
+
+ArtifactFormat formatFor(ContainerRuntime runtime) {
+  return runtime == ContainerRuntime::kPyxis ? ArtifactFormat::kSqsh : ArtifactFormat::kSif;
+}
+
+bool isCustomRuntime(const std::string& id) {
+  return id.starts_with(catalog::kCustomRuntimePrefix);
+}
+
+// Collects every violation; each rule below adds at most one error per field.
+class Assembler {
+ public:
+  Assembler(const spec::JobSpec& spec, const catalog::SiteConfig& site,
+            const catalog::RuntimeRegistry& registry)
+      : spec_(spec), site_(site), registry_(registry) {}
+
+  Checked<LaunchRequest> run(const AttemptIdentity& identity, const std::string& attempt_dir) {
+    checkRefusals();
+    const catalog::Runtime* runtime = checkRuntime();
+    checkAttemptDir(attempt_dir);
+    if (spec_.resources.time_limit.count() <= 0) {
+      add(codes::kInvalidTimeLimit, "spec.resources.time_limit", "must be positive");
+    }
+    std::vector<Component> components = checkTopology(runtime);
+    if (!errors_.empty()) return failAll(std::move(errors_));
+
+    LaunchRequest out;
+    out.job_name = spec_.metadata.name;
+    out.identity = identity;
+    out.framework = spec_.framework.name + "/" + spec_.framework.task;
+    out.container_runtime = site_.container_runtime;
+    out.artifact = Artifact{runtime->path, runtime->format, runtime->sha256};
+    out.attempt_dir = attempt_dir;
+    out.logs_dir = attempt_dir + "/logs";
+    out.output_dir = attempt_dir + "/output";
+    // The attempt is mounted at the same path inside the container so that paths in the
+    // environment file and the logs mean the same thing on the node and in the container.
+    out.container_attempt_dir = out.attempt_dir;
+    out.container_output_dir = out.output_dir;
+    for (const catalog::SiteMount& m : site_.mounts) {
+      out.mounts.push_back(Mount{m.source, m.target, m.read_only});
+    }
+    out.mounts.push_back(Mount{out.attempt_dir, out.container_attempt_dir, true});
+    out.mounts.push_back(Mount{out.output_dir, out.container_output_dir, false});
+    out.components = std::move(components);
+    for (const Component& c : out.components) out.uses_gpus = out.uses_gpus || c.gpus_per_node > 0;
+    out.command = spec_.framework.command;
+    out.command.insert(out.command.end(), spec_.framework.args.begin(), spec_.framework.args.end());
+    // std::map iterates in name order: the environment is sorted by name.
+    for (const auto& [name, value] : spec_.framework.env) out.environment.emplace_back(name, value);
+    out.environment.emplace_back("TUNEPLANE_JOB_ID", identity.job_id);
+    out.environment.emplace_back("TUNEPLANE_ATTEMPT", std::to_string(identity.attempt));
+    out.environment.emplace_back("TUNEPLANE_OUTPUT_DIR", out.container_output_dir);
+    for (const auto& [name, value] : site_.slurm.job_environment) {
+      out.scheduler_environment.emplace_back(name, value);
+    }
+    // slurmrestd refuses a submit whose environment is empty.
+    if (out.scheduler_environment.empty()) {
+      out.scheduler_environment.emplace_back("PATH", kDefaultSchedulerPath);
+    }
+    out.account = site_.slurm.account;
+    out.qos = site_.slurm.qos;
+    out.ray = site_.ray;
+    return out;
+  }
+
+ private:
+  void add(const char* code, std::string field, std::string message) {
+    errors_.push_back(Error{code, std::move(field), std::move(message)});
+  }
+
+  void checkRefusals() {
+    if (spec_.kind != spec::JobKind::kTrainingJob) {
+      add(codes::kKindNotSupported, "kind",
+          std::string(spec::toString(spec_.kind)) +
+              " cannot run on Slurm: there is no inbound path to a compute node; only "
+              "TrainingJob is supported");
+    }
+    for (std::size_t i = 0; i < spec_.data.volumes.size(); ++i) {
+      add(codes::kVolumesNotSupported, "spec.data.volumes[" + std::to_string(i) + "]",
+          "volume '" + spec_.data.volumes[i].name +
+              "' cannot be mounted on Slurm: the platform does not control the image's bind "
+              "list; put the data on the shared filesystem and use a site mount");
+    }
+    if (spec_.framework.image) {
+      add(codes::kImageNotSupported, "spec.framework.image",
+          "an OCI image is not materialised on Slurm; name a published SQSH/SIF runtime with "
+          "spec.framework.runtime_id instead");
+    }
+  }
+
+  const catalog::Runtime* checkRuntime() {
+    const std::string field = "spec.framework.runtime_id";
+    if (!spec_.framework.runtime_id) {
+      add(codes::kRuntimeIdRequired, field,
+          "required on Slurm: the id of a runtime in the site's runtime registry");
+      return nullptr;
+    }
+    const std::string& id = *spec_.framework.runtime_id;
+    const catalog::Runtime* runtime = registry_.find(id);
+    if (runtime == nullptr) {
+      add(codes::kUnknownRuntime, field, "'" + id + "' is not in the runtime registry");
+      return nullptr;
+    }
+    const ArtifactFormat needed = formatFor(site_.container_runtime);
+    if (runtime->format != needed) {
+      add(codes::kRuntimeFormatMismatch, field,
+          "runtime '" + id + "' is a " + catalog::toString(runtime->format) +
+              " image but this site runs " + catalog::toString(site_.container_runtime) +
+              ", which needs " + catalog::toString(needed));
+    }
+    const std::string& framework = spec_.framework.name;
+    bool allowed = framework == "custom" && isCustomRuntime(id);
+    for (const std::string& f : runtime->frameworks) allowed = allowed || f == framework;
+    if (!allowed) {
+      add(codes::kFrameworkNotInRuntime, field,
+          "runtime '" + id + "' does not provide framework '" + framework + "'");
+    }
+    return runtime;
+  }
+
+  void checkAttemptDir(const std::string& attempt_dir) {
+    if (auto problem = catalog::mountPathProblem(attempt_dir)) {
+      add(codes::kInvalidAttemptDir, "", "attempt directory '" + attempt_dir + "' " + *problem);
+    }
+  }
+
+  std::vector<Component> checkTopology(const catalog::Runtime* runtime) {
+    const auto& pools = spec_.resources.pools;
+    std::vector<Component> out;
+    if (pools.empty()) {
+      add(codes::kNoPools, "spec.resources.pools", "needs at least one pool");
+      return out;
+    }
+    std::size_t gpu_pools = 0;
+    for (const spec::Pool& p : pools) gpu_pools += p.gpus_per_node > 0 ? 1 : 0;
+    if (gpu_pools > 0 && gpu_pools < pools.size()) {
+      add(codes::kMixedPools, "spec.resources.pools",
+          "every pool must have GPUs, or none: a GPU job brings up Ray on every node of every "
+          "pool, while CPU-only jobs are single-node custom jobs");
+    }
+    const bool cpu_only = gpu_pools == 0;
+    if (cpu_only) checkCpuOnlyJob(runtime);
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      out.push_back(pools[i].gpus_per_node > 0 ? gpuComponent(i) : cpuComponent(i, cpu_only));
+    }
+    return out;
+  }
+
+  void checkCpuOnlyJob(const catalog::Runtime* runtime) {
+    const spec::Framework& f = spec_.framework;
+    if (f.name != "custom" || f.task != "custom") {
+      add(codes::kCpuNeedsCustom, "spec.framework",
+          "a CPU-only job (no pool has GPUs) must be custom/custom, not " + f.name + "/" + f.task);
+    }
+    if (spec_.resources.pools.size() != 1) {
+      add(codes::kCpuSinglePool, "spec.resources.pools", "a CPU-only job has exactly one pool");
+    }
+    if (runtime != nullptr && !isCustomRuntime(runtime->id)) {
+      add(codes::kCpuRuntimeNotCustom, "spec.framework.runtime_id",
+          "a CPU-only job runs an explicit custom- runtime, not '" + runtime->id + "'");
+    }
+  }
+
+  void checkCommon(std::size_t i, Component& c) {
+    const spec::Pool& p = spec_.resources.pools[i];
+    if (p.nodes < 1) add(codes::kNonPositiveResources, poolField(i, "nodes"), "must be >= 1");
+    if (p.cpus < 1) add(codes::kNonPositiveResources, poolField(i, "cpus"), "must be >= 1");
+    if (p.memory_gb < 1) {
+      add(codes::kNonPositiveResources, poolField(i, "memory_gb"), "must be >= 1");
+    } else if (p.memory_gb > INT_MAX / kMiBPerGiB) {
+      add(codes::kTooLarge, poolField(i, "memory_gb"), "is too large");
+    }
+    c.pool_name = p.name;
+    c.nodes = p.nodes;
+    c.cpus_per_node = p.cpus;
+    c.memory_mb = p.memory_gb > INT_MAX / kMiBPerGiB ? 0 : p.memory_gb * kMiBPerGiB;
+    c.time_limit = spec_.resources.time_limit;
+  }
+
+  Component cpuComponent(std::size_t i, bool cpu_only) {
+    const spec::Pool& p = spec_.resources.pools[i];
+    Component c;
+    checkCommon(i, c);
+    c.partition = p.partition.value_or(site_.partitions.cpu);
+    if (!cpu_only) return c;  // a mixed job, already refused
+    if (p.nodes > 1) {
+      add(codes::kCpuMultiNode, poolField(i, "nodes"),
+          "a CPU-only job runs on one machine (nodes: 1), not " + std::to_string(p.nodes));
+    }
+    if (p.scratch_gb) {
+      add(codes::kCpuScratch, poolField(i, "scratch_gb"),
+          "scratch is not offered to CPU-only jobs");
+    }
+    if (p.gpu_series) {
+      add(codes::kCpuGpuSeries, poolField(i, "gpu_series"),
+          "a pool with gpus_per_node 0 names no GPU series");
+    }
+    return c;
+  }
+
+  Component gpuComponent(std::size_t i) {
+    const spec::Pool& p = spec_.resources.pools[i];
+    Component c;
+    checkCommon(i, c);
+    c.gpus_per_node = p.gpus_per_node;
+    c.partition = p.partition.value_or(site_.partitions.gpu);
+    if (p.scratch_gb) {
+      if (*p.scratch_gb > INT_MAX / kMiBPerGiB) {
+        add(codes::kTooLarge, poolField(i, "scratch_gb"), "is too large");
+      } else {
+        c.scratch_mb = *p.scratch_gb * kMiBPerGiB;
+      }
+    }
+    if (!p.gpu_series) {
+      add(codes::kGpuSeriesRequired, poolField(i, "gpu_series"),
+          "a pool with GPUs names the site's GPU series it runs on");
+      return c;
+    }
+    const catalog::GpuSeries* series = site_.findGpuSeries(*p.gpu_series);
+    if (series == nullptr) {
+      add(codes::kUnknownGpuSeries, poolField(i, "gpu_series"),
+          "'" + *p.gpu_series + "' is not a GPU series of this site");
+      return c;
+    }
+    if (!series->slurm_constraint) {
+      add(codes::kGpuSeriesWithoutConstraint, poolField(i, "gpu_series"),
+          "GPU series '" + series->name +
+              "' has no slurm_constraint in the site file, so its nodes cannot be pinned; ask the "
+              "operator to set one");
+    }
+    if (p.gpus_per_node > series->gpus_per_node) {
+      add(codes::kTooManyGpus, poolField(i, "gpus_per_node"),
+          std::to_string(p.gpus_per_node) + " GPUs per node, but a " + series->name + " node has " +
+              std::to_string(series->gpus_per_node));
+    }
+    c.constraint = series->slurm_constraint;
+    c.gres_type = series->gres_type;
+    return c;
+  }
+
+  const spec::JobSpec& spec_;
+  const catalog::SiteConfig& site_;
+  const catalog::RuntimeRegistry& registry_;
+  Errors errors_;
+};
+
+}  // namespace
+
+Checked<LaunchRequest> assembleLaunch(const spec::JobSpec& spec, const catalog::SiteConfig& site,
+                                      const catalog::RuntimeRegistry& registry,
+                                      const AttemptIdentity& identity,
+                                      const std::string& attempt_dir) {
+  return Assembler(spec, site, registry).run(identity, attempt_dir);
+}
+
+Checked<LaunchRequest> prepareLaunch(const spec::JobSpec& spec, const catalog::SiteConfig& site,
+                                     const catalog::RuntimeRegistry& registry,
+                                     const AttemptIdentity& identity,
+                                     const std::string& attempt_dir,
+                                     catalog::ArtifactVerifier& verifier) {
+  auto request = assembleLaunch(spec, site, registry, identity, attempt_dir);
+  if (!request) return request;
+  const Status verified = verifier.verify(request->artifact.path, request->artifact.sha256,
+                                          "spec.framework.runtime_id");
+  if (!verified) return failAll({verified.error()});
+  return request;
+}
+
+}  // namespace tuneplane::launch

@@ -1,0 +1,39 @@
+#include "sim/api_error.h"
+
+namespace tuneplane::sim {
+
+std::string slurmStrerror(int error_number) {
+  switch (error_number) {
+    case kErrRestInvalidQuery:
+      return "Query empty or not RFC7320 compliant";
+    case kErrInvalidJobId:
+      return "Invalid job id specified";
+    case kErrAlreadyDone:
+      return "Job/step already completing or completed";
+    case kErrAuth:
+      return "Protocol authentication error";
+    case kErrInvalidFeature:
+      return "Invalid feature specification";
+    case kErrNodeConfigUnavailable:
+      return "Requested node configuration is not available";
+    case kErrInvalidPartition:
+      return "Invalid partition name specified";
+    case kErrMissingEnvironment:
+      return "Environment is missing in job";
+    case kErrMissingCwd:
+      return "Job cannot be submitted without the current working directory specified.";
+    case kErrPartitionConfigNow:
+      return "Requested partition configuration not available now";
+    default:
+      return "Unspecified error";
+  }
+}
+
+nlohmann::json ApiError::toJson() const {
+  return {{"description", description},
+          {"error_number", error_number},
+          {"error", slurmStrerror(error_number)},
+          {"source", source}};
+}
+
+}  // namespace tuneplane::sim

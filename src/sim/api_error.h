@@ -1,0 +1,36 @@
+// The error shapes slurmrestd v0.0.45 answers with: an HTTP status plus one entry of
+// `errors[]` ({description, error_number, error, source}) or a plain-text body. The
+// strings are Slurm's own (slurm_strerror), as seen in shared/slurm/transcripts/.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tuneplane::sim {
+
+struct ApiError {
+  int http_status = 500;
+  int error_number = 0;
+  std::string description;
+  std::string source;
+  std::string text_body;  // non-empty → answer text/plain with this body instead of JSON
+
+  nlohmann::json toJson() const;  // the errors[] entry
+};
+
+// slurm_strerror() for the numbers the simulator uses.
+std::string slurmStrerror(int error_number);
+
+inline constexpr int kErrRestInvalidQuery = 9000;
+inline constexpr int kErrInvalidJobId = 2017;
+inline constexpr int kErrAlreadyDone = 2021;
+inline constexpr int kErrAuth = 1007;
+inline constexpr int kErrInvalidFeature = 2029;
+inline constexpr int kErrNodeConfigUnavailable = 2014;
+inline constexpr int kErrInvalidPartition = 2000;
+inline constexpr int kErrMissingEnvironment = 2127;
+inline constexpr int kErrMissingCwd = 2063;
+inline constexpr int kErrPartitionConfigNow = 2015;
+
+}  // namespace tuneplane::sim

@@ -1,0 +1,39 @@
+// Starting and stopping the batch step of a simulated job as a local process: fork/exec
+// of the script in its own process group (so a cancel reaches every child), with the job's
+// environment, working directory and output files. The one OS seam of the simulator's
+// job execution; everything it needs is computed before fork.
+#pragma once
+
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace tuneplane::sim {
+
+struct LaunchSpec {
+  std::string script_path;  // executable file (written by the caller)
+  std::string cwd;
+  std::vector<std::string> environment;  // "K=V", complete (nothing is inherited)
+  std::string stdout_path;
+  std::string stderr_path;  // same as stdout_path → one shared file
+  std::string stdin_path = "/dev/null";
+};
+
+// Forks and execs. If the child cannot chdir/open/exec it exits with errno as its
+// status (exec of a script without "#!" → ENOEXEC = 8, as the real slurmstepd reports).
+Result<pid_t> launchBatchStep(const LaunchSpec& spec);
+
+struct ProcessExit {
+  bool signaled = false;
+  int code = 0;  // exit status or signal number
+};
+// Non-blocking reap of `pid`; nullopt while it runs.
+std::optional<ProcessExit> pollProcess(pid_t pid);
+// Signals the whole process group of `pid` (the step and everything it started).
+void signalProcessGroup(pid_t pid, int sig);
+
+}  // namespace tuneplane::sim

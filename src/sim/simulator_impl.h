@@ -1,0 +1,124 @@
+// Internals of the Simulator: the job table and its state machine (simulator.cc), the
+// REST routes (http_routes.cc) and the unix-socket front (unix_bridge.h). One mutex guards
+// all job state; a ticker thread advances processes, epilogs, time limits, the FIFO
+// scheduler and purges; httplib's worker threads serve requests.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/api_error.h"
+#include "sim/cluster.h"
+#include "sim/job.h"
+#include "sim/simulator.h"
+#include "sim/sluid.h"
+#include "sim/submit_request.h"
+#include "sim/unix_bridge.h"
+
+namespace tuneplane::sim {
+
+class SimulatorImpl final : public Simulator {
+ public:
+  SimulatorImpl(SimulatorOptions options, ClusterConfig cluster, std::string key,
+                std::string state_dir, bool own_state_dir);
+  ~SimulatorImpl() override;
+
+  Status serve();  // binds and starts the threads; called once by Simulator::start
+
+  // Simulator
+  std::string baseUrl() const override;
+  void dropNextSubmitResponses(int count) override;
+  void failNextRequests(int count, int http_status) override;
+  void setLatency(std::chrono::milliseconds latency) override;
+  void expireTokens() override;
+  Status endJob(const std::string& job, const std::string& base_state) override;
+  void restart() override;
+  void pauseScheduling(bool paused) override;
+  std::string stateDir() const override { return state_dir_; }
+  size_t jobCount() const override;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  using json = nlohmann::json;
+
+  // --- engine (simulator.cc); REQUIRES: mu_ held for every *Locked function.
+  uint32_t nextIdLocked();
+  int64_t nowUnix() const;
+  void touchLocked(Job& job);
+  Job* findLocked(const std::string& id_or_sluid);
+  std::vector<Job*> componentsLocked(Job& any);  // the het job's components, or {job}
+  void tickLocked();
+  void scheduleLocked();
+  bool startLocked(std::vector<Job*> comps);
+  void beginKillLocked(Job& leader, const std::string& state, const std::string& reason, int sig);
+  void finishProcessLocked(Job& leader, bool signaled, int code);
+  json submitLocked(const SubmitPlan& plan, const std::string& user, uint32_t* leader_id);
+  void leaveRejectedLocked(const SubmitRejection& rejection, const std::string& user);
+  void tickerLoop();
+
+  // --- HTTP (http_routes.cc)
+  void installRoutes();
+  void handle(const httplib::Request& req, httplib::Response& res);
+  json meta() const;
+  void sendJson(httplib::Response& res, int status, json body) const;
+  void dropConnection(const httplib::Request& req) const;
+  void handleAdmin(const httplib::Request& req, httplib::Response& res);
+  void routePing(bool auth_ok, httplib::Response& res);
+  void routeSubmit(const httplib::Request& req, httplib::Response& res, const std::string& user,
+                   bool auth_ok);
+  void routeJobGet(const std::string& id, httplib::Response& res, bool auth_ok);
+  void routeJobDelete(const std::string& id, const httplib::Request& req, httplib::Response& res,
+                      bool auth_ok);
+  void routeJobUpdate(const std::string& id, const httplib::Request& req, httplib::Response& res,
+                      bool auth_ok);
+  void routeJobs(const httplib::Request& req, httplib::Response& res, bool auth_ok);
+  void routeJobsDelete(const httplib::Request& req, httplib::Response& res, bool auth_ok);
+  void routeJobsState(const httplib::Request& req, httplib::Response& res, bool auth_ok);
+  void routePartitions(httplib::Response& res, bool auth_ok);
+  void routeNodes(httplib::Response& res, bool auth_ok);
+  // Token check; fills `user`. False → the route answers its own 511 shape.
+  bool authenticate(const httplib::Request& req, std::string* user, bool* has_token);
+
+  const SimulatorOptions options_;
+  const ClusterConfig cluster_;
+  const std::string key_;
+  const std::string state_dir_;
+  const bool own_state_dir_;
+  std::string bin_dir_;
+
+  mutable std::mutex mu_;
+  std::condition_variable wake_;
+  std::map<uint32_t, Job> jobs_;
+  uint32_t next_id_ = 1;
+  SluidGenerator sluids_;
+  int64_t last_update_ = 0;  // Unix seconds of the last change of any job
+
+  // Faults (guarded by mu_).
+  int drop_submits_ = 0;
+  int fail_requests_ = 0;
+  int fail_status_ = 500;
+  std::chrono::milliseconds latency_{0};
+  bool scheduling_paused_ = false;
+  int64_t token_cutoff_ = 0;           // tokens issued before this are expired
+  std::set<std::string> seen_tokens_;  // tokens used so far (expireTokens refuses them)
+  std::set<std::string> expired_tokens_;
+
+  httplib::Server server_;
+  int port_ = 0;
+  std::unique_ptr<UnixBridge> bridge_;
+  std::thread server_thread_;
+  std::thread ticker_thread_;
+  std::atomic<bool> stopping_{false};
+};
+
+}  // namespace tuneplane::sim

@@ -1,0 +1,50 @@
+// Parsing and checking a POST /job/submit body the way slurmrestd 26.05 + slurmctld do
+// (order of checks, error numbers and messages from transcripts 02, 11b and 13c).
+// Pure: no I/O, no clock. The Simulator turns the outcome into jobs and responses.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/api_error.h"
+#include "sim/cluster.h"
+#include "sim/job.h"
+
+namespace tuneplane::sim {
+
+struct SubmitPlan {
+  std::vector<JobRequest> components;  // 1 for a plain job, N for a het job
+  bool het = false;                    // submitted with `jobs: [...]`
+  nlohmann::json warnings = nlohmann::json::array();
+  // Accepted but can never start as asked (e.g. more CPUs than any node): PENDING with
+  // this reason and the two "not available now" warnings, as 13c shows.
+  std::string pending_reason;
+};
+
+// What a rejected submit leaves behind, besides its error (13c: 2014 leaves a FAILED
+// record; 11b: a het job with a bad component leaves a CANCELLED leader).
+enum class Leftover { kNone, kFailedRecord, kCancelledLeader };
+
+struct SubmitRejection {
+  ApiError error;
+  Leftover leftover = Leftover::kNone;
+  std::vector<JobRequest> components;  // for the leftover record
+};
+
+struct SubmitOutcome {
+  bool accepted = false;
+  SubmitPlan plan;
+  SubmitRejection rejection;
+};
+
+// `body` is already valid JSON (malformed JSON is the caller's 400).
+SubmitOutcome planSubmit(const nlohmann::json& body, const ClusterConfig& cluster);
+
+// "gres/gpu:2", "gres/gpu:h100:2" → count and type; 0 when no GPU is asked.
+int parseGpuTres(const std::string& tres, std::string* type);
+// Feature expression of `constraints` ("a", "a&b", "a|b") against one node's features.
+bool featuresMatch(const std::string& constraints, const std::vector<std::string>& features);
+
+}  // namespace tuneplane::sim

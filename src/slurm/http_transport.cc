@@ -1,0 +1,184 @@
+#include "slurm/http_transport.h"
+
+#include <curl/curl.h>
+
+#include <cctype>
+
+namespace tuneplane::slurm {
+namespace {
+
+size_t appendBody(char* data, size_t size, size_t count, void* user) {
+  static_cast<std::string*>(user)->append(data, size * count);
+  return size * count;
+}
+
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+
+// curl_global_init is not thread-safe before libcurl 7.84; do it once, first.
+void globalInitOnce() {
+  static const bool done = [] {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+TransportClass classifyCurlFailure(int curl_code, bool connected, long request_bytes_sent) {
+  switch (static_cast<CURLcode>(curl_code)) {
+    // Nothing left this machine that a server could act on.
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_FAILED_INIT:
+    case CURLE_OUT_OF_MEMORY:
+      return TransportClass::kNotSent;
+    // A timeout is only provably harmless if no connection existed and no byte was sent.
+    case CURLE_OPERATION_TIMEDOUT:
+      return !connected && request_bytes_sent == 0 ? TransportClass::kNotSent
+                                                   : TransportClass::kUnknown;
+    // The request may have arrived: empty reply, reset, partial send or receive.
+    case CURLE_GOT_NOTHING:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_PARTIAL_FILE:
+    default:
+      return TransportClass::kUnknown;
+  }
+}
+
+void CurlHttpTransport::CurlDeleter::operator()(void* handle) const {
+  curl_easy_cleanup(static_cast<CURL*>(handle));
+}
+
+Result<std::unique_ptr<CurlHttpTransport>> CurlHttpTransport::create(HttpOptions options) {
+  globalInitOnce();
+  std::string url = options.base_url;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  std::string lower = url;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string prefix;
+  std::string socket;
+  if (lower.rfind("unix://", 0) == 0) {
+    socket = url.substr(7);
+    if (socket.empty() || socket.front() != '/') {
+      return fail("slurm.config", "slurm.url", "unix:// needs an absolute socket path");
+    }
+    prefix = "http://localhost";  // the host is ignored; the socket decides
+  } else if (lower.rfind("http://", 0) == 0 || lower.rfind("https://", 0) == 0) {
+    prefix = url;
+  } else {
+    return fail("slurm.config", "slurm.url",
+                "the URL must start with http://, https:// or unix://");
+  }
+  auto* transport = new CurlHttpTransport(std::move(options), std::move(prefix), std::move(socket));
+  if (!transport->handle_) {
+    delete transport;
+    return fail("slurm.config", "slurm.url", "libcurl could not create a handle");
+  }
+  return std::unique_ptr<CurlHttpTransport>(transport);
+}
+
+CurlHttpTransport::CurlHttpTransport(HttpOptions options, std::string url_prefix,
+                                     std::string unix_socket)
+    : options_(std::move(options)),
+      url_prefix_(std::move(url_prefix)),
+      unix_socket_(std::move(unix_socket)),
+      handle_(curl_easy_init()) {}
+
+CurlHttpTransport::~CurlHttpTransport() = default;
+
+tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::perform(
+    const HttpRequest& request) {
+  std::lock_guard lock(mu_);
+  CURL* curl = static_cast<CURL*>(handle_.get());
+  // Reset clears the options but keeps the connection cache: keep-alive survives.
+  curl_easy_reset(curl);
+  std::string url = url_prefix_ + request.target;
+  HttpResponse response;
+  char error_buffer[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options_.connect_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  if (!unix_socket_.empty()) curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, unix_socket_.c_str());
+  if (options_.ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_file->c_str());
+  if (options_.client_cert) {
+    curl_easy_setopt(curl, CURLOPT_SSLCERT, options_.client_cert->c_str());
+  }
+  if (options_.client_key) curl_easy_setopt(curl, CURLOPT_SSLKEY, options_.client_key->c_str());
+
+  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  auto add = [&](const std::string& line) {
+    curl_slist* next = curl_slist_append(headers.get(), line.c_str());
+    if (next) {
+      (void)headers.release();
+      headers.reset(next);
+    }
+  };
+  // Without this, libcurl waits for "100 Continue" before sending larger bodies.
+  add("Expect:");
+  for (const auto& [name, value] : request.headers) add(name + ": " + value);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
+
+  if (request.method == "GET") {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  } else if (request.method == "POST") {
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(request.body.size()));
+  } else {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    if (!request.body.empty()) {
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(request.body.size()));
+    }
+  }
+
+  CURLcode code = curl_easy_perform(curl);
+  if (code != CURLE_OK) {
+    curl_off_t connect_us = 0;
+    curl_off_t pretransfer_us = 0;
+    long request_size = 0;
+    curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+    curl_easy_getinfo(curl, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+    curl_easy_getinfo(curl, CURLINFO_REQUEST_SIZE, &request_size);
+    bool connected = connect_us > 0 || pretransfer_us > 0;
+    TransportFailure failure;
+    failure.curl_code = static_cast<int>(code);
+    failure.transport = classifyCurlFailure(code, connected, request_size);
+    failure.message = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
+    return tl::unexpected(std::move(failure));
+  }
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  response.status = static_cast<int>(status);
+  char* content_type = nullptr;
+  curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
+  if (content_type) response.content_type = content_type;
+  return response;
+}
+
+}  // namespace tuneplane::slurm

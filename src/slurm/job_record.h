@@ -1,0 +1,173 @@
+// Typed views of the records slurmrestd v0.0.45 returns: a job (`GET /job/{id}`, `/jobs/`),
+// the light state list (`/jobs/state/`), the submit receipt, ping, partitions and nodes, and
+// the `errors[]`/`warnings[]` every answer carries. Decoders are pure functions over parsed
+// JSON (shapes checked against shared/slurm/transcripts); unknown enum strings are kept
+// verbatim, never guessed. Thread-safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+
+namespace tuneplane::slurm {
+
+// Slurm's `{set, infinite, number}` form for numbers that may be unset or unlimited. A plain
+// integer decodes as {set=true, infinite=false, number}.
+struct NoValNumber {
+  bool set = false;
+  bool infinite = false;
+  int64_t number = 0;
+
+  // The number when it is set and finite.
+  std::optional<int64_t> value() const {
+    return set && !infinite ? std::optional<int64_t>(number) : std::nullopt;
+  }
+  bool operator==(const NoValNumber&) const = default;
+};
+
+struct ExitCode {
+  std::vector<std::string> status;  // "SUCCESS", "ERROR", "SIGNALED", … verbatim
+  NoValNumber return_code;
+  NoValNumber signal_id;
+  std::string signal_name;
+};
+
+// What the control plane needs of one job record (one het component).
+struct JobRecord {
+  uint64_t job_id = 0;
+  std::string sluid;  // step_id.sluid, e.g. "sCC1M8VPKSJX00"; a string: values exceed 2^63
+  std::string name;
+  std::string comment;
+  std::string partition;
+  std::string features;  // the constraint as Slurm reports it (`constraints` on submit)
+  std::string account;
+  std::string qos;
+  std::string user_name;
+  // Base state first, then flags in Slurm's order; unknown strings kept verbatim.
+  std::vector<std::string> job_state;
+  std::string state_reason;
+  std::string state_description;
+  ExitCode exit_code;
+  ExitCode derived_exit_code;
+  NoValNumber het_job_id;      // the leader's numeric id for a het component
+  NoValNumber het_job_offset;  // 0, 1, … for het components
+  std::string nodes;           // allocated node list, e.g. "gpu[1-2]"
+  std::string batch_host;
+  NoValNumber node_count;
+  NoValNumber cpus;
+  NoValNumber cpus_per_task;
+  NoValNumber memory_per_node;  // MiB
+  NoValNumber memory_per_cpu;
+  NoValNumber submit_time;  // Unix seconds
+  NoValNumber start_time;
+  NoValNumber end_time;
+  NoValNumber time_limit;       // minutes
+  std::string standard_output;  // as submitted (patterns like %j unexpanded)
+  std::string standard_error;
+  std::string stdout_expanded;  // patterns expanded by slurmctld
+  std::string stderr_expanded;
+  std::string current_working_directory;
+  std::string tres_per_node;  // e.g. "gres/gpu:2"
+  std::string tres_alloc_str;
+  std::vector<std::string> gres_detail;
+  std::vector<std::string> flags;
+  bool requeue = false;
+  bool hold = false;
+  int64_t restart_cnt = 0;
+
+  // The base state ("" when the record has none).
+  const std::string& baseState() const;
+  bool hasStateFlag(std::string_view flag) const;  // a flag after the base state
+  bool isHetComponent() const { return het_job_id.value().value_or(0) != 0; }
+};
+
+// One entry of `GET /jobs/state/`: job_id is a string there; a het component is
+// "<own_id>+<offset>".
+struct JobStateEntry {
+  std::string job_id;  // verbatim
+  uint64_t numeric_id = 0;
+  std::optional<uint32_t> het_offset;
+  std::vector<std::string> state;  // base first, then flags
+};
+
+// One entry of `errors[]` / `warnings[]`.
+struct SlurmMessage {
+  int error_number = 0;  // 0 for warnings
+  std::string error;
+  std::string description;
+  std::string source;
+};
+
+struct SubmitReceipt {
+  uint64_t job_id = 0;  // the leader's for a het job
+  std::string step_id;  // "batch"
+  std::string job_submit_user_msg;
+  std::vector<SlurmMessage> warnings;
+  std::vector<SlurmMessage> errors;
+};
+
+struct ControllerPing {
+  std::string hostname;
+  bool responding = false;
+  bool primary = false;
+  int64_t latency_us = 0;
+  std::string status;  // "No error", "Protocol authentication error", …
+};
+
+struct PingResult {
+  std::vector<ControllerPing> controllers;
+  std::string release;      // meta.slurm.release, e.g. "26.05.3"
+  std::string cluster;      // meta.slurm.cluster
+  std::string data_parser;  // meta.plugin.data_parser, e.g. "data_parser/v0.0.45"
+  bool anyResponding() const;
+};
+
+struct JobListing {
+  std::vector<JobRecord> jobs;
+  bool unchanged = false;  // `update_time` given and nothing changed ("No job changes")
+  NoValNumber last_update;
+  std::vector<SlurmMessage> warnings;
+};
+
+struct PartitionInfo {
+  std::string name;
+  std::string nodes;  // nodes.configured
+  std::vector<std::string> state;
+  int64_t total_cpus = 0;
+  int64_t total_nodes = 0;
+};
+
+struct NodeInfo {
+  std::string name;
+  std::vector<std::string> state;
+  std::vector<std::string> features;
+  std::vector<std::string> active_features;
+  std::vector<std::string> partitions;
+  std::string gres;  // e.g. "gpu:h100:2"
+  int64_t cpus = 0;
+  int64_t real_memory_mb = 0;
+  std::string reason;
+};
+
+// Decoders. Each fails with code "slurm.bad_response" naming the offending field.
+NoValNumber decodeNoVal(const nlohmann::json& value);
+Result<JobRecord> decodeJobRecord(const nlohmann::json& record);
+Result<std::vector<JobRecord>> decodeJobs(const nlohmann::json& body);  // body.jobs[]
+Result<JobListing> decodeJobListing(const nlohmann::json& body);
+Result<std::vector<JobStateEntry>> decodeJobStates(const nlohmann::json& body);
+Result<JobStateEntry> parseJobStateId(std::string_view job_id);
+Result<SubmitReceipt> decodeSubmitReceipt(const nlohmann::json& body);
+Result<PingResult> decodePing(const nlohmann::json& body);
+Result<std::vector<PartitionInfo>> decodePartitions(const nlohmann::json& body);
+Result<std::vector<NodeInfo>> decodeNodes(const nlohmann::json& body);
+std::vector<SlurmMessage> decodeMessages(const nlohmann::json& body, const char* key);
+// DELETE /job/{id}: the failures Slurm reports inside `status[]` (200 even then).
+std::vector<SlurmMessage> decodeCancelStatus(const nlohmann::json& body);
+
+}  // namespace tuneplane::slurm

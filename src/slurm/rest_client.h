@@ -1,0 +1,94 @@
+// SlurmRestClient: the SlurmClient over slurmrestd's REST API v0.0.45 (JWT auth). It adds
+// the auth headers, refreshes the token once when the server refuses it, retries idempotent
+// reads with bounded exponential backoff and jitter, never retries a submit, and turns every
+// answer into typed records or a SlurmError (see rest_error.h). Time and randomness of the
+// backoff are injected so tests never sleep. Thread-safety: all methods may be called from
+// any thread; requests are serialised on the transport's one connection.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/site_config.h"
+#include "slurm/http_transport.h"
+#include "slurm/slurm_client.h"
+#include "slurm/token_provider.h"
+
+namespace tuneplane::slurm {
+
+// Bounded exponential backoff for reads (GET) after a transport failure or a 5xx.
+struct RetryPolicy {
+  int max_attempts = 4;  // first try included; 1 disables retries
+  std::chrono::milliseconds initial_backoff{200};
+  std::chrono::milliseconds max_backoff{5000};
+};
+
+// The delay before retry number `retry` (0-based): half of min(max, initial·2^retry) plus a
+// random share (`random01` in [0,1)) of the other half, so clients that failed together do
+// not retry together. Pure.
+std::chrono::milliseconds backoffDelay(const RetryPolicy& policy, int retry, double random01);
+
+struct RestClientOptions {
+  HttpOptions http;
+  std::string api_version = "v0.0.45";
+  std::string user;  // X-SLURM-USER-NAME; omitted when empty (the token's `sun` decides)
+  RetryPolicy retry;
+  std::function<double()> random;                        // [0,1); default: seeded PRNG
+  std::function<void(std::chrono::milliseconds)> sleep;  // default: this_thread::sleep_for
+};
+
+RestClientOptions restClientOptionsFromSite(const catalog::SlurmSite& site);
+
+class SlurmRestClient : public SlurmClient {
+ public:
+  SlurmRestClient(RestClientOptions options, std::unique_ptr<HttpTransport> transport,
+                  std::unique_ptr<TokenProvider> tokens);
+  // A client over libcurl. Errors: "slurm.config".
+  static Result<std::unique_ptr<SlurmRestClient>> create(RestClientOptions options,
+                                                         std::unique_ptr<TokenProvider> tokens);
+  // A client for the site: its URL, TLS files, timeouts and token source.
+  static Result<std::unique_ptr<SlurmRestClient>> fromSite(const catalog::SlurmSite& site,
+                                                           UnixClock clock = systemUnixClock());
+
+  // SlurmClient:
+  SlurmResult<PingResult> ping() override;
+  SlurmResult<SubmitReceipt> submit(const nlohmann::json& body) override;
+  SlurmResult<std::vector<JobRecord>> getJob(const std::string& job) override;
+  SlurmResult<JobListing> listJobs(std::optional<int64_t> update_time) override;
+  SlurmResult<std::vector<JobStateEntry>> listJobStates(
+      const std::vector<uint64_t>& job_ids) override;
+  SlurmStatus cancel(const std::string& sluid, const std::optional<std::string>& signal) override;
+  SlurmResult<std::vector<PartitionInfo>> listPartitions() override;
+  SlurmResult<std::vector<NodeInfo>> listNodes() override;
+
+  TokenProvider& tokens() { return *tokens_; }
+
+  // Ids per /jobs/state/ request; longer lists are split (URL length).
+  static constexpr size_t kMaxIdsPerStateQuery = 256;
+
+ private:
+  enum class RetryMode {
+    kReads,        // GET: retry not_sent, unknown and 5xx
+    kNotSentOnly,  // DELETE: a cancel that may have arrived is not repeated blindly
+    kNever,        // submit: a second submit could start a second job
+  };
+  struct Exchange {
+    HttpResponse response;
+    nlohmann::json body;  // null when the body is not JSON
+    std::string token;    // the one that was accepted; only to scrub it from errors
+  };
+
+  SlurmResult<Exchange> call(const char* op, const std::string& method, const std::string& path,
+                             const std::string& body, RetryMode mode);
+  std::string route(const std::string& suffix) const;  // "/slurm/v0.0.45" + suffix
+
+  RestClientOptions options_;
+  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<TokenProvider> tokens_;
+};
+
+}  // namespace tuneplane::slurm

@@ -1,0 +1,67 @@
+// The one error type of the Slurm client: a project Error (stable `slurm.*` code, message)
+// plus what a caller needs to decide what to do next — whether the request may have reached
+// slurmrestd (the transport class), the HTTP status and Slurm's own error number and text.
+// A SlurmError never carries a credential: messages are built from Slurm's answer, libcurl's
+// error text (which does not include request headers) and our own words.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <tl/expected.hpp>
+
+#include "common/result.h"
+
+namespace tuneplane::slurm {
+
+// Whether the request may have been acted on. The reconciler's lost-submission rule rests
+// on this: only kNotSent is safe to repeat for a submit.
+enum class TransportClass {
+  kNotSent,   // provably never reached the server: connect refused, DNS, TLS handshake
+  kUnknown,   // may have reached the server: timeout after sending, reset, empty reply
+  kRejected,  // the server answered (any HTTP status, or a 200 whose content says no)
+};
+
+const char* toString(TransportClass transport);
+
+// Stable error codes (Error::code) of this module.
+inline constexpr std::string_view kErrNotSent = "slurm.not_sent";
+inline constexpr std::string_view kErrOutcomeUnknown = "slurm.outcome_unknown";
+inline constexpr std::string_view kErrAuthFailed = "slurm.auth_failed";
+inline constexpr std::string_view kErrTokenUnavailable = "slurm.token_unavailable";
+inline constexpr std::string_view kErrRejected = "slurm.rejected";          // 4xx, or errors[]
+inline constexpr std::string_view kErrServerError = "slurm.server_error";   // 5xx
+inline constexpr std::string_view kErrJobNotFound = "slurm.job_not_found";  // 2017
+inline constexpr std::string_view kErrAlreadyCompleting = "slurm.already_completing";  // 2021
+inline constexpr std::string_view kErrBadResponse = "slurm.bad_response";  // undecodable body
+inline constexpr std::string_view kErrConfig = "slurm.config";             // bad client options
+
+// Slurm error numbers the client gives meaning to.
+inline constexpr int kSlurmAuthError = 1007;        // "Protocol authentication error"
+inline constexpr int kSlurmInvalidJobId = 2017;     // "Invalid job id specified"
+inline constexpr int kSlurmAlreadyComplete = 2021;  // "Job/step already completing or completed"
+
+struct SlurmError {
+  Error error;  // code is one of the kErr* above; field names the operation
+  TransportClass transport = TransportClass::kRejected;
+  int http_status = 0;         // 0 when no HTTP answer came back
+  int slurm_error_number = 0;  // errors[0].error_number / status[0].error.code; 0 if none
+  std::string slurm_error;     // Slurm's short text for that number
+  std::string slurm_description;
+  int curl_code = 0;  // CURLcode when the transport failed, else 0
+
+  // One line for people: "op: message [code] (HTTP 422, slurm 2014 …)".
+  std::string describe() const;
+};
+
+template <typename T>
+using SlurmResult = tl::expected<T, SlurmError>;
+using SlurmStatus = SlurmResult<void>;
+
+inline tl::unexpected<SlurmError> slurmFail(SlurmError error) {
+  return tl::unexpected<SlurmError>(std::move(error));
+}
+SlurmError makeSlurmError(std::string_view code, std::string field, std::string message,
+                          TransportClass transport);
+
+}  // namespace tuneplane::slurm

@@ -1,0 +1,186 @@
+// See script_checks.h.
+#include "slurm/script_checks.h"
+
+#include <string>
+#include <string_view>
+
+namespace tuneplane::slurm {
+namespace {
+
+constexpr std::size_t kMaxComponents = 128;
+// The script's own variables (tp_srun, tp_container, …) start with this; a job variable of
+// that name, exported before `exec "$tp_srun"`, could otherwise replace what runs.
+constexpr const char* kScriptVariablePrefix = "tp_";
+
+bool isEnvName(std::string_view name) {
+  if (name.empty()) return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+    const bool digit = c >= '0' && c <= '9';
+    if (!(alpha || (i > 0 && digit))) return false;
+  }
+  return true;
+}
+
+bool isSha256Hex(std::string_view hex) {
+  if (hex.size() != 64) return false;
+  for (char c : hex) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+// JSON (the submit body carries the script) can only hold Unicode text.
+bool isUtf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    std::size_t extra = 0;
+    unsigned min = 0;
+    unsigned cp = 0;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    } else if ((b & 0xE0) == 0xC0) {
+      extra = 1, min = 0x80, cp = b & 0x1F;
+    } else if ((b & 0xF0) == 0xE0) {
+      extra = 2, min = 0x800, cp = b & 0x0F;
+    } else if ((b & 0xF8) == 0xF0) {
+      extra = 3, min = 0x10000, cp = b & 0x07;
+    } else {
+      return false;
+    }
+    if (i + extra >= text.size()) return false;  // truncated sequence
+    for (std::size_t k = 1; k <= extra; ++k) {
+      const auto c = static_cast<unsigned char>(text[i + k]);
+      if ((c & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+class Collector {
+ public:
+  void add(std::string code, std::string field, std::string message) {
+    errors_.push_back(Error{std::move(code), std::move(field), std::move(message)});
+  }
+  // Any string that reaches the script or the body.
+  void noNul(std::string_view value, const std::string& field) {
+    if (value.find('\0') != std::string_view::npos) {
+      add("render.nul_byte", field, "contains a NUL byte, which a shell script cannot hold");
+    }
+    if (!isUtf8(value)) {
+      add("render.not_utf8", field, "is not valid UTF-8, which the JSON submit body needs");
+    }
+  }
+  // A path that goes into a bind list: absolute, no ',' or ':'.
+  void bindPath(std::string_view value, const std::string& field) {
+    noNul(value, field);
+    if (value.empty() || value.front() != '/') {
+      add("render.path_not_absolute", field, "must be an absolute path");
+    }
+    if (value.find_first_of(",:") != std::string_view::npos) {
+      add("render.bind_separator", field,
+          "contains ',' or ':', which Pyxis --container-mounts and Apptainer --bind cannot "
+          "express");
+    }
+  }
+  Errors take() { return std::move(errors_); }
+
+ private:
+  Errors errors_;
+};
+
+}  // namespace
+
+Checked<void> checkRenderable(const launch::LaunchRequest& request) {
+  Collector c;
+  const auto& components = request.components;
+  if (components.empty()) c.add("render.no_components", "components", "at least one is needed");
+  if (components.size() > kMaxComponents) {
+    c.add("render.too_many_components", "components", "slurmrestd takes at most 128");
+  }
+  if (!request.uses_gpus && components.size() > 1) {
+    c.add("render.cpu_multi_component", "components", "a CPU-only job has exactly one pool");
+  }
+  for (std::size_t i = 0; i < components.size(); ++i) {
+    const auto& comp = components[i];
+    const std::string field = "components[" + std::to_string(i) + "]";
+    const std::string& pool = comp.pool_name;
+    c.noNul(pool, field + ".pool_name");
+    if (pool.empty() || pool == "." || pool == ".." ||
+        pool.find_first_of("/\\") != std::string::npos) {
+      c.add("render.bad_pool_name", field + ".pool_name",
+            "must be non-empty, not '.' or '..', without '/' or '\\' (it names log files)");
+    }
+    c.noNul(comp.partition, field + ".partition");
+    if (comp.constraint) c.noNul(*comp.constraint, field + ".constraint");
+    c.noNul(comp.gres_type, field + ".gres_type");
+    if (comp.nodes < 1) c.add("render.bad_nodes", field + ".nodes", "must be at least 1");
+    if (comp.cpus_per_node < 1) {
+      c.add("render.bad_cpus", field + ".cpus_per_node", "must be at least 1");
+    }
+    if (comp.scratch_mb < 0) c.add("render.bad_scratch", field + ".scratch_mb", "negative");
+    if (request.uses_gpus && comp.gpus_per_node < 1) {
+      c.add("render.gpu_component_without_gpus", field + ".gpus_per_node",
+            "every component of a Ray (GPU) job needs GPUs");
+    }
+    if (!request.uses_gpus && (comp.nodes != 1 || comp.gpus_per_node != 0)) {
+      c.add("render.cpu_topology", field, "a CPU-only job runs on one node without GPUs");
+    }
+  }
+  c.noNul(request.job_name, "job_name");
+  c.noNul(request.identity.submit_token, "identity.submit_token");
+  c.noNul(request.identity.job_id, "identity.job_id");
+  c.noNul(request.artifact.path, "artifact.path");
+  if (request.artifact.path.empty() || request.artifact.path.front() != '/') {
+    c.add("render.path_not_absolute", "artifact.path", "must be an absolute path");
+  }
+  if (!isSha256Hex(request.artifact.sha256)) {
+    c.add("render.bad_sha256", "artifact.sha256", "must be 64 lower-case hex digits");
+  }
+  for (std::size_t i = 0; i < request.mounts.size(); ++i) {
+    const std::string field = "mounts[" + std::to_string(i) + "]";
+    c.bindPath(request.mounts[i].source, field + ".source");
+    c.bindPath(request.mounts[i].target, field + ".target");
+  }
+  if (!request.container_output_dir.empty()) {  // the container's working directory
+    c.bindPath(request.container_output_dir, "container_output_dir");
+  }
+  for (std::size_t i = 0; i < request.command.size(); ++i) {
+    c.noNul(request.command[i], "command[" + std::to_string(i) + "]");
+  }
+  if (request.command.empty()) c.add("render.no_command", "command", "nothing to run");
+  const auto checkEnv = [&c](const auto& env, const std::string& name) {
+    for (std::size_t i = 0; i < env.size(); ++i) {
+      const std::string field = name + "[" + std::to_string(i) + "]";
+      if (!isEnvName(env[i].first)) {
+        c.add("render.bad_env_name", field, "name must match [A-Za-z_][A-Za-z0-9_]*");
+      } else if (env[i].first.rfind(kScriptVariablePrefix, 0) == 0) {
+        c.add("render.reserved_env_name", field,
+              "names starting with 'tp_' are the batch script's own variables");
+      }
+      c.noNul(env[i].second, field);
+    }
+  };
+  checkEnv(request.environment, "environment");
+  checkEnv(request.scheduler_environment, "scheduler_environment");
+  c.noNul(request.attempt_dir, "attempt_dir");
+  c.noNul(request.logs_dir, "logs_dir");
+  if (request.logs_dir.find('\\') != std::string::npos) {
+    c.add("render.backslash_in_logs_dir", "logs_dir",
+          "Slurm treats '\\' in output paths as an escape, so the logs would land elsewhere");
+  }
+  c.noNul(request.ray.executable, "ray.executable");
+  if (request.account) c.noNul(*request.account, "account");
+  if (request.qos) c.noNul(*request.qos, "qos");
+  Errors errors = c.take();
+  if (!errors.empty()) return failAll(std::move(errors));
+  return {};
+}
+
+}  // namespace tuneplane::slurm

@@ -1,0 +1,32 @@
+// Pieces of the batch script shared by script_renderer.cc and script_ray.cc: one srun step
+// that runs a command in the job's container, and the Ray bring-up. Internal to the
+// renderer; every string handed in here is already a rendered shell word.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "launch/launch_request.h"
+
+namespace tuneplane::slurm {
+
+// One `srun` step running a command inside the container, in a subshell that first exports
+// the job's environment (see tp_export_job_env in the script).
+struct Step {
+  std::vector<std::string> srun_options;  // rendered words, e.g. --nodes=1
+  std::vector<std::string> command;       // rendered words run inside the container
+  bool with_ray_address = false;          // also set RAY_ADDRESS=$tp_ray_address inside
+};
+
+// The subshell "( … exec srun … )", without a trailing newline so callers can append
+// " &" or "|| …".
+std::string renderStep(const launch::LaunchRequest& request, const Step& step);
+
+// The variable exported for job variable `name`: NAME (Pyxis) or APPTAINERENV_NAME.
+std::string containerEnvName(const launch::LaunchRequest& request, const std::string& name);
+
+// Head, workers, the wait for all nodes, the driver. REQUIRES: checkRenderable passed and
+// request.uses_gpus.
+void renderRayJob(std::string& out, const launch::LaunchRequest& request);
+
+}  // namespace tuneplane::slurm

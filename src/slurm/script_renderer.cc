@@ -1,0 +1,205 @@
+// See script_renderer.h. The script's parts, in order: header and #SBATCH mirror, strict
+// mode, the artifact check, the job-environment exporter, the container prefix, then either
+// the one CPU step or the Ray bring-up (script_ray.cc) and the driver.
+#include "slurm/script_renderer.h"
+
+#include <string>
+#include <vector>
+
+#include "slurm/script_checks.h"
+#include "slurm/script_parts.h"
+#include "slurm/submit_body.h"
+
+namespace tuneplane::slurm {
+namespace {
+
+using launch::Component;
+using launch::LaunchRequest;
+
+void renderHeader(std::string& out, const LaunchRequest& request) {
+  out += "#!/bin/bash\n";
+  // Before the first command, so it holds for the whole file.
+  out +=
+      "# shellcheck disable=SC2016,SC1003 # values are single-quoted on purpose: never expanded\n";
+  out += "# TunePlane batch script: job " + commentSafe(request.identity.job_id) + " (" +
+         commentSafe(request.job_name) + "), attempt " + std::to_string(request.identity.attempt) +
+         ". Rendered; do not edit.\n";
+  out +=
+      "# The #SBATCH lines only mirror the submit request for people: slurmrestd does not read\n"
+      "# them, every option is in the request's JSON. Values in them are shown with control\n"
+      "# characters replaced by '?'.\n";
+  for (std::size_t i = 0; i < request.components.size(); ++i) {
+    const Component& c = request.components[i];
+    if (i > 0) out += "#SBATCH hetjob\n";
+    const auto line = [&out](const std::string& text) { out += "#SBATCH " + text + "\n"; };
+    line("--job-name=" + commentSafe(request.job_name));
+    line("--comment=" + commentSafe(request.identity.submit_token));
+    line("--partition=" + commentSafe(c.partition));
+    if (c.constraint) line("--constraint=" + commentSafe(*c.constraint));
+    line("--nodes=" + std::to_string(c.nodes));
+    line("--ntasks-per-node=1");
+    line("--cpus-per-task=" + std::to_string(c.cpus_per_node));
+    if (c.memory_mb > 0) line("--mem=" + std::to_string(c.memory_mb) + "M");
+    if (c.scratch_mb > 0) line("--tmp=" + std::to_string(c.scratch_mb) + "M");
+    if (c.gpus_per_node > 0)
+      line("--gres=" + commentSafe(tresPerNode(c).substr(5)));  // minus "gres/"
+    if (c.time_limit.count() > 0) line("--time=" + std::to_string(c.time_limit.count()));
+    line("--no-requeue");
+    line("--chdir=" + commentSafe(request.attempt_dir));
+    line("--output=" + commentSafe(schedulerLogPath(request.logs_dir, c.pool_name, ".out")));
+    line("--error=" + commentSafe(schedulerLogPath(request.logs_dir, c.pool_name, ".err")));
+    if (request.account) line("--account=" + commentSafe(*request.account));
+    if (request.qos) line("--qos=" + commentSafe(*request.qos));
+  }
+}
+
+void renderPrologue(std::string& out) {
+  out += R"(set -euo pipefail
+
+# Exit codes of this script itself (any other code is the entrypoint's own):
+#   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
+#   66 artifact missing or unreadable               67 not every node joined Ray in time
+#   68 no usable IP address for the Ray head
+
+# srun is found before any job variable is exported: a user's PATH must not pick it.
+tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }
+)";
+}
+
+// Hashes stdin rather than naming the file: GNU sha256sum escapes odd file names in its
+// output (a leading '\'), which would corrupt the parsed digest.
+void renderArtifactCheck(std::string& out, const LaunchRequest& request) {
+  out += "\n# The image is verified here, once, before any container starts.\n";
+  out += "tp_artifact=" + shellQuote(request.artifact.path) + "\n";
+  out += "tp_artifact_sha256=" + shellQuote(request.artifact.sha256) + "\n";
+  out += "if [[ ! -f $tp_artifact ]] || ! tp_actual_sha256=$(sha256sum <\"$tp_artifact\"); then\n";
+  out +=
+      "  printf 'tuneplane: artifact missing or unreadable: %s (expected sha256 %s)\\n' \\\n"
+      "    \"$tp_artifact\" \"$tp_artifact_sha256\" >&2\n";
+  out += "  exit " + std::to_string(kExitArtifactMissing) + "\n";
+  out += "fi\n";
+  out += "tp_actual_sha256=${tp_actual_sha256%% *}\n";
+  out += "if [[ $tp_actual_sha256 != \"$tp_artifact_sha256\" ]]; then\n";
+  out +=
+      "  printf 'tuneplane: artifact sha256 mismatch: %s (expected %s, actual %s)\\n' \\\n"
+      "    \"$tp_artifact\" \"$tp_artifact_sha256\" \"$tp_actual_sha256\" >&2\n";
+  out += "  exit " + std::to_string(kExitArtifactMismatch) + "\n";
+  out += "fi\n";
+}
+
+void renderEnvFunction(std::string& out, const LaunchRequest& request) {
+  const bool pyxis = request.container_runtime == catalog::ContainerRuntime::kPyxis;
+  out += "\n# The job's environment. Exported only in each step's subshell, so user values never\n";
+  if (pyxis) {
+    out += "# change this script's own environment. Pyxis: --container-env lists these names so\n";
+    out += "# they win over the image's.\n";
+  } else {
+    out += "# change this script's own environment. Apptainer sets NAME in the container from\n";
+    out += "# APPTAINERENV_NAME, over the image's value, whatever bytes it holds.\n";
+  }
+  out += "tp_export_job_env() {\n";
+  if (request.environment.empty()) out += "  :\n";
+  for (const auto& [name, value] : request.environment) {
+    out += "  export " + containerEnvName(request, name) + "=" + shellQuote(value) + "\n";
+  }
+  out += "}\n";
+}
+
+void renderContainer(std::string& out, const LaunchRequest& request) {
+  out += "\n# The container every step runs in.\n";
+  out += "tp_container=(\n";
+  if (request.container_runtime == catalog::ContainerRuntime::kPyxis) {
+    out += "  --container-image=" + shellQuote(request.artifact.path) + "\n";
+    if (!request.mounts.empty()) {
+      std::string mounts;
+      for (const auto& m : request.mounts) {
+        if (!mounts.empty()) mounts += ",";
+        mounts += m.source + ":" + m.target + (m.read_only ? ":ro" : "");
+      }
+      out += "  --container-mounts=" + shellQuote(mounts) + "\n";
+    }
+    // The working directory is the writable output dir: frameworks that write relative
+    // paths (checkpoints, caches) must not fail on the read-only attempt dir.
+    if (!request.container_output_dir.empty()) {
+      out += "  --container-workdir=" + shellQuote(request.container_output_dir) + "\n";
+    }
+    out += "  --no-container-mount-home\n";
+  } else {
+    out += "  apptainer exec\n";
+    out += "  --no-home\n";
+    for (const auto& m : request.mounts) {
+      out +=
+          "  --bind " + shellQuote(m.source + ":" + m.target + (m.read_only ? ":ro" : "")) + "\n";
+    }
+    if (request.uses_gpus) out += "  --nv\n";
+    if (!request.container_output_dir.empty()) {
+      out += "  --pwd " + shellQuote(request.container_output_dir) + "\n";
+    }
+    out += "  " + shellQuote(request.artifact.path) + "\n";
+  }
+  out += ")\n";
+}
+
+void renderCpuJob(std::string& out, const LaunchRequest& request) {
+  const Component& c = request.components.front();
+  out += "\n# CPU-only: the command runs directly as one task on one node; no Ray, no GPUs.\n";
+  Step step;
+  step.srun_options = {"--nodes=1", "--ntasks=1",
+                       "--cpus-per-task=" + std::to_string(c.cpus_per_node)};
+  for (const auto& arg : request.command) step.command.push_back(shellQuote(arg));
+  out += renderStep(request, step) + "\n";
+}
+
+std::string renderUnrenderable(const Errors& errors) {
+  std::string out = "#!/bin/bash\n";
+  out += "# TunePlane could not render this request safely, so this script runs nothing.\n";
+  for (const Error& e : errors) {
+    out += "echo " + shellQuote("tuneplane: cannot render: " + e.describe()) + " >&2\n";
+  }
+  out += "exit " + std::to_string(kExitUnrenderable) + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string shellQuote(std::string_view value) {
+  std::string out = "'";
+  for (char c : value) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  out += "'";
+  return out;
+}
+
+std::string commentSafe(std::string_view value) {
+  std::string out(value);
+  for (char& c : out) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) c = '?';
+  }
+  return out;
+}
+
+std::string renderBatchScript(const LaunchRequest& request) {
+  if (auto checked = checkRenderable(request); !checked) {
+    return renderUnrenderable(checked.error());
+  }
+  std::string out;
+  renderHeader(out, request);
+  renderPrologue(out);
+  renderArtifactCheck(out, request);
+  renderEnvFunction(out, request);
+  renderContainer(out, request);
+  if (request.uses_gpus) {
+    renderRayJob(out, request);
+  } else {
+    renderCpuJob(out, request);
+  }
+  return out;
+}
+
+}  // namespace tuneplane::slurm

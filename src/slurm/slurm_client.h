@@ -1,0 +1,45 @@
+// The operations TunePlane needs from a Slurm site, as an interface: SlurmRestClient
+// (rest_client.h) implements it over slurmrestd v0.0.45; the reconciler's tests use a fake.
+// Every operation returns a typed value or a SlurmError whose transport class says whether
+// the request may have been acted on. Implementations are safe to call from any thread.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "slurm/job_record.h"
+#include "slurm/rest_error.h"
+
+namespace tuneplane::slurm {
+
+class SlurmClient {
+ public:
+  virtual ~SlurmClient() = default;
+
+  // GET /ping/: per controller, with the server's release and cluster name.
+  virtual SlurmResult<PingResult> ping() = 0;
+  // POST /job/submit with a body from buildSubmitBody() (`job` or het `jobs[]`). Never
+  // retried: a failure of class kUnknown means the job may exist (lost receipt).
+  virtual SlurmResult<SubmitReceipt> submit(const nlohmann::json& body) = 0;
+  // GET /job/{id}: every het component when `job` is a het leader (id or SLUID).
+  // A job slurmctld does not know (any more) → kErrJobNotFound.
+  virtual SlurmResult<std::vector<JobRecord>> getJob(const std::string& job) = 0;
+  // GET /jobs/[?update_time=T]: all jobs, or nothing-changed (listing.unchanged).
+  virtual SlurmResult<JobListing> listJobs(std::optional<int64_t> update_time) = 0;
+  // GET /jobs/state/?job_id=A&job_id=B… (numeric ids; the real server ignores SLUIDs there).
+  // An empty `job_ids` asks for every job.
+  virtual SlurmResult<std::vector<JobStateEntry>> listJobStates(
+      const std::vector<uint64_t>& job_ids) = 0;
+  // DELETE /job/{sluid}[?signal=SIG]. Slurm's refusals (in `status[]`) become errors:
+  // kErrJobNotFound (2017), kErrAlreadyCompleting (2021), else kErrRejected.
+  virtual SlurmStatus cancel(const std::string& sluid,
+                             const std::optional<std::string>& signal) = 0;
+  virtual SlurmResult<std::vector<PartitionInfo>> listPartitions() = 0;
+  virtual SlurmResult<std::vector<NodeInfo>> listNodes() = 0;
+};
+
+}  // namespace tuneplane::slurm

@@ -1,0 +1,84 @@
+// See submit_body.h. Numbers that slurmrestd dumps as {set, infinite, number} are sent in
+// that form too (plain integers are also accepted, but the struct says "set" explicitly).
+#include "slurm/submit_body.h"
+
+#include <string>
+
+namespace tuneplane::slurm {
+namespace {
+
+nlohmann::json noValNumber(long long number) {
+  return {{"set", true}, {"infinite", false}, {"number", number}};
+}
+
+nlohmann::json componentJson(const launch::LaunchRequest& request, const launch::Component& c,
+                             const nlohmann::json& environment) {
+  nlohmann::json job = nlohmann::json::object();
+  job["name"] = request.job_name;
+  job["comment"] = request.identity.submit_token;
+  job["partition"] = c.partition;
+  if (c.constraint) job["constraints"] = *c.constraint;
+  if (c.gpus_per_node > 0) job["tres_per_node"] = tresPerNode(c);
+  job["cpus_per_task"] = c.cpus_per_node;
+  job["tasks_per_node"] = 1;
+  job["minimum_nodes"] = c.nodes;
+  job["maximum_nodes"] = c.nodes;
+  if (c.memory_mb > 0) job["memory_per_node"] = noValNumber(c.memory_mb);
+  // --tmp: MiB of node-local disk (TmpFS), like sbatch's default unit.
+  if (c.scratch_mb > 0) job["temporary_disk_per_node"] = c.scratch_mb;
+  if (c.time_limit.count() > 0) job["time_limit"] = noValNumber(c.time_limit.count());
+  job["requeue"] = false;
+  job["current_working_directory"] = request.attempt_dir;
+  job["environment"] = environment;
+  job["standard_output"] = schedulerLogPath(request.logs_dir, c.pool_name, ".out");
+  job["standard_error"] = schedulerLogPath(request.logs_dir, c.pool_name, ".err");
+  if (request.account) job["account"] = *request.account;
+  if (request.qos) job["qos"] = *request.qos;
+  return job;
+}
+
+}  // namespace
+
+std::string tresPerNode(const launch::Component& component) {
+  std::string tres = "gres/gpu:";
+  if (!component.gres_type.empty()) tres += component.gres_type + ":";
+  return tres + std::to_string(component.gpus_per_node);
+}
+
+std::string schedulerLogPath(const std::string& logs_dir, const std::string& pool,
+                             std::string_view suffix) {
+  std::string path = logs_dir;
+  if (path.empty() || path.back() != '/') path += '/';
+  path += pool;
+  path += suffix;
+  std::string escaped;
+  for (char c : path) {
+    escaped += c;
+    if (c == '%') escaped += '%';
+  }
+  return escaped;
+}
+
+nlohmann::json buildSubmitBody(const launch::LaunchRequest& request, const std::string& script) {
+  // The batch step's own environment: never the user's job variables (those reach only the
+  // container, through the script), plus who this attempt is.
+  nlohmann::json environment = nlohmann::json::array();
+  for (const auto& [name, value] : request.scheduler_environment) {
+    environment.push_back(name + "=" + value);
+  }
+  environment.push_back("TUNEPLANE_JOB_ID=" + request.identity.job_id);
+  environment.push_back("TUNEPLANE_ATTEMPT=" + std::to_string(request.identity.attempt));
+
+  nlohmann::json body = nlohmann::json::object();
+  body["script"] = script;
+  if (request.components.size() == 1) {
+    body["job"] = componentJson(request, request.components.front(), environment);
+  } else {
+    nlohmann::json jobs = nlohmann::json::array();
+    for (const auto& c : request.components) jobs.push_back(componentJson(request, c, environment));
+    body["jobs"] = std::move(jobs);
+  }
+  return body;
+}
+
+}  // namespace tuneplane::slurm

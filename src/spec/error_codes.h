@@ -1,0 +1,28 @@
+// The stable error codes of the spec module. Scripts and tests match on these strings, so
+// a code is never renamed or reused for another meaning. The site and registry parsers use
+// the same suffixes under their own prefixes ("site.", "registry.").
+#pragma once
+
+namespace tuneplane::spec::codes {
+
+inline constexpr const char* kParseError = "spec.parse_error";  // not YAML/JSON at all
+inline constexpr const char* kWrongType = "spec.wrong_type";    // e.g. a list where a map goes
+inline constexpr const char* kUnknownField = "spec.unknown_field";
+inline constexpr const char* kDuplicateKey = "spec.duplicate_key";  // same key twice in a map
+inline constexpr const char* kMissingField = "spec.missing_field";
+inline constexpr const char* kUnsupportedApiVersion = "spec.unsupported_api_version";
+inline constexpr const char* kUnknownKind = "spec.unknown_kind";
+inline constexpr const char* kInvalidName = "spec.invalid_name";  // DNS label, env name, …
+inline constexpr const char* kDuplicateName = "spec.duplicate_name";
+inline constexpr const char* kInvalidDuration = "spec.invalid_duration";
+inline constexpr const char* kNonPositive = "spec.non_positive";    // a count that must be >= 1
+inline constexpr const char* kNegative = "spec.negative";           // a count that must be >= 0
+inline constexpr const char* kOutOfRange = "spec.out_of_range";     // does not fit an int
+inline constexpr const char* kInvalidValue = "spec.invalid_value";  // not one of the choices
+inline constexpr const char* kEmptyList = "spec.empty_list";        // a list that needs entries
+inline constexpr const char* kEmptyString = "spec.empty_string";
+inline constexpr const char* kReservedEnv = "spec.reserved_env";  // TUNEPLANE_* / SLURM_*
+inline constexpr const char* kNulByte = "spec.nul_byte";          // cannot reach a process's argv
+inline constexpr const char* kUnreadableFile = "spec.unreadable_file";
+
+}  // namespace tuneplane::spec::codes

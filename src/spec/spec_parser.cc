@@ -1,0 +1,303 @@
+#include "spec/spec_parser.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "spec/error_codes.h"
+#include "spec/names.h"
+#include "spec/yaml_reader.h"
+
+namespace tuneplane::spec {
+namespace {
+
+using R = YamlReader;
+
+// Every check reports into the reader and carries on, so one pass finds every problem.
+class SpecParser {
+ public:
+  Checked<JobSpec> parse(std::string_view text) {
+    const auto root = r_.parseRoot(text);
+    if (!root) return failAll(r_.takeErrors());
+    r_.checkMap(*root, "", {"apiVersion", "kind", "metadata", "spec"});
+    parseHeader(*root);
+    const YAML::Node metadata = r_.require(*root, "metadata", "");
+    if (R::present(metadata)) parseMetadata(metadata, "metadata");
+    const YAML::Node body = r_.require(*root, "spec", "");
+    if (R::present(body) &&
+        r_.checkMap(body, "spec", {"framework", "resources", "data", "retry"})) {
+      const YAML::Node framework = r_.require(body, "framework", "spec");
+      if (R::present(framework)) parseFramework(framework, "spec.framework");
+      const YAML::Node resources = r_.require(body, "resources", "spec");
+      if (R::present(resources)) parseResources(resources, "spec.resources");
+      const YAML::Node data = R::get(body, "data");
+      if (R::present(data)) parseData(data, "spec.data");
+      const YAML::Node retry = R::get(body, "retry");
+      if (R::present(retry)) parseRetry(retry, "spec.retry");
+    }
+    if (r_.hasErrors()) return failAll(r_.takeErrors());
+    return std::move(spec_);
+  }
+
+ private:
+  void parseHeader(const YAML::Node& root) {
+    const YAML::Node api = r_.require(root, "apiVersion", "");
+    if (R::present(api)) {
+      if (auto v = r_.str(api, "apiVersion")) {
+        if (*v != kApiVersion) {
+          r_.report("unsupported_api_version", "apiVersion",
+                    "'" + *v + "' is not supported; use " + kApiVersion);
+        }
+        spec_.api_version = *v;
+      }
+    }
+    const YAML::Node kind = r_.require(root, "kind", "");
+    if (R::present(kind)) {
+      if (auto v = r_.str(kind, "kind")) {
+        if (*v == "TrainingJob") {
+          spec_.kind = JobKind::kTrainingJob;
+        } else if (*v == "Playground") {
+          spec_.kind = JobKind::kPlayground;
+        } else if (*v == "ModelDeployment") {
+          spec_.kind = JobKind::kModelDeployment;
+        } else {
+          r_.report("unknown_kind", "kind",
+                    "'" + *v + "' is not a kind (TrainingJob, Playground, ModelDeployment)");
+        }
+      }
+    }
+  }
+
+  void parseMetadata(const YAML::Node& node, const std::string& path) {
+    if (!r_.checkMap(node, path, {"name", "labels"})) return;
+    const YAML::Node name = r_.require(node, "name", path);
+    if (R::present(name)) {
+      if (auto v = r_.str(name, R::child(path, "name"))) {
+        if (!isDnsLabel(*v)) {
+          r_.report("invalid_name", R::child(path, "name"),
+                    "'" + *v +
+                        "' is not a DNS label (lower-case letters, digits and '-', starting and "
+                        "ending with a letter or digit, at most 63 characters)");
+        }
+        spec_.metadata.name = *v;
+      }
+    }
+    const YAML::Node labels = R::get(node, "labels");
+    if (R::present(labels)) {
+      const std::string labels_path = R::child(path, "labels");
+      if (auto v = r_.strMap(labels, labels_path)) {
+        for (const auto& [key, value] : *v) {
+          if (!isLabelKey(key)) {
+            r_.report("invalid_name", R::child(labels_path, key),
+                      "a label key is [prefix/]name, the name at most 63 letters, digits, '-', "
+                      "'_' or '.'");
+          }
+        }
+        spec_.metadata.labels = *v;
+      }
+    }
+  }
+
+  void parseFramework(const YAML::Node& node, const std::string& path) {
+    if (!r_.checkMap(node, path, {"name", "task", "runtime_id", "image", "command", "args", "env"}))
+      return;
+    Framework& f = spec_.framework;
+    for (auto [key, out] : {std::pair{"name", &f.name}, std::pair{"task", &f.task}}) {
+      const YAML::Node n = r_.require(node, key, path);
+      if (!R::present(n)) continue;
+      if (auto v = r_.str(n, R::child(path, key))) {
+        if (!isDnsLabel(*v)) {
+          r_.report("invalid_name", R::child(path, key),
+                    "'" + *v + "' must be lower-case letters, digits and '-'");
+        }
+        *out = *v;
+      }
+    }
+    f.runtime_id = nonEmpty(node, "runtime_id", path);
+    f.image = nonEmpty(node, "image", path);
+    const YAML::Node command = r_.require(node, "command", path);
+    if (R::present(command)) {
+      if (auto v = r_.strList(command, R::child(path, "command"), Text::kAnyScalar)) {
+        if (v->empty()) {
+          r_.report("empty_list", R::child(path, "command"), "needs at least the program to run");
+        } else if (v->front().empty()) {
+          r_.report("empty_string", R::index(R::child(path, "command"), 0),
+                    "the program to run is empty");
+        }
+        f.command = std::move(*v);
+      }
+    }
+    const YAML::Node args = R::get(node, "args");
+    if (R::present(args)) {
+      if (auto v = r_.strList(args, R::child(path, "args"), Text::kAnyScalar)) f.args = *v;
+    }
+    const YAML::Node env = R::get(node, "env");
+    if (R::present(env)) parseEnv(env, R::child(path, "env"));
+  }
+
+  void parseEnv(const YAML::Node& node, const std::string& path) {
+    auto env = r_.strMap(node, path);
+    if (!env) return;
+    for (const auto& [name, value] : *env) {
+      if (!isEnvName(name)) {
+        r_.report("invalid_name", R::child(path, name),
+                  "an environment variable name must match [A-Za-z_][A-Za-z0-9_]*");
+      } else if (isReservedEnvName(name)) {
+        r_.report("reserved_env", R::child(path, name),
+                  "names starting with TUNEPLANE_ or SLURM_ are set by the platform or Slurm");
+      }
+    }
+    spec_.framework.env = std::move(*env);
+  }
+
+  void parseResources(const YAML::Node& node, const std::string& path) {
+    if (!r_.checkMap(node, path, {"time_limit", "pools"})) return;
+    const std::string tl_path = R::child(path, "time_limit");
+    const YAML::Node tl = r_.require(node, "time_limit", path);
+    if (R::present(tl)) {
+      if (auto v = r_.str(tl, tl_path, Text::kAnyScalar)) {
+        const auto d = parseDuration(*v);
+        if (!d || d->count() <= 0 || d->count() % 60000 != 0) {
+          r_.report("invalid_duration", tl_path,
+                    "'" + *v +
+                        "' is not a positive whole number of minutes such as 90m, 2h, 1d or "
+                        "1h30m");
+        } else {
+          spec_.resources.time_limit = std::chrono::duration_cast<std::chrono::minutes>(*d);
+        }
+      }
+    }
+    const std::string pools_path = R::child(path, "pools");
+    const YAML::Node pools = r_.require(node, "pools", path);
+    if (!R::present(pools)) return;
+    if (!pools.IsSequence()) {
+      r_.report("wrong_type", pools_path, "must be a list of pools");
+      return;
+    }
+    if (pools.size() == 0) r_.report("empty_list", pools_path, "needs at least one pool");
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      const std::string p = R::index(pools_path, i);
+      Pool pool;
+      if (parsePool(pools[i], p, pool) && !pool.name.empty() && !names.insert(pool.name).second) {
+        r_.report("duplicate_name", R::child(p, "name"), "pool '" + pool.name + "' is named twice");
+      }
+      spec_.resources.pools.push_back(std::move(pool));
+    }
+  }
+
+  bool parsePool(const YAML::Node& node, const std::string& path, Pool& pool) {
+    if (!r_.checkMap(node, path,
+                     {"name", "gpu_series", "nodes", "gpus_per_node", "cpus", "memory_gb",
+                      "scratch_gb", "partition"}))
+      return false;
+    const YAML::Node name = r_.require(node, "name", path);
+    if (R::present(name)) {
+      if (auto v = r_.str(name, R::child(path, "name"))) {
+        if (!isDnsLabel(*v)) {
+          r_.report("invalid_name", R::child(path, "name"), "'" + *v + "' is not a DNS label");
+        }
+        pool.name = *v;
+      }
+    }
+    pool.gpu_series = nonEmpty(node, "gpu_series", path);
+    pool.partition = nonEmpty(node, "partition", path);
+    if (auto v = count(node, "nodes", path, 1, false)) pool.nodes = *v;
+    if (auto v = count(node, "gpus_per_node", path, 0, false)) pool.gpus_per_node = *v;
+    if (auto v = count(node, "cpus", path, 1, true)) pool.cpus = *v;
+    if (auto v = count(node, "memory_gb", path, 1, true)) pool.memory_gb = *v;
+    if (R::present(R::get(node, "scratch_gb")))
+      pool.scratch_gb = count(node, "scratch_gb", path, 0, false);
+    return true;
+  }
+
+  void parseData(const YAML::Node& node, const std::string& path) {
+    if (!r_.checkMap(node, path, {"volumes"})) return;
+    const YAML::Node volumes = R::get(node, "volumes");
+    if (!R::present(volumes)) return;
+    const std::string vpath = R::child(path, "volumes");
+    if (!volumes.IsSequence()) {
+      r_.report("wrong_type", vpath, "must be a list");
+      return;
+    }
+    // Entries are kept only to be named in launch/'s refusal; their inner shape belongs to
+    // backends that support volumes, so it is not checked here.
+    for (std::size_t i = 0; i < volumes.size(); ++i) {
+      const YAML::Node v = volumes[i];
+      const YAML::Node name = v.IsMap() ? R::get(v, "name") : v;
+      Volume volume{R::index(vpath, i)};
+      if (name.IsScalar() && name.Scalar().find('\0') == std::string::npos)
+        volume.name = name.Scalar();
+      spec_.data.volumes.push_back(std::move(volume));
+    }
+  }
+
+  void parseRetry(const YAML::Node& node, const std::string& path) {
+    if (!r_.checkMap(node, path, {"max_attempts", "backoff_seconds", "on"})) return;
+    if (auto v = count(node, "max_attempts", path, 1, false)) spec_.retry.max_attempts = *v;
+    if (auto v = count(node, "backoff_seconds", path, 0, false)) spec_.retry.backoff_seconds = *v;
+    const YAML::Node on = R::get(node, "on");
+    if (!R::present(on)) return;
+    if (auto v = r_.str(on, R::child(path, "on"))) {
+      if (*v == "infrastructure") {
+        spec_.retry.on = RetryOn::kInfrastructure;
+      } else if (*v == "any") {
+        spec_.retry.on = RetryOn::kAny;
+      } else if (*v == "never") {
+        spec_.retry.on = RetryOn::kNever;
+      } else {
+        r_.report("invalid_value", R::child(path, "on"),
+                  "'" + *v + "' is not one of infrastructure, any, never");
+      }
+    }
+  }
+
+  // An optional string that, when given, must not be empty.
+  std::optional<std::string> nonEmpty(const YAML::Node& map, std::string_view key,
+                                      const std::string& path) {
+    auto v = r_.optStr(map, key, path);
+    if (v && v->empty()) {
+      r_.report("empty_string", R::child(path, key), "must not be empty; omit it instead");
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  // An integer that must be >= min (1: non_positive, 0: negative). Absent → nullopt, and a
+  // missing_field report when required.
+  std::optional<int> count(const YAML::Node& map, std::string_view key, const std::string& path,
+                           int min, bool required) {
+    const YAML::Node node = required ? r_.require(map, key, path) : R::get(map, key);
+    if (!R::present(node)) return std::nullopt;
+    const std::string field = R::child(path, key);
+    const auto v = r_.int32(node, field);
+    if (!v) return std::nullopt;
+    if (*v < min) {
+      r_.report(min >= 1 ? "non_positive" : "negative", field,
+                "must be at least " + std::to_string(min) + ", not " + std::to_string(*v));
+      return std::nullopt;
+    }
+    return v;
+  }
+
+  YamlReader r_{"spec"};
+  JobSpec spec_;
+};
+
+}  // namespace
+
+Checked<JobSpec> parseJobSpec(std::string_view text) {
+  return SpecParser().parse(text);
+}
+
+Checked<JobSpec> loadJobSpecFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return failAll({Error{"spec.unreadable_file", path, "cannot read the spec file"}});
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parseJobSpec(text.str());
+}
+
+}  // namespace tuneplane::spec

@@ -1,0 +1,20 @@
+// launch.json: a faithful JSON form of launch::LaunchRequest, so a staged attempt records
+// exactly what was launched, and a later reader (retry, describe) can load it back.
+// Enums are written as their names ("pyxis", "sqsh"); environment pairs keep their order.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "launch/launch_request.h"
+
+namespace tuneplane::staging {
+
+inline constexpr int kLaunchJsonVersion = 1;
+
+nlohmann::json launchRequestToJson(const launch::LaunchRequest& request);
+
+// Errors: "staging.bad_launch_json" with the offending field in `field`.
+Result<launch::LaunchRequest> launchRequestFromJson(const nlohmann::json& json);
+
+}  // namespace tuneplane::staging

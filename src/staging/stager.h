@@ -1,0 +1,45 @@
+// Stages one attempt: writes launch.json, job.sh, submit.json and manifest.json plus the
+// writable logs/ and output/ folders (layout in staging_paths.h) into a temporary sibling,
+// fsyncs them, makes the files 0444 and the attempt dir 0555, then renames it into place.
+// A crash or an error therefore leaves no half-written attempt, and an existing attempt is
+// never overwritten. Credentials never reach a staged file: a LaunchRequest holds none.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "launch/launch_request.h"
+#include "staging/staging_fs.h"
+
+namespace tuneplane::staging {
+
+inline constexpr mode_t kFileMode = 0444;
+inline constexpr mode_t kAttemptDirMode = 0555;
+inline constexpr mode_t kWritableDirMode = 0755;  // logs/ and output/
+inline constexpr mode_t kParentDirMode = 0755;    // jobs/<id>/attempts/ when created
+
+struct StagedFile {
+  std::string sha256;  // lower-case hex
+  std::size_t bytes = 0;
+};
+
+struct StagedAttempt {
+  std::string dir;                          // the attempt dir, now read-only
+  std::map<std::string, StagedFile> files;  // name → digest; what manifest.json holds
+};
+
+// REQUIRES: request.attempt_dir is a clean absolute path (isCleanAbsolutePath).
+// Errors: "staging.invalid_attempt_dir", "staging.attempt_exists", "staging.io".
+Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const std::string& script,
+                                   const nlohmann::json& submit_body, StagingFs& fs);
+
+// The manifest as written: {"version":1,"files":{"job.sh":{"sha256":…,"bytes":…},…}}.
+nlohmann::json manifestJson(const StagedAttempt& attempt);
+
+// Lower-case hex SHA-256 of `data`.
+std::string sha256Hex(const std::string& data);
+
+}  // namespace tuneplane::staging

@@ -1,0 +1,145 @@
+// PosixStagingFs: the real filesystem calls behind the staging seam.
+#include "staging/staging_fs.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+namespace tuneplane::staging {
+namespace {
+
+tl::unexpected<Error> ioError(const std::string& what, const std::string& path, int err) {
+  return fail("staging.io", path, what + " '" + path + "' failed: " + std::strerror(err));
+}
+
+// Closes an fd on every path out of a scope.
+class FdCloser {
+ public:
+  explicit FdCloser(int fd) : fd_(fd) {}
+  ~FdCloser() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FdCloser(const FdCloser&) = delete;
+  FdCloser& operator=(const FdCloser&) = delete;
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Status PosixStagingFs::makeDirs(const std::string& path, mode_t mode) {
+  // Walk from the root so each missing directory is created with `mode` (not the umask of
+  // std::filesystem::create_directories, which sets no mode).
+  std::string prefix;
+  std::size_t pos = 0;
+  while (pos != std::string::npos) {
+    const std::size_t next = path.find('/', pos + 1);
+    prefix = path.substr(0, next);
+    pos = next;
+    if (prefix.empty()) continue;
+    if (::mkdir(prefix.c_str(), mode) != 0 && errno != EEXIST) {
+      return ioError("mkdir", prefix, errno);
+    }
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return ioError("stat", path, errno);
+  if (!S_ISDIR(st.st_mode)) return fail("staging.io", path, "'" + path + "' is not a directory");
+  return ok();
+}
+
+Result<std::string> PosixStagingFs::makeTempDir(const std::string& prefix) {
+  std::vector<char> buf(prefix.begin(), prefix.end());
+  for (char c : std::string_view("XXXXXX")) buf.push_back(c);
+  buf.push_back('\0');
+  if (::mkdtemp(buf.data()) == nullptr) return ioError("mkdtemp", prefix + "XXXXXX", errno);
+  return std::string(buf.data());
+}
+
+Status PosixStagingFs::makeDir(const std::string& path, mode_t mode) {
+  if (::mkdir(path.c_str(), mode) != 0) return ioError("mkdir", path, errno);
+  // mkdir's mode is filtered by the umask; the layout's modes are part of its contract.
+  return changeMode(path, mode);
+}
+
+Status PosixStagingFs::writeFile(const std::string& path, const std::string& content, mode_t mode) {
+  const int raw = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  if (raw < 0) return ioError("create", path, errno);
+  FdCloser closer(raw);
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = ::write(raw, content.data() + written, content.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ioError("write", path, errno);
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  if (::fsync(raw) != 0) return ioError("fsync", path, errno);
+  if (::close(closer.release()) != 0) return ioError("close", path, errno);
+  return ok();
+}
+
+Status PosixStagingFs::changeMode(const std::string& path, mode_t mode) {
+  if (::chmod(path.c_str(), mode) != 0) return ioError("chmod", path, errno);
+  return ok();
+}
+
+Status PosixStagingFs::syncDir(const std::string& path) {
+  const int raw = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (raw < 0) return ioError("open", path, errno);
+  FdCloser closer(raw);
+  if (::fsync(raw) != 0) return ioError("fsync", path, errno);
+  return ok();
+}
+
+Status PosixStagingFs::renameNoReplace(const std::string& from, const std::string& to) {
+  if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) {
+    return ok();
+  }
+  int err = errno;
+  if (err == EINVAL || err == ENOSYS) {
+    // The filesystem has no RENAME_NOREPLACE (some NFS servers). rename(2) of a directory
+    // still refuses a non-empty target (ENOTEMPTY/EEXIST), and a staged attempt is never
+    // empty; the check below narrows the window for an empty directory put there by hand.
+    if (exists(to)) return fail("staging.attempt_exists", to, "'" + to + "' already exists");
+    if (::rename(from.c_str(), to.c_str()) == 0) return ok();
+    err = errno;
+  }
+  if (err == EEXIST || err == ENOTEMPTY) {
+    return fail("staging.attempt_exists", to,
+                "attempt directory '" + to + "' already exists; it is never overwritten");
+  }
+  return ioError("rename to", to, err);
+}
+
+bool PosixStagingFs::exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
+
+void PosixStagingFs::removeTree(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  // A non-root user cannot delete entries of a 0555 directory: restore write access first.
+  if (fs::is_directory(fs::symlink_status(path, ec))) {
+    ::chmod(path.c_str(), 0700);
+    for (auto it = fs::recursive_directory_iterator(path, ec);
+         !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_directory(ec) && !it->is_symlink(ec)) ::chmod(it->path().c_str(), 0700);
+    }
+  }
+  fs::remove_all(path, ec);
+}
+
+}  // namespace tuneplane::staging

@@ -1,0 +1,56 @@
+// Where an attempt lives on the shared filesystem. Pure path builders: no I/O. Every id
+// that becomes a path component is validated here, so nothing can traverse out of the
+// staging root ("..", "/", empty components).
+//
+//   <staging_root>/
+//   └── jobs/
+//       └── <job_id>/                  e.g. hello-tuneplane-1a2b3c4d (launch::isValidJobId)
+//           └── attempts/
+//               ├── .<n>.staging-XXXXXX  a stage in progress (removed on error; never read)
+//               └── <n>/               1-based; written once, then read-only (0555)
+//                   ├── launch.json    the LaunchRequest snapshot (0444)
+//                   ├── job.sh         the rendered batch script (0444)
+//                   ├── submit.json    the slurmrestd submit body (0444)
+//                   ├── manifest.json  sha256 + size of each file above (0444)
+//                   ├── logs/          Slurm writes each component's stdout/stderr here (writable)
+//                   └── output/        the job's results (writable)
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+
+namespace tuneplane::staging {
+
+inline constexpr std::string_view kJobsDir = "jobs";
+inline constexpr std::string_view kAttemptsDir = "attempts";
+inline constexpr std::string_view kLaunchFile = "launch.json";
+inline constexpr std::string_view kScriptFile = "job.sh";
+inline constexpr std::string_view kSubmitFile = "submit.json";
+inline constexpr std::string_view kManifestFile = "manifest.json";
+inline constexpr std::string_view kLogsDir = "logs";
+inline constexpr std::string_view kOutputDir = "output";
+
+// True when `path` is absolute and has no empty, "." or ".." component (a trailing "/" is
+// not allowed either), so joining a validated component to it cannot escape it.
+bool isCleanAbsolutePath(std::string_view path);
+
+// <root>/jobs/<job_id>. Errors: "staging.invalid_root", "staging.invalid_job_id".
+Result<std::string> jobDir(std::string_view staging_root, std::string_view job_id);
+
+// <root>/jobs/<job_id>/attempts/<attempt>. Errors: those of jobDir, "staging.invalid_attempt".
+Result<std::string> attemptDir(std::string_view staging_root, std::string_view job_id, int attempt);
+
+// <attempt_dir>/<name>; REQUIRES: attempt_dir came from attemptDir or passed
+// isCleanAbsolutePath, and name is one of the constants above.
+std::string attemptFile(std::string_view attempt_dir, std::string_view name);
+
+// Prefix of the temporary sibling a stage is built in: ".<basename>.staging-". Temporary
+// directories start with "." so they never look like an attempt number.
+std::string stagingTempPrefix(std::string_view attempt_dir);
+
+// The parent directory of a clean absolute path ("/a/b" → "/a"; "/a" → "/").
+std::string parentDir(std::string_view path);
+
+}  // namespace tuneplane::staging

@@ -1,0 +1,239 @@
+#include "catalog/site_loader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "temp_dir.h"
+
+namespace tuneplane::catalog {
+namespace {
+
+using ::testing::HasSubstr;
+using tuneplane::testing::TempDir;
+
+constexpr const char* kMinimalSite = R"(slurm:
+  url: http://127.0.0.1:6820
+  user: tp
+  token_file: /etc/tp/token
+container_runtime: pyxis
+staging_root: /shared/attempts
+)";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "test bug: '" << from << "' not in the base text";
+    return text;
+  }
+  return text.replace(at, from.size(), to);
+}
+
+std::string examples(const std::string& name) {
+  return (std::filesystem::path(TUNEPLANE_SOURCE_DIR) / "examples" / name).string();
+}
+
+TEST(SiteLoader, ReadsThePyxisExampleCompletely) {
+  const auto site = loadSiteConfigFile(examples("site.yaml"));
+  ASSERT_TRUE(site.has_value()) << site.error().front().describe();
+  EXPECT_EQ(site->slurm.url, "https://slurm-rest.example.org:6820");
+  EXPECT_EQ(site->slurm.api_version, "v0.0.45");
+  EXPECT_EQ(site->slurm.user, "tuneplane");
+  EXPECT_EQ(site->slurm.token_file, std::nullopt);
+  EXPECT_EQ(site->slurm.jwt_key_file, "/shared/tuneplane/secrets/jwt_hs256.key");
+  EXPECT_EQ(site->slurm.token_lifespan, std::chrono::seconds(1800));
+  EXPECT_EQ(site->slurm.account, "ml-research");
+  EXPECT_EQ(site->slurm.qos, "normal");
+  EXPECT_EQ(site->slurm.job_environment.at("PATH"), "/usr/local/bin:/usr/bin:/bin");
+  EXPECT_EQ(site->slurm.connect_timeout, std::chrono::milliseconds(5000));
+  EXPECT_EQ(site->slurm.request_timeout, std::chrono::milliseconds(30000));
+  EXPECT_EQ(site->partitions.gpu, "gpu");
+  EXPECT_EQ(site->partitions.cpu, "cpu");
+  ASSERT_EQ(site->gpu_series.size(), 3u);
+  EXPECT_EQ(site->gpu_series[1].slurm_constraint, "a100&ib");
+  EXPECT_EQ(site->gpu_series[1].gpus_per_node, 4);
+  EXPECT_EQ(site->gpu_series[1].gres_type, "a100");
+  EXPECT_EQ(site->gpu_series[2].slurm_constraint, std::nullopt);  // legal here
+  EXPECT_EQ(site->container_runtime, ContainerRuntime::kPyxis);
+  EXPECT_EQ(site->staging_root, "/shared/tuneplane/attempts");
+  ASSERT_EQ(site->mounts.size(), 2u);
+  EXPECT_EQ(site->mounts[0].source, "/shared/datasets");
+  EXPECT_EQ(site->mounts[0].target, "/datasets");
+  EXPECT_TRUE(site->mounts[0].read_only);
+  // Relative to the site file's directory, not the working directory.
+  EXPECT_EQ(site->runtime_registry_file, examples("runtimes.yaml"));
+  EXPECT_EQ(site->ray.max_worker_port, 10999);
+  EXPECT_EQ(site->ray.join_timeout_seconds, 300);
+  ASSERT_NE(site->findGpuSeries("h100"), nullptr);
+  EXPECT_EQ(site->findGpuSeries("h100")->slurm_constraint, "h100");
+  EXPECT_EQ(site->findGpuSeries("v100"), nullptr);
+}
+
+TEST(SiteLoader, ReadsTheApptainerExample) {
+  const auto site = loadSiteConfigFile(examples("site-apptainer.yaml"));
+  ASSERT_TRUE(site.has_value()) << site.error().front().describe();
+  EXPECT_EQ(site->container_runtime, ContainerRuntime::kApptainer);
+  EXPECT_EQ(site->slurm.url, "unix:///run/slurmrestd/slurmrestd.socket");
+  EXPECT_EQ(site->slurm.token_file, "/shared/tuneplane/secrets/slurm.jwt");
+  EXPECT_EQ(site->partitions.cpu, "batch");
+  EXPECT_TRUE(site->slurm.job_environment.empty());
+}
+
+TEST(SiteLoader, DefaultsForOptionalSections) {
+  const auto site = parseSiteConfig(kMinimalSite);
+  ASSERT_TRUE(site.has_value()) << site.error().front().describe();
+  EXPECT_EQ(site->partitions.gpu, "gpu");
+  EXPECT_EQ(site->ray.port, 6379);
+  EXPECT_TRUE(site->gpu_series.empty());
+  EXPECT_EQ(site->slurm.token_lifespan, std::chrono::seconds(1800));
+}
+
+TEST(SiteLoader, RelativePathsResolveAgainstTheSiteFilesDirectory) {
+  TempDir dir;
+  const std::string text = replaced(kMinimalSite, "token_file: /etc/tp/token",
+                                    "token_file: secrets/token\n  ca_file: ../ca.pem") +
+                           "runtime_registry_file: runtimes.json\n";
+  const auto site = loadSiteConfigFile(dir.write("site.yaml", text));
+  ASSERT_TRUE(site.has_value()) << site.error().front().describe();
+  EXPECT_EQ(site->slurm.token_file, dir.path() + "/secrets/token");
+  EXPECT_EQ(site->slurm.ca_file,
+            std::filesystem::path(dir.path()).parent_path().string() + "/ca.pem");
+  EXPECT_EQ(site->runtime_registry_file, dir.path() + "/runtimes.json");
+  // Without a file there is no directory to resolve against: refused, not guessed.
+  const auto from_text = parseSiteConfig(text);
+  ASSERT_FALSE(from_text.has_value());
+  EXPECT_EQ(from_text.error()[0].code, "site.invalid_path");
+}
+
+TEST(SiteLoader, TokenLifespanTakesSecondsOrADuration) {
+  auto seconds = parseSiteConfig(replaced(kMinimalSite, "token_file: /etc/tp/token",
+                                          "jwt_key_file: /k\n  token_lifespan: 600"));
+  ASSERT_TRUE(seconds.has_value());
+  EXPECT_EQ(seconds->slurm.token_lifespan, std::chrono::seconds(600));
+  auto text = parseSiteConfig(replaced(kMinimalSite, "token_file: /etc/tp/token",
+                                       "jwt_key_file: /k\n  token_lifespan: 1h"));
+  ASSERT_TRUE(text.has_value());
+  EXPECT_EQ(text->slurm.token_lifespan, std::chrono::seconds(3600));
+}
+
+struct Row {
+  const char* rule;
+  std::string text;
+  const char* code;
+  const char* field;
+};
+
+std::vector<Row> siteRows() {
+  const std::string m = kMinimalSite;
+  auto r = [&](const std::string& from, const std::string& to) { return replaced(m, from, to); };
+  return {
+      {"not yaml", "slurm: {", "site.parse_error", ""},
+      {"unknown key", m + "colour: blue\n", "site.unknown_field", "colour"},
+      {"missing slurm",
+       r("slurm:\n  url: http://127.0.0.1:6820\n  user: tp\n  token_file: /etc/tp/token\n", ""),
+       "site.missing_field", "slurm"},
+      {"missing url", r("  url: http://127.0.0.1:6820\n", ""), "site.missing_field", "slurm.url"},
+      {"bad url", r("http://127.0.0.1:6820", "ftp://x"), "site.invalid_url", "slurm.url"},
+      {"other api version", r("  user: tp", "  user: tp\n  api_version: v0.0.44"),
+       "site.unsupported_api_version", "slurm.api_version"},
+      {"both token sources", r("  user: tp", "  user: tp\n  jwt_key_file: /k"),
+       "site.conflicting_fields", "slurm.jwt_key_file"},
+      {"no token source", r("  token_file: /etc/tp/token\n", ""), "site.missing_field",
+       "slurm.token_file"},
+      {"bad lifespan", r("  user: tp", "  user: tp\n  token_lifespan: soon"),
+       "site.invalid_duration", "slurm.token_lifespan"},
+      {"zero timeout", r("  user: tp", "  user: tp\n  connect_timeout: 0"), "site.invalid_duration",
+       "slurm.connect_timeout"},
+      {"cert without key", r("  user: tp", "  user: tp\n  client_cert: /c"), "site.missing_field",
+       "slurm.client_key"},
+      {"bad job_environment name", r("  user: tp", "  user: tp\n  job_environment: {A-B: x}"),
+       "site.invalid_name", "slurm.job_environment.A-B"},
+      {"missing container_runtime", r("container_runtime: pyxis\n", ""), "site.missing_field",
+       "container_runtime"},
+      {"other container runtime", r("runtime: pyxis", "runtime: docker"), "site.invalid_value",
+       "container_runtime"},
+      {"relative staging root", r("/shared/attempts", "shared/attempts"), "site.invalid_path",
+       "staging_root"},
+      {"mount source relative", m + "mounts: [{source: data, target: /data}]\n",
+       "site.invalid_path", "mounts[0].source"},
+      {"mount with comma", m + "mounts: [{source: '/a,b', target: /data}]\n", "site.invalid_path",
+       "mounts[0].source"},
+      {"mount with colon", m + "mounts: [{source: /a, target: /d:ro}]\n", "site.invalid_path",
+       "mounts[0].target"},
+      {"mount with ..", m + "mounts: [{source: /a/../etc, target: /d}]\n", "site.invalid_path",
+       "mounts[0].source"},
+      {"mount read_only not bool", m + "mounts: [{source: /a, target: /d, read_only: maybe}]\n",
+       "site.wrong_type", "mounts[0].read_only"},
+      {"series without gpus_per_node", m + "gpu_series: [{name: h100, slurm_constraint: h100}]\n",
+       "site.missing_field", "gpu_series[0].gpus_per_node"},
+      {"series zero gpus", m + "gpu_series: [{name: h100, gpus_per_node: 0}]\n",
+       "site.non_positive", "gpu_series[0].gpus_per_node"},
+      {"series named twice",
+       m + "gpu_series: [{name: h100, gpus_per_node: 8}, {name: h100, gpus_per_node: 4}]\n",
+       "site.duplicate_name", "gpu_series[1].name"},
+      {"empty constraint",
+       m + "gpu_series: [{name: h100, gpus_per_node: 8, slurm_constraint: ''}]\n",
+       "site.invalid_value", "gpu_series[0].slurm_constraint"},
+      {"gres type with colon",
+       m + "gpu_series: [{name: h100, gpus_per_node: 8, gres_type: 'a:b'}]\n", "site.invalid_name",
+       "gpu_series[0].gres_type"},
+      {"port out of range", m + "ray: {port: 70000}\n", "site.invalid_port", "ray.port"},
+      {"worker ports reversed", m + "ray: {min_worker_port: 2000, max_worker_port: 1000}\n",
+       "site.invalid_port", "ray.max_worker_port"},
+      {"zero join timeout", m + "ray: {join_timeout_seconds: 0}\n", "site.non_positive",
+       "ray.join_timeout_seconds"},
+      {"NUL in user", r("user: tp", "user: \"t\\0p\""), "site.nul_byte", "slurm.user"},
+  };
+}
+
+TEST(SiteLoader, EachSiteRuleHasItsCodeAndField) {
+  for (const Row& row : siteRows()) {
+    SCOPED_TRACE(row.rule);
+    const auto site = parseSiteConfig(row.text);
+    ASSERT_FALSE(site.has_value());
+    ASSERT_EQ(site.error().size(), 1u)
+        << site.error()[0].describe() << " / " << site.error().back().describe();
+    EXPECT_EQ(site.error()[0].code, row.code) << site.error()[0].describe();
+    EXPECT_EQ(site.error()[0].field, row.field) << site.error()[0].describe();
+  }
+}
+
+TEST(SiteLoader, ReportsEveryErrorInOnePass) {
+  const auto site = parseSiteConfig(
+      "slurm: {url: x, user: u}\ncontainer_runtime: docker\n"
+      "staging_root: rel\nextra: 1\n");
+  ASSERT_FALSE(site.has_value());
+  EXPECT_EQ(site.error().size(), 5u);  // url, token source, runtime, staging_root, extra
+}
+
+TEST(SiteLoader, MissingFile) {
+  const auto site = loadSiteConfigFile("/nonexistent/site.yaml");
+  ASSERT_FALSE(site.has_value());
+  EXPECT_EQ(site.error()[0].code, "site.unreadable_file");
+}
+
+TEST(SitePaths, RegistryPathPrefersTheEnvironment) {
+  SiteConfig site;
+  site.runtime_registry_file = "/site/runtimes.yaml";
+  EXPECT_EQ(registryPath(site, std::string("/env/r.yaml")).value(), "/env/r.yaml");
+  EXPECT_EQ(registryPath(site, std::string("")).value(), "/site/runtimes.yaml");
+  EXPECT_EQ(registryPath(site, std::nullopt).value(), "/site/runtimes.yaml");
+  site.runtime_registry_file.reset();
+  const auto none = registryPath(site, std::nullopt);
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().code, "site.no_runtime_registry");
+}
+
+TEST(SitePaths, SiteFilePathPrefersTheFlag) {
+  EXPECT_EQ(siteFilePath(std::string("/flag.yaml"), std::string("/env.yaml")).value(),
+            "/flag.yaml");
+  EXPECT_EQ(siteFilePath(std::nullopt, std::string("/env.yaml")).value(), "/env.yaml");
+  const auto none = siteFilePath(std::nullopt, std::string(""));
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().code, "site.no_site_file");
+  EXPECT_THAT(none.error().message, HasSubstr("TUNEPLANE_SITE_FILE"));
+}
+
+}  // namespace
+}  // namespace tuneplane::catalog

@@ -1,0 +1,112 @@
+// The launch pipeline in-process: site context from flag or environment, prepare with an
+// injected random source, and stage — whose files never contain the site's token.
+#include "cli/launch_pipeline.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "catalog/artifact_verifier.h"
+#include "cli_fixture.h"
+#include "launch/attempt_identity.h"
+#include "staging/staging_paths.h"
+
+namespace tuneplane::cli {
+namespace {
+
+using testing::CliFixture;
+using testing::cpuSpec;
+
+class ZeroRandomSource final : public launch::RandomSource {
+ public:
+  Status fill(std::span<std::uint8_t> out) override {
+    for (auto& b : out) b = 0xab;
+    return ok();
+  }
+};
+
+class LaunchPipelineTest : public CliFixture {
+ protected:
+  SiteContext context() {
+    auto loaded = loadSiteContext(site(), SiteEnvironment{});
+    EXPECT_TRUE(loaded) << (loaded ? "" : loaded.error().front().describe());
+    return loaded ? *loaded : SiteContext{};
+  }
+  catalog::ArtifactVerifier verifier_;
+  ZeroRandomSource random_;
+};
+
+TEST_F(LaunchPipelineTest, SiteContextFromFlagOrEnvironment) {
+  auto from_env = loadSiteContext(std::nullopt, SiteEnvironment{site(), std::nullopt});
+  ASSERT_TRUE(from_env) << from_env.error().front().describe();
+  EXPECT_EQ(from_env->site_path, site());
+  EXPECT_NE(from_env->registry.find("custom-demo"), nullptr);
+
+  auto none = loadSiteContext(std::nullopt, SiteEnvironment{});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().front().code, "cli.no_site");
+  auto empty = loadSiteContext(std::string(), SiteEnvironment{std::string(), std::nullopt});
+  ASSERT_FALSE(empty);
+  EXPECT_EQ(empty.error().front().code, "cli.no_site");
+}
+
+TEST_F(LaunchPipelineTest, PrepareBuildsIdentityAttemptDirScriptAndBody) {
+  auto prepared =
+      prepare(spec("job.yaml", cpuSpec()), context(), PrepareOptions{}, verifier_, random_);
+  ASSERT_TRUE(prepared) << prepared.error().front().describe();
+  const auto& request = prepared->request;
+  EXPECT_EQ(request.identity.job_id, "hello-abababab");
+  std::string token = "tp-";
+  for (int i = 0; i < 16; ++i) token += "ab";
+  EXPECT_EQ(request.identity.submit_token, token);
+  EXPECT_EQ(request.identity.attempt, 1);
+  EXPECT_EQ(request.attempt_dir, dir_ + "/staging/jobs/hello-abababab/attempts/1");
+  EXPECT_TRUE(prepared->script.starts_with("#!"));
+  EXPECT_TRUE(prepared->submit_body.contains("job"));
+  EXPECT_EQ(prepared->submit_body["script"], prepared->script);
+}
+
+TEST_F(LaunchPipelineTest, StageWritesTheAttemptAndNeverTheToken) {
+  PrepareOptions options;
+  options.attempt = 2;
+  auto prepared = prepare(spec("job.yaml", cpuSpec()), context(), options, verifier_, random_);
+  ASSERT_TRUE(prepared) << prepared.error().front().describe();
+  auto staged = stage(*prepared);
+  ASSERT_TRUE(staged) << staged.error().describe();
+  EXPECT_EQ(staged->dir, dir_ + "/staging/jobs/hello-abababab/attempts/2");
+
+  int scanned = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir_ + "/staging")) {
+    if (!entry.is_regular_file()) continue;
+    ++scanned;
+    const std::string content = testing::readFile(entry.path());
+    EXPECT_EQ(content.find(testing::kSentinelToken), std::string::npos) << entry.path();
+    EXPECT_EQ(content.find("token.jwt"), std::string::npos) << entry.path();
+  }
+  EXPECT_EQ(scanned, 4);
+  EXPECT_EQ(testing::readFile(staging::attemptFile(staged->dir, staging::kScriptFile)),
+            prepared->script);
+
+  // Same attempt again: refused, the staged one untouched.
+  auto again = stage(*prepared);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, "staging.attempt_exists");
+}
+
+TEST_F(LaunchPipelineTest, OptionAndSpecErrorsAreReportedTogether) {
+  PrepareOptions options;
+  options.attempt = 0;
+  options.job_id = "x";
+  auto prepared = prepare(spec("bad.yaml", cpuSpec("custom-demo", "        colour: blue\n")),
+                          context(), options, verifier_, random_);
+  ASSERT_FALSE(prepared);
+  std::set<std::string> codes;
+  for (const auto& e : prepared.error()) codes.insert(e.code);
+  EXPECT_TRUE(codes.count("cli.invalid_attempt"));
+  EXPECT_TRUE(codes.count("cli.invalid_job_id"));
+  EXPECT_TRUE(codes.count("spec.unknown_field"));
+}
+
+}  // namespace
+}  // namespace tuneplane::cli

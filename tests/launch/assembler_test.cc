@@ -1,0 +1,174 @@
+#include "launch/assembler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "catalog/artifact_verifier.h"
+#include "catalog/site_loader.h"
+#include "fixtures.h"
+
+namespace tuneplane::launch {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::Pair;
+using namespace tuneplane::launch::testing;
+
+TEST(Assembler, GpuJobIsFullyExplicit) {
+  const auto req =
+      assembleLaunch(parsed(kGpuSpec), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  EXPECT_EQ(req->job_name, "job");
+  EXPECT_EQ(req->identity.job_id, "job-0001");
+  EXPECT_EQ(req->identity.attempt, 2);
+  EXPECT_EQ(req->identity.submit_token, "tok-abc");
+  EXPECT_EQ(req->framework, "custom/custom");
+  EXPECT_EQ(req->container_runtime, catalog::ContainerRuntime::kPyxis);
+  EXPECT_EQ(req->artifact.path, "/shared/rt/custom-torch.sqsh");
+  EXPECT_EQ(req->artifact.format, catalog::ArtifactFormat::kSqsh);
+  EXPECT_EQ(req->artifact.sha256, std::string(64, 'a'));
+  EXPECT_EQ(req->attempt_dir, kAttemptDir);
+  EXPECT_EQ(req->logs_dir, std::string(kAttemptDir) + "/logs");
+  EXPECT_EQ(req->output_dir, std::string(kAttemptDir) + "/output");
+  EXPECT_EQ(req->container_attempt_dir, kAttemptDir);
+  EXPECT_EQ(req->container_output_dir, std::string(kAttemptDir) + "/output");
+  EXPECT_THAT(req->mounts, ElementsAre(Mount{"/shared/data", "/data", true},
+                                       Mount{"/shared/scratch", "/scratch", false},
+                                       Mount{kAttemptDir, kAttemptDir, true},
+                                       Mount{std::string(kAttemptDir) + "/output",
+                                             std::string(kAttemptDir) + "/output", false}));
+  ASSERT_EQ(req->components.size(), 1u);
+  const Component& c = req->components[0];
+  EXPECT_EQ(c.pool_name, "main");
+  EXPECT_EQ(c.partition, "gpu-part");
+  EXPECT_EQ(c.constraint, "h100&ib");
+  EXPECT_EQ(c.nodes, 2);
+  EXPECT_EQ(c.gpus_per_node, 8);
+  EXPECT_EQ(c.gres_type, "h100");
+  EXPECT_EQ(c.cpus_per_node, 16);
+  EXPECT_EQ(c.memory_mb, 64 * 1024);
+  EXPECT_EQ(c.scratch_mb, 0);
+  EXPECT_EQ(c.time_limit, std::chrono::minutes(120));
+  EXPECT_TRUE(req->uses_gpus);
+  EXPECT_THAT(req->command, ElementsAre("python", "train.py", "--epochs", "3"));
+  EXPECT_THAT(req->environment,
+              ElementsAre(Pair("ALPHA", "a"), Pair("ZED", "z"),
+                          Pair("TUNEPLANE_JOB_ID", "job-0001"), Pair("TUNEPLANE_ATTEMPT", "2"),
+                          Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output")));
+  EXPECT_THAT(req->scheduler_environment,
+              ElementsAre(Pair("LANG", "C.UTF-8"), Pair("PATH", "/opt/slurm/bin:/usr/bin")));
+  EXPECT_EQ(req->account, "acct");
+  EXPECT_EQ(req->qos, "high");
+  EXPECT_EQ(req->ray.port, 7000);
+}
+
+TEST(Assembler, CpuOnlyJobUsesTheCpuPartitionAndNoGpus) {
+  catalog::SiteConfig site = testSite();
+  site.slurm.job_environment.clear();
+  site.slurm.account.reset();
+  const auto req = assembleLaunch(parsed(kCpuSpec), site, testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  ASSERT_EQ(req->components.size(), 1u);
+  EXPECT_EQ(req->components[0].partition, "cpu-part");
+  EXPECT_EQ(req->components[0].constraint, std::nullopt);
+  EXPECT_EQ(req->components[0].gpus_per_node, 0);
+  EXPECT_EQ(req->components[0].cpus_per_node, 4);
+  EXPECT_EQ(req->components[0].memory_mb, 8192);
+  EXPECT_EQ(req->components[0].time_limit, std::chrono::minutes(30));
+  EXPECT_FALSE(req->uses_gpus);
+  EXPECT_EQ(req->account, std::nullopt);
+  // slurmrestd refuses an empty environment: a safe PATH stands in.
+  EXPECT_THAT(req->scheduler_environment,
+              ElementsAre(Pair("PATH", "/usr/local/bin:/usr/bin:/bin")));
+}
+
+TEST(Assembler, PoolPartitionAndScratchAreKept) {
+  const std::string text =
+      replaced(replaced(kGpuSpec, "memory_gb: 64", "memory_gb: 64\n        scratch_gb: 100"),
+               "nodes: 2", "nodes: 2\n        partition: spot");
+  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  EXPECT_EQ(req->components[0].partition, "spot");
+  EXPECT_EQ(req->components[0].scratch_mb, 100 * 1024);
+}
+
+TEST(Assembler, HeterogeneousJobHasOneComponentPerPoolInOrder) {
+  const std::string text = std::string(kGpuSpec) +
+                           "      - {name: second, gpu_series: a100, gpus_per_node: 2, cpus: 8, "
+                           "memory_gb: 32, partition: other}\n";
+  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  ASSERT_EQ(req->components.size(), 2u);
+  EXPECT_EQ(req->components[0].pool_name, "main");
+  EXPECT_EQ(req->components[0].constraint, "h100&ib");
+  EXPECT_EQ(req->components[1].pool_name, "second");
+  EXPECT_EQ(req->components[1].constraint, "a100");
+  EXPECT_EQ(req->components[1].gres_type, "");
+  EXPECT_EQ(req->components[1].partition, "other");
+  EXPECT_EQ(req->components[1].nodes, 1);
+}
+
+TEST(Assembler, ApptainerSiteTakesSifRuntimes) {
+  catalog::SiteConfig site = testSite();
+  site.container_runtime = catalog::ContainerRuntime::kApptainer;
+  const std::string text =
+      replaced(replaced(replaced(kGpuSpec, "runtime_id: custom-torch", "runtime_id: lf-sif"),
+                        "name: custom", "name: llamafactory"),
+               "task: custom", "task: sft");
+  const auto req = assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  EXPECT_EQ(req->artifact.format, catalog::ArtifactFormat::kSif);
+  EXPECT_EQ(req->container_runtime, catalog::ContainerRuntime::kApptainer);
+  EXPECT_EQ(req->framework, "llamafactory/sft");
+}
+
+TEST(Assembler, ReportsEveryViolationAtOnce) {
+  const std::string text =
+      replaced(replaced(replaced(kGpuSpec, "kind: TrainingJob", "kind: Playground"),
+                        "runtime_id: custom-torch", "image: nvcr.io/x:1"),
+               "  resources:", "  data: {volumes: [{name: a}]}\n  resources:");
+  std::string with_bad_series = replaced(text, "gpu_series: h100", "gpu_series: l40s");
+  with_bad_series = replaced(with_bad_series, "gpus_per_node: 8", "gpus_per_node: 4");
+  const auto req =
+      assembleLaunch(parsed(with_bad_series), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_FALSE(req.has_value());
+  std::vector<std::string> codes;
+  for (const Error& e : req.error()) codes.push_back(e.code);
+  EXPECT_THAT(codes, ::testing::UnorderedElementsAre(
+                         "launch.kind_not_supported", "launch.volumes_not_supported",
+                         "launch.image_not_supported", "launch.runtime_id_required",
+                         "launch.gpu_series_without_constraint"));
+}
+
+TEST(Assembler, PrepareDoesNotReadTheArtifactWhenAssemblyFails) {
+  catalog::ArtifactVerifier verifier;
+  const auto req = prepareLaunch(parsed(replaced(kGpuSpec, "gpu_series: h100", "gpu_series: v100")),
+                                 testSite(), testRegistry(), kIdentity, kAttemptDir, verifier);
+  ASSERT_FALSE(req.has_value());
+  EXPECT_EQ(req.error()[0].code, "launch.unknown_gpu_series");
+  EXPECT_EQ(verifier.fullReads(), 0);
+}
+
+TEST(Assembler, EveryExampleJobAssemblesAgainstTheExampleSite) {
+  const std::filesystem::path examples = std::filesystem::path(TUNEPLANE_SOURCE_DIR) / "examples";
+  const auto site = catalog::loadSiteConfigFile((examples / "site.yaml").string());
+  ASSERT_TRUE(site.has_value()) << site.error().front().describe();
+  const auto registry = catalog::loadRuntimeRegistryFile(*site->runtime_registry_file);
+  ASSERT_TRUE(registry.has_value()) << registry.error().front().describe();
+  int seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(examples / "jobs")) {
+    SCOPED_TRACE(entry.path().string());
+    const auto spec = spec::loadJobSpecFile(entry.path().string());
+    ASSERT_TRUE(spec.has_value()) << spec.error().front().describe();
+    const auto req = assembleLaunch(*spec, *site, *registry, kIdentity, kAttemptDir);
+    ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+    EXPECT_EQ(req->components.size(), spec->resources.pools.size());
+    ++seen;
+  }
+  EXPECT_GE(seen, 4);
+}
+
+}  // namespace
+}  // namespace tuneplane::launch

@@ -1,0 +1,182 @@
+// The live suite: SlurmRestClient against a real slurmrestd (or the simulator) named by
+// TUNEPLANE_LIVE_* variables (shared/slurm/testcluster/up.sh prints them). Skipped when they
+// are not set. Real jobs are submitted, polled and cancelled, so this suite waits on real
+// time (bounded deadlines); it is not part of the hermetic default run's assertions.
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "slurm/rest_client.h"
+
+namespace tuneplane::slurm {
+namespace {
+
+using nlohmann::json;
+
+std::optional<std::string> env(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+struct Live {
+  std::string url, user, shared_dir, slurm_bin;
+  std::optional<std::string> token_file, key_file;
+};
+
+std::optional<Live> liveConfig() {
+  auto url = env("TUNEPLANE_LIVE_SLURMRESTD");
+  auto user = env("TUNEPLANE_LIVE_USER");
+  auto shared = env("TUNEPLANE_LIVE_SHARED_DIR");
+  auto bin = env("TUNEPLANE_LIVE_SLURM_BIN");
+  auto token = env("TUNEPLANE_LIVE_TOKEN_FILE");
+  auto key = env("TUNEPLANE_LIVE_JWT_KEY_FILE");
+  if (!url || !user || !shared || !bin || (!token && !key)) return std::nullopt;
+  return Live{*url, *user, *shared, *bin, token, key};
+}
+
+class LiveSlurm : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto config = liveConfig();
+    if (!config) {
+      GTEST_SKIP() << "set TUNEPLANE_LIVE_SLURMRESTD, _USER, _TOKEN_FILE or _JWT_KEY_FILE, "
+                      "_SHARED_DIR and _SLURM_BIN to run against a real slurmrestd";
+    }
+    live_ = *config;
+    catalog::SlurmSite site;
+    site.url = live_.url;
+    site.user = live_.user;
+    site.token_file = live_.token_file;
+    site.jwt_key_file = live_.key_file;
+    site.token_lifespan = std::chrono::seconds(600);
+    auto client = SlurmRestClient::fromSite(site);
+    ASSERT_TRUE(client.has_value()) << client.error().describe();
+    client_ = std::move(*client);
+  }
+
+  json component(const std::string& name, const std::string& partition) const {
+    return {{"name", name},
+            {"partition", partition},
+            {"current_working_directory", live_.shared_dir},
+            {"environment", {"PATH=" + live_.slurm_bin + ":/usr/bin:/bin"}},
+            {"standard_output", live_.shared_dir + "/tp-live-%j.out"},
+            {"requeue", false},
+            {"time_limit", {{"set", true}, {"number", 5}}},
+            {"minimum_nodes", 1},
+            {"cpus_per_task", 1},
+            {"memory_per_node", {{"set", true}, {"number", 100}}}};
+  }
+
+  // Polls GET /job/{sluid} until `done` holds for the first record, or the deadline passes.
+  template <typename Pred>
+  std::vector<JobRecord> pollUntil(const std::string& sluid, Pred done, int seconds = 120) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    std::vector<JobRecord> last;
+    while (std::chrono::steady_clock::now() < deadline) {
+      auto jobs = client_->getJob(sluid);
+      if (jobs && !jobs->empty()) {
+        last = *jobs;
+        if (done(last)) return last;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+    ADD_FAILURE() << "deadline passed polling " << sluid;
+    return last;
+  }
+
+  Live live_;
+  std::unique_ptr<SlurmRestClient> client_;
+};
+
+TEST_F(LiveSlurm, PingAnswersWithAResponder) {
+  auto ping = client_->ping();
+  ASSERT_TRUE(ping.has_value()) << ping.error().describe();
+  EXPECT_TRUE(ping->anyResponding());
+  EXPECT_EQ(ping->data_parser, "data_parser/v0.0.45");
+}
+
+TEST_F(LiveSlurm, PartitionsAndNodesDecode) {
+  auto parts = client_->listPartitions();
+  ASSERT_TRUE(parts.has_value()) << parts.error().describe();
+  EXPECT_FALSE(parts->empty());
+  auto nodes = client_->listNodes();
+  ASSERT_TRUE(nodes.has_value()) << nodes.error().describe();
+  EXPECT_FALSE(nodes->empty());
+}
+
+TEST_F(LiveSlurm, SubmitPollThroughCompletingToCompleted) {
+  json body = {{"script", "#!/bin/bash\nsleep 2\necho done\n"},
+               {"job", component("tp-live-single", "cpu")}};
+  auto receipt = client_->submit(body);
+  ASSERT_TRUE(receipt.has_value()) << receipt.error().describe();
+  auto first = client_->getJob(std::to_string(receipt->job_id));
+  ASSERT_TRUE(first.has_value()) << first.error().describe();
+  std::string sluid = first->front().sluid;
+  ASSERT_EQ(sluid.size(), 14u);
+  bool saw_completing = false;
+  auto final = pollUntil(sluid, [&](const std::vector<JobRecord>& jobs) {
+    if (jobs.front().hasStateFlag("COMPLETING")) saw_completing = true;
+    return jobs.front().job_state == std::vector<std::string>{"COMPLETED"};
+  });
+  ASSERT_FALSE(final.empty());
+  EXPECT_EQ(final.front().exit_code.return_code.value(), 0);
+  EXPECT_TRUE(saw_completing) << "the epilog's COMPLETING was never observed";
+  auto states = client_->listJobStates({receipt->job_id});
+  ASSERT_TRUE(states.has_value()) << states.error().describe();
+  ASSERT_EQ(states->size(), 1u);
+  EXPECT_EQ(states->front().numeric_id, receipt->job_id);
+}
+
+TEST_F(LiveSlurm, CancelRunningJobBySluidThenCancelAgainIsAlreadyCompleting) {
+  json body = {{"script", "#!/bin/bash\nsleep 120\n"}, {"job", component("tp-live-cancel", "cpu")}};
+  auto receipt = client_->submit(body);
+  ASSERT_TRUE(receipt.has_value()) << receipt.error().describe();
+  auto first = client_->getJob(std::to_string(receipt->job_id));
+  ASSERT_TRUE(first.has_value());
+  std::string sluid = first->front().sluid;
+  pollUntil(sluid, [](const auto& jobs) { return jobs.front().baseState() == "RUNNING"; });
+  auto cancelled = client_->cancel(sluid, std::nullopt);
+  ASSERT_TRUE(cancelled.has_value()) << cancelled.error().describe();
+  pollUntil(sluid, [](const auto& jobs) {
+    return jobs.front().job_state == std::vector<std::string>{"CANCELLED"};
+  });
+  auto again = client_->cancel(sluid, std::nullopt);
+  ASSERT_FALSE(again.has_value());
+  EXPECT_EQ(again.error().error.code, "slurm.already_completing");
+}
+
+TEST_F(LiveSlurm, HetJobHasOneRecordPerComponentWithOwnSluids) {
+  json body = {{"script", "#!/bin/bash\nsleep 1\n"},
+               {"jobs", {component("tp-live-het", "cpu"), component("tp-live-het", "cpu")}}};
+  auto receipt = client_->submit(body);
+  ASSERT_TRUE(receipt.has_value()) << receipt.error().describe();
+  auto jobs = client_->getJob(std::to_string(receipt->job_id));
+  ASSERT_TRUE(jobs.has_value()) << jobs.error().describe();
+  ASSERT_EQ(jobs->size(), 2u);
+  EXPECT_EQ((*jobs)[0].het_job_offset.value(), 0);
+  EXPECT_EQ((*jobs)[1].het_job_offset.value(), 1);
+  EXPECT_EQ((*jobs)[1].het_job_id.value(), static_cast<int64_t>(receipt->job_id));
+  EXPECT_NE((*jobs)[0].sluid, (*jobs)[1].sluid);
+  auto by_sluid = client_->getJob((*jobs)[0].sluid);
+  ASSERT_TRUE(by_sluid.has_value());
+  EXPECT_EQ(by_sluid->size(), 2u);
+  (void)client_->cancel((*jobs)[0].sluid, std::nullopt);
+}
+
+TEST_F(LiveSlurm, UnknownSluidIsJobNotFound) {
+  auto jobs = client_->getJob("sCC1M8VPG9ZZZZ");
+  ASSERT_FALSE(jobs.has_value());
+  EXPECT_EQ(jobs.error().error.code, "slurm.job_not_found");
+  auto cancel = client_->cancel("sCC1M8VPG9ZZZZ", std::nullopt);
+  ASSERT_FALSE(cancel.has_value());
+  EXPECT_EQ(cancel.error().error.code, "slurm.job_not_found");
+}
+
+}  // namespace
+}  // namespace tuneplane::slurm

@@ -1,0 +1,154 @@
+// Shared helpers of the simulator tests: a temp dir, a key file, a Simulator started on a
+// loopback port 0 with a short epilog and time scale, fresh tokens, an HTTP client, and a
+// bounded poll ("until the simulator reports X", never a fixed sleep as the assertion).
+#pragma once
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "common/jwt.h"
+#include "sim/simulator.h"
+
+namespace tuneplane::sim::testing {
+
+using nlohmann::json;
+
+inline constexpr const char* kApi = "/slurm/v0.0.45";
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "tp-simtest-XXXXXX").string();
+    path_ = mkdtemp(tmpl.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+inline int64_t unixNow() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Polls `probe` until it returns true; false after `limit` (a bound for a hung simulator,
+// not a timing assertion).
+inline bool eventually(const std::function<bool()>& probe,
+                       std::chrono::milliseconds limit = std::chrono::seconds(20)) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (probe()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return probe();
+}
+
+class SimFixture : public ::testing::Test {
+ protected:
+  static constexpr const char* kKey = "0123456789abcdef0123456789abcdef-test-key";
+
+  void SetUp() override { startSim(); }
+
+  virtual void tune(SimulatorOptions& options) { (void)options; }
+
+  void startSim() {
+    key_file_ = dir_.path() + "/jwt.key";
+    std::ofstream(key_file_) << kKey;
+    jobs_dir_ = dir_.path() + "/jobs";
+    std::filesystem::create_directories(jobs_dir_);
+    SimulatorOptions options;
+    options.jwt_key_file = key_file_;
+    options.state_dir = dir_.path() + "/state";
+    options.epilog = std::chrono::milliseconds(300);
+    options.minute = std::chrono::milliseconds(1000);
+    options.kill_wait = std::chrono::milliseconds(500);
+    tune(options);
+    auto started = Simulator::start(options);
+    ASSERT_TRUE(started.has_value()) << started.error().describe();
+    sim_ = std::move(*started);
+    client_ = std::make_unique<httplib::Client>(sim_->baseUrl());
+    client_->set_read_timeout(30, 0);
+  }
+
+  std::string token(const std::string& user = "tpuser", int64_t lifetime = 600) const {
+    const int64_t now = unixNow();
+    return jwt::mintHs256({user, now, now + lifetime}, kKey);
+  }
+  httplib::Headers auth(const std::string& tok = "") const {
+    return {{"X-SLURM-USER-NAME", "tpuser"}, {"X-SLURM-USER-TOKEN", tok.empty() ? token() : tok}};
+  }
+
+  httplib::Result get(const std::string& path) {
+    return client_->Get((std::string(kApi) + path).c_str(), auth());
+  }
+  httplib::Result post(const std::string& path, const json& body) {
+    return client_->Post((std::string(kApi) + path).c_str(), auth(), body.dump(),
+                         "application/json");
+  }
+  httplib::Result del(const std::string& path) {
+    return client_->Delete((std::string(kApi) + path).c_str(), auth());
+  }
+
+  // A minimal valid single-job submit body.
+  json jobBody(const std::string& script, json extra = json::object()) const {
+    json job = {{"name", "t"},
+                {"current_working_directory", jobs_dir_},
+                {"environment", json::array({"PATH=/usr/bin:/bin", "HOME=" + jobs_dir_})},
+                {"standard_output", jobs_dir_ + "/%x-%j.out"},
+                {"script", "#!/bin/bash\n" + script + "\n"}};
+    for (auto& [k, v] : extra.items()) job[k] = v;
+    return {{"job", job}};
+  }
+
+  // Submits and returns the job id (fails the test on a non-200).
+  int submit(const json& body) {
+    auto res = post("/job/submit", body);
+    EXPECT_TRUE(res) << "no response";
+    if (!res) return 0;
+    EXPECT_EQ(res->status, 200) << res->body;
+    const json j = json::parse(res->body, nullptr, false);
+    return j.is_object() ? j.value("job_id", 0) : 0;
+  }
+
+  json job(const std::string& id) {
+    auto res = get("/job/" + id);
+    if (!res || res->status != 200) return json();
+    return json::parse(res->body)["jobs"];
+  }
+  json state(const std::string& id) {
+    const json jobs = job(id);
+    return jobs.is_array() && !jobs.empty() ? jobs[0]["job_state"] : json();
+  }
+  bool waitState(const std::string& id, const json& wanted,
+                 std::chrono::milliseconds limit = std::chrono::seconds(20)) {
+    return eventually([&] { return state(id) == wanted; }, limit);
+  }
+  std::string readFile(const std::string& path) const {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+
+  TempDir dir_;
+  std::string key_file_;
+  std::string jobs_dir_;
+  std::unique_ptr<Simulator> sim_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+}  // namespace tuneplane::sim::testing

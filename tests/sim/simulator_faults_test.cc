@@ -1,0 +1,196 @@
+// Faults (in-process and through the admin route), restart and purge, the unix-socket
+// listener, and the tuneplane-slurmsim binary itself.
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "sim_test_support.h"
+
+namespace tuneplane::sim::testing {
+namespace {
+
+class FaultTest : public SimFixture {};
+
+TEST_F(FaultTest, DroppedSubmitResponseStillCreatesTheJob) {
+  sim_->dropNextSubmitResponses(1);
+  auto lost = post("/job/submit", jobBody("true", {{"name", "lost-receipt"}}));
+  EXPECT_FALSE(lost);  // the connection closed without any HTTP response
+  const json jobs = json::parse(get("/jobs/")->body)["jobs"];
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs[0]["name"], "lost-receipt");
+  // Only the next one was dropped.
+  EXPECT_GT(submit(jobBody("true")), 0);
+}
+
+TEST_F(FaultTest, FailNextRequestsAnswers5xxThenRecovers) {
+  sim_->failNextRequests(2, 503);
+  EXPECT_EQ(get("/ping")->status, 503);
+  EXPECT_EQ(get("/jobs/")->status, 503);
+  EXPECT_EQ(get("/ping")->status, 200);
+}
+
+TEST_F(FaultTest, LatencyDelaysAnswersPastAShortClientTimeout) {
+  sim_->setLatency(std::chrono::milliseconds(3000));
+  httplib::Client impatient(sim_->baseUrl());
+  impatient.set_read_timeout(0, 200000);
+  EXPECT_FALSE(impatient.Get((std::string(kApi) + "/ping").c_str(), auth()));
+  sim_->setLatency(std::chrono::milliseconds(0));
+  EXPECT_TRUE(eventually([&] {
+    auto r = impatient.Get((std::string(kApi) + "/ping").c_str(), auth());
+    return r && r->status == 200;
+  }));
+}
+
+TEST_F(FaultTest, EndJobWithNodeFail) {
+  const int id = submit(jobBody("sleep 300"));
+  ASSERT_TRUE(waitState(std::to_string(id), {"RUNNING"}));
+  ASSERT_TRUE(sim_->endJob(std::to_string(id), "NODE_FAIL"));
+  ASSERT_TRUE(waitState(std::to_string(id), {"NODE_FAIL"}));
+  EXPECT_FALSE(sim_->endJob(std::to_string(id), "NODE_FAIL"));  // no longer running
+  EXPECT_FALSE(sim_->endJob("999", "PREEMPTED"));
+}
+
+TEST_F(FaultTest, AdminRouteSetsTheSameFaults) {
+  auto res =
+      client_->Post("/sim/admin/faults", json{{"fail_requests", 1}, {"fail_status", 500}}.dump(),
+                    "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(get("/ping")->status, 500);
+  EXPECT_EQ(get("/ping")->status, 200);
+  const int id = submit(jobBody("sleep 300"));
+  ASSERT_TRUE(waitState(std::to_string(id), {"RUNNING"}));
+  res = client_->Post(
+      "/sim/admin/faults",
+      json{{"end_job", {{"job", std::to_string(id)}, {"state", "OUT_OF_MEMORY"}}}}.dump(),
+      "application/json");
+  EXPECT_EQ(res->status, 200);
+  EXPECT_TRUE(waitState(std::to_string(id), {"OUT_OF_MEMORY"}));
+  res = client_->Post("/sim/admin/faults", "not json", "application/json");
+  EXPECT_EQ(res->status, 400);
+}
+
+class PurgeTest : public SimFixture {
+  void tune(SimulatorOptions& options) override { options.min_job_age = std::chrono::seconds(0); }
+};
+
+TEST_F(PurgeTest, FinishedJobsArePurgedAndRestartReusesTheirIds) {
+  const int first = submit(jobBody("true"));
+  ASSERT_EQ(first, 1);
+  const std::string sluid = job("1")[0]["step_id"]["sluid"];
+  ASSERT_TRUE(eventually([&] { return get("/job/1")->status == 404; }));
+  EXPECT_EQ(get("/job/" + sluid)->status, 404);
+  EXPECT_EQ(submit(jobBody("sleep 300")), 2);  // no restart: the counter goes on
+  sim_->restart();
+  EXPECT_EQ(submit(jobBody("true", {{"hold", true}})), 1);  // purged id 1 is reused
+  EXPECT_EQ(submit(jobBody("true", {{"hold", true}})), 3);  // 2 is still held
+  EXPECT_NE(job("1")[0]["step_id"]["sluid"], sluid);        // SLUIDs never repeat
+}
+
+// A raw HTTP/1.1 exchange over a unix socket (httplib 0.11's client cannot).
+std::string unixRequest(const std::string& path, const std::string& request) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return "connect failed";
+  }
+  (void)!write(fd, request.data(), request.size());
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fd);
+  return out;
+}
+
+class UnixSocketTest : public SimFixture {
+  void tune(SimulatorOptions& options) override {
+    options.listen = "unix:" + dir_.path() + "/slurmrestd.sock";
+  }
+};
+
+TEST_F(UnixSocketTest, ServesOverUnixSocketAndDropsLikeTcp) {
+  const std::string sock = dir_.path() + "/slurmrestd.sock";
+  EXPECT_EQ(sim_->baseUrl(), "unix://" + sock);
+  const std::string ping =
+      unixRequest(sock,
+                  "GET /slurm/v0.0.45/ping HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                  "X-SLURM-USER-TOKEN: " +
+                      token() + "\r\n\r\n");
+  EXPECT_EQ(ping.rfind("HTTP/1.1 200", 0), 0u) << ping;
+  EXPECT_NE(ping.find("\"responding\": true"), std::string::npos);
+
+  sim_->dropNextSubmitResponses(1);
+  const std::string body = jobBody("true").dump();
+  const std::string dropped = unixRequest(
+      sock,
+      "POST /slurm/v0.0.45/job/submit HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+      "Content-Type: application/json\r\nContent-Length: " +
+          std::to_string(body.size()) + "\r\nX-SLURM-USER-TOKEN: " + token() + "\r\n\r\n" + body);
+  EXPECT_EQ(dropped, "");  // empty reply
+  const std::string list =
+      unixRequest(sock,
+                  "GET /slurm/v0.0.45/jobs/state/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                  "X-SLURM-USER-TOKEN: " +
+                      token() + "\r\n\r\n");
+  EXPECT_NE(list.find("\"job_id\": \"1\""), std::string::npos) << list;
+}
+
+std::string binary() {
+  return std::string(TUNEPLANE_BINARY_DIR) + "/src/sim/tuneplane-slurmsim";
+}
+
+TEST(SimulatorBinary, HelpSaysItIsASimulator) {
+  FILE* p = popen((binary() + " --help 2>&1").c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) out += buf;
+  EXPECT_EQ(pclose(p), 0);
+  EXPECT_NE(out.find("SIMULATOR"), std::string::npos) << out;
+  EXPECT_NE(out.find("NOT Slurm"), std::string::npos);
+  EXPECT_NE(out.find("--listen"), std::string::npos);
+}
+
+TEST(SimulatorBinary, PrintsItsUrlServesAndStopsOnSigterm) {
+  TempDir dir;
+  const std::string key = dir.path() + "/key";
+  std::ofstream(key) << "binary-test-key";
+  int out_pipe[2];
+  ASSERT_EQ(pipe(out_pipe), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(out_pipe[1], 1);
+    close(out_pipe[0]);
+    const std::string bin = binary();
+    execl(bin.c_str(), bin.c_str(), "--listen", "127.0.0.1:0", "--jwt-key", key.c_str(), "--state",
+          (dir.path() + "/state").c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  std::string url;
+  char c;
+  while (read(out_pipe[0], &c, 1) == 1 && c != '\n') url += c;
+  close(out_pipe[0]);
+  ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
+  httplib::Client client(url);
+  const std::string tok = jwt::mintHs256({"tpuser", unixNow(), unixNow() + 60}, "binary-test-key");
+  auto ping = client.Get("/slurm/v0.0.45/ping", httplib::Headers{{"X-SLURM-USER-TOKEN", tok}});
+  ASSERT_TRUE(ping);
+  EXPECT_EQ(json::parse(ping->body)["pings"][0]["responding"], true);
+  kill(pid, SIGTERM);
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+}  // namespace
+}  // namespace tuneplane::sim::testing

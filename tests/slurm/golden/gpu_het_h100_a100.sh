@@ -1,0 +1,198 @@
+#!/bin/bash
+# shellcheck disable=SC2016,SC1003 # values are single-quoted on purpose: never expanded
+# TunePlane batch script: job job-het (mixed-series-sft), attempt 1. Rendered; do not edit.
+# The #SBATCH lines only mirror the submit request for people: slurmrestd does not read
+# them, every option is in the request's JSON. Values in them are shown with control
+# characters replaced by '?'.
+#SBATCH --job-name=mixed-series-sft
+#SBATCH --comment=tp-job-het-a1-7f3c9e
+#SBATCH --partition=gpu
+#SBATCH --constraint=h100
+#SBATCH --nodes=2
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=96
+#SBATCH --mem=1024000M
+#SBATCH --gres=gpu:h100:8
+#SBATCH --time=600
+#SBATCH --no-requeue
+#SBATCH --chdir=/shared/tuneplane/jobs/job-het/attempts/1
+#SBATCH --output=/shared/tuneplane/jobs/job-het/attempts/1/logs/h100-pool.out
+#SBATCH --error=/shared/tuneplane/jobs/job-het/attempts/1/logs/h100-pool.err
+#SBATCH --qos=high
+#SBATCH hetjob
+#SBATCH --job-name=mixed-series-sft
+#SBATCH --comment=tp-job-het-a1-7f3c9e
+#SBATCH --partition=gpu-a100
+#SBATCH --constraint=a100
+#SBATCH --nodes=3
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=64
+#SBATCH --mem=512000M
+#SBATCH --gres=gpu:4
+#SBATCH --time=600
+#SBATCH --no-requeue
+#SBATCH --chdir=/shared/tuneplane/jobs/job-het/attempts/1
+#SBATCH --output=/shared/tuneplane/jobs/job-het/attempts/1/logs/a100-pool.out
+#SBATCH --error=/shared/tuneplane/jobs/job-het/attempts/1/logs/a100-pool.err
+#SBATCH --qos=high
+set -euo pipefail
+
+# Exit codes of this script itself (any other code is the entrypoint's own):
+#   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
+#   66 artifact missing or unreadable               67 not every node joined Ray in time
+#   68 no usable IP address for the Ray head
+
+# srun is found before any job variable is exported: a user's PATH must not pick it.
+tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }
+
+# The image is verified here, once, before any container starts.
+tp_artifact='/shared/runtimes/llm-finetune-2.3.sif'
+tp_artifact_sha256='9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'
+if [[ ! -f $tp_artifact ]] || ! tp_actual_sha256=$(sha256sum <"$tp_artifact"); then
+  printf 'tuneplane: artifact missing or unreadable: %s (expected sha256 %s)\n' \
+    "$tp_artifact" "$tp_artifact_sha256" >&2
+  exit 66
+fi
+tp_actual_sha256=${tp_actual_sha256%% *}
+if [[ $tp_actual_sha256 != "$tp_artifact_sha256" ]]; then
+  printf 'tuneplane: artifact sha256 mismatch: %s (expected %s, actual %s)\n' \
+    "$tp_artifact" "$tp_artifact_sha256" "$tp_actual_sha256" >&2
+  exit 65
+fi
+
+# The job's environment. Exported only in each step's subshell, so user values never
+# change this script's own environment. Apptainer sets NAME in the container from
+# APPTAINERENV_NAME, over the image's value, whatever bytes it holds.
+tp_export_job_env() {
+  export APPTAINERENV_TUNEPLANE_JOB_ID='job-het'
+  export APPTAINERENV_TUNEPLANE_ATTEMPT='1'
+  export APPTAINERENV_TUNEPLANE_OUTPUT_DIR='/tuneplane/output'
+}
+
+# The container every step runs in.
+tp_container=(
+  apptainer exec
+  --no-home
+  --bind '/datasets:/datasets:ro'
+  --bind '/shared/tuneplane/jobs/job-het/attempts/1:/tuneplane/attempt:ro'
+  --bind '/shared/tuneplane/jobs/job-het/output:/tuneplane/output'
+  --nv
+  --pwd '/tuneplane/output'
+  '/shared/runtimes/llm-finetune-2.3.sif'
+)
+
+# Ray across all 5 nodes of 2 components.
+# Counts are rendered as numbers: REST jobs get no SLURM_CPUS_PER_TASK or
+# SLURM_GPUS_PER_NODE.
+tp_head_nodes=$(scontrol show hostnames "$SLURM_JOB_NODELIST_HET_GROUP_0")
+tp_head_node=${tp_head_nodes%%$'\n'*}
+
+# The head's IP address, as the other nodes reach it. Not `hostname --ip-address`: on
+# Debian that is 127.0.1.1 from /etc/hosts. The head node's name is resolved the way the
+# cluster resolves it, loopback skipped; else the first address `hostname -I` lists.
+# (This script runs on the head node: the first node of component 0.)
+tp_head_ip=$(getent ahostsv4 "$tp_head_node" | awk '$1 !~ /^127\./ { print $1; exit }') || true
+if [[ -z $tp_head_ip ]]; then
+  tp_head_ip=$(hostname -I | awk '{ print $1 }') || true
+fi
+if [[ -z $tp_head_ip ]]; then
+  echo "tuneplane: no IP address found for the Ray head node $tp_head_node" >&2
+  exit 68
+fi
+tp_ray_address="$tp_head_ip:6379"
+
+# Background steps (head, workers) are stopped when this script ends, however it ends.
+tp_background_pids=()
+tp_stop_background() {
+  local pid
+  for pid in "${tp_background_pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+}
+trap tp_stop_background EXIT
+
+# Head: first node of component 0 (h100-pool).
+(
+  tp_export_job_env
+  exec "$tp_srun" --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
+    -- "${tp_container[@]}" \
+    'ray' start --head --node-ip-address="$tp_head_ip" --port=6379 --dashboard-port=8265 --node-manager-port=6800 --object-manager-port=6801 --min-worker-port=10002 --max-worker-port=10999 --num-cpus=96 --num-gpus=8 --resources='{"h100-pool":8}' --block
+) &
+tp_background_pids+=("$!")
+
+# Polls the head until N nodes are alive, at most TIMEOUT s: python3 -c PROGRAM ADDRESS
+# N TIMEOUT. Workers start only once the head answers, so none gives up early.
+tp_wait_program='import sys, time
+import ray
+address, want, timeout = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+deadline = time.monotonic() + timeout
+alive = 0
+while True:
+    try:
+        if not ray.is_initialized():
+            ray.init(address=address, logging_level="ERROR")
+        alive = sum(1 for node in ray.nodes() if node["Alive"])
+    except Exception as error:
+        print("tuneplane: waiting for Ray at", address, "-", error, file=sys.stderr)
+    if alive >= want:
+        sys.exit(0)
+    if time.monotonic() >= deadline:
+        print("tuneplane:", alive, "of", want, "Ray nodes joined", address, "in", timeout, "s",
+              file=sys.stderr)
+        sys.exit(1)
+    time.sleep(2)
+'
+
+# Wait for the head.
+if ! (
+  tp_export_job_env
+  exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
+    -- "${tp_container[@]}" \
+    python3 -c "$tp_wait_program" "$tp_ray_address" 1 600
+); then
+  echo "tuneplane: the head did not join Ray at $tp_ray_address within 600 s" >&2
+  exit 67
+fi
+
+# Workers: 1 node(s) of component 0 (h100-pool).
+(
+  tp_export_job_env
+  exec "$tp_srun" --het-group=0 --nodes=1 --ntasks=1 --ntasks-per-node=1 --cpus-per-task=96 --exclude="$tp_head_node" \
+    -- "${tp_container[@]}" \
+    'ray' start --address="$tp_ray_address" --node-manager-port=6800 --object-manager-port=6801 --min-worker-port=10002 --max-worker-port=10999 --num-cpus=96 --num-gpus=8 --resources='{"h100-pool":8}' --block
+) &
+tp_background_pids+=("$!")
+
+# Workers: 3 node(s) of component 1 (a100-pool).
+(
+  tp_export_job_env
+  exec "$tp_srun" --het-group=1 --nodes=3 --ntasks=3 --ntasks-per-node=1 --cpus-per-task=64 \
+    -- "${tp_container[@]}" \
+    'ray' start --address="$tp_ray_address" --node-manager-port=6800 --object-manager-port=6801 --min-worker-port=10002 --max-worker-port=10999 --num-cpus=64 --num-gpus=4 --resources='{"a100-pool":4}' --block
+) &
+tp_background_pids+=("$!")
+
+# Wait until all 5 nodes joined.
+if ! (
+  tp_export_job_env
+  exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
+    -- "${tp_container[@]}" \
+    python3 -c "$tp_wait_program" "$tp_ray_address" 5 600
+); then
+  echo "tuneplane: not all 5 nodes did not join Ray at $tp_ray_address within 600 s" >&2
+  exit 67
+fi
+
+# The driver: the framework command on the head node, given the head's address
+# explicitly (each pyxis step has its own /tmp). Its exit code is the job's.
+tp_driver_status=0
+(
+  tp_export_job_env
+  export APPTAINERENV_RAY_ADDRESS="$tp_ray_address"
+  exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
+    -- "${tp_container[@]}" \
+    'python3' '-m' 'tuneplane_llm.finetune'
+) || tp_driver_status=$?
+tp_stop_background
+trap - EXIT
+exit "$tp_driver_status"

@@ -1,0 +1,192 @@
+// Golden files for the batch script and the submit body of four representative requests,
+// and shell checks (bash -n, shellcheck) of every rendered script.
+// Regenerate the golden files with TUNEPLANE_UPDATE_GOLDEN=1 and review the diff.
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "slurm/script_renderer.h"
+#include "slurm/submit_body.h"
+#include "stubs/test_shell.h"
+
+namespace tuneplane::slurm {
+namespace {
+
+using launch::Component;
+using launch::LaunchRequest;
+namespace fs = std::filesystem;
+
+const fs::path kGoldenDir = fs::path(TUNEPLANE_SOURCE_DIR) / "tests/slurm/golden";
+constexpr const char* kSha =
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";  // sha256("test")
+
+LaunchRequest baseRequest(const std::string& job_id) {
+  LaunchRequest r;
+  r.identity = {job_id, 1, "tp-" + job_id + "-a1-7f3c9e"};
+  r.attempt_dir = "/shared/tuneplane/jobs/" + job_id + "/attempts/1";
+  r.logs_dir = r.attempt_dir + "/logs";
+  r.output_dir = "/shared/tuneplane/jobs/" + job_id + "/output";
+  r.container_attempt_dir = "/tuneplane/attempt";
+  r.container_output_dir = "/tuneplane/output";
+  r.mounts = {{"/datasets", "/datasets", true},
+              {r.attempt_dir, r.container_attempt_dir, true},
+              {r.output_dir, r.container_output_dir, false}};
+  r.environment = {{"TUNEPLANE_JOB_ID", job_id},
+                   {"TUNEPLANE_ATTEMPT", "1"},
+                   {"TUNEPLANE_OUTPUT_DIR", r.container_output_dir}};
+  r.scheduler_environment = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"}};
+  return r;
+}
+
+LaunchRequest cpuRequest(catalog::ContainerRuntime runtime) {
+  const bool pyxis = runtime == catalog::ContainerRuntime::kPyxis;
+  LaunchRequest r = baseRequest(pyxis ? "job-cpu-pyxis" : "job-cpu-apptainer");
+  r.job_name = "tabular-baseline";
+  r.framework = "custom/custom";
+  r.container_runtime = runtime;
+  r.artifact = {pyxis ? "/shared/runtimes/custom-sklearn-1.4.sqsh"
+                      : "/shared/runtimes/custom-sklearn-1.4.sif",
+                pyxis ? catalog::ArtifactFormat::kSqsh : catalog::ArtifactFormat::kSif, kSha};
+  Component c;
+  c.pool_name = "cpu";
+  c.partition = "cpu";
+  c.nodes = 1;
+  c.cpus_per_node = 8;
+  c.memory_mb = 16384;
+  c.time_limit = std::chrono::minutes(90);
+  r.components = {c};
+  r.uses_gpus = false;
+  r.command = {"python3", "/tuneplane/attempt/train.py", "--folds", "5"};
+  r.environment.insert(r.environment.begin(), {"SEED", "42"});
+  r.account = "ml-research";
+  return r;
+}
+
+LaunchRequest gpuSinglePoolRequest() {
+  LaunchRequest r = baseRequest("job-llm-2node");
+  r.job_name = "llama-sft";
+  r.framework = "llm/finetune";
+  r.container_runtime = catalog::ContainerRuntime::kPyxis;
+  r.artifact = {"/shared/runtimes/llm-finetune-2.3.sqsh", catalog::ArtifactFormat::kSqsh, kSha};
+  Component c;
+  c.pool_name = "trainers";
+  c.partition = "gpu";
+  c.constraint = "h100";
+  c.nodes = 2;
+  c.gpus_per_node = 8;
+  c.gres_type = "h100";
+  c.cpus_per_node = 96;
+  c.memory_mb = 1024000;
+  c.time_limit = std::chrono::minutes(720);
+  r.components = {c};
+  r.uses_gpus = true;
+  r.command = {"python3", "-m", "tuneplane_llm.finetune", "--config",
+               "/tuneplane/attempt/job.json"};
+  r.environment.insert(r.environment.begin(), {"HF_HOME", "/datasets/hf"});
+  return r;
+}
+
+LaunchRequest gpuHetRequest() {
+  LaunchRequest r = baseRequest("job-het");
+  r.job_name = "mixed-series-sft";
+  r.framework = "llm/finetune";
+  r.container_runtime = catalog::ContainerRuntime::kApptainer;
+  r.artifact = {"/shared/runtimes/llm-finetune-2.3.sif", catalog::ArtifactFormat::kSif, kSha};
+  Component h100;
+  h100.pool_name = "h100-pool";
+  h100.partition = "gpu";
+  h100.constraint = "h100";
+  h100.nodes = 2;
+  h100.gpus_per_node = 8;
+  h100.gres_type = "h100";
+  h100.cpus_per_node = 96;
+  h100.memory_mb = 1024000;
+  h100.time_limit = std::chrono::minutes(600);
+  Component a100 = h100;
+  a100.pool_name = "a100-pool";
+  a100.partition = "gpu-a100";
+  a100.constraint = "a100";
+  a100.nodes = 3;
+  a100.gpus_per_node = 4;
+  a100.gres_type = "";
+  a100.cpus_per_node = 64;
+  a100.memory_mb = 512000;
+  r.components = {h100, a100};
+  r.uses_gpus = true;
+  r.command = {"python3", "-m", "tuneplane_llm.finetune"};
+  r.qos = "high";
+  r.ray.join_timeout_seconds = 600;
+  return r;
+}
+
+struct GoldenCase {
+  std::string name;
+  LaunchRequest request;
+};
+
+void PrintTo(const GoldenCase& golden, std::ostream* os) {
+  *os << golden.name;
+}
+
+std::vector<GoldenCase> goldenCases() {
+  return {{"cpu_apptainer", cpuRequest(catalog::ContainerRuntime::kApptainer)},
+          {"cpu_pyxis", cpuRequest(catalog::ContainerRuntime::kPyxis)},
+          {"gpu_single_pool_2node", gpuSinglePoolRequest()},
+          {"gpu_het_h100_a100", gpuHetRequest()}};
+}
+
+bool updating() {
+  const char* update = std::getenv("TUNEPLANE_UPDATE_GOLDEN");
+  return update != nullptr && std::string(update) == "1";
+}
+
+void expectGolden(const fs::path& file, const std::string& actual) {
+  if (updating()) {
+    shell_test::writeFile(file, actual);
+    return;
+  }
+  ASSERT_TRUE(fs::exists(file)) << file << " missing; run with TUNEPLANE_UPDATE_GOLDEN=1";
+  EXPECT_EQ(shell_test::readFile(file), actual)
+      << "rendered output differs from " << file
+      << "; if the change is intended, regenerate with TUNEPLANE_UPDATE_GOLDEN=1";
+}
+
+class GoldenTest : public ::testing::TestWithParam<GoldenCase> {};
+
+TEST_P(GoldenTest, ScriptMatchesGoldenFile) {
+  expectGolden(kGoldenDir / (GetParam().name + ".sh"), renderBatchScript(GetParam().request));
+}
+
+TEST_P(GoldenTest, SubmitBodyMatchesGoldenFile) {
+  const std::string script = renderBatchScript(GetParam().request);
+  expectGolden(kGoldenDir / (GetParam().name + ".json"),
+               buildSubmitBody(GetParam().request, script).dump(2) + "\n");
+}
+
+TEST_P(GoldenTest, RenderingIsDeterministic) {
+  EXPECT_EQ(renderBatchScript(GetParam().request), renderBatchScript(GetParam().request));
+}
+
+TEST_P(GoldenTest, ScriptPassesBashSyntaxCheckAndShellcheck) {
+  shell_test::TempDir dir;
+  const fs::path script = dir.path() / "job.sh";
+  shell_test::writeFile(script, renderBatchScript(GetParam().request));
+  const auto syntax = shell_test::runShell("bash -n " + shellQuote(script.string()), dir.path());
+  EXPECT_EQ(syntax.exit_code, 0) << syntax.err;
+  // Not skipped when shellcheck is missing: CI installs it, and a skip would hide a gap.
+  const auto which = shell_test::runShell("command -v shellcheck", dir.path());
+  ASSERT_EQ(which.exit_code, 0) << "shellcheck is not installed (apt-get install shellcheck)";
+  const auto lint =
+      shell_test::runShell("shellcheck -s bash " + shellQuote(script.string()), dir.path());
+  EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, GoldenTest, ::testing::ValuesIn(goldenCases()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace tuneplane::slurm

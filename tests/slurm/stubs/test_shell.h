@@ -1,0 +1,86 @@
+// Helpers for the slurm tests that run rendered scripts: a temporary directory, whole-file
+// I/O, and running a shell command line with its stdout/stderr captured. Header-only
+// because tests/CMakeLists.txt compiles only *_test.cc files.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "slurm/script_renderer.h"
+
+namespace tuneplane::slurm::shell_test {
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "tp-slurm-XXXXXX").string();
+    if (mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+inline std::string readFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline void writeFile(const std::filesystem::path& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+}
+
+struct RunResult {
+  int exit_code = -1;  // -1 when the command did not exit normally
+  std::string out;
+  std::string err;
+};
+
+// Runs `command` with /bin/sh; its stdout and stderr go to files in `scratch`.
+inline RunResult runShell(const std::string& command, const std::filesystem::path& scratch) {
+  const auto out = scratch / "run.stdout";
+  const auto err = scratch / "run.stderr";
+  const std::string full =
+      command + " >" + shellQuote(out.string()) + " 2>" + shellQuote(err.string());
+  const int status = std::system(full.c_str());
+  RunResult result;
+  if (status != -1 && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  result.out = readFile(out);
+  result.err = readFile(err);
+  return result;
+}
+
+inline std::vector<std::string> splitNul(const std::string& text) {
+  std::vector<std::string> parts;
+  std::string::size_type start = 0;
+  while (start < text.size()) {
+    const auto end = text.find('\0', start);
+    if (end == std::string::npos) {
+      parts.push_back(text.substr(start));
+      break;
+    }
+    parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+}  // namespace tuneplane::slurm::shell_test

@@ -1,0 +1,266 @@
+// stageAttempt: the on-disk layout, read-only modes, no overwrite, and atomicity — a failure
+// at any filesystem step leaves no attempt and no temporary directory behind.
+#include "staging/stager.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sample_request.h"
+#include "staging/launch_request_json.h"
+#include "staging/staging_fs.h"
+#include "staging/staging_paths.h"
+
+namespace tuneplane::staging {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+mode_t modeOf(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+std::vector<std::string> entriesOf(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    names.push_back(entry.path().filename().string());
+  }
+  return names;
+}
+
+// Passes every call to the real filesystem, except that the call numbered `fail_at`
+// (counting every mutating call from 0) fails. A failing writeFile first writes half its
+// content, like a disk that fills up mid-write.
+class FaultyStagingFs final : public StagingFs {
+ public:
+  explicit FaultyStagingFs(int fail_at) : fail_at_(fail_at) {}
+  int calls() const { return calls_; }
+  std::string failedCall() const { return failed_; }
+
+  // StagingFs
+  Status makeDirs(const std::string& path, mode_t mode) override {
+    if (shouldFail("makeDirs")) return injected(path);
+    return real_.makeDirs(path, mode);
+  }
+  Result<std::string> makeTempDir(const std::string& prefix) override {
+    if (shouldFail("makeTempDir")) return injected(prefix);
+    return real_.makeTempDir(prefix);
+  }
+  Status makeDir(const std::string& path, mode_t mode) override {
+    if (shouldFail("makeDir")) return injected(path);
+    return real_.makeDir(path, mode);
+  }
+  Status writeFile(const std::string& path, const std::string& content, mode_t mode) override {
+    if (shouldFail("writeFile")) {
+      std::ofstream(path) << content.substr(0, content.size() / 2);
+      return injected(path);
+    }
+    return real_.writeFile(path, content, mode);
+  }
+  Status changeMode(const std::string& path, mode_t mode) override {
+    if (shouldFail("changeMode")) return injected(path);
+    return real_.changeMode(path, mode);
+  }
+  Status syncDir(const std::string& path) override {
+    if (shouldFail("syncDir")) return injected(path);
+    return real_.syncDir(path);
+  }
+  Status renameNoReplace(const std::string& from, const std::string& to) override {
+    if (shouldFail("renameNoReplace")) return injected(to);
+    return real_.renameNoReplace(from, to);
+  }
+  bool exists(const std::string& path) override { return real_.exists(path); }
+  void removeTree(const std::string& path) override { real_.removeTree(path); }
+
+ private:
+  bool shouldFail(const char* call) {
+    if (calls_++ != fail_at_) return false;
+    failed_ = call;
+    return true;
+  }
+  static tl::unexpected<Error> injected(const std::string& path) {
+    return fail("staging.io", path, "injected failure");
+  }
+
+  PosixStagingFs real_;
+  int fail_at_;
+  int calls_ = 0;
+  std::string failed_;
+};
+
+class StagerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tp-stager-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+    auto dir = attemptDir(root_, "hello-0a1b2c3d", 2);
+    ASSERT_TRUE(dir);
+    attempt_dir_ = *dir;
+    request_ = testing::sampleRequest(attempt_dir_);
+    body_ = {{"script", script_}, {"job", {{"name", "hello"}}}};
+  }
+  void TearDown() override { PosixStagingFs().removeTree(root_); }
+
+  std::string attemptsDir() const { return parentDir(attempt_dir_); }
+
+  std::string root_;
+  std::string attempt_dir_;
+  launch::LaunchRequest request_;
+  std::string script_ = "#!/bin/bash\necho hello\n";
+  nlohmann::json body_;
+  PosixStagingFs fs_;
+};
+
+TEST_F(StagerTest, WritesTheLayoutWithFaithfulContents) {
+  auto staged = stageAttempt(request_, script_, body_, fs_);
+  ASSERT_TRUE(staged) << staged.error().describe();
+  EXPECT_EQ(staged->dir, attempt_dir_);
+
+  EXPECT_EQ(readFile(attemptFile(attempt_dir_, kScriptFile)), script_);
+  EXPECT_EQ(nlohmann::json::parse(readFile(attemptFile(attempt_dir_, kSubmitFile))), body_);
+  auto loaded = launchRequestFromJson(
+      nlohmann::json::parse(readFile(attemptFile(attempt_dir_, kLaunchFile))));
+  ASSERT_TRUE(loaded) << loaded.error().describe();
+  EXPECT_EQ(launchRequestToJson(*loaded), launchRequestToJson(request_));
+  EXPECT_TRUE(fs::is_directory(attemptFile(attempt_dir_, kLogsDir)));
+  EXPECT_TRUE(fs::is_directory(attemptFile(attempt_dir_, kOutputDir)));
+
+  auto entries = entriesOf(attempt_dir_);
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, (std::vector<std::string>{"job.sh", "launch.json", "logs", "manifest.json",
+                                               "output", "submit.json"}));
+  // Nothing but the attempt in the attempts folder: the temporary directory was renamed.
+  EXPECT_EQ(entriesOf(attemptsDir()), std::vector<std::string>{"2"});
+}
+
+TEST_F(StagerTest, ManifestHoldsTheSha256OfEveryStagedFile) {
+  auto staged = stageAttempt(request_, script_, body_, fs_);
+  ASSERT_TRUE(staged) << staged.error().describe();
+  const auto manifest = nlohmann::json::parse(readFile(attemptFile(attempt_dir_, kManifestFile)));
+  EXPECT_EQ(manifest, manifestJson(*staged));
+  ASSERT_EQ(manifest["files"].size(), 3u);
+  for (const char* name : {"launch.json", "job.sh", "submit.json"}) {
+    const std::string content = readFile(attemptFile(attempt_dir_, name));
+    EXPECT_EQ(manifest["files"][name]["sha256"], sha256Hex(content)) << name;
+    EXPECT_EQ(manifest["files"][name]["bytes"], content.size()) << name;
+  }
+  // Known vector, so sha256Hex itself is checked against the standard.
+  EXPECT_EQ(sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST_F(StagerTest, FilesAndAttemptDirAreReadOnlyButLogsAndOutputAreWritable) {
+  const mode_t old_umask = ::umask(0077);  // the modes are the contract, whatever the umask
+  auto staged = stageAttempt(request_, script_, body_, fs_);
+  ::umask(old_umask);
+  ASSERT_TRUE(staged) << staged.error().describe();
+  for (auto name : {kLaunchFile, kScriptFile, kSubmitFile, kManifestFile}) {
+    EXPECT_EQ(modeOf(attemptFile(attempt_dir_, name)), 0444u) << name;
+  }
+  EXPECT_EQ(modeOf(attempt_dir_), 0555u);
+  EXPECT_EQ(modeOf(attemptFile(attempt_dir_, kLogsDir)), 0755u);
+  EXPECT_EQ(modeOf(attemptFile(attempt_dir_, kOutputDir)), 0755u);
+}
+
+TEST_F(StagerTest, AnExistingAttemptIsNeverOverwritten) {
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, fs_));
+  const std::string first = readFile(attemptFile(attempt_dir_, kScriptFile));
+
+  auto again = stageAttempt(request_, "#!/bin/bash\necho other\n", body_, fs_);
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, "staging.attempt_exists");
+  EXPECT_EQ(readFile(attemptFile(attempt_dir_, kScriptFile)), first);
+  EXPECT_EQ(entriesOf(attemptsDir()), std::vector<std::string>{"2"});
+}
+
+TEST_F(StagerTest, AnEmptyDirectoryInTheWayIsNotReplacedEither) {
+  ASSERT_TRUE(fs_.makeDirs(attempt_dir_, 0755));
+  auto staged = stageAttempt(request_, script_, body_, fs_);
+  ASSERT_FALSE(staged);
+  EXPECT_EQ(staged.error().code, "staging.attempt_exists");
+  EXPECT_TRUE(entriesOf(attempt_dir_).empty());
+}
+
+TEST_F(StagerTest, RenameRefusesAnExistingTargetEvenAfterTheEarlyCheck) {
+  // The race the early exists() check cannot close: the target appears between the check
+  // and the rename. renameNoReplace must still refuse it.
+  const std::string from = root_ + "/from";
+  ASSERT_TRUE(fs_.makeDirs(from + "/x", 0755));
+  ASSERT_TRUE(fs_.makeDirs(root_ + "/to", 0755));
+  auto renamed = fs_.renameNoReplace(from, root_ + "/to");
+  ASSERT_FALSE(renamed);
+  EXPECT_EQ(renamed.error().code, "staging.attempt_exists");
+  EXPECT_TRUE(fs::is_directory(from + "/x"));
+}
+
+TEST_F(StagerTest, AttemptDirMustBeCleanAndAbsolute) {
+  for (const std::string dir : {"relative/2", "/shared/../etc", "/", ""}) {
+    request_.attempt_dir = dir;
+    auto staged = stageAttempt(request_, script_, body_, fs_);
+    ASSERT_FALSE(staged) << dir;
+    EXPECT_EQ(staged.error().code, "staging.invalid_attempt_dir") << dir;
+  }
+  EXPECT_TRUE(entriesOf(root_).empty());
+}
+
+TEST_F(StagerTest, AFailureAtAnyStepLeavesNoAttemptAndNoTemporaryDirectory) {
+  FaultyStagingFs counting(-1);
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, counting));
+  const int total = counting.calls();
+  ASSERT_GT(total, 10);
+  fs_.removeTree(root_ + "/jobs");
+
+  // Every call but the last: the last is the parent's fsync after the rename, tested below.
+  for (int fail_at = 0; fail_at < total - 1; ++fail_at) {
+    FaultyStagingFs faulty(fail_at);
+    auto staged = stageAttempt(request_, script_, body_, faulty);
+    ASSERT_FALSE(staged) << "step " << fail_at << " (" << faulty.failedCall() << ")";
+    EXPECT_EQ(staged.error().code, "staging.io") << faulty.failedCall();
+    EXPECT_FALSE(fs::exists(attempt_dir_))
+        << "step " << fail_at << " (" << faulty.failedCall() << ") left the attempt behind";
+    EXPECT_TRUE(entriesOf(attemptsDir()).empty())
+        << "step " << fail_at << " (" << faulty.failedCall() << ") left "
+        << (entriesOf(attemptsDir()).empty() ? "" : entriesOf(attemptsDir()).front());
+  }
+  // A failed attempt never blocks the next try of the same attempt.
+  EXPECT_TRUE(stageAttempt(request_, script_, body_, fs_));
+}
+
+TEST_F(StagerTest, AFailedFsyncAfterTheRenameReportsAnErrorButTheAttemptIsComplete) {
+  FaultyStagingFs counting(-1);
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, counting));
+  const int last = counting.calls() - 1;
+  fs_.removeTree(root_ + "/jobs");
+
+  FaultyStagingFs faulty(last);
+  auto staged = stageAttempt(request_, script_, body_, faulty);
+  ASSERT_FALSE(staged);
+  EXPECT_EQ(faulty.failedCall(), "syncDir");
+  EXPECT_EQ(readFile(attemptFile(attempt_dir_, kScriptFile)), script_);
+  EXPECT_TRUE(fs::exists(attemptFile(attempt_dir_, kManifestFile)));
+}
+
+TEST_F(StagerTest, RemoveTreeDeletesReadOnlyTrees) {
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, fs_));
+  fs_.removeTree(attempt_dir_);
+  EXPECT_FALSE(fs::exists(attempt_dir_));
+}
+
+}  // namespace
+}  // namespace tuneplane::staging
