@@ -1,9 +1,18 @@
 // `tuneplane`: the command line of the TunePlane control plane.
+#include <memory>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
+  // Libraries log through spdlog (e.g. the Slurm client's retries), whose default logger
+  // writes to stdout: send logs to stderr so stdout holds only a command's output and
+  // `--output json` always parses.
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>(
+      "tuneplane", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   CLI::App app{
       "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
       "Validate and render job specs, and talk to a site's slurmrestd.",

@@ -154,7 +154,16 @@ void runSubmit(const SlurmFlags& flags) {
   if (!staged) failWith({staged.error()}, format, kExitFailure, std::cout, std::cerr);
   auto client = connect(context->site, format);
   auto receipt = client->submit(prepared->submit_body);
-  if (!receipt) failSlurm(receipt.error(), format);
+  if (!receipt) {
+    if (receipt.error().transport == slurm::TransportClass::kUnknown) {
+      // The job may exist. Say how to find it rather than inviting a second submit.
+      std::cerr << fmt::format(
+          "the submit may have reached slurmrestd; do not submit again. Find the job by its "
+          "comment {} (attempt dir {})\n",
+          prepared->request.identity.submit_token, staged->dir);
+    }
+    failSlurm(receipt.error(), format);
+  }
   // The numeric id is used once, to learn the SLUID; every later call uses the SLUID.
   auto jobs = client->getJob(std::to_string(receipt->job_id));
   std::string sluid = jobs && !jobs->empty() ? jobs->front().sluid : "";

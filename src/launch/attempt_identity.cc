@@ -6,15 +6,13 @@
 
 #include <openssl/rand.h>
 
+#include "spec/names.h"
+
 namespace tuneplane::launch {
 namespace {
 
 bool isLowerHex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-}
-
-bool isLowerAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
 }
 
 std::string toHex(std::span<const std::uint8_t> bytes) {
@@ -38,17 +36,8 @@ Status OpenSslRandomSource::fill(std::span<std::uint8_t> out) {
   return ok();
 }
 
-bool isDnsLabel(std::string_view text) {
-  if (text.empty() || text.size() > kMaxJobIdLength) return false;
-  if (!isLowerAlnum(text.front()) || !isLowerAlnum(text.back())) return false;
-  for (char c : text) {
-    if (!isLowerAlnum(c) && c != '-') return false;
-  }
-  return true;
-}
-
 bool isValidJobId(std::string_view job_id) {
-  if (!isDnsLabel(job_id) || job_id.size() < kJobIdSuffixHex + 2) return false;
+  if (!spec::isDnsLabel(job_id) || job_id.size() < kJobIdSuffixHex + 2) return false;
   const std::string_view suffix = job_id.substr(job_id.size() - kJobIdSuffixHex);
   if (job_id[job_id.size() - kJobIdSuffixHex - 1] != '-') return false;
   for (char c : suffix) {
@@ -69,7 +58,7 @@ bool isValidSubmitToken(std::string_view token) {
 
 Result<AttemptIdentity> newAttemptIdentity(std::string_view job_name, int attempt,
                                            RandomSource& random) {
-  if (!isDnsLabel(job_name)) {
+  if (!spec::isDnsLabel(job_name)) {
     return fail("launch.invalid_job_name", "metadata.name",
                 "job name must be a DNS label ([a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 "
                 "characters)");

@@ -48,7 +48,4 @@ bool isValidJobId(std::string_view job_id);
 // "tp-" followed by exactly 32 lower-case hex digits.
 bool isValidSubmitToken(std::string_view token);
 
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?, 1..63 characters.
-bool isDnsLabel(std::string_view text);
-
 }  // namespace tuneplane::launch
