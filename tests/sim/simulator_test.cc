@@ -388,7 +388,8 @@ TEST_F(SimulatorTest, DeleteJobsCancelsByNameAndUser) {
                              "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
-  for (const auto& s : json::parse(get("/jobs/state/")->body)["jobs"]) {
+  const json states = json::parse(get("/jobs/state/")->body);  // outlives the loop
+  for (const auto& s : states["jobs"]) {
     const bool kept = s["job_id"] == std::to_string(keep);
     EXPECT_EQ(s["state"][0], kept ? "PENDING" : "CANCELLED");
   }
