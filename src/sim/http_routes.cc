@@ -293,17 +293,7 @@ void SimulatorImpl::routeJobDelete(const std::string& id, const httplib::Request
     if (lead.pid > 0) signalProcessGroup(lead.pid, sig);
     return sendJson(res, 200, {{"status", json::array()}});
   }
-  if (lead.base_state == "PENDING") {
-    const int64_t now = nowUnix();
-    for (Job* c : componentsLocked(lead)) {
-      c->base_state = "CANCELLED";
-      c->end_time = now;
-      c->epilog_end = Clock::now();
-      touchLocked(*c);
-    }
-  } else {
-    beginKillLocked(lead, "CANCELLED", lead.reason, SIGTERM);
-  }
+  cancelLocked(lead);
   wake_.notify_all();
   sendJson(res, 200, {{"status", json::array()}});
 }
@@ -412,20 +402,7 @@ void SimulatorImpl::routeJobsDelete(const httplib::Request& req, httplib::Respon
     if (body.contains("user_name") && body["user_name"] != job.user) match = false;
     if (match) targets.push_back(id);
   }
-  const int64_t now = nowUnix();
-  for (uint32_t id : targets) {
-    Job& lead = jobs_[id];
-    if (lead.base_state == "PENDING") {
-      for (Job* c : componentsLocked(lead)) {
-        c->base_state = "CANCELLED";
-        c->end_time = now;
-        c->epilog_end = Clock::now();
-        touchLocked(*c);
-      }
-    } else {
-      beginKillLocked(lead, "CANCELLED", lead.reason, SIGTERM);
-    }
-  }
+  for (uint32_t id : targets) cancelLocked(jobs_[id]);
   wake_.notify_all();
   sendJson(res, 200, {{"status", json::array()}});
 }

@@ -355,6 +355,20 @@ void SimulatorImpl::tickLocked() {
   }
 }
 
+void SimulatorImpl::cancelLocked(Job& leader) {
+  if (leader.base_state != "PENDING") {
+    beginKillLocked(leader, "CANCELLED", leader.reason, SIGTERM);
+    return;
+  }
+  const int64_t now = nowUnix();
+  for (Job* c : componentsLocked(leader)) {
+    c->base_state = "CANCELLED";
+    c->end_time = now;
+    c->epilog_end = Clock::now();
+    touchLocked(*c);
+  }
+}
+
 void SimulatorImpl::beginKillLocked(Job& leader, const std::string& state,
                                     const std::string& reason, int sig) {
   const int64_t now = nowUnix();

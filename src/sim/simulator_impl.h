@@ -61,6 +61,9 @@ class SimulatorImpl final : public Simulator {
   void scheduleLocked();
   bool startLocked(std::vector<Job*> comps);
   void beginKillLocked(Job& leader, const std::string& state, const std::string& reason, int sig);
+  // scancel: a pending job (every component) is CANCELLED at once; a running one is sent
+  // SIGTERM and goes through COMPLETING. REQUIRES: mu_ held.
+  void cancelLocked(Job& leader);
   void finishProcessLocked(Job& leader, bool signaled, int code);
   json submitLocked(const SubmitPlan& plan, const std::string& user, uint32_t* leader_id);
   void leaveRejectedLocked(const SubmitRejection& rejection, const std::string& user);
