@@ -59,7 +59,7 @@ TEST(ShapeDiff, CatchesMissingExtraAndTypeChanges) {
 }
 
 json loadTranscript(const std::string& name) {
-  std::ifstream in(std::string(TUNEPLANE_SHARED_DIR) + "/slurm/transcripts/" + name + ".json");
+  std::ifstream in(std::string(TUNEPLANE_TEST_DATA_DIR) + "/slurm/transcripts/" + name + ".json");
   return json::parse(in, nullptr, false);
 }
 

@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 
 json transcript(const std::string& name) {
-  std::ifstream in(std::string(TUNEPLANE_SHARED_DIR) + "/slurm/transcripts/" + name);
+  std::ifstream in(std::string(TUNEPLANE_TEST_DATA_DIR) + "/slurm/transcripts/" + name);
   EXPECT_TRUE(in) << name;
   std::stringstream text;
   text << in.rdbuf();

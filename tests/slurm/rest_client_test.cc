@@ -29,7 +29,7 @@ namespace {
 using nlohmann::json;
 
 json transcriptBody(const std::string& file, const std::string& label) {
-  std::ifstream in(std::string(TUNEPLANE_SHARED_DIR) + "/slurm/transcripts/" + file);
+  std::ifstream in(std::string(TUNEPLANE_TEST_DATA_DIR) + "/slurm/transcripts/" + file);
   std::stringstream text;
   text << in.rdbuf();
   const json doc = json::parse(text.str());  // outlives the loop

@@ -27,7 +27,7 @@ using ::testing::IsEmpty;
 namespace fs = std::filesystem;
 
 constexpr const char* kSubmitSchema = "v0.0.45_job_submit_req";
-const fs::path kShared = TUNEPLANE_SHARED_DIR;
+const fs::path kTestData = TUNEPLANE_TEST_DATA_DIR;
 const fs::path kGoldenDir = fs::path(TUNEPLANE_SOURCE_DIR) / "tests/slurm/golden";
 
 json readJson(const fs::path& path) {
@@ -36,7 +36,7 @@ json readJson(const fs::path& path) {
 }
 
 const openapi::SchemaChecker& checker() {
-  static const openapi::SchemaChecker instance(readJson(kShared / "slurm/openapi-v0.0.45.json"));
+  static const openapi::SchemaChecker instance(readJson(kTestData / "slurm/openapi-v0.0.45.json"));
   return instance;
 }
 
@@ -49,7 +49,7 @@ struct RealSubmit {
 // Every exchange in transcripts/ that POSTed /job/submit and was answered 200.
 std::vector<RealSubmit> realAcceptedSubmits() {
   std::vector<RealSubmit> out;
-  for (const auto& entry : fs::directory_iterator(kShared / "slurm/transcripts")) {
+  for (const auto& entry : fs::directory_iterator(kTestData / "slurm/transcripts")) {
     if (entry.path().extension() != ".json") continue;
     const json transcript = readJson(entry.path());
     for (const auto& exchange : transcript["exchanges"]) {

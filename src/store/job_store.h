@@ -1,0 +1,153 @@
+// JobStore: TunePlane's durable state — jobs, their attempts (one row per attempt, with one
+// row per het component), and the event log of every transition. The store keeps what it
+// is told and decides nothing: control/ owns the state machine and computes each Change,
+// which the store applies atomically (one transaction), so a crash leaves either all of a
+// decision or none of it. SqliteJobStore (sqlite_job_store.h) is the implementation.
+//
+// Two kinds of writer share it: the reconciler (one thread, through commit()) and the API
+// (createJob, requestCancel, requestAbandon). The requests are narrow atomic updates of
+// their own columns, which commit() never writes, so neither writer can undo the other.
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "store/phases.h"
+
+namespace tuneplane::store {
+
+// One het component of an attempt (a single-pool job has one, index 0), as Slurm last
+// reported it.
+struct ComponentRecord {
+  int index = 0;                   // het offset; pool order of the spec
+  std::string pool;                // the spec pool's name
+  uint64_t slurm_job_id = 0;       // numeric id; 0 until known
+  std::string sluid;               // empty until resolved; every lifecycle call uses it
+  std::vector<std::string> state;  // Slurm's job_state: base first, then flags
+  std::string reason;              // Slurm's state_reason ("Resources", "None", …)
+  std::optional<int> exit_code;    // return code when Slurm reported one
+  std::optional<int> signal;       // signal number when the job was signalled
+  std::string nodes;               // allocated node list, e.g. "gpu[1-2]"
+  int64_t start_time = 0;          // Unix seconds from Slurm; 0 unknown
+  int64_t end_time = 0;
+
+  bool operator==(const ComponentRecord&) const = default;
+};
+
+struct AttemptRecord {
+  std::string job_id;
+  int number = 1;  // 1-based
+  AttemptPhase phase = AttemptPhase::kStaging;
+  std::string reason;  // for people: Slurm's pending reason, why it failed, …
+  EndCause cause = EndCause::kNone;
+  std::string submit_token;   // "tp-…"; carried in the Slurm job's comment
+  std::string staging_dir;    // the attempt dir on the shared filesystem
+  uint64_t slurm_job_id = 0;  // from the submit receipt (the het leader's); 0 unknown
+  std::vector<ComponentRecord> components;
+  int64_t created_ms = 0;
+  int64_t submitted_ms = 0;  // when the submit was sent; 0 before
+  int64_t ended_ms = 0;      // when it reached a terminal phase; 0 before
+  // Lost-receipt lookups (SubmitUnknown) and missing-record polls.
+  int lookups = 0;
+  int64_t next_lookup_ms = 0;
+  int missing_polls = 0;  // consecutive polls in which Slurm had no record of it
+  // Set by requestAbandon (an operator); commit() never writes these.
+  bool abandon_requested = false;
+  std::string abandoned_by;
+  std::string abandon_reason;
+
+  bool operator==(const AttemptRecord&) const = default;
+};
+
+struct JobRecord {
+  std::string id;  // "<name>-<8 hex>" (launch::isValidJobId)
+  std::string name;
+  std::string owner;
+  std::map<std::string, std::string> labels;
+  std::string spec;  // the spec exactly as submitted (YAML or JSON text)
+  JobPhase phase = JobPhase::kPending;
+  std::string reason;
+  int64_t created_ms = 0;
+  int64_t updated_ms = 0;
+  int64_t next_attempt_ms = 0;  // Retrying: when the next attempt may start
+  // Set by requestCancel; commit() never writes these.
+  bool cancel_requested = false;
+  std::string cancel_requested_by;
+
+  bool operator==(const JobRecord&) const = default;
+};
+
+struct EventRecord {
+  int64_t seq = 0;  // assigned by the store, increasing
+  std::string job_id;
+  int attempt = 0;  // 0: about the job itself
+  int64_t time_ms = 0;
+  std::string from;    // the phase before ("" for a creation)
+  std::string to;      // the phase after
+  std::string reason;  // why, for people
+  std::string actor;   // "reconciler", or the user who asked (cancel, abandon)
+
+  bool operator==(const EventRecord&) const = default;
+};
+
+// A job with all of its attempts, oldest first.
+struct JobView {
+  JobRecord job;
+  std::vector<AttemptRecord> attempts;
+};
+
+// One decision of the reconciler, applied in one transaction.
+struct Change {
+  std::optional<JobRecord> job;         // upserted, except the cancel_* columns
+  std::vector<AttemptRecord> attempts;  // upserted with their components, except abandon_*
+  std::vector<EventRecord> events;      // appended (seq assigned)
+};
+
+struct JobQuery {
+  std::optional<std::string> owner;  // only this owner's jobs
+  std::optional<JobPhase> phase;
+  std::optional<std::string> name;                           // exact metadata.name
+  std::optional<std::pair<std::string, std::string>> label;  // key=value
+  int limit = 100;                                           // 1..1000
+  std::string continue_token;  // from the previous page; "" for the first
+};
+
+struct JobPage {
+  std::vector<JobRecord> jobs;  // newest first
+  std::string continue_token;   // "" when this was the last page
+};
+
+class JobStore {
+ public:
+  virtual ~JobStore() = default;
+
+  // A new job (phase Pending) and its creation event. Errors: "store.job_exists", "store.io".
+  virtual Status createJob(const JobRecord& job, const EventRecord& created) = 0;
+  // nullopt when no job has that id.
+  virtual Result<std::optional<JobView>> getJob(const std::string& id) = 0;
+  virtual Result<JobPage> listJobs(const JobQuery& query) = 0;
+  // Every job not in a terminal phase, with its attempts: what the reconciler works on.
+  virtual Result<std::vector<JobView>> activeJobs() = 0;
+  virtual Result<std::vector<EventRecord>> events(const std::string& job_id) = 0;
+  // Jobs per phase, for /metrics.
+  virtual Result<std::map<JobPhase, int64_t>> countJobsByPhase() = 0;
+
+  // Atomic. Errors: "store.io".
+  virtual Status commit(const Change& change) = 0;
+
+  // Marks a job for cancellation (idempotent) with an event naming `actor`.
+  // Errors: "store.not_found", "store.already_terminal", "store.io".
+  virtual Status requestCancel(const std::string& job_id, const std::string& actor,
+                               int64_t now_ms) = 0;
+  // Marks a SubmitUnknown attempt for abandonment, recording who and why.
+  // Errors: "store.not_found", "store.not_submit_unknown", "store.io".
+  virtual Status requestAbandon(const std::string& job_id, int attempt, const std::string& actor,
+                                const std::string& reason, int64_t now_ms) = 0;
+};
+
+}  // namespace tuneplane::store
