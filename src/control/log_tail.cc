@@ -25,8 +25,8 @@ const uint8_t* bytesOf(std::string_view text) {
   return reinterpret_cast<const uint8_t*>(text.data());
 }
 
-// Calls `each(piece, ill_formed)` for every well-formed character run and every maximal
-// ill-formed subsequence of `text`, in order.
+// Calls `each(piece, ill_formed)` for every well-formed run and every maximal ill-formed
+// subsequence of `text`, in order, while `each` returns true.
 template <typename Each>
 void forEachPiece(std::string_view text, Each each) {
   const uint8_t* s = bytesOf(text);
@@ -34,16 +34,33 @@ void forEachPiece(std::string_view text, Each each) {
   int32_t i = 0;
   int32_t run = 0;  // start of the current well-formed run
   while (i < length) {
+    // Logs are mostly ASCII: skip it eight bytes at a time (no byte with the high bit set).
+    while (length - i >= 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, s + i, sizeof word);
+      if ((word & 0x8080808080808080ull) != 0) break;
+      i += 8;
+    }
+    if (i == length) break;
     const int32_t start = i;
     UChar32 c = 0;
     U8_NEXT(s, i, length, c);
     if (c < 0) {
-      if (start > run) each(text.substr(run, start - run), false);
-      each(text.substr(start, i - start), true);
+      if (start > run && !each(text.substr(run, start - run), false)) return;
+      if (!each(text.substr(start, i - start), true)) return;
       run = i;
     }
   }
   if (length > run) each(text.substr(run), false);
+}
+
+bool isWellFormed(std::string_view text) {
+  bool well_formed = true;
+  forEachPiece(text, [&](std::string_view, bool ill_formed) {
+    well_formed = !ill_formed;
+    return well_formed;
+  });
+  return well_formed;
 }
 
 // Size of `text` once each ill-formed subsequence is replaced by U+FFFD.
@@ -51,6 +68,7 @@ std::size_t sanitizedSize(std::string_view text) {
   std::size_t size = 0;
   forEachPiece(text, [&](std::string_view piece, bool ill_formed) {
     size += ill_formed ? kReplacement.size() : piece.size();
+    return true;
   });
   return size;
 }
@@ -61,6 +79,7 @@ std::string sanitize(std::string_view text, std::size_t& replaced) {
   forEachPiece(text, [&](std::string_view piece, bool ill_formed) {
     if (ill_formed) ++replaced;
     out.append(ill_formed ? kReplacement : piece);
+    return true;
   });
   return out;
 }
@@ -85,7 +104,8 @@ std::size_t lineStart(std::string_view text, std::size_t end) {
   std::size_t search = end;
   if (search > 0 && text[search - 1] == '\n') --search;
   const void* nl = search > 0 ? ::memrchr(text.data(), '\n', search) : nullptr;
-  return nl == nullptr ? 0 : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1;
+  return nl == nullptr ? 0
+                       : static_cast<std::size_t>(static_cast<const char*>(nl) - text.data()) + 1;
 }
 
 std::size_t skipTrailBytes(std::string_view text, std::size_t pos) {
@@ -93,10 +113,29 @@ std::size_t skipTrailBytes(std::string_view text, std::size_t pos) {
   return pos;
 }
 
-std::size_t countLines(std::string_view text) {
-  if (text.empty()) return 0;
-  const auto newlines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
-  return newlines + (text.back() == '\n' ? 0 : 1);
+// The longest run of whole lines at the end of `body` that fits the limits, each line
+// measured as it will be returned (`line_size`): where it begins and how many lines it has.
+// kept == body.size() when not even the last line fits. A line starting at 0 is whole only
+// when `starts_file`. Walks back one line at a time, so at most max_lines + 1 lines.
+struct Cut {
+  std::size_t kept = 0;
+  std::size_t lines = 0;
+};
+
+template <typename LineSize>
+Cut wholeLinesCut(std::string_view body, bool starts_file, const LogTailLimits& limits,
+                  LineSize line_size) {
+  Cut cut{body.size(), 0};
+  std::size_t bytes = 0;
+  while (cut.kept > 0 && cut.lines < limits.max_lines) {
+    const std::size_t start = lineStart(body, cut.kept);
+    if (start == 0 && !starts_file) break;  // the window's first line may have begun earlier
+    bytes += line_size(body.substr(start, cut.kept - start));
+    if (bytes > limits.max_bytes) break;
+    cut.kept = start;
+    ++cut.lines;
+  }
+  return cut;
 }
 
 // --- the file side -------------------------------------------------------------------------
@@ -111,14 +150,16 @@ struct Opened {
 
 Error notRegularError(const std::string& shown) {
   return Error{"logs.not_regular_file", "",
-               shown + " is not a regular file (a FIFO, device, socket or directory is never "
-                       "read)"};
+               shown +
+                   " is not a regular file (a FIFO, device, socket or directory is never "
+                   "read)"};
 }
 
 Error symlinkError(const std::string& shown) {
   return Error{"logs.symlink", "",
-               shown + " is a symbolic link; the job's side of the attempt may have planted it, "
-                       "so it is not followed"};
+               shown +
+                   " is a symbolic link; the job's side of the attempt may have planted it, "
+                   "so it is not followed"};
 }
 
 // Checks an already open fd: the right type, and a log file with a single link (a hard link
@@ -156,7 +197,8 @@ Result<Opened> openEntry(int dir_fd, const std::string& name, Kind kind, const s
   int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
   if (kind == Kind::kDirectory) {
     flags |= O_DIRECTORY;
-    if (!S_ISDIR(st.st_mode)) return fail("logs.not_regular_file", "", shown + " is not a directory");
+    if (!S_ISDIR(st.st_mode))
+      return fail("logs.not_regular_file", "", shown + " is not a directory");
   } else if (!S_ISREG(st.st_mode)) {
     return fail(notRegularError(shown));
   }
@@ -178,8 +220,8 @@ Result<std::string> readAt(int fd, std::uint64_t offset, std::size_t count,
   std::string buffer(count, '\0');
   std::size_t got = 0;
   while (got < count) {
-    const ssize_t n = ::pread(fd, buffer.data() + got, count - got,
-                              static_cast<off_t>(offset + got));
+    const ssize_t n =
+        ::pread(fd, buffer.data() + got, count - got, static_cast<off_t>(offset + got));
     if (n < 0) {
       if (errno == EINTR) continue;
       return fail("logs.io", "", "cannot read " + shown + ": " + std::strerror(errno));
@@ -211,41 +253,35 @@ Result<std::string> logFileName(std::string_view pool, LogStream stream) {
 
 LogTail cutLogTail(std::string_view window, bool starts_file, const LogTailLimits& limits) {
   LogTail tail;
-  const std::size_t end = window.size() - incompleteTail(window);
-  // Whole lines from the end while they fit, measured as they will be returned.
-  std::size_t kept = end;
-  std::size_t bytes = 0;
-  std::size_t lines = 0;
-  while (kept > 0 && lines < limits.max_lines) {
-    const std::size_t start = lineStart(window, kept);
-    if (start == 0 && !starts_file) break;  // the window's first line may have begun earlier
-    const std::size_t size = sanitizedSize(window.substr(start, kept - start));
-    if (bytes + size > limits.max_bytes) break;
-    bytes += size;
-    ++lines;
-    kept = start;
-  }
-  if (kept == end && end > 0) {
+  const std::string_view body = window.substr(0, window.size() - incompleteTail(window));
+  const std::size_t end = body.size();
+  // The common case, all well-formed, measures lines by their bytes: no second pass.
+  const bool well_formed = isWellFormed(body);
+  const Cut cut = well_formed ? wholeLinesCut(body, starts_file, limits,
+                                              [](std::string_view line) { return line.size(); })
+                              : wholeLinesCut(body, starts_file, limits, sanitizedSize);
+  if (cut.kept == end && end > 0) {
     // Not even the last line fits: its last bytes, from a character boundary.
-    std::size_t start = lineStart(window, end);
-    if (start == 0 && !starts_file) start = skipTrailBytes(window, 0);
-    std::string text = sanitize(window.substr(start, end - start), tail.replaced);
+    std::size_t start = lineStart(body, end);
+    if (start == 0 && !starts_file) start = skipTrailBytes(body, 0);
+    std::string text = sanitize(body.substr(start), tail.replaced);
     if (text.size() > limits.max_bytes) {
       text.erase(0, skipTrailBytes(text, text.size() - limits.max_bytes));
     }
     tail.text = std::move(text);
     tail.truncated = true;
-    tail.lines = countLines(tail.text);
+    tail.lines = tail.text.empty() ? 0 : 1;
     return tail;
   }
-  tail.text = sanitize(window.substr(kept, end - kept), tail.replaced);
-  tail.truncated = kept > 0 || !starts_file;
-  tail.lines = lines;
+  const std::string_view kept = body.substr(cut.kept);
+  tail.text = well_formed ? std::string(kept) : sanitize(kept, tail.replaced);
+  tail.truncated = cut.kept > 0 || !starts_file;
+  tail.lines = cut.lines;
   return tail;
 }
 
-Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view pool,
-                            LogStream stream, const LogTailLimits& limits) {
+Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view pool, LogStream stream,
+                            const LogTailLimits& limits) {
   if (!staging::isCleanAbsolutePath(attempt_dir) || attempt_dir == "/") {
     return fail("logs.invalid_attempt_dir", "attempt_dir",
                 "attempt directory '" + attempt_dir +
@@ -256,10 +292,13 @@ Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view poo
   const std::string logs_shown = "logs/ of attempt " + attempt_dir;
   const std::string file_shown = "logs/" + *name + " of attempt " + attempt_dir;
 
-  auto attempt = openEntry(AT_FDCWD, attempt_dir, Kind::kDirectory, "attempt directory " + attempt_dir);
+  auto attempt =
+      openEntry(AT_FDCWD, attempt_dir, Kind::kDirectory, "attempt directory " + attempt_dir);
   if (!attempt) return fail(attempt.error());
-  if (attempt->missing) return missingTail("the attempt directory " + attempt_dir + " does not exist");
-  auto logs = openEntry(attempt->fd.get(), std::string(staging::kLogsDir), Kind::kDirectory, logs_shown);
+  if (attempt->missing)
+    return missingTail("the attempt directory " + attempt_dir + " does not exist");
+  auto logs =
+      openEntry(attempt->fd.get(), std::string(staging::kLogsDir), Kind::kDirectory, logs_shown);
   if (!logs) return fail(logs.error());
   if (logs->missing) return missingTail("the attempt " + attempt_dir + " has no logs/ folder");
   auto file = openEntry(logs->fd.get(), *name, Kind::kRegularFile, file_shown);

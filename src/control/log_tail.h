@@ -63,8 +63,8 @@ Result<std::string> logFileName(std::string_view pool, LogStream stream);
 // Errors: "logs.invalid_attempt_dir" (not a clean absolute path), "logs.invalid_pool",
 // "logs.symlink" (the attempt dir, logs/ or the file is a symlink), "logs.not_regular_file"
 // (a FIFO, device, directory… or a file with several hard links), "logs.io" (open/read).
-Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view pool,
-                            LogStream stream, const LogTailLimits& limits = {});
+Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view pool, LogStream stream,
+                            const LogTailLimits& limits = {});
 
 // The pure cut behind readLogTail. `window` is the end of a file; `starts_file` says whether
 // it begins at the file's first byte. If not, a line starts only after a '\n' inside the
