@@ -21,7 +21,15 @@ struct ValidateFlags {
   std::string output = "text";
 };
 
-nlohmann::json summaryJson(const launch::LaunchRequest& request) {
+nlohmann::json accessJson(const staging::JobAccess& access) {
+  const bool shared = access.mode == staging::JobAccessMode::kSharedGroup && access.group;
+  return {{"mode", shared ? "shared_group" : "same_user"},
+          {"job_user", access.job_user.name},
+          {"tuneplane_user", access.process_user.name},
+          {"group", shared ? nlohmann::json(access.group->name) : nullptr}};
+}
+
+nlohmann::json summaryJson(const launch::LaunchRequest& request, const staging::JobAccess& access) {
   nlohmann::json components = nlohmann::json::array();
   for (const auto& c : request.components) {
     components.push_back({{"pool", c.pool_name},
@@ -38,10 +46,12 @@ nlohmann::json summaryJson(const launch::LaunchRequest& request) {
           {"framework", request.framework},
           {"container_runtime", catalog::toString(request.container_runtime)},
           {"artifact", {{"path", request.artifact.path}, {"sha256", request.artifact.sha256}}},
-          {"components", std::move(components)}};
+          {"components", std::move(components)},
+          {"job_access", accessJson(access)}};
 }
 
-void printSummary(std::ostream& out, const launch::LaunchRequest& request) {
+void printSummary(std::ostream& out, const launch::LaunchRequest& request,
+                  const staging::JobAccess& access) {
   out << "valid: " << request.job_name << " (" << request.framework << ")\n";
   out << "  runtime: " << catalog::toString(request.container_runtime) << ", "
       << request.artifact.path << " (sha256 verified)\n";
@@ -53,6 +63,7 @@ void printSummary(std::ostream& out, const launch::LaunchRequest& request) {
     if (c.constraint) out << ", constraint " << *c.constraint;
     out << ", time limit " << c.time_limit.count() << " min\n";
   }
+  out << "  logs and output: " << access.describe() << "\n";
 }
 
 void runValidate(const ValidateFlags& flags) {
@@ -63,14 +74,19 @@ void runValidate(const ValidateFlags& flags) {
 
   auto context = loadSiteContext(flags.site_file);
   if (!context) failWith(context.error(), *format, kExitInvalid, std::cout, std::cerr);
+  // What `slurm submit` from this host would refuse: the job user's access, and the spec.
+  Errors errors;
+  auto access = checkJobAccess(*context);
+  if (!access) errors.push_back(access.error());
   // A throwaway identity: validation needs one to assemble, nothing is staged.
   auto prepared = prepare(*spec_file, *context, PrepareOptions{});
-  if (!prepared) failWith(prepared.error(), *format, kExitInvalid, std::cout, std::cerr);
+  if (!prepared) errors.insert(errors.end(), prepared.error().begin(), prepared.error().end());
+  if (!errors.empty()) failWith(errors, *format, kExitInvalid, std::cout, std::cerr);
 
   if (*format == OutputFormat::kJson) {
-    std::cout << summaryJson(prepared->request).dump(2) << '\n';
+    std::cout << summaryJson(prepared->request, *access).dump(2) << '\n';
   } else {
-    printSummary(std::cout, prepared->request);
+    printSummary(std::cout, prepared->request, *access);
   }
 }
 
@@ -80,9 +96,11 @@ void addValidateCommand(CLI::App& app) {
   auto flags = std::make_shared<ValidateFlags>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
-      "Check a job spec against a site: structure, the Slurm backend's rules and the runtime\n"
-      "artifact's SHA-256. Prints a summary (job, framework, components). Nothing is staged\n"
-      "or submitted. Exit codes: 0 valid; 2 invalid or a file missing/unreadable (every\n"
+      "Check a job spec against a site: structure, the Slurm backend's rules, the runtime\n"
+      "artifact's SHA-256, and whether the job user (slurm.user) could write the attempt\n"
+      "staged from this host (see staging.group). Prints a summary (job, framework,\n"
+      "components, who writes logs/). Nothing is staged or submitted. Exit codes: 0 valid; 2 "
+      "invalid or a file missing/unreadable (every\n"
       "error on stderr as 'field: message [code]', or as JSON on stdout with --output json).");
   cmd->add_option("-f,--file", flags->spec_file, "Job spec file, YAML or JSON (required)");
   cmd->add_option("--site", flags->site_file,
