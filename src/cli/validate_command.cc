@@ -1,5 +1,6 @@
 // `tuneplane validate`: checks a job spec against a site (structure, the backend's rules,
-// the runtime artifact's hash) and prints a short summary. Exit 0 valid, 2 invalid.
+// the runtime artifact's hash, and whether the job user could write an attempt staged from
+// this host) and prints a short summary. Exit 0 valid, 2 invalid.
 #include <iostream>
 #include <memory>
 #include <optional>
