@@ -16,26 +16,18 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "catalog/artifact_verifier.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using tuneplane::bench::envNumber;
+using tuneplane::bench::median;
 using tuneplane::catalog::ArtifactVerifier;
-
-long long envNumber(const char* name, long long fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::atoll(v);
-}
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 bool writeFile(const std::string& path, long long bytes) {
@@ -77,19 +69,9 @@ std::string sha256sum(const std::string& path) {
 int main() {
   const long long bytes = envNumber("TUNEPLANE_BENCH_BYTES", 2LL << 30);
   const int rounds = static_cast<int>(std::max(1LL, envNumber("TUNEPLANE_BENCH_ROUNDS", 3)));
-  std::string dir;
-  bool own_dir = false;
-  if (const char* d = std::getenv("TUNEPLANE_BENCH_DIR"); d != nullptr && *d != '\0') {
-    dir = d;
-  } else {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tp-bench-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      std::perror("mkdtemp");
-      return 1;
-    }
-    dir = pattern;
-    own_dir = true;
-  }
+  const tuneplane::bench::BenchDir bench_dir;
+  if (!bench_dir.ok()) return 1;
+  const std::string& dir = bench_dir.path();
   const std::string path = dir + "/artifact-bench.sqsh";
   std::printf("artifact_verify_bench: %lld bytes (%.2f GiB) in %s, %d rounds\n", bytes,
               static_cast<double>(bytes) / (1 << 30), dir.c_str(), rounds);
@@ -144,6 +126,5 @@ int main() {
   }
 
   std::filesystem::remove(path);
-  if (own_dir) std::filesystem::remove(dir);
   return status;
 }

@@ -6,7 +6,6 @@
 // Env: TUNEPLANE_BENCH_DIR (default: a new temp dir), TUNEPLANE_BENCH_ROUNDS (default 5).
 #include <fcntl.h>
 #include <spawn.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.h"
 #include "control/log_tail.h"
 
 extern char** environ;
@@ -25,6 +25,7 @@ extern char** environ;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using tuneplane::bench::median;
 using tuneplane::control::kLogTailMaxBytes;
 using tuneplane::control::LogStream;
 using tuneplane::control::readLogTail;
@@ -33,17 +34,6 @@ constexpr std::uint64_t kBigLog = 1ull << 30;
 constexpr std::uint64_t kSmallLog = 1ull << 20;
 constexpr int kReadsPerRound = 2000;  // readLogTail and pread: microseconds each
 constexpr int kTailsPerRound = 100;   // tail(1): a process each
-
-long long envNumber(const char* name, long long fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::atoll(v);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // A log of `size` bytes: a hole, then 1 MiB (or all of it, if smaller) of log lines.
 bool writeLog(const std::string& path, std::uint64_t size) {
@@ -87,20 +77,11 @@ bool runTail(const std::string& path) {
 }  // namespace
 
 int main() {
-  const int rounds = static_cast<int>(std::max(1LL, envNumber("TUNEPLANE_BENCH_ROUNDS", 5)));
-  std::string root;
-  bool own_dir = false;
-  if (const char* d = std::getenv("TUNEPLANE_BENCH_DIR"); d != nullptr && *d != '\0') {
-    root = d;
-  } else {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tp-bench-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      std::perror("mkdtemp");
-      return 1;
-    }
-    root = pattern;
-    own_dir = true;
-  }
+  const int rounds =
+      static_cast<int>(std::max(1LL, tuneplane::bench::envNumber("TUNEPLANE_BENCH_ROUNDS", 5)));
+  const tuneplane::bench::BenchDir dir;
+  if (!dir.ok()) return 1;
+  const std::string& root = dir.path();
   // Two attempts, each with logs/main.out: a 1 GiB log and a 1 MiB one.
   const std::string big_attempt = root + "/big";
   const std::string small_attempt = root + "/small";
@@ -164,6 +145,5 @@ int main() {
 
   std::filesystem::remove_all(big_attempt);
   std::filesystem::remove_all(small_attempt);
-  if (own_dir) std::filesystem::remove(root);
   return status;
 }

@@ -5,20 +5,17 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include "../catalog/temp_dir.h"
+#include "../common/child_process.h"
 #include "../staging/sample_request.h"
 #include "slurm/submit_body.h"
 
@@ -496,26 +493,12 @@ TEST_F(LogTailTest, ADirectoryInPlaceOfTheLogIsRefused) {
 // child process so that a regression fails this test after a bounded wait, not hangs it.
 TEST_F(LogTailTest, AFifoIsRefusedWithoutBlocking) {
   ASSERT_EQ(::mkfifo(logPath().c_str(), 0644), 0);
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
+  const auto exit_code = tuneplane::testing::runInChild([&] {
     auto tail = readLogTail(attempt_, "main", LogStream::kStdout);
-    ::_exit(!tail && tail.error().code == "logs.not_regular_file" ? 0 : 1);
-  }
-  int status = 0;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  pid_t done = 0;
-  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  if (done == 0) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    FAIL() << "reading a FIFO blocked";
-  }
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "a FIFO was not refused as not_regular_file";
+    return !tail && tail.error().code == "logs.not_regular_file" ? 0 : 1;
+  });
+  ASSERT_TRUE(exit_code) << "reading a FIFO blocked (or the child did not run)";
+  EXPECT_EQ(*exit_code, 0) << "a FIFO was not refused as not_regular_file";
 }
 
 }  // namespace

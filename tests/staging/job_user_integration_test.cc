@@ -5,19 +5,16 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 
+#include "../common/child_process.h"
 #include "sample_request.h"
 #include "staging/job_access.h"
 #include "staging/os_users.h"
@@ -78,35 +75,21 @@ class JobUserIntegration : public ::testing::Test {
     return stageAttempt(request_, "#!/bin/bash\necho hi\n", {{"script", "x"}}, access, fs_);
   }
 
-  // Forks, becomes `nobody`, tries each write; returns the JobWrote bits, or -1.
+  // Becomes `nobody` in a child process and tries each write; the JobWrote bits, or -1.
   int writeAsJob() const {
-    const pid_t pid = ::fork();
-    if (pid < 0) return -1;
-    if (pid == 0) {
+    const auto bits = tuneplane::testing::runInChild([&] {
       if (::setgroups(0, nullptr) != 0 || ::setgid(job_.gid) != 0 || ::setuid(job_.uid) != 0) {
-        ::_exit(100);
+        return 100;
       }
-      int bits = 0;
-      if (createAndWrite(attempt_ + "/logs/main.out", "hello from the job\n")) bits |= kWroteLog;
-      if (createAndWrite(attempt_ + "/output/result.txt", "42\n")) bits |= kWroteOutput;
-      if (createAndWrite(attempt_ + "/planted", "x")) bits |= kWroteAttemptDir;
-      const int script = ::open((attempt_ + "/job.sh").c_str(), O_WRONLY | O_CLOEXEC);
-      if (script >= 0) bits |= kChangedScript;
-      ::_exit(bits);
-    }
-    int status = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    pid_t done = 0;
-    while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
-           std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    if (done == 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return -1;
-    }
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+      int wrote = 0;
+      if (createAndWrite(attempt_ + "/logs/main.out", "hello from the job\n")) wrote |= kWroteLog;
+      if (createAndWrite(attempt_ + "/output/result.txt", "42\n")) wrote |= kWroteOutput;
+      if (createAndWrite(attempt_ + "/planted", "x")) wrote |= kWroteAttemptDir;
+      if (::open((attempt_ + "/job.sh").c_str(), O_WRONLY | O_CLOEXEC) >= 0)
+        wrote |= kChangedScript;
+      return wrote;
+    });
+    return bits.value_or(-1);
   }
 
   PosixOsUsers users_;
