@@ -99,6 +99,8 @@ struct EventRecord {
 struct JobView {
   JobRecord job;
   std::vector<AttemptRecord> attempts;
+
+  bool operator==(const JobView&) const = default;
 };
 
 // One decision of the reconciler, applied in one transaction.
