@@ -25,22 +25,6 @@ const std::string& attemptsOfJobSql() {
   return sql;
 }
 
-const std::string& activeLabelsSql() {
-  static const std::string sql =
-      std::string("SELECT l.job_id, l.key, l.value FROM jobs j JOIN job_labels l") +
-      " ON l.job_id = j.id WHERE " + kActiveJobsCondition;
-  return sql;
-}
-
-const std::string& activeAttemptsSql() {
-  static const std::string sql =
-      std::string("SELECT ") + kAttemptColumns + ", " + kComponentColumns +
-      " FROM jobs j JOIN attempts a ON a.job_id = j.id LEFT JOIN components c"
-      " ON c.job_id = a.job_id AND c.attempt = a.number WHERE " +
-      kActiveJobsCondition + " ORDER BY a.job_id, a.number, c.idx";
-  return sql;
-}
-
 constexpr const char* kLabelsOfJobSql = "SELECT key, value FROM job_labels WHERE job_id = ?1";
 
 Status readLabels(Connection& connection, const std::string& job_id,
@@ -84,6 +68,25 @@ Status readAttemptRows(Query& q, Sink&& sink) {
 }
 
 }  // namespace
+
+// The three active-jobs queries walk jobs_active and look each job's rows up by primary key
+// (CROSS JOIN fixes that loop order), so their cost follows the number of active jobs, not
+// the size of the history.
+const std::string& activeLabelsSql() {
+  static const std::string sql =
+      std::string("SELECT l.job_id, l.key, l.value FROM jobs j CROSS JOIN job_labels l") +
+      " ON l.job_id = j.id WHERE " + kActiveJobsCondition + " ORDER BY j.created_ms, j.id";
+  return sql;
+}
+
+const std::string& activeAttemptsSql() {
+  static const std::string sql =
+      std::string("SELECT ") + kAttemptColumns + ", " + kComponentColumns +
+      " FROM jobs j CROSS JOIN attempts a ON a.job_id = j.id LEFT JOIN components c"
+      " ON c.job_id = a.job_id AND c.attempt = a.number WHERE " +
+      kActiveJobsCondition + " ORDER BY j.created_ms, j.id, a.number, c.idx";
+  return sql;
+}
 
 const std::string& activeJobsSql() {
   static const std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE " +

@@ -26,8 +26,11 @@ inline constexpr const char* kActiveJobsCondition =
 inline constexpr int kMinListLimit = 1;
 inline constexpr int kMaxListLimit = 1000;
 
-// The active-jobs query, oldest first (tests check that it uses the index).
+// The active-jobs queries (jobs, their labels, their attempts with components), oldest job
+// first; tests check that each is driven by the jobs_active index.
 const std::string& activeJobsSql();
+const std::string& activeLabelsSql();
+const std::string& activeAttemptsSql();
 // The listing query for the filters set in `query` (and a keyset position when `after`),
 // made of fixed fragments only: every value is a named parameter (:owner, :phase, :name,
 // :label_key, :label_value, :after_created, :after_id, :limit). Newest first.

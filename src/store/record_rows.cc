@@ -36,15 +36,15 @@ Result<AttemptRecord> readAttempt(const Query& row, int first) {
   AttemptRecord attempt;
   attempt.job_id = row.text(first + 0);
   attempt.number = static_cast<int>(row.integer(first + 1));
-  const std::string owner = "attempt " + attempt.job_id + "/" + std::to_string(attempt.number);
+  auto owner = [&] { return "attempt " + attempt.job_id + "/" + std::to_string(attempt.number); };
   const std::string phase = row.text(first + 2);
   const auto parsed_phase = parseAttemptPhase(phase);
-  if (!parsed_phase) return fail(unreadable("attempts.phase", phase, owner));
+  if (!parsed_phase) return fail(unreadable("attempts.phase", phase, owner()));
   attempt.phase = *parsed_phase;
   attempt.reason = row.text(first + 3);
   const std::string cause = row.text(first + 4);
   const auto parsed_cause = parseEndCause(cause);
-  if (!parsed_cause) return fail(unreadable("attempts.cause", cause, owner));
+  if (!parsed_cause) return fail(unreadable("attempts.cause", cause, owner()));
   attempt.cause = *parsed_cause;
   attempt.submit_token = row.text(first + 5);
   attempt.staging_dir = row.text(first + 6);

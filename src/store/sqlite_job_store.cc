@@ -131,6 +131,22 @@ Status SqliteJobStore::commit(const Change& change) {
   return write([&](Connection& c) { return applyChange(c, change); });
 }
 
+Status SqliteJobStore::commitAll(const std::vector<Change>& changes) {
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    if (auto valid = validateChange(changes[i]); !valid) {
+      Error error = valid.error();
+      error.field = "changes[" + std::to_string(i) + "]." + error.field;
+      return fail(std::move(error));
+    }
+  }
+  return write([&](Connection& c) -> Status {
+    for (const Change& change : changes) {
+      if (auto done = applyChange(c, change); !done) return done;
+    }
+    return ok();
+  });
+}
+
 Status SqliteJobStore::requestCancel(const std::string& job_id, const std::string& actor,
                                      int64_t now_ms) {
   return write([&](Connection& c) { return markCancelRequested(c, job_id, actor, now_ms); });

@@ -4,7 +4,7 @@
 //                are refused and keep every byte) → WAL, synchronous=FULL, foreign keys,
 //                busy timeout → migrate to the current schema in one transaction.
 //
-// Durability: synchronous=FULL, so every write (createJob, commit, requestCancel,
+// Durability: synchronous=FULL, so every write (createJob, commit, commitAll, requestCancel,
 // requestAbandon) is on disk when it returns — the reconciler commits the submit intent
 // before the network call and may rely on it surviving a crash or power loss.
 // Concurrency: all writes go through one connection under a mutex (SQLite has one writer
@@ -53,6 +53,7 @@ class SqliteJobStore final : public JobStore {
   Result<std::vector<EventRecord>> events(const std::string& job_id) override;
   Result<std::map<JobPhase, int64_t>> countJobsByPhase() override;
   Status commit(const Change& change) override;
+  Status commitAll(const std::vector<Change>& changes) override;  // one transaction
   Status requestCancel(const std::string& job_id, const std::string& actor,
                        int64_t now_ms) override;
   Status requestAbandon(const std::string& job_id, int attempt, const std::string& actor,

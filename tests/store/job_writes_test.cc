@@ -122,6 +122,36 @@ TEST_P(JobWritesTest, RecordsTheStoreCannotKeepAreRefusedWithTheirField) {
   EXPECT_TRUE(viewOf(job.id).attempts.empty());
 }
 
+TEST_P(JobWritesTest, CommitAllAppliesEveryChangeOrNone) {
+  const JobView a = jobWithAttempt("all-0000000a", AttemptPhase::kRunning);
+  const JobView b = jobWithAttempt("all-0000000b", AttemptPhase::kQueued);
+  auto moved = [](JobView view, JobPhase phase) {
+    view.job.phase = phase;
+    return Change{view.job, view.attempts, {event(view.job.id, 1, "x", "y")}};
+  };
+  // The second change refers to a job that does not exist: neither is applied.
+  Change ghost = moved(b, JobPhase::kRunning);
+  ghost.attempts[0].job_id = "ghost-00000000";
+  auto failed = store_->commitAll({moved(a, JobPhase::kReleasing), ghost});
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().code, "store.constraint");
+  EXPECT_EQ(viewOf(a.job.id), a);
+  EXPECT_EQ(viewOf(b.job.id), b);
+
+  Change invalid = moved(b, JobPhase::kRunning);
+  invalid.attempts[0].number = 0;
+  auto refused = store_->commitAll({moved(a, JobPhase::kReleasing), invalid});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, "store.invalid");
+  EXPECT_EQ(refused.error().field, "changes[1].attempts[0].number");
+
+  ASSERT_TRUE(store_->commitAll({}));
+  ASSERT_TRUE(store_->commitAll({moved(a, JobPhase::kReleasing), moved(b, JobPhase::kRunning)}));
+  EXPECT_EQ(viewOf(a.job.id).job.phase, JobPhase::kReleasing);
+  EXPECT_EQ(viewOf(b.job.id).job.phase, JobPhase::kRunning);
+  EXPECT_EQ(store_->events(b.job.id)->size(), 2u);
+}
+
 // ---- requestCancel ----
 
 TEST_P(JobWritesTest, CancelMarksTheJobOnceWithAnEventNamingWhoAsked) {
