@@ -1,5 +1,8 @@
 #include "store/sqlite_job_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <utility>
 
 #include "store/job_reads.h"
@@ -29,6 +32,13 @@ Status configureWriter(Connection& writer, bool in_memory) {
   return writer.exec("PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON");
 }
 
+// The database holds every spec as submitted (environment values included), so a new file
+// is readable by its owner only; SQLite gives the -wal and -shm files the database's mode.
+void createPrivately(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);  // otherwise it exists already, or SQLite reports why not
+}
+
 }  // namespace
 
 Result<std::unique_ptr<SqliteJobStore>> SqliteJobStore::open(const std::string& path,
@@ -39,6 +49,7 @@ Result<std::unique_ptr<SqliteJobStore>> SqliteJobStore::open(const std::string& 
                 "reader_connections must be at least 1 and busy_timeout_ms not negative");
   }
   const bool in_memory = path == kInMemory;
+  if (!in_memory) createPrivately(path);
   auto writer =
       Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                        options.busy_timeout_ms);

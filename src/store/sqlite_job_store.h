@@ -36,7 +36,8 @@ class SqliteJobStore final : public JobStore {
  public:
   inline static const std::string kInMemory = ":memory:";
 
-  // `path` is a file name, taken literally (no URI), or kInMemory. A missing file is created.
+  // `path` is a file name, taken literally (no URI), or kInMemory. A missing file is created
+  // with mode 0600 (it holds every spec as submitted).
   // Errors: "store.corrupt", "store.not_tuneplane", "store.newer_version" (the file is left
   // untouched), "store.invalid" (empty path or bad options), "store.io".
   static Result<std::unique_ptr<SqliteJobStore>> open(const std::string& path,

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <string>
 
@@ -83,6 +84,17 @@ TEST_P(SqliteJobStoreTest, AFileStoreKeepsEverythingAcrossReopening) {
   EXPECT_EQ(got.job, want.job);
   EXPECT_EQ(got.attempts, want.attempts);
   EXPECT_EQ(store_->events(want.job.id)->size(), 2u);
+}
+
+TEST_P(SqliteJobStoreTest, ANewFileIsReadableByItsOwnerOnly) {
+  if (!GetParam()) GTEST_SKIP() << "no file";
+  create(sampleJob("mode-00000001"));  // the -wal file exists while the store is open
+  for (const std::string& file : {path_, path_ + "-wal"}) {
+    const auto perms = std::filesystem::status(file).permissions();
+    EXPECT_EQ(perms & std::filesystem::perms::all,
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
+        << file;
+  }
 }
 
 TEST_P(SqliteJobStoreTest, AnUnknownIdIsNotAnError) {
