@@ -7,7 +7,6 @@
 // commits one change per transaction against 100 per commitAll.
 // Env: TUNEPLANE_BENCH_DIR (default: a new temp dir), TUNEPLANE_BENCH_SECONDS (per figure,
 // default 1). Run: build/bench/store_bench
-#include <stdlib.h>
 #include <time.h>
 
 #include <algorithm>
@@ -20,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_dir.h"
 #include "store/job_writes.h"
 #include "store/record_rows.h"
 #include "store/sqlite_connection.h"
@@ -177,19 +177,9 @@ bool naiveGetJob(Connection& c, const std::string& id) {
 
 int main() {
   const double seconds = envSeconds();
-  std::string dir;
-  bool own_dir = false;
-  if (const char* d = std::getenv("TUNEPLANE_BENCH_DIR"); d != nullptr && *d != '\0') {
-    dir = d;
-  } else {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tp-bench-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      std::perror("mkdtemp");
-      return 1;
-    }
-    dir = pattern;
-    own_dir = true;
-  }
+  const tuneplane::bench::BenchDir bench_dir;
+  if (!bench_dir.ok()) return 1;
+  const std::string& dir = bench_dir.path();
   const std::string path = dir + "/store-bench.db";
   std::filesystem::remove(path);
   std::printf("store_bench: %d jobs x 2 attempts in %s, %.1f s per figure\n", kJobs, path.c_str(),
@@ -325,8 +315,7 @@ int main() {
 
   opened->reset();
   raw->reset();
-  std::filesystem::remove(path);
-  if (own_dir) std::filesystem::remove_all(dir);
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
   if (failed) {
     std::fprintf(stderr, "some operation failed\n");
     return 1;

@@ -32,12 +32,10 @@ Status readLabels(Connection& connection, const std::string& job_id,
   auto q = connection.query(kLabelsOfJobSql);
   if (!q) return fail(q.error());
   q->bind(1, job_id);
-  for (;;) {
-    auto row = q->step();
-    if (!row) return fail(row.error());
-    if (!*row) return ok();
-    labels.emplace(q->text(0), q->text(1));
-  }
+  return q->forEachRow([&](Query& row) {
+    labels.emplace(row.text(0), row.text(1));
+    return ok();
+  });
 }
 
 // Reads rows of (attempt columns, component columns) ordered by job, attempt number and
@@ -45,24 +43,23 @@ Status readLabels(Connection& connection, const std::string& job_id,
 template <typename Sink>
 Status readAttemptRows(Query& q, Sink&& sink) {
   std::optional<AttemptRecord> current;
-  for (;;) {
-    auto row = q.step();
-    if (!row) return fail(row.error());
-    if (!*row) break;
-    const bool same = current && current->job_id == q.text(0) &&
-                      current->number == static_cast<int>(q.integer(1));
+  auto rows = q.forEachRow([&](Query& row) -> Status {
+    const bool same = current && current->job_id == row.text(0) &&
+                      current->number == static_cast<int>(row.integer(1));
     if (!same) {
       if (current) sink(std::move(*current));
-      auto attempt = readAttempt(q, 0);
+      auto attempt = readAttempt(row, 0);
       if (!attempt) return fail(attempt.error());
       current = std::move(*attempt);
     }
-    if (!q.isNull(kAttemptColumnCount)) {  // LEFT JOIN: an attempt without components
-      auto component = readComponent(q, kAttemptColumnCount);
+    if (!row.isNull(kAttemptColumnCount)) {  // LEFT JOIN: an attempt without components
+      auto component = readComponent(row, kAttemptColumnCount);
       if (!component) return fail(component.error());
       current->components.push_back(std::move(*component));
     }
-  }
+    return ok();
+  });
+  if (!rows) return rows;
   if (current) sink(std::move(*current));
   return ok();
 }
@@ -140,26 +137,26 @@ Result<std::vector<JobView>> readActiveJobs(Connection& connection) {
   {
     auto q = connection.query(activeJobsSql());
     if (!q) return fail(q.error());
-    for (;;) {
-      auto row = q->step();
-      if (!row) return fail(row.error());
-      if (!*row) break;
-      auto job = readJob(*q, 0);
+    auto jobs = q->forEachRow([&](Query& row) -> Status {
+      auto job = readJob(row, 0);
       if (!job) return fail(job.error());
       position.emplace(job->id, views.size());
       views.push_back(JobView{std::move(*job), {}});
-    }
+      return ok();
+    });
+    if (!jobs) return fail(jobs.error());
   }
   {
     auto q = connection.query(activeLabelsSql());
     if (!q) return fail(q.error());
-    for (;;) {
-      auto row = q->step();
-      if (!row) return fail(row.error());
-      if (!*row) break;
-      const auto found = position.find(q->text(0));
-      if (found != position.end()) views[found->second].job.labels.emplace(q->text(1), q->text(2));
-    }
+    auto labels = q->forEachRow([&](Query& row) {
+      const auto found = position.find(row.text(0));
+      if (found != position.end()) {
+        views[found->second].job.labels.emplace(row.text(1), row.text(2));
+      }
+      return ok();
+    });
+    if (!labels) return fail(labels.error());
   }
   auto q = connection.query(activeAttemptsSql());
   if (!q) return fail(q.error());
@@ -195,19 +192,19 @@ Result<JobPage> readJobPage(Connection& connection, const JobQuery& query) {
     if (query.label) q->bind(":label_value", query.label->second);
     if (after) q->bind(":after_created", after->created_ms).bind(":after_id", after->id);
     q->bind(":limit", int64_t{query.limit} + 1);  // one more tells whether a next page exists
-    for (;;) {
-      auto row = q->step();
-      if (!row) return fail(row.error());
-      if (!*row) break;
+    auto rows = q->forEachRow([&](Query& row) -> Status {
       if (static_cast<int>(page.jobs.size()) == query.limit) {
+        // The extra row: a next page exists; it starts after the last job of this one.
         const JobRecord& last = page.jobs.back();
         page.continue_token = encodeContinue({last.created_ms, last.id}, query);
-        break;
+        return ok();
       }
-      auto job = readJob(*q, 0);
+      auto job = readJob(row, 0);
       if (!job) return fail(job.error());
       page.jobs.push_back(std::move(*job));
-    }
+      return ok();
+    });
+    if (!rows) return fail(rows.error());
   }
   for (JobRecord& job : page.jobs) {
     if (auto labels = readLabels(connection, job.id, job.labels); !labels) {
@@ -224,30 +221,30 @@ Result<std::vector<EventRecord>> readEvents(Connection& connection, const std::s
   if (!q) return fail(q.error());
   q->bind(1, job_id);
   std::vector<EventRecord> events;
-  for (;;) {
-    auto row = q->step();
-    if (!row) return fail(row.error());
-    if (!*row) return events;
-    events.push_back(readEvent(*q));
-  }
+  auto rows = q->forEachRow([&](Query& row) {
+    events.push_back(readEvent(row));
+    return ok();
+  });
+  if (!rows) return fail(rows.error());
+  return events;
 }
 
 Result<std::map<JobPhase, int64_t>> readPhaseCounts(Connection& connection) {
   auto q = connection.query("SELECT phase, count(*) FROM jobs GROUP BY phase");
   if (!q) return fail(q.error());
   std::map<JobPhase, int64_t> counts;
-  for (;;) {
-    auto row = q->step();
-    if (!row) return fail(row.error());
-    if (!*row) return counts;
-    const std::string text = q->text(0);
+  auto rows = q->forEachRow([&](Query& row) -> Status {
+    const std::string text = row.text(0);
     const auto phase = parseJobPhase(text);
     if (!phase) {
       return fail("store.corrupt", "jobs.phase",
                   "stored phase \"" + text + "\" is not one this TunePlane knows");
     }
-    counts[*phase] = q->integer(1);
-  }
+    counts[*phase] = row.integer(1);
+    return ok();
+  });
+  if (!rows) return fail(rows.error());
+  return counts;
 }
 
 }  // namespace tuneplane::store

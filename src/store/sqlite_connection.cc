@@ -83,11 +83,7 @@ Result<bool> Query::step() {
 }
 
 Status Query::run() {
-  for (;;) {
-    auto row = step();
-    if (!row) return fail(row.error());
-    if (!*row) return ok();
-  }
+  return forEachRow([](Query&) { return ok(); });
 }
 
 std::string Query::text(int column) const {
@@ -141,21 +137,24 @@ Result<Query> Connection::query(std::string_view sql) {
   return Query(db_.get(), found->second.get());
 }
 
-Result<int64_t> Connection::queryInteger(std::string_view sql) {
+Result<Query> Connection::firstRow(std::string_view sql) {
   auto q = query(sql);
-  if (!q) return fail(q.error());
+  if (!q) return q;
   auto row = q->step();
   if (!row) return fail(row.error());
   if (!*row) return fail("store.io", "", std::string(sql) + " returned no row");
+  return q;
+}
+
+Result<int64_t> Connection::queryInteger(std::string_view sql) {
+  auto q = firstRow(sql);
+  if (!q) return fail(q.error());
   return q->integer(0);
 }
 
 Result<std::string> Connection::queryText(std::string_view sql) {
-  auto q = query(sql);
+  auto q = firstRow(sql);
   if (!q) return fail(q.error());
-  auto row = q->step();
-  if (!row) return fail(row.error());
-  if (!*row) return fail("store.io", "", std::string(sql) + " returned no row");
   return q->text(0);
 }
 

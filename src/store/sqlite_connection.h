@@ -57,6 +57,17 @@ class Query {
   Result<bool> step();
   // Steps to the end, for statements that return no rows.
   Status run();
+  // Calls `each(*this)` on every row; `each` returns a Status. Stops at the first error,
+  // SQLite's or `each`'s.
+  template <typename Each>
+  Status forEachRow(Each&& each) {
+    for (;;) {
+      auto row = step();
+      if (!row) return fail(row.error());
+      if (!*row) return ok();
+      if (Status done = each(*this); !done) return done;
+    }
+  }
 
   int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
   std::string text(int column) const;
@@ -82,6 +93,8 @@ class Connection {
   Status exec(std::string_view sql);
   // The cached statement for `sql`, prepared on first use.
   Result<Query> query(std::string_view sql);
+  // The cached statement for `sql`, stepped to its first row ("store.io" when it has none).
+  Result<Query> firstRow(std::string_view sql);
   // A single integer or text answer (PRAGMA user_version, journal_mode, …).
   Result<int64_t> queryInteger(std::string_view sql);
   Result<std::string> queryText(std::string_view sql);

@@ -61,24 +61,24 @@ const std::vector<std::pair<EndCause, const char*>> kCauseRows = {
     {EndCause::kUnobserved, "unobserved"},
 };
 
-TEST(PhasesTest, JobPhasesHaveTheirStableStringsAndTerminality) {
+// Every row's string, parse and terminality; no two rows share a string.
+template <typename Enum, typename Parse>
+void expectTable(const std::vector<Row<Enum>>& rows, Parse parse) {
   std::set<std::string> seen;
-  for (const auto& row : kJobRows) {
+  for (const auto& row : rows) {
     EXPECT_EQ(toString(row.value), row.text);
-    EXPECT_EQ(parseJobPhase(row.text), row.value) << row.text;
+    EXPECT_EQ(parse(row.text), row.value) << row.text;
     EXPECT_EQ(isTerminal(row.value), row.terminal) << row.text;
     EXPECT_TRUE(seen.insert(row.text).second) << "two phases share " << row.text;
   }
 }
 
+TEST(PhasesTest, JobPhasesHaveTheirStableStringsAndTerminality) {
+  expectTable(kJobRows, parseJobPhase);
+}
+
 TEST(PhasesTest, AttemptPhasesHaveTheirStableStringsAndTerminality) {
-  std::set<std::string> seen;
-  for (const auto& row : kAttemptRows) {
-    EXPECT_EQ(toString(row.value), row.text);
-    EXPECT_EQ(parseAttemptPhase(row.text), row.value) << row.text;
-    EXPECT_EQ(isTerminal(row.value), row.terminal) << row.text;
-    EXPECT_TRUE(seen.insert(row.text).second) << "two phases share " << row.text;
-  }
+  expectTable(kAttemptRows, parseAttemptPhase);
 }
 
 TEST(PhasesTest, EndCausesHaveTheirStableStrings) {

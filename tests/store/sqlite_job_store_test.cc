@@ -71,32 +71,6 @@ TEST_P(SqliteJobStoreTest, EveryFieldRoundTripsExactly) {
   EXPECT_EQ(got.attempts[1].slurm_job_id, std::numeric_limits<uint64_t>::max());
 }
 
-TEST_P(SqliteJobStoreTest, AFileStoreKeepsEverythingAcrossReopening) {
-  if (!GetParam()) GTEST_SKIP() << "an in-memory database ends with its store";
-  const JobView want = awkwardView();
-  create(want.job);
-  commitOk(Change{want.job, want.attempts, {event(want.job.id, 1, "Running", "Failed")}});
-  store_.reset();
-
-  store_ = openOrDie(path_);
-  ASSERT_NE(store_, nullptr);
-  const JobView got = viewOf(want.job.id);
-  EXPECT_EQ(got.job, want.job);
-  EXPECT_EQ(got.attempts, want.attempts);
-  EXPECT_EQ(store_->events(want.job.id)->size(), 2u);
-}
-
-TEST_P(SqliteJobStoreTest, ANewFileIsReadableByItsOwnerOnly) {
-  if (!GetParam()) GTEST_SKIP() << "no file";
-  create(sampleJob("mode-00000001"));  // the -wal file exists while the store is open
-  for (const std::string& file : {path_, path_ + "-wal"}) {
-    const auto perms = std::filesystem::status(file).permissions();
-    EXPECT_EQ(perms & std::filesystem::perms::all,
-              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
-        << file;
-  }
-}
-
 TEST_P(SqliteJobStoreTest, AnUnknownIdIsNotAnError) {
   auto view = store_->getJob("nope-00000000");
   ASSERT_TRUE(view);
@@ -242,6 +216,42 @@ TEST_P(SqliteJobStoreTest, CountsJobsByPhase) {
   const std::map<JobPhase, int64_t> want = {
       {JobPhase::kRunning, 2}, {JobPhase::kFailed, 1}, {JobPhase::kSubmitUnknown, 1}};
   EXPECT_EQ(*counts, want);
+}
+
+// ---- file databases only ----
+
+TEST(SqliteJobStoreFileTest, KeepsEverythingAcrossReopening) {
+  tuneplane::testing::TempDir dir;
+  const std::string path = dir.file("store.db");
+  const JobView want = awkwardView();
+  {
+    auto store = openOrDie(path);
+    ASSERT_NE(store, nullptr);
+    ASSERT_TRUE(store->createJob(want.job, created(want.job)));
+    ASSERT_TRUE(store->commit(
+        Change{want.job, want.attempts, {event(want.job.id, 1, "Running", "Failed")}}));
+  }
+  auto store = openOrDie(path);
+  ASSERT_NE(store, nullptr);
+  auto got = store->getJob(want.job.id);
+  ASSERT_TRUE(got && got->has_value());
+  EXPECT_EQ(**got, want);
+  EXPECT_EQ(store->events(want.job.id)->size(), 2u);
+}
+
+TEST(SqliteJobStoreFileTest, ANewFileIsReadableByItsOwnerOnly) {
+  tuneplane::testing::TempDir dir;
+  const std::string path = dir.file("store.db");
+  auto store = openOrDie(path);
+  ASSERT_NE(store, nullptr);
+  const JobRecord job = sampleJob("mode-00000001");
+  ASSERT_TRUE(store->createJob(job, created(job)));  // the -wal file exists while open
+  for (const std::string& file : {path, path + "-wal"}) {
+    const auto perms = std::filesystem::status(file).permissions();
+    EXPECT_EQ(perms & std::filesystem::perms::all,
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write)
+        << file;
+  }
 }
 
 TEST(SqliteJobStoreOpenTest, RefusesAnEmptyPathAndBadOptions) {
