@@ -16,18 +16,27 @@
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
+#include "bench_dir.h"
 #include "catalog/artifact_verifier.h"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using tuneplane::bench::envNumber;
-using tuneplane::bench::median;
 using tuneplane::catalog::ArtifactVerifier;
+
+long long envNumber(const char* name, long long fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  return std::atoll(v);
+}
 
 double seconds(Clock::duration d) {
   return std::chrono::duration<double>(d).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 bool writeFile(const std::string& path, long long bytes) {

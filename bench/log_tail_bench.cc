@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "bench_util.h"
+#include "bench_dir.h"
 #include "control/log_tail.h"
 
 extern char** environ;
@@ -25,7 +25,6 @@ extern char** environ;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using tuneplane::bench::median;
 using tuneplane::control::kLogTailMaxBytes;
 using tuneplane::control::LogStream;
 using tuneplane::control::readLogTail;
@@ -34,6 +33,17 @@ constexpr std::uint64_t kBigLog = 1ull << 30;
 constexpr std::uint64_t kSmallLog = 1ull << 20;
 constexpr int kReadsPerRound = 2000;  // readLogTail and pread: microseconds each
 constexpr int kTailsPerRound = 100;   // tail(1): a process each
+
+long long envNumber(const char* name, long long fallback) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  return std::atoll(v);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 // A log of `size` bytes: a hole, then 1 MiB (or all of it, if smaller) of log lines.
 bool writeLog(const std::string& path, std::uint64_t size) {
@@ -77,8 +87,7 @@ bool runTail(const std::string& path) {
 }  // namespace
 
 int main() {
-  const int rounds =
-      static_cast<int>(std::max(1LL, tuneplane::bench::envNumber("TUNEPLANE_BENCH_ROUNDS", 5)));
+  const int rounds = static_cast<int>(std::max(1LL, envNumber("TUNEPLANE_BENCH_ROUNDS", 5)));
   const tuneplane::bench::BenchDir dir;
   if (!dir.ok()) return 1;
   const std::string& root = dir.path();

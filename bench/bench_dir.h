@@ -1,31 +1,16 @@
-// Helpers the benchmarks share: numbers from the environment, the median of rounds, and the
-// directory a benchmark writes its files in (TUNEPLANE_BENCH_DIR, else a fresh temp dir that
-// is removed again).
+// Where a benchmark writes its files: TUNEPLANE_BENCH_DIR when set (kept afterwards), else a
+// new temp directory that is removed with everything in it when the BenchDir ends.
 #pragma once
 
 #include <stdlib.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <vector>
 
 namespace tuneplane::bench {
 
-inline long long envNumber(const char* name, long long fallback) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return fallback;
-  return std::atoll(v);
-}
-
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-// TUNEPLANE_BENCH_DIR when set (left in place), else a new temp dir (removed when done).
 class BenchDir {
  public:
   BenchDir() {
@@ -39,11 +24,11 @@ class BenchDir {
       return;
     }
     path_ = pattern;
-    owned_ = true;
+    own_ = true;
   }
   ~BenchDir() {
     std::error_code ec;
-    if (owned_) std::filesystem::remove_all(path_, ec);
+    if (own_) std::filesystem::remove_all(path_, ec);
   }
   BenchDir(const BenchDir&) = delete;
   BenchDir& operator=(const BenchDir&) = delete;
@@ -53,7 +38,7 @@ class BenchDir {
 
  private:
   std::string path_;
-  bool owned_ = false;
+  bool own_ = false;
 };
 
 }  // namespace tuneplane::bench
