@@ -42,6 +42,7 @@ TEST(LaunchRequestJsonTest, EveryFieldRoundTrips) {
     EXPECT_EQ(a.scratch_mb, b.scratch_mb);
     EXPECT_EQ(a.time_limit, b.time_limit);
   }
+  EXPECT_EQ(out->time_limit_source, in.time_limit_source);
   EXPECT_EQ(out->uses_gpus, in.uses_gpus);
   EXPECT_EQ(out->command, in.command);
   EXPECT_EQ(out->environment, in.environment);  // order kept, not sorted
@@ -94,6 +95,7 @@ TEST(LaunchRequestJsonTest, BadInputNamesTheField) {
       {nlohmann::json::json_pointer("/environment/0/value"), 7, "launch.environment[0].value"},
       {nlohmann::json::json_pointer("/version"), 99, "launch.version"},
       {nlohmann::json::json_pointer("/ray"), nlohmann::json::array(), "launch.ray"},
+      {nlohmann::json::json_pointer("/time_limit_source"), "slurm", "launch.time_limit_source"},
   };
   for (const auto& c : cases) {
     auto bad = good;
