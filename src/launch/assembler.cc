@@ -38,8 +38,8 @@ class Assembler {
             const catalog::SiteConfig& site, const catalog::RuntimeRegistry& registry)
       : spec_(spec), partial_(partial), site_(site), registry_(registry) {}
 
-  // Every backend rule that can be judged, in the README's order: the refusals, the runtime,
-  // the time limit, then the pools (job-wide rules first, then each pool in order).
+  // Every backend rule that can be judged, in rule order: the refusals, the runtime, the
+  // time limit, then the pools (job-wide rules first, then each pool in order).
   Errors judge() {
     checkRules();
     return std::move(errors_);

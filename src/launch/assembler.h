@@ -23,8 +23,8 @@ namespace tuneplane::launch {
 
 // Every problem of a spec as far as it parsed, in a stable order: its structural errors
 // (spec.*, as the parser found them, in document order), then every backend rule (launch.*)
-// whose inputs were read cleanly, in the order of the README's rule table: the refusals,
-// the runtime, the time limit, then the pools (job-wide rules, then each pool in order).
+// whose inputs were read cleanly, in rule order: the refusals (kind, volumes, image), the
+// runtime, the time limit, then the pools (job-wide rules, then each pool in order).
 // A rule with an input that is missing or has a structural error is skipped, so one
 // problem gives one error. Empty: the spec is complete and passes every rule; only the
 // attempt directory and the artifact are left, to assembleLaunch and prepareLaunch.
