@@ -131,11 +131,15 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
                       "--attempt-dir '" + *options.attempt_dir +
                           "' must be an absolute path without '.', '..' or empty components"});
   }
-  auto spec = spec::loadJobSpecFile(spec_path);
-  if (!spec) errors.insert(errors.end(), spec.error().begin(), spec.error().end());
+  // Structural errors do not hide the backend's rules: each rule whose inputs parsed is
+  // judged too (structural first, then the rules), so one run shows every problem.
+  const spec::PartialSpec parsed = spec::loadPartialJobSpecFile(spec_path);
+  Errors problems = launch::judgeSpec(parsed, context.site, context.registry);
+  errors.insert(errors.end(), problems.begin(), problems.end());
   if (!errors.empty()) return failAll(std::move(errors));
+  const spec::JobSpec& spec = parsed.spec;
 
-  auto fresh = launch::newAttemptIdentity(spec->metadata.name, options.attempt, random);
+  auto fresh = launch::newAttemptIdentity(spec.metadata.name, options.attempt, random);
   if (!fresh) return failAll({fresh.error()});
   // The identity: what the options pin, the rest fresh.
   launch::AttemptIdentity identity = *fresh;
@@ -152,7 +156,7 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
   }
 
   auto request =
-      launch::prepareLaunch(*spec, context.site, context.registry, identity, attempt_dir, verifier);
+      launch::prepareLaunch(spec, context.site, context.registry, identity, attempt_dir, verifier);
   if (!request) return failAll(request.error());
   // The renderer's own limits (it would otherwise render a script that refuses to run).
   if (auto renderable = slurm::checkRenderable(*request); !renderable) {
