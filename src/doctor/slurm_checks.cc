@@ -68,6 +68,7 @@ std::optional<std::string> whyNoClusterFacts(const SlurmFacts& f) {
   if (isAuthFailure(e)) return std::string("slurmrestd refused the token (see token)");
   if (e.http_status == 404)
     return std::string("slurmrestd does not serve v0.0.45 (see api_version)");
+  if (gotHttpAnswer(e)) return std::string("slurmrestd's ping failed (see slurmrestd)");
   return std::string("slurmrestd did not answer (see slurmrestd)");
 }
 

@@ -102,6 +102,11 @@ TEST(SlurmChecksTest, Controllers) {
           {"token refused",
            pingFailed(slurmError(slurm::kErrAuthFailed, TransportClass::kRejected, 511)),
            CheckStatus::kSkip, "refused the token"},
+          {"ping answered 503",
+           pingFailed(slurmError(slurm::kErrServerError, TransportClass::kRejected, 503)),
+           CheckStatus::kSkip, "ping failed"},
+          {"no token", noToken(), CheckStatus::kSkip, "no token to send"},
+          {"no client", noClient(), CheckStatus::kSkip, "no client"},
       },
       checkControllers);
 }
