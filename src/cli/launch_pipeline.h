@@ -53,6 +53,24 @@ struct SiteEnvironment {
 Checked<SiteContext> loadSiteContext(const std::optional<std::string>& site_flag,
                                      const SiteEnvironment& env = SiteEnvironment::fromProcess());
 
+// The two halves of loadSiteContext, for a command (doctor) that reports a broken registry
+// instead of stopping at it.
+struct SiteFile {
+  std::string path;
+  catalog::SiteConfig site;
+};
+// Errors: "cli.no_site", "cli.file_unreadable" (field "--site"), the site loader's.
+Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
+                               const SiteEnvironment& env = SiteEnvironment::fromProcess());
+struct RegistryFile {
+  std::string path;
+  catalog::RuntimeRegistry registry;
+};
+// Errors: catalog::registryPath's, "cli.file_unreadable" (field "runtime_registry_file" or
+// TUNEPLANE_RUNTIME_REGISTRY_FILE), the registry loader's.
+Checked<RegistryFile> loadRegistryFile(const catalog::SiteConfig& site,
+                                       const SiteEnvironment& env = SiteEnvironment::fromProcess());
+
 struct PrepareOptions {
   std::optional<std::string> job_id;        // else a fresh "<name>-<8 hex>"
   int attempt = 1;                          // >= 1
