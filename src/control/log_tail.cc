@@ -281,7 +281,7 @@ LogTail cutLogTail(std::string_view window, bool starts_file, const LogTailLimit
 }
 
 Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view pool, LogStream stream,
-                            const LogTailLimits& limits) {
+                            JobState job, const LogTailLimits& limits) {
   if (!staging::isCleanAbsolutePath(attempt_dir) || attempt_dir == "/") {
     return fail("logs.invalid_attempt_dir", "attempt_dir",
                 "attempt directory '" + attempt_dir +
@@ -303,7 +303,13 @@ Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view poo
   if (logs->missing) return missingTail("the attempt " + attempt_dir + " has no logs/ folder");
   auto file = openEntry(logs->fd.get(), *name, Kind::kRegularFile, file_shown);
   if (!file) return fail(file.error());
-  if (file->missing) return missingTail("logs/" + *name + " does not exist (yet)");
+  if (file->missing) {
+    if (job == JobState::kRanAndEnded) {
+      return missingTail(std::string(kLogNeverWrittenReason) + " (logs/" + *name + " of attempt " +
+                         attempt_dir + " does not exist)");
+    }
+    return missingTail("logs/" + *name + " does not exist (yet)");
+  }
 
   struct stat st {};
   if (::fstat(file->fd.get(), &st) != 0) {

@@ -39,6 +39,19 @@ enum class LogStream {
   kStderr,  // logs/<pool>.err
 };
 
+// What the caller knows of the job that writes the log. Slurm opens logs/<pool>.out and
+// .err as the job user before the batch script runs, and fails the job if it cannot; so a
+// log that is still missing after a job Slurm started has ended was never written, and the
+// likely cause is the job user's permissions on logs/ (issue 11), not the user's command.
+enum class JobState {
+  kMayStillWrite,  // not started, running, or not known: a missing log is "not (yet)"
+  kRanAndEnded,    // Slurm started the job (it has a start time) and it has ended
+};
+
+// The reason given for a log missing after the job ran and ended.
+inline constexpr std::string_view kLogNeverWrittenReason =
+    "the job could not write its log in logs/; check that the job user can write there";
+
 struct LogTailLimits {
   std::size_t max_bytes = kLogTailMaxBytes;  // of the returned text (after replacement); >= 4
   std::size_t max_lines = kLogTailMaxLines;  // >= 1
@@ -59,11 +72,13 @@ struct LogTail {
 Result<std::string> logFileName(std::string_view pool, LogStream stream);
 
 // The tail of <attempt_dir>/logs/<pool>.{out,err}.
-// A missing attempt dir, logs/ folder or file is not an error: `missing` with a reason.
+// A missing attempt dir, logs/ folder or file is not an error: `missing` with a reason; for
+// a missing file of a job in JobState::kRanAndEnded, the reason is kLogNeverWrittenReason.
 // Errors: "logs.invalid_attempt_dir" (not a clean absolute path), "logs.invalid_pool",
 // "logs.symlink" (the attempt dir, logs/ or the file is a symlink), "logs.not_regular_file"
 // (a FIFO, device, directory… or a file with several hard links), "logs.io" (open/read).
 Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view pool, LogStream stream,
+                            JobState job = JobState::kMayStillWrite,
                             const LogTailLimits& limits = {});
 
 // The pure cut behind readLogTail. `window` is the end of a file; `starts_file` says whether

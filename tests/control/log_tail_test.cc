@@ -408,6 +408,30 @@ TEST_F(LogTailTest, AMissingFileIsEmptyWithAReason) {
   EXPECT_NE(tail->reason.find("does not exist"), std::string::npos) << tail->reason;
 }
 
+// Issue 11: a job Slurm ran that ended without its log could not write in logs/; that is
+// the reason, not "not yet". A log that exists is read whatever the job's state.
+TEST_F(LogTailTest, ALogMissingAfterTheJobRanSaysTheJobCouldNotWriteIt) {
+  for (const LogStream stream : {LogStream::kStdout, LogStream::kStderr}) {
+    auto tail = readLogTail(attempt_, "main", stream, JobState::kRanAndEnded);
+    ASSERT_TRUE(tail) << tail.error().describe();
+    EXPECT_TRUE(tail->missing);
+    EXPECT_EQ(tail->reason.rfind(kLogNeverWrittenReason, 0), 0u) << tail->reason;
+    EXPECT_NE(tail->reason.find(stream == LogStream::kStdout ? "logs/main.out" : "logs/main.err"),
+              std::string::npos)
+        << tail->reason;
+  }
+  auto waiting = readLogTail(attempt_, "main", LogStream::kStdout, JobState::kMayStillWrite);
+  ASSERT_TRUE(waiting) << waiting.error().describe();
+  EXPECT_EQ(waiting->reason.find("could not write"), std::string::npos) << waiting->reason;
+
+  writeLog("done\n");
+  auto written = readLogTail(attempt_, "main", LogStream::kStdout, JobState::kRanAndEnded);
+  ASSERT_TRUE(written) << written.error().describe();
+  EXPECT_FALSE(written->missing);
+  EXPECT_EQ(written->text, "done\n");
+  EXPECT_TRUE(written->reason.empty());
+}
+
 TEST_F(LogTailTest, EmptyFileIsNotMissing) {
   writeLog("");
   auto tail = read();
