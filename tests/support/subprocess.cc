@@ -37,14 +37,19 @@ std::string describe(const std::vector<std::string>& argv) {
   return text;
 }
 
-// Polls waitpid: the short sleep keeps quick children quick, the cap keeps the loop cheap.
-std::optional<int> pollExit(pid_t pid, std::chrono::steady_clock::time_point deadline) {
+// Polls waitpid until the child exits (its wait status) or `deadline` passes (nullopt).
+// The short first sleeps keep quick children quick; the cap keeps the loop cheap.
+std::optional<int> pollExit(pid_t pid, std::chrono::steady_clock::time_point deadline,
+                            const std::string& what) {
   auto pause = std::chrono::microseconds(200);
   for (;;) {
     int status = 0;
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
     if (done == pid) return status;
-    if (done < 0 && errno != EINTR) return std::nullopt;
+    if (done < 0 && errno != EINTR) {
+      ADD_FAILURE() << what << ": waitpid: " << std::strerror(errno);
+      return -1;
+    }
     if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
     std::this_thread::sleep_for(pause);
     pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(10));
@@ -55,7 +60,7 @@ std::optional<int> pollExit(pid_t pid, std::chrono::steady_clock::time_point dea
 
 std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit,
                                const std::string& what) {
-  if (auto status = pollExit(pid, std::chrono::steady_clock::now() + limit)) return status;
+  if (auto status = pollExit(pid, std::chrono::steady_clock::now() + limit, what)) return status;
   ADD_FAILURE() << what << ": still running after " << limit.count() << " ms; killed";
   ::kill(-pid, SIGKILL);  // its process group, when it leads one
   ::kill(pid, SIGKILL);
@@ -110,6 +115,7 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
     result.exit_code = 128 + SIGKILL;
     return result;
   }
+  if (*status == -1) return result;  // waitpid itself failed (reported)
   result.exit_code = WIFEXITED(*status) ? WEXITSTATUS(*status)
                                         : 128 + (WIFSIGNALED(*status) ? WTERMSIG(*status) : 0);
   return result;

@@ -39,8 +39,9 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
 // `/bin/sh -c command`, as runProcess.
 ProcessResult runShell(const std::string& command, const ProcessOptions& options);
 
-// Waits for child `pid` at most `limit`. Returns its wait status; on expiry fails the test
-// naming `what`, kills the child's process group (and the child) and returns nullopt.
+// Waits for child `pid` at most `limit`. Returns its wait status (-1 when waitpid itself
+// failed, reported as a failure); on expiry fails the test naming `what`, kills the child's
+// process group (and the child) and returns nullopt.
 std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit, const std::string& what);
 
 }  // namespace tuneplane::test
