@@ -481,6 +481,8 @@ int closedPort() {
 }
 
 std::string readRequestHead(int fd) {
+  const timeval limit{30, 0};  // a bound on a client that never sends, not a timing check
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
   std::string data;
   char buf[4096];
   while (data.find("\r\n\r\n") == std::string::npos) {
