@@ -393,7 +393,7 @@ TEST_P(HostileRayTest, NodesThatJoinLateAreWaitedForBeforeTheDriver) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const auto steps = run.steps();
   EXPECT_EQ(steps.size(), 5u);  // the head, two worker steps, the wait, the driver
-  int ray_steps = 0;  // the node launcher in the head or worker role
+  int ray_steps = 0;            // the node launcher in the head or worker role
   for (const auto& step : steps) {
     ASSERT_FALSE(step.argv.empty()) << "a step was stopped before it was recorded";
     if (step.argv.size() > 3 && step.argv[0] == "python3" &&
