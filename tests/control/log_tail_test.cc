@@ -15,9 +15,9 @@
 #include <string>
 
 #include "../catalog/temp_dir.h"
-#include "../common/child_process.h"
 #include "../staging/sample_request.h"
 #include "slurm/submit_body.h"
+#include "support/subprocess.h"
 
 namespace tuneplane::control {
 namespace {
@@ -517,10 +517,12 @@ TEST_F(LogTailTest, ADirectoryInPlaceOfTheLogIsRefused) {
 // child process so that a regression fails this test after a bounded wait, not hangs it.
 TEST_F(LogTailTest, AFifoIsRefusedWithoutBlocking) {
   ASSERT_EQ(::mkfifo(logPath().c_str(), 0644), 0);
-  const auto exit_code = tuneplane::testing::runInChild([&] {
-    auto tail = readLogTail(attempt_, "main", LogStream::kStdout);
-    return !tail && tail.error().code == "logs.not_regular_file" ? 0 : 1;
-  });
+  const auto exit_code = test::runInChild(
+      [&] {
+        auto tail = readLogTail(attempt_, "main", LogStream::kStdout);
+        return !tail && tail.error().code == "logs.not_regular_file" ? 0 : 1;
+      },
+      "reading a FIFO as the log");
   ASSERT_TRUE(exit_code) << "reading a FIFO blocked (or the child did not run)";
   EXPECT_EQ(*exit_code, 0) << "a FIFO was not refused as not_regular_file";
 }

@@ -14,12 +14,12 @@
 #include <sstream>
 #include <string>
 
-#include "../common/child_process.h"
 #include "sample_request.h"
 #include "staging/job_access.h"
 #include "staging/os_users.h"
 #include "staging/stager.h"
 #include "staging/staging_paths.h"
+#include "support/subprocess.h"
 
 namespace tuneplane::staging {
 namespace {
@@ -77,18 +77,21 @@ class JobUserIntegration : public ::testing::Test {
 
   // Becomes `nobody` in a child process and tries each write; the JobWrote bits, or -1.
   int writeAsJob() const {
-    const auto bits = tuneplane::testing::runInChild([&] {
-      if (::setgroups(0, nullptr) != 0 || ::setgid(job_.gid) != 0 || ::setuid(job_.uid) != 0) {
-        return 100;
-      }
-      int wrote = 0;
-      if (createAndWrite(attempt_ + "/logs/main.out", "hello from the job\n")) wrote |= kWroteLog;
-      if (createAndWrite(attempt_ + "/output/result.txt", "42\n")) wrote |= kWroteOutput;
-      if (createAndWrite(attempt_ + "/planted", "x")) wrote |= kWroteAttemptDir;
-      if (::open((attempt_ + "/job.sh").c_str(), O_WRONLY | O_CLOEXEC) >= 0)
-        wrote |= kChangedScript;
-      return wrote;
-    });
+    const auto bits = test::runInChild(
+        [&] {
+          if (::setgroups(0, nullptr) != 0 || ::setgid(job_.gid) != 0 || ::setuid(job_.uid) != 0) {
+            return 100;
+          }
+          int wrote = 0;
+          if (createAndWrite(attempt_ + "/logs/main.out", "hello from the job\n"))
+            wrote |= kWroteLog;
+          if (createAndWrite(attempt_ + "/output/result.txt", "42\n")) wrote |= kWroteOutput;
+          if (createAndWrite(attempt_ + "/planted", "x")) wrote |= kWroteAttemptDir;
+          if (::open((attempt_ + "/job.sh").c_str(), O_WRONLY | O_CLOEXEC) >= 0)
+            wrote |= kChangedScript;
+          return wrote;
+        },
+        "writing the attempt as " + job_.name);
     return bits.value_or(-1);
   }
 
