@@ -1,0 +1,110 @@
+// Lenient reads of slurmrestd values with simdjson On-Demand, as answer_decoder.h promises
+// them: a value of another type than expected leaves the empty value (slurmrestd omits what
+// is unset, and the old decoder read it so), strings are kept verbatim, `{set, infinite,
+// number}` and plain numbers both give a NoValNumber. A scalar that is read is validated even
+// when its type is not the expected one, so a mangled `tru` is an error and not a `false`.
+// The only errors are simdjson's codes for malformed JSON; the record decoders turn them into
+// "slurm.bad_response" naming the field. Internal to the slurm module (it exposes simdjson).
+// Thread-safety: stateless functions; a KeyIndex is immutable after construction.
+#pragma once
+
+#include <simdjson.h>
+
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "slurm/job_record.h"
+
+namespace tuneplane::slurm::json_fields {
+
+namespace ondemand = simdjson::ondemand;
+using simdjson::error_code;
+
+// Validates a value of `type` that is not going to be read: a scalar is parsed (so a mangled
+// `tru` is an error), an object or array is left for the iteration to skip. `Value` is an
+// ondemand::value or, for a record parsed on its own, an ondemand::document.
+template <typename Value>
+error_code checkScalar(Value& value, ondemand::json_type type) {
+  switch (type) {
+    case ondemand::json_type::boolean:
+      return value.get_bool().error();
+    case ondemand::json_type::number:
+      return value.get_number().error();
+    case ondemand::json_type::string:
+      return value.get_string().error();
+    case ondemand::json_type::null: {
+      bool is_null = false;
+      if (auto e = value.is_null().get(is_null)) return e;
+      return is_null ? simdjson::SUCCESS : simdjson::N_ATOM_ERROR;
+    }
+    default:
+      return simdjson::SUCCESS;
+  }
+}
+
+// The key of `field` as written, without its quotes. A key containing a backslash (an
+// escape) gives "", which matches nothing: keys are compared as written, like simdjson's own
+// key() comparisons.
+std::string_view rawKey(ondemand::field& field);
+
+// Calls `read(key, value)` (returning an error_code) for every field of `object` in document
+// order, and stops at the first error.
+template <typename Read>
+error_code eachField(ondemand::object& object, Read&& read) {
+  for (auto item : object) {
+    ondemand::field field;
+    if (auto e = std::move(item).get(field)) return e;
+    std::string_view key = rawKey(field);
+    ondemand::value value = field.value();
+    if (auto e = read(key, value)) return e;
+  }
+  return simdjson::SUCCESS;
+}
+
+// eachField when `value` is an object; any other value is left alone (a scalar validated).
+template <typename Read>
+error_code readObject(ondemand::value& value, Read&& read) {
+  ondemand::json_type type;
+  if (auto e = value.type().get(type)) return e;
+  if (type != ondemand::json_type::object) return checkScalar(value, type);
+  ondemand::object object;
+  if (auto e = value.get_object().get(object)) return e;
+  return eachField(object, read);
+}
+
+// A string; anything else gives "".
+error_code readString(ondemand::value& value, std::string& out);
+// An array of strings (other items skipped), or a comma-separated string (v0.0.45's
+// csv_string is an array, older releases send a string); anything else gives {}.
+error_code readStrings(ondemand::value& value, std::vector<std::string>& out);
+// true or false; anything else gives false.
+error_code readBool(ondemand::value& value, bool& out);
+// A number (a float is truncated, clamped to int64) or {set, infinite, number}; anything else
+// gives an unset NoValNumber.
+error_code readNoVal(ondemand::value& value, NoValNumber& out);
+// readNoVal's value when set and finite, else 0.
+error_code readInt(ondemand::value& value, int64_t& out);
+// {status[], return_code, signal: {id, name}}; anything else gives {}.
+error_code readExitCode(ondemand::value& value, ExitCode& out);
+
+// Maps the keys one decoder reads to their position in the list it was built from; every
+// other key gives -1. A small open-addressed table: a record has ~140 keys, and this lookup
+// runs for each of them in a 10,000-job answer.
+class KeyIndex {
+ public:
+  KeyIndex(std::initializer_list<std::string_view> keys);
+  int find(std::string_view key) const;
+
+ private:
+  static constexpr size_t kSlots = 256;  // more than 4× the keys any decoder reads
+  static size_t slotOf(std::string_view key);
+  std::array<std::string_view, kSlots> keys_{};
+  std::array<int, kSlots> ids_{};
+};
+
+}  // namespace tuneplane::slurm::json_fields
