@@ -6,17 +6,21 @@
 
 #include "slurm/json_fields.h"
 #include "slurm/json_spans.h"
+#include "slurm/record_batches.h"
 #include "slurm/record_decoders.h"
 
 namespace tuneplane::slurm {
 namespace {
 
 namespace ondemand = simdjson::ondemand;
+using json_fields::atEnd;
 using json_fields::checkScalar;
+using json_fields::indexed;
 using json_fields::rawKey;
 using json_fields::readNoVal;
 using json_fields::readObject;
 using json_fields::readString;
+using records::Failure;
 using records::malformed;
 using simdjson::error_code;
 using simdjson::SUCCESS;
@@ -40,8 +44,17 @@ tl::unexpected<Error> within(const std::string& outer, Error inner) {
   return tl::unexpected(std::move(inner));
 }
 
-std::string indexed(std::string_view key, size_t index) {
-  return std::string(key) + "[" + std::to_string(index) + "]";
+// simdjson parsers kept per thread between answers: the control loop decodes a state list
+// every cycle, and parsers made afresh map and fault their buffers in again each time. They
+// hold what the largest answer parsed whole needs (whole_answer_limit bounds it) and one batch.
+struct Parsers {
+  ondemand::parser whole;
+  ondemand::parser batch;
+};
+
+Parsers& threadParsers() {
+  thread_local Parsers parsers;
+  return parsers;
 }
 
 // What one kind of answer looks like: the top-level array that holds its records (if any)
@@ -61,11 +74,15 @@ class Shape {
   // What errors about the answer as a whole name (the old decoder's choice).
   std::string answerField() const { return std::string(answer_field_); }
 
-  // Before the records, with their number; drops those of an earlier duplicate key.
+  // Before the records, with their number (or an estimate); drops those of an earlier
+  // duplicate key.
   virtual void startRecords(size_t count) { (void)count; }
-  virtual Status record(ondemand::object& object) {
+  // The fewest bytes a record takes in an answer: how many records `bytes` may hold.
+  virtual size_t minRecordBytes() const { return 64; }
+  // Per record: a Failure, not a Status (record_decoders.h says why).
+  virtual Failure record(ondemand::object& object) {
     (void)object;
-    return {};
+    return std::nullopt;
   }
   virtual bool wants(std::string_view key) const {
     (void)key;
@@ -82,79 +99,89 @@ class Shape {
   std::string_view answer_field_;
 };
 
-// Records of type R, each decoded by `Decode`.
-template <typename R, Status (*Decode)(ondemand::object&, R&)>
+// Records of type R, each decoded by `Decode`; in an answer each takes at least MinBytes.
+template <typename R, Failure (*Decode)(ondemand::object&, R&), size_t MinBytes = 64>
 class RecordList : public Shape {
  public:
   using Shape::Shape;
+  size_t minRecordBytes() const override { return MinBytes; }
   void startRecords(size_t count) override {
     list.clear();
     list.reserve(count);
   }
-  Status record(ondemand::object& object) override {
+  Failure record(ondemand::object& object) override {
     list.emplace_back();
-    auto decoded = Decode(object, list.back());
-    if (!decoded) list.pop_back();
-    return decoded;
+    auto failure = Decode(object, list.back());
+    if (failure) list.pop_back();
+    return failure;
   }
   std::vector<R> list;
 };
 
-// One element of the records array: an object is decoded, anything else refused or skipped.
-// `Element` is an ondemand::value (whole-answer pass) or ondemand::document (one record).
-template <typename Element>
-Status recordAt(Shape& shape, Element& element, size_t index) {
+// `inner` placed inside the record at `key[index]`.
+Failure inRecord(std::string_view key, size_t index, Error inner) {
+  return within(indexed(key, index), std::move(inner)).value();
+}
+
+// One element of the records array: an object is decoded, anything else refused or skipped
+// (a skipped scalar is validated).
+Failure recordAt(Shape& shape, ondemand::value& element, size_t index) {
   const auto& records = shape.records();
   Type type;
-  if (auto e = element.type().get(type)) {
-    return tl::unexpected(malformed(indexed(records.key, index), e));
-  }
+  if (auto e = element.type().get(type)) return malformed(indexed(records.key, index), e);
   if (type != Type::object) {
-    if (!records.skip_non_objects) return bad(indexed(records.key, index), "not an object");
-    if (auto e = checkScalar(element, type)) {
-      return tl::unexpected(malformed(indexed(records.key, index), e));
+    if (!records.skip_non_objects) {
+      return Error{"slurm.bad_response", indexed(records.key, index), "not an object"};
     }
-    return {};
+    if (auto e = checkScalar(element, type)) return malformed(indexed(records.key, index), e);
+    return std::nullopt;
   }
   ondemand::object object;
   if (auto e = element.get_object().get(object)) {
-    return tl::unexpected(malformed(indexed(records.key, index), e));
+    return malformed(indexed(records.key, index), e);
   }
-  auto decoded = shape.record(object);
-  if (!decoded) return within(indexed(records.key, index), decoded.error());
-  return {};
+  if (auto failure = shape.record(object)) return inRecord(records.key, index, *failure);
+  return std::nullopt;
 }
 
-// The records array met in a whole-answer pass; `found` tells whether it was an array.
-Status recordsIn(Shape& shape, ondemand::value& value, bool& found) {
+// The same for an element of a batch (record_batches.h): non-objects come validated.
+Failure recordAt(Shape& shape, ondemand::object* object, size_t index) {
+  const auto& records = shape.records();
+  if (object == nullptr) {
+    if (records.skip_non_objects) return std::nullopt;
+    return Error{"slurm.bad_response", indexed(records.key, index), "not an object"};
+  }
+  if (auto failure = shape.record(*object)) return inRecord(records.key, index, *failure);
+  return std::nullopt;
+}
+
+// The records array met in a whole-answer pass; `found` tells whether it was an array. With
+// `elsewhere` (an envelope), a value that is not an array is only validated: the records came
+// from the array's batches.
+Status recordsIn(Shape& shape, ondemand::value& value, size_t answer_bytes, bool& found,
+                 bool elsewhere) {
   const std::string key(shape.records().key);
   Type type;
   if (auto e = value.type().get(type)) return tl::unexpected(malformed(key, e));
-  shape.startRecords(0);
   found = type == Type::array;
-  if (!found) {
+  if (!found || elsewhere) {
     if (auto e = checkScalar(value, type)) return tl::unexpected(malformed(key, e));
+    if (!elsewhere) shape.startRecords(0);
     return {};
   }
+  // An upper bound from the answer's size, not count_elements(): on an answer that is not in
+  // the cache that pass costs as much as decoding.
+  shape.startRecords(answer_bytes / shape.minRecordBytes());
   ondemand::array array;
   if (auto e = value.get_array().get(array)) return tl::unexpected(malformed(key, e));
-  size_t count = 0;
-  if (auto e = array.count_elements().get(count)) return tl::unexpected(malformed(key, e));
-  shape.startRecords(count);
   size_t index = 0;
-  for (auto item : array) {
+  for (auto&& item : array) {
     ondemand::value element;
     if (auto e = std::move(item).get(element))
       return tl::unexpected(malformed(indexed(key, index), e));
-    auto decoded = recordAt(shape, element, index++);
-    if (!decoded) return decoded;
+    if (auto failure = recordAt(shape, element, index++)) return tl::unexpected(*failure);
   }
   return {};
-}
-
-// Whether simdjson has consumed the whole document (3.0 has no document::at_end()).
-bool atEnd(ondemand::document& doc) {
-  return doc.current_location().error() == simdjson::OUT_OF_BOUNDS;
 }
 
 // The byte offset simdjson stopped at, for messages about malformed answers.
@@ -165,10 +192,10 @@ std::string offsetOf(ondemand::document& doc, std::string_view text) {
 }
 
 // The whole answer in one simdjson pass. REQUIRES: kJsonPadding readable bytes after `text`.
-// `records_elsewhere`: the records array was cut out of `text` (the envelope of
-// decodeByRecords), so its absence is no error.
+// `records_elsewhere`: `text` is the envelope of decodeByRecords, whose records arrays were
+// decoded in batches and cut out.
 Status decodeWhole(std::string_view text, Shape& shape, bool records_elsewhere) {
-  ondemand::parser parser;
+  ondemand::parser& parser = threadParsers().whole;
   ondemand::document doc;
   if (auto e = parser.iterate(text.data(), text.size(), text.size() + kJsonPadding).get(doc)) {
     return tl::unexpected(malformed(shape.answerField(), e));
@@ -185,17 +212,19 @@ Status decodeWhole(std::string_view text, Shape& shape, bool records_elsewhere) 
   const auto& records = shape.records();
   bool found = false;
   std::string_view key;
-  for (auto item : top) {
-    ondemand::field field;
-    if (auto e = std::move(item).get(field)) {
+  for (auto&& field : top) {
+    ondemand::raw_json_string raw;
+    ondemand::value value;
+    error_code e = field.key().get(raw);
+    if (!e) e = field.value().get(value);
+    if (e) {
       Error error = malformed(std::string(key.empty() ? shape.answerField() : key), e);
       error.message += offsetOf(doc, text);
       return tl::unexpected(std::move(error));
     }
-    key = rawKey(field);
-    ondemand::value value = field.value();
+    key = rawKey(raw);
     if (!records.key.empty() && key == records.key) {
-      auto decoded = recordsIn(shape, value, found);
+      auto decoded = recordsIn(shape, value, text.size(), found, records_elsewhere);
       if (!decoded) return decoded;
     } else if (shape.wants(key)) {
       auto decoded = shape.member(key, value);
@@ -212,49 +241,33 @@ Status decodeWhole(std::string_view text, Shape& shape, bool records_elsewhere) 
   return {};
 }
 
-// The elements of one records array, each parsed by simdjson on its own. REQUIRES:
-// kJsonPadding readable bytes after `text`.
-Status recordsByWindow(std::string_view text, JsonSpan array, Shape& shape) {
-  const std::string_view key = shape.records().key;
-  auto elements = arrayElements(text, array, key);
-  if (!elements) return tl::unexpected(elements.error());
-  shape.startRecords(elements->size());
-  ondemand::parser parser;  // grows to the largest record, reused for every one
-  for (size_t i = 0; i < elements->size(); ++i) {
-    const JsonSpan& span = (*elements)[i];
-    ondemand::document doc;
-    // The rest of the answer and its padding follow the record: simdjson may read them.
-    if (auto e = parser
-                     .iterate(text.data() + span.begin, span.end - span.begin,
-                              text.size() - span.begin + kJsonPadding)
-                     .get(doc)) {
-      return tl::unexpected(malformed(indexed(key, i), e));
-    }
-    if (auto decoded = recordAt(shape, doc, i); !decoded) return decoded;
-    if (!atEnd(doc)) return bad(indexed(key, i), "malformed JSON: trailing content");
-  }
-  return {};
-}
-
-// A large answer, one record at a time: json_spans cuts it into top-level members and the
-// records array into elements, each parsed by simdjson on its own. The other members the
-// shape reads are parsed together as a small envelope. Members it does not read get what a
-// whole-answer pass gives them: json_spans checks their structure and strings, simdjson's
-// UTF-8 check the rest, so both paths accept the same answers (the fuzz test holds them to
-// it). REQUIRES: kJsonPadding readable bytes after `text`.
-Status decodeByRecords(std::string_view text, Shape& shape) {
-  auto members = objectMembers(text);
+// A large answer, a batch of records at a time: json_spans walks the top level, each records
+// array goes to record_batches.h, and the other members the shape reads are parsed together as
+// a small envelope. Members it does not read get what a whole-answer pass gives them:
+// json_spans checks their structure and strings, simdjson's UTF-8 check the rest.
+// REQUIRES: kJsonPadding readable bytes after `text`.
+Status decodeByRecords(std::string_view text, Shape& shape, size_t batch_bytes) {
+  const auto& records = shape.records();
+  RecordSink sink = [&shape](ondemand::object* record, size_t index) {
+    return recordAt(shape, record, index);
+  };
+  auto members = objectMembers(text, records.key, [&](size_t begin) -> Result<size_t> {
+    shape.startRecords((text.size() - begin) / shape.minRecordBytes());  // an upper bound
+    return forEachRecordInBatches(text, begin, records.key, batch_bytes, threadParsers().batch,
+                                  sink);
+  });
   if (!members) {
     Error error = members.error();
     if (error.field.empty()) error.field = shape.answerField();
     return tl::unexpected(std::move(error));
   }
-  const auto& records = shape.records();
-  auto isArray = [&](const JsonMember& m) { return text[m.value.begin] == '['; };
+  bool found = false;  // the last records member is an array, as a whole-answer pass decides
   std::string envelope = "{";
   for (const JsonMember& member : *members) {
     const bool is_records = !records.key.empty() && member.key == records.key;
-    if ((is_records && !isArray(member)) || (!is_records && shape.wants(member.key))) {
+    const bool is_array = text[member.value.begin] == '[';
+    if (is_records) found = is_array;
+    if (is_records ? !is_array : shape.wants(member.key)) {
       if (envelope.size() > 1) envelope += ',';
       envelope.append("\"").append(member.key).append("\":");
       envelope.append(text.substr(member.value.begin, member.value.end - member.value.begin));
@@ -268,16 +281,7 @@ Status decodeByRecords(std::string_view text, Shape& shape) {
   envelope += '}';
   envelope.reserve(envelope.size() + kJsonPadding);
   if (auto decoded = decodeWhole(envelope, shape, true); !decoded) return decoded;
-  // Every occurrence of the records key in order, as a whole-answer pass meets them: the
-  // last one decides.
-  bool found = false;
-  for (const JsonMember& member : *members) {
-    if (records.key.empty() || member.key != records.key) continue;
-    found = isArray(member);
-    shape.startRecords(0);
-    if (!found) continue;
-    if (auto decoded = recordsByWindow(text, member.value, shape); !decoded) return decoded;
-  }
+  if (!found) shape.startRecords(0);
   if (!records.key.empty() && records.required && !found) {
     return bad(std::string(records.key), "missing array");
   }
@@ -292,12 +296,15 @@ Status decode(AnswerBytes bytes, Shape& shape, const DecodeOptions& options) {
     text = std::string_view(copy.data(), copy.size());
   }
   if (text.size() <= options.whole_answer_limit) return decodeWhole(text, shape, false);
-  return decodeByRecords(text, shape);
+  return decodeByRecords(text, shape, options.batch_bytes);
 }
 
 // --- The answers -------------------------------------------------------------------------
 
-using JobList = RecordList<JobRecord, records::decodeJobRecord>;
+// The fewest bytes a record of each kind takes in an answer (compact JSON), for reserving:
+// an upper bound on the count costs address space only, a regrowth of 10 MB of records
+// costs its copy and RSS.
+using JobList = RecordList<JobRecord, records::decodeJobRecord, 2048>;
 
 class ListingShape : public JobList {
  public:
@@ -306,7 +313,10 @@ class ListingShape : public JobList {
     return key == "last_update" || key == "warnings";
   }
   Status member(std::string_view key, ondemand::value& value) override {
-    if (key == "warnings") return records::readMessages(value, warnings);
+    if (key == "warnings") {
+      if (auto failure = records::readMessages(value, warnings)) return tl::unexpected(*failure);
+      return {};
+    }
     if (auto e = readNoVal(value, last_update)) return tl::unexpected(malformed("", e));
     return {};
   }
@@ -314,9 +324,9 @@ class ListingShape : public JobList {
   std::vector<SlurmMessage> warnings;
 };
 
-using StateList = RecordList<JobStateEntry, records::decodeJobStateEntry>;
-using PartitionList = RecordList<PartitionInfo, records::decodePartitionInfo>;
-using NodeList = RecordList<NodeInfo, records::decodeNodeInfo>;
+using StateList = RecordList<JobStateEntry, records::decodeJobStateEntry, 24>;
+using PartitionList = RecordList<PartitionInfo, records::decodePartitionInfo, 256>;
+using NodeList = RecordList<NodeInfo, records::decodeNodeInfo, 256>;
 
 class MessageList : public RecordList<SlurmMessage, records::decodeMessage> {
  public:
@@ -331,12 +341,12 @@ class CancelShape : public Shape {
     refusals.clear();
     refusals.reserve(count);
   }
-  Status record(ondemand::object& object) override {
+  Failure record(ondemand::object& object) override {
     SlurmMessage message;
     bool refused = false;
-    auto decoded = records::decodeCancelEntry(object, message, refused);
-    if (decoded && refused) refusals.push_back(std::move(message));
-    return decoded;
+    auto failure = records::decodeCancelEntry(object, message, refused);
+    if (!failure && refused) refusals.push_back(std::move(message));
+    return failure;
   }
   std::vector<SlurmMessage> refusals;
 };
@@ -400,8 +410,11 @@ class ReceiptShape : public Shape {
            key == "warnings" || key == "errors";
   }
   Status member(std::string_view key, ondemand::value& value) override {
-    if (key == "warnings") return records::readMessages(value, receipt.warnings);
-    if (key == "errors") return records::readMessages(value, receipt.errors);
+    if (key == "warnings" || key == "errors") {
+      auto& messages = key == "warnings" ? receipt.warnings : receipt.errors;
+      if (auto failure = records::readMessages(value, messages)) return tl::unexpected(*failure);
+      return {};
+    }
     error_code e = SUCCESS;
     if (key == "job_submit_user_msg") {
       e = readString(value, receipt.job_submit_user_msg);

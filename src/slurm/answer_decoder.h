@@ -2,9 +2,10 @@
 // out, with simdjson's On-Demand parser and no document tree in between.
 //
 //   bytes ─► answer ≤ DecodeOptions::whole_answer_limit: one simdjson pass over the answer
-//         └► larger: json_spans finds each record of the big array; simdjson parses one
-//            record at a time (its index then covers one record, not 50 MB); the other
-//            top-level members are parsed together as a small envelope
+//         └► larger: json_spans walks the top level; the records array goes to simdjson in
+//            batches of ~256 KiB (record_batches.h), each record then parsed on its own, so
+//            the parser's index covers a batch, not 50 MB; the other top-level members are
+//            parsed together as a small envelope
 //
 // Both paths decode through the same per-record code, so they give the same records (a test
 // proves it on every transcript answer). The rules, the same for every decoder:
@@ -58,10 +59,13 @@ class AnswerBytes {
 };
 
 struct DecodeOptions {
-  // Answers up to this size are parsed in one pass (fastest; the parser's index, ~4 bytes per
-  // token, stays under a few MB); larger ones one record at a time. Tests set 0 to force the
-  // record-at-a-time path on small answers.
+  // Answers up to this size are parsed in one pass (the parser's index, ~4 bytes per token,
+  // stays under a few MB); larger ones a batch of records at a time. Tests set 0 to force
+  // the batch path on small answers.
   size_t whole_answer_limit = 4 << 20;
+  // Bytes of the answer a batch starts with (it grows for a record that does not fit). Tests
+  // set a few dozen bytes to cut records and strings everywhere.
+  size_t batch_bytes = 256 << 10;
 };
 
 // GET /job/{id}: `jobs[]`, one record per het component. A record without a usable `job_id`

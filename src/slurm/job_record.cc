@@ -7,14 +7,9 @@ namespace {
 
 const std::string kEmpty;
 
-Result<uint64_t> parseUint(std::string_view text) {
-  uint64_t value = 0;
+bool parseUint(std::string_view text, uint64_t& value) {
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size() || text.empty()) {
-    return fail("slurm.bad_response", "jobs[].job_id",
-                "not an unsigned number: \"" + std::string(text) + "\"");
-  }
-  return value;
+  return ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
 }
 
 }  // namespace
@@ -37,22 +32,30 @@ bool PingResult::anyResponding() const {
   return false;
 }
 
-Result<JobStateEntry> parseJobStateId(std::string_view job_id) {
-  JobStateEntry entry;
-  entry.job_id = std::string(job_id);
+const char* splitJobStateId(std::string_view job_id, uint64_t& numeric_id,
+                            std::optional<uint32_t>& het_offset) {
   std::string_view own = job_id;
+  het_offset.reset();
   size_t plus = job_id.find('+');
   if (plus != std::string_view::npos) {
     own = job_id.substr(0, plus);
-    auto offset = parseUint(job_id.substr(plus + 1));
-    if (!offset || *offset > UINT32_MAX) {
-      return fail("slurm.bad_response", "jobs[].job_id", "bad het offset");
+    uint64_t offset = 0;
+    if (!parseUint(job_id.substr(plus + 1), offset) || offset > UINT32_MAX) {
+      return "bad het offset";
     }
-    entry.het_offset = static_cast<uint32_t>(*offset);
+    het_offset = static_cast<uint32_t>(offset);
   }
-  auto id = parseUint(own);
-  if (!id) return tl::unexpected(id.error());
-  entry.numeric_id = *id;
+  if (!parseUint(own, numeric_id)) return "not an unsigned number";
+  return nullptr;
+}
+
+Result<JobStateEntry> parseJobStateId(std::string_view job_id) {
+  JobStateEntry entry;
+  if (const char* why = splitJobStateId(job_id, entry.numeric_id, entry.het_offset)) {
+    return fail("slurm.bad_response", "jobs[].job_id",
+                std::string(why) + ": \"" + std::string(job_id) + "\"");
+  }
+  entry.job_id = std::string(job_id);
   return entry;
 }
 

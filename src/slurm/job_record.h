@@ -166,5 +166,8 @@ struct NodeInfo {
 // A `/jobs/state/` job id, "<id>" or "<id>+<het offset>", split into its parts (state left
 // empty). Errors: "slurm.bad_response" for anything else.
 Result<JobStateEntry> parseJobStateId(std::string_view job_id);
+// The same without allocating: nullptr, or why `job_id` is not one.
+const char* splitJobStateId(std::string_view job_id, uint64_t& numeric_id,
+                            std::optional<uint32_t>& het_offset);
 
 }  // namespace tuneplane::slurm

@@ -36,6 +36,8 @@ error_code readNumber(ondemand::value& value, int64_t& out) {
   return SUCCESS;
 }
 
+}  // namespace
+
 void splitCsv(std::string_view text, std::vector<std::string>& out) {
   size_t start = 0;
   while (start < text.size()) {
@@ -46,57 +48,29 @@ void splitCsv(std::string_view text, std::vector<std::string>& out) {
   }
 }
 
-}  // namespace
-
-std::string_view rawKey(ondemand::field& field) {
+std::string_view rawKey(ondemand::raw_json_string key) {
   // simdjson's first stage has checked that every string closes, so the scan ends.
-  const char* start = field.key().raw();
+  const char* start = key.raw();
   for (const char* p = start;; ++p) {
     if (*p == '"') return {start, static_cast<size_t>(p - start)};
     if (*p == '\\') return {};
   }
 }
 
+// The expected type is tried first; simdjson leaves a value it refused with INCORRECT_TYPE
+// unread, so it can still be looked at (type checks first cost a few % per record).
 error_code readString(ondemand::value& value, std::string& out) {
-  Type type;
-  if (auto e = value.type().get(type)) return e;
-  if (type != Type::string) {
-    out.clear();
-    return checkScalar(value, type);
-  }
   std::string_view text;
-  if (auto e = value.get_string().get(text)) return e;
-  out.assign(text.data(), text.size());
-  return SUCCESS;
-}
-
-error_code readStrings(ondemand::value& value, std::vector<std::string>& out) {
-  out.clear();
-  Type type;
-  if (auto e = value.type().get(type)) return e;
-  if (type == Type::string) {
-    std::string_view text;
-    if (auto e = value.get_string().get(text)) return e;
-    splitCsv(text, out);
+  auto e = value.get_string().get(text);
+  if (e == SUCCESS) {
+    out.assign(text.data(), text.size());
     return SUCCESS;
   }
-  if (type != Type::array) return checkScalar(value, type);
-  ondemand::array array;
-  if (auto e = value.get_array().get(array)) return e;
-  for (auto item : array) {
-    ondemand::value element;
-    if (auto e = std::move(item).get(element)) return e;
-    Type element_type;
-    if (auto e = element.type().get(element_type)) return e;
-    if (element_type != Type::string) {
-      if (auto e = checkScalar(element, element_type)) return e;
-      continue;
-    }
-    std::string_view text;
-    if (auto e = element.get_string().get(text)) return e;
-    out.emplace_back(text);
-  }
-  return SUCCESS;
+  out.clear();
+  if (e != simdjson::INCORRECT_TYPE) return e;
+  Type type;
+  if ((e = value.type().get(type))) return e;
+  return checkScalar(value, type);
 }
 
 error_code readBool(ondemand::value& value, bool& out) {
@@ -160,19 +134,6 @@ KeyIndex::KeyIndex(std::initializer_list<std::string_view> keys) {
     keys_[slot] = key;
     ids_[slot] = id++;
   }
-}
-
-int KeyIndex::find(std::string_view key) const {
-  for (size_t slot = slotOf(key);; slot = (slot + 1) % kSlots) {
-    if (ids_[slot] == -1) return -1;
-    if (keys_[slot] == key) return ids_[slot];
-  }
-}
-
-size_t KeyIndex::slotOf(std::string_view key) {
-  uint32_t hash = 2166136261u;  // FNV-1a
-  for (char c : key) hash = (hash ^ static_cast<unsigned char>(c)) * 16777619u;
-  return hash % kSlots;
 }
 
 }  // namespace tuneplane::slurm::json_fields

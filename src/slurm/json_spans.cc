@@ -44,15 +44,6 @@ unsigned char at(std::string_view text, size_t pos) {
   return static_cast<unsigned char>(text[pos]);
 }
 
-size_t skipSpace(std::string_view text, size_t pos) {
-  while (pos < text.size()) {
-    char c = text[pos];
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
-    ++pos;
-  }
-  return pos;
-}
-
 // REQUIRES: text[pos] == '"'. One past the closing quote, or kNone if the string never
 // closes or holds a control character.
 size_t skipString(std::string_view text, size_t pos) {
@@ -70,27 +61,32 @@ size_t skipString(std::string_view text, size_t pos) {
 
 // REQUIRES: text[pos] is '{' or '['. One past the bracket that closes it, or kNone.
 size_t skipContainer(std::string_view text, size_t pos) {
-  const size_t size = text.size();
+  const auto* const begin = reinterpret_cast<const unsigned char*>(text.data());
+  const auto* const end = begin + text.size();
+  const unsigned char* p = begin + pos;
   size_t depth = 0;
-  while (pos < size) {
-    switch (kKinds[at(text, pos)]) {
+  while (p < end) {
+    switch (kKinds[*p++]) {
       case kOther:
-        ++pos;
         break;
       case kQuote:
-        pos = skipString(text, pos);
-        if (pos == kNone) return kNone;
+        for (;;) {
+          while (p < end && !kStringStops[*p]) ++p;
+          if (p >= end) return kNone;
+          const unsigned char c = *p++;
+          if (c == '"') break;
+          if (c != '\\' || p >= end || *p < 0x20) return kNone;  // a control character
+          ++p;                                                   // the escaped byte
+        }
         break;
       case kOpen:
         ++depth;
-        ++pos;
         break;
-      case kEscape:
-        pos += 2;
+      case kClose:
+        if (--depth == 0) return static_cast<size_t>(p - begin);
         break;
-      default:  // kClose
-        ++pos;
-        if (--depth == 0) return pos;
+      default:  // kEscape
+        ++p;
         break;
     }
   }
@@ -122,7 +118,17 @@ tl::unexpected<Error> malformed(std::string field, size_t pos, const std::string
 
 }  // namespace
 
-Result<std::vector<JsonMember>> objectMembers(std::string_view text) {
+size_t skipSpace(std::string_view text, size_t pos) {
+  while (pos < text.size()) {
+    char c = text[pos];
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') break;
+    ++pos;
+  }
+  return pos;
+}
+
+Result<std::vector<JsonMember>> objectMembers(std::string_view text, std::string_view handed_over,
+                                              const ArrayReader& read) {
   std::vector<JsonMember> members;
   size_t pos = skipSpace(text, 0);
   if (pos >= text.size() || text[pos] != '{') return malformed("", pos, "expected '{'");
@@ -134,18 +140,27 @@ Result<std::vector<JsonMember>> objectMembers(std::string_view text) {
       std::string field = members.empty() ? "" : std::string(members.back().key);
       if (pos >= text.size() || text[pos] != '"') return malformed(field, pos, "expected a key");
       size_t key_end = skipString(text, pos);
-      if (key_end == kNone)
+      if (key_end == kNone) {
         return malformed(field, pos, "unterminated key, or a control character in it");
+      }
       JsonMember member;
       member.key = text.substr(pos + 1, key_end - pos - 2);
       field = std::string(member.key);
       pos = skipSpace(text, key_end);
       if (pos >= text.size() || text[pos] != ':') return malformed(field, pos, "expected ':'");
       pos = skipSpace(text, pos + 1);
-      size_t value_end = skipValue(text, pos);
-      if (value_end == kNone)
+      size_t value_end = kNone;
+      if (read && member.key == handed_over && pos < text.size() && text[pos] == '[') {
+        auto end = read(pos);
+        if (!end) return tl::unexpected(end.error());
+        value_end = *end;
+      } else {
+        value_end = skipValue(text, pos);
+      }
+      if (value_end == kNone) {
         return malformed(field, pos,
                          "a value is missing, never ends or holds a control character in a string");
+      }
       member.value = {pos, value_end};
       members.push_back(member);
       pos = skipSpace(text, value_end);
@@ -166,40 +181,6 @@ Result<std::vector<JsonMember>> objectMembers(std::string_view text) {
                      "content after the answer's closing '}'");
   }
   return members;
-}
-
-Result<std::vector<JsonSpan>> arrayElements(std::string_view text, JsonSpan array,
-                                            std::string_view name) {
-  std::vector<JsonSpan> elements;
-  auto where = [&] { return std::string(name) + "[" + std::to_string(elements.size()) + "]"; };
-  size_t pos = array.begin;
-  if (pos >= array.end || text[pos] != '[')
-    return malformed(std::string(name), pos, "not an array");
-  pos = skipSpace(text, pos + 1);
-  if (pos < array.end && text[pos] == ']') {
-    ++pos;
-  } else {
-    for (;;) {
-      size_t end = skipValue(text, pos);
-      if (end == kNone || end > array.end) {
-        return malformed(where(), pos,
-                         "a value is missing, never ends or holds a control character in a string");
-      }
-      elements.push_back({pos, end});
-      pos = skipSpace(text, end);
-      if (pos < array.end && text[pos] == ',') {
-        pos = skipSpace(text, pos + 1);
-        continue;
-      }
-      if (pos < array.end && text[pos] == ']') {
-        ++pos;
-        break;
-      }
-      return malformed(where(), pos, "expected ',' or ']'");
-    }
-  }
-  if (pos != array.end) return malformed(std::string(name), pos, "content after ']'");
-  return elements;
 }
 
 }  // namespace tuneplane::slurm

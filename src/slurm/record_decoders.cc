@@ -22,20 +22,20 @@ using simdjson::error_code;
 using simdjson::SUCCESS;
 using Type = ondemand::json_type;
 
-tl::unexpected<Error> bad(std::string field, std::string message) {
-  return fail("slurm.bad_response", std::move(field), std::move(message));
+Error bad(std::string field, std::string message) {
+  return Error{"slurm.bad_response", std::move(field), std::move(message)};
 }
 
 // eachField that names the field in which an error happened.
 template <typename Read>
-Status forEachField(ondemand::object& object, Read&& read) {
+Failure forEachField(ondemand::object& object, Read&& read) {
   std::string_view failed;
   auto e = eachField(object, [&](std::string_view key, ondemand::value& value) {
     failed = key;
     return read(key, value);
   });
-  if (e) return tl::unexpected(malformed(std::string(failed), e));
-  return {};
+  if (e) return malformed(std::string(failed), e);
+  return std::nullopt;
 }
 
 // The fields of a JobRecord, in the order of kJobKeys.
@@ -229,14 +229,14 @@ Error malformed(std::string field, simdjson::error_code code) {
                std::string("malformed JSON: ") + simdjson::error_message(code)};
 }
 
-Status decodeJobRecord(ondemand::object& object, JobRecord& out) {
+Failure decodeJobRecord(ondemand::object& object, JobRecord& out) {
   NoValNumber job_id;
   bool has_job_id = false;
   std::string top_sluid;
   auto read = forEachField(object, [&](std::string_view key, ondemand::value& value) {
     return readJobField(kJobKeys.find(key), value, out, job_id, has_job_id, top_sluid);
   });
-  if (!read) return read;
+  if (read) return read;
   if (!has_job_id) return bad("job_id", "missing");
   auto id = job_id.value();
   if (!id || *id < 0) return bad("job_id", "not a set number");
@@ -245,35 +245,41 @@ Status decodeJobRecord(ondemand::object& object, JobRecord& out) {
   return {};
 }
 
-Status decodeJobStateEntry(ondemand::object& object, JobStateEntry& out) {
-  std::string id_text;
+Failure decodeJobStateEntry(ondemand::object& object, JobStateEntry& out) {
+  // Written out rather than through forEachField: two fields per record and ten thousand
+  // records a poll, where the generic loop's extra copies of simdjson's iterator showed up as
+  // a third of the decoding time.
   bool has_id = false;
-  auto read = forEachField(object, [&](std::string_view key, ondemand::value& value) {
-    if (key == "state") return readStrings(value, out.state);
-    if (key != "job_id") return SUCCESS;
-    Type type;
-    if (auto e = value.type().get(type)) return e;
-    if (type == Type::string) {
-      has_id = true;
-      return readString(value, id_text);
+  for (auto&& item : object) {
+    ondemand::field field;
+    if (auto e = std::move(item).get(field)) return malformed("", e);
+    const ondemand::raw_json_string key = field.key();
+    ondemand::value& value = field.value();
+    if (key == "state") {
+      if (auto e = readStrings(value, out.state)) return malformed("state", e);
+    } else if (key == "job_id") {
+      std::string_view text;
+      auto e = value.get_string().get(text);
+      if (e == simdjson::INCORRECT_TYPE) {  // a number: accepted too
+        NoValNumber number;
+        e = readNoVal(value, number);
+        has_id = number.value().has_value();
+        if (has_id) out.job_id = std::to_string(*number.value());
+      } else if (e == SUCCESS) {
+        has_id = true;
+        out.job_id.assign(text.data(), text.size());
+      }
+      if (e) return malformed("job_id", e);
     }
-    NoValNumber number;
-    auto e = readNoVal(value, number);
-    has_id = number.value().has_value();
-    if (has_id) id_text = std::to_string(*number.value());
-    return e;
-  });
-  if (!read) return read;
+  }
   if (!has_id) return bad("job_id", "missing");
-  auto parsed = parseJobStateId(id_text);
-  if (!parsed) return bad("job_id", parsed.error().message);
-  out.job_id = std::move(parsed->job_id);
-  out.numeric_id = parsed->numeric_id;
-  out.het_offset = parsed->het_offset;
-  return {};
+  if (const char* why = splitJobStateId(out.job_id, out.numeric_id, out.het_offset)) {
+    return bad("job_id", std::string(why) + ": \"" + out.job_id + "\"");
+  }
+  return std::nullopt;
 }
 
-Status decodeMessage(ondemand::object& object, SlurmMessage& out) {
+Failure decodeMessage(ondemand::object& object, SlurmMessage& out) {
   return forEachField(object, [&](std::string_view key, ondemand::value& value) {
     if (key == "error_number") {
       int64_t number = 0;
@@ -288,7 +294,7 @@ Status decodeMessage(ondemand::object& object, SlurmMessage& out) {
   });
 }
 
-Status decodeCancelEntry(ondemand::object& object, SlurmMessage& out, bool& refused) {
+Failure decodeCancelEntry(ondemand::object& object, SlurmMessage& out, bool& refused) {
   bool has_error = false;
   auto read = forEachField(object, [&](std::string_view key, ondemand::value& value) {
     if (key == "step_id") return readString(value, out.source);
@@ -315,7 +321,7 @@ Status decodeCancelEntry(ondemand::object& object, SlurmMessage& out, bool& refu
   return read;
 }
 
-Status decodeControllerPing(ondemand::object& object, ControllerPing& out) {
+Failure decodeControllerPing(ondemand::object& object, ControllerPing& out) {
   return forEachField(object, [&](std::string_view key, ondemand::value& value) {
     if (key == "hostname") return readString(value, out.hostname);
     if (key == "responding") return readBool(value, out.responding);
@@ -326,7 +332,7 @@ Status decodeControllerPing(ondemand::object& object, ControllerPing& out) {
   });
 }
 
-Status decodePartitionInfo(ondemand::object& object, PartitionInfo& out) {
+Failure decodePartitionInfo(ondemand::object& object, PartitionInfo& out) {
   return forEachField(object, [&](std::string_view key, ondemand::value& value) {
     if (key == "name") return readString(value, out.name);
     if (key == "nodes") {
@@ -354,7 +360,7 @@ Status decodePartitionInfo(ondemand::object& object, PartitionInfo& out) {
   });
 }
 
-Status decodeNodeInfo(ondemand::object& object, NodeInfo& out) {
+Failure decodeNodeInfo(ondemand::object& object, NodeInfo& out) {
   return forEachField(object, [&](std::string_view key, ondemand::value& value) {
     if (key == "name") return readString(value, out.name);
     if (key == "state") return readStrings(value, out.state);
@@ -369,34 +375,33 @@ Status decodeNodeInfo(ondemand::object& object, NodeInfo& out) {
   });
 }
 
-Status readMessages(ondemand::value& value, std::vector<SlurmMessage>& out) {
+Failure readMessages(ondemand::value& value, std::vector<SlurmMessage>& out) {
   out.clear();
   Type type;
-  if (auto e = value.type().get(type)) return tl::unexpected(malformed("", e));
+  if (auto e = value.type().get(type)) return malformed("", e);
   if (type != Type::array) {
-    if (auto e = checkScalar(value, type)) return tl::unexpected(malformed("", e));
+    if (auto e = checkScalar(value, type)) return malformed("", e);
     return {};
   }
   ondemand::array array;
-  if (auto e = value.get_array().get(array)) return tl::unexpected(malformed("", e));
+  if (auto e = value.get_array().get(array)) return malformed("", e);
   size_t index = 0;
   for (auto item : array) {
     std::string where = "[" + std::to_string(index++) + "]";
     ondemand::value element;
-    if (auto e = std::move(item).get(element)) return tl::unexpected(malformed(where, e));
+    if (auto e = std::move(item).get(element)) return malformed(where, e);
     Type element_type;
-    if (auto e = element.type().get(element_type)) return tl::unexpected(malformed(where, e));
+    if (auto e = element.type().get(element_type)) return malformed(where, e);
     if (element_type != Type::object) {
-      if (auto e = checkScalar(element, element_type)) return tl::unexpected(malformed(where, e));
+      if (auto e = checkScalar(element, element_type)) return malformed(where, e);
       continue;
     }
     ondemand::object object;
-    if (auto e = element.get_object().get(object)) return tl::unexpected(malformed(where, e));
+    if (auto e = element.get_object().get(object)) return malformed(where, e);
     SlurmMessage message;
-    if (auto decoded = decodeMessage(object, message); !decoded) {
-      Error error = decoded.error();
-      error.field = where + (error.field.empty() ? "" : "." + error.field);
-      return tl::unexpected(std::move(error));
+    if (auto failure = decodeMessage(object, message)) {
+      failure->field = where + (failure->field.empty() ? "" : "." + failure->field);
+      return failure;
     }
     out.push_back(std::move(message));
   }

@@ -1,6 +1,7 @@
 // The simdjson decoder gives the same records as the nlohmann decoder it replaced
 // (reference_decoder.h) on every real answer of the transcripts: every decoder applied to
-// every answer, pretty-printed (as slurmrestd sends them) and compact, through both paths.
+// every answer, pretty-printed (as slurmrestd sends them) and compact, through both paths (the
+// batch path also with batches so small that they cut records and strings everywhere).
 #include <cctype>
 #include <string>
 #include <vector>
@@ -64,10 +65,12 @@ TEST(DecoderEquivalence, EveryTranscriptAnswerDecodesAsBefore) {
   for (bool pretty : {true, false}) {
     for (const auto& a : transcripts::all(pretty)) {
       const json body = a.is_json ? a.body : json(nullptr);  // what the old client parsed
-      for (size_t limit : {size_t{4} << 20, size_t{0}}) {
-        const DecodeOptions options{limit};
-        const std::string what = a.file + " / " + a.label + (pretty ? " pretty" : " compact") +
-                                 (limit == 0 ? " record-at-a-time" : " whole");
+      for (const DecodeOptions& options :
+           {DecodeOptions{}, DecodeOptions{0}, DecodeOptions{0, 61}}) {
+        const std::string what =
+            a.file + " / " + a.label + (pretty ? " pretty" : " compact") +
+            (options.whole_answer_limit > 0 ? " whole"
+                                            : " batches of " + std::to_string(options.batch_bytes));
         auto jobs = decodeJobs(a.bytes, options);
         expectSame(reference::decodeJobs(body), jobs, what + " jobs");
         if (jobs) records += static_cast<int>(jobs->size());
@@ -91,8 +94,8 @@ TEST(DecoderEquivalence, EveryTranscriptAnswerDecodesAsBefore) {
       }
     }
   }
-  EXPECT_GE(compared, 4 * 100);  // every exchange, twice formatted, both paths
-  EXPECT_GE(records, 4 * 90);    // job records among them
+  EXPECT_GE(compared, 6 * 100);  // every exchange, twice formatted, three ways
+  EXPECT_GE(records, 6 * 90);    // job records among them
 }
 
 // Partitions and nodes have no transcript; the simulator's shapes (from the OpenAPI document)
@@ -106,8 +109,7 @@ TEST(DecoderEquivalence, PartitionsAndNodesAsBefore) {
                "active_features": ["h100"], "partitions": ["gpu"], "gres": "gpu:h100:2",
                "cpus": 4, "real_memory": {"set": true, "infinite": false, "number": 2000},
                "reason": "maintenance"}]})");
-  for (size_t limit : {size_t{4} << 20, size_t{0}}) {
-    const DecodeOptions options{limit};
+  for (const DecodeOptions& options : {DecodeOptions{}, DecodeOptions{0}, DecodeOptions{0, 7}}) {
     expectSame(reference::decodePartitions(answer), decodePartitions(answer.dump(2), options),
                "partitions");
     expectSame(reference::decodeNodes(answer), decodeNodes(answer.dump(), options), "nodes");

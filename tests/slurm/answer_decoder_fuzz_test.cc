@@ -15,7 +15,7 @@ namespace tuneplane::slurm {
 namespace {
 
 constexpr DecodeOptions kWhole{size_t{1} << 30};
-constexpr DecodeOptions kByRecord{0};
+constexpr DecodeOptions kByRecord{0, 53};  // small batches: cuts inside records and strings
 
 // The bytes in a buffer with the decoder's padding, as the transport hands them over.
 std::string padded(std::string_view text) {

@@ -14,14 +14,17 @@ namespace {
 
 using transcripts::answer;
 
-class Decode : public ::testing::TestWithParam<size_t> {
+// Whole answer; batches; batches so small that they cut records and strings everywhere.
+class Decode : public ::testing::TestWithParam<DecodeOptions> {
  protected:
-  DecodeOptions options() const { return DecodeOptions{GetParam()}; }
+  DecodeOptions options() const { return GetParam(); }
 };
 
-INSTANTIATE_TEST_SUITE_P(Paths, Decode, ::testing::Values(size_t{4} << 20, size_t{0}),
-                         [](const auto& info) {
-                           return info.param == 0 ? "RecordAtATime" : "WholeAnswer";
+INSTANTIATE_TEST_SUITE_P(Paths, Decode,
+                         ::testing::Values(DecodeOptions{}, DecodeOptions{0}, DecodeOptions{0, 37}),
+                         [](const auto& info) -> std::string {
+                           if (info.param.whole_answer_limit > 0) return "WholeAnswer";
+                           return info.param.batch_bytes < 100 ? "TinyBatches" : "Batches";
                          });
 
 // One job record inside a GET /job answer.
@@ -338,6 +341,30 @@ TEST_P(Decode, KeysSpeltWithEscapesAreUnknownKeys) {
   ASSERT_TRUE(jobs.has_value()) << jobs.error().describe();
   EXPECT_EQ(jobs->front().name, "");
   EXPECT_EQ(jobs->front().comment, "a\"b\xc3\xa9");  // values are unescaped
+}
+
+// Every batch size, from one byte up: the cut falls inside keys, strings full of brackets and
+// escaped quotes, numbers and nested records, and the records come out the same.
+TEST(DecodeBatches, CutsAnywhereGiveTheSameRecords) {
+  const std::string answer = R"({"meta": {"x": "]"}, "jobs": [
+      {"job_id": 1, "name": "a]\"}{[,b\\", "comment": "\u00e9\"]", "flags": ["]", "}"],
+       "exit_code": {"status": ["x"], "signal": {"id": 9, "name": "]}"}}},
+      {"job_id": {"set": true, "number": 22}, "job_state": ["RUNNING"], "nested": [[{}], {"a": []}]},
+      {"job_id": 333, "name": "", "step_id": {"sluid": "s0000000000333"}}
+    ], "last_update": 5, "warnings": [{"description": "No job changes ]"}, 7, "x"]})";
+  auto whole = decodeJobListing(answer);
+  ASSERT_TRUE(whole.has_value()) << whole.error().describe();
+  ASSERT_EQ(whole->jobs.size(), 3u);
+  EXPECT_EQ(whole->jobs[0].name, "a]\"}{[,b\\");
+  EXPECT_TRUE(whole->unchanged);
+  for (size_t batch = 1; batch <= answer.size(); ++batch) {
+    auto cut = decodeJobListing(answer, DecodeOptions{0, batch});
+    ASSERT_TRUE(cut.has_value()) << batch << ": " << cut.error().describe();
+    EXPECT_TRUE(*cut == *whole) << "batches of " << batch;
+    auto messages = decodeMessages(answer, "warnings", DecodeOptions{0, batch});
+    ASSERT_TRUE(messages.has_value()) << batch << ": " << messages.error().describe();
+    EXPECT_EQ(messages->size(), 1u) << batch;
+  }
 }
 
 TEST(AnswerBytes, StringsWithSpareCapacityAreParsedInPlace) {
