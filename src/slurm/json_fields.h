@@ -96,7 +96,9 @@ void splitCsv(std::string_view text, std::vector<std::string>& out);
 
 // An array of strings (other items skipped), or a comma-separated string (v0.0.45's
 // csv_string is an array, older releases send a string); anything else gives {}. Inline: it
-// runs for every state list of a 10,000-job answer.
+// runs for every state list of a 10,000-job answer. The strings are gathered first (as views
+// into the parser's buffer) so that the vector is allocated once at its final size: growing
+// it one string at a time cost a second allocation, and a copy, for every two-state list.
 inline error_code readStrings(ondemand::value& value, std::vector<std::string>& out) {
   out.clear();
   ondemand::array array;
@@ -111,19 +113,28 @@ inline error_code readStrings(ondemand::value& value, std::vector<std::string>& 
     return checkScalar(value, type);
   }
   if (e) return e;
+  std::array<std::string_view, 8> gathered;
+  size_t count = 0;
+  auto flush = [&] {
+    out.reserve(out.size() + count);
+    for (size_t i = 0; i < count; ++i) out.emplace_back(gathered[i]);
+    count = 0;
+  };
   for (auto&& item : array) {
     ondemand::value element;
     if ((e = std::move(item).get(element))) return e;
     std::string_view text;
     e = element.get_string().get(text);
     if (e == simdjson::SUCCESS) {
-      out.emplace_back(text);
+      if (count == gathered.size()) flush();
+      gathered[count++] = text;
       continue;
     }
     if (e != simdjson::INCORRECT_TYPE) return e;
     ondemand::json_type type;
     if ((e = element.type().get(type)) || (e = checkScalar(element, type))) return e;
   }
+  flush();
   return simdjson::SUCCESS;
 }
 

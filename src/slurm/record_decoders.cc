@@ -250,11 +250,13 @@ Failure decodeJobStateEntry(ondemand::object& object, JobStateEntry& out) {
   // records a poll, where the generic loop's extra copies of simdjson's iterator showed up as
   // a third of the decoding time.
   bool has_id = false;
-  for (auto&& item : object) {
-    ondemand::field field;
-    if (auto e = std::move(item).get(field)) return malformed("", e);
-    const ondemand::raw_json_string key = field.key();
-    ondemand::value& value = field.value();
+  for (auto&& field : object) {
+    // Key and value straight from the iterator's result, as in eachField: moving it into an
+    // ondemand::field first stalled on a store forward, a third of this function's time.
+    ondemand::raw_json_string key;
+    if (auto e = field.key().get(key)) return malformed("", e);
+    ondemand::value value;
+    if (auto e = field.value().get(value)) return malformed("", e);
     if (key == "state") {
       if (auto e = readStrings(value, out.state)) return malformed("state", e);
     } else if (key == "job_id") {
