@@ -8,7 +8,8 @@
 // nothing; what the decoded records keep resident is measured too, so the rest can be told
 // apart.
 // Goals (issue 6): each answer >= 10x faster than python, peak rise <= 1.5x the answer.
-// Run: build/bench/slurm_decode_bench
+// Run: build/bench/slurm_decode_bench. Profile: TUNEPLANE_BENCH_DIR=/tmp/d slurm_decode_bench,
+// then perf record slurm_decode_bench --loop /tmp/d/states.json states 1000.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,7 +27,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_dir.h"
 #include "slurm/answer_decoder.h"
+#include "support/test_paths.h"
 
 namespace {
 
@@ -382,11 +385,12 @@ int main(int argc, char** argv) {
     std::printf("%ld %zu\n", selfHwmKb(), decoded.retained);
     return decoded.records > 0 ? 0 : 1;
   }
-  fs::path dir = fs::temp_directory_path() / ("tp-decode-bench-" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  std::string jobs_path = (dir / "jobs.json").string();
-  std::string states_path = (dir / "states.json").string();
-  std::ofstream(jobs_path, std::ios::binary) << buildJobsAnswer(TUNEPLANE_TEST_DATA_DIR);
+  const tuneplane::bench::BenchDir dir;  // TUNEPLANE_BENCH_DIR keeps the answers, for --loop
+  if (!dir.ok()) return 1;
+  std::string jobs_path = dir.path() + "/jobs.json";
+  std::string states_path = dir.path() + "/states.json";
+  std::ofstream(jobs_path, std::ios::binary)
+      << buildJobsAnswer(tuneplane::test::testDataDir().string());
   std::ofstream(states_path, std::ios::binary) << buildStatesAnswer();
   std::printf("load average (1 min) at start: %.2f on %ld cores\n", loadAverage(),
               sysconf(_SC_NPROCESSORS_ONLN));
@@ -395,10 +399,5 @@ int main(int argc, char** argv) {
   bool states_ok = report("GET /jobs/state/", states_path, true, python, kStatesRounds);
   std::printf("load average (1 min) at end: %.2f\n", loadAverage());
   std::printf("goals: %s\n", jobs_ok && states_ok ? "all met" : "not all met");
-  if (std::getenv("TP_BENCH_KEEP") != nullptr) {  // keep the answers, for --loop under perf
-    std::printf("answers kept in %s\n", dir.c_str());
-  } else {
-    fs::remove_all(dir);
-  }
   return 0;
 }

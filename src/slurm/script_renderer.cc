@@ -43,7 +43,12 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
     if (c.scratch_mb > 0) line("--tmp=" + std::to_string(c.scratch_mb) + "M");
     if (c.gpus_per_node > 0)
       line("--gres=" + commentSafe(tresPerNode(c).substr(5)));  // minus "gres/"
-    if (c.time_limit.count() > 0) line("--time=" + std::to_string(c.time_limit.count()));
+    if (c.time_limit.count() > 0) {
+      line("--time=" + std::to_string(c.time_limit.count()));
+    } else {
+      out += "# (no --time: the partition's default time limit applies)\n";
+    }
+    if (needsWholeNodes(request)) line("--exclusive");
     line("--no-requeue");
     line("--chdir=" + commentSafe(request.attempt_dir));
     line("--output=" + commentSafe(schedulerLogPath(request.logs_dir, c.pool_name, ".out")));
@@ -59,7 +64,7 @@ void renderPrologue(std::string& out) {
 # Exit codes of this script itself (any other code is the entrypoint's own):
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
-#   68 no usable IP address for the Ray head
+#   68 no usable IP address for the Ray head        69 the Ray head did not start
 
 # srun is found before any job variable is exported: a user's PATH must not pick it.
 tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }

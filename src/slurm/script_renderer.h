@@ -15,8 +15,9 @@ namespace tuneplane::slurm {
 inline constexpr int kExitUnrenderable = 64;      // checkRenderable() failed; nothing ran
 inline constexpr int kExitArtifactMismatch = 65;  // image's SHA-256 differs from the expected
 inline constexpr int kExitArtifactMissing = 66;   // image file missing or unreadable
-inline constexpr int kExitRayJoinTimeout = 67;    // not every node joined Ray in time
+inline constexpr int kExitRayJoinTimeout = 67;    // the Ray cluster did not reach all nodes
 inline constexpr int kExitNoHeadAddress = 68;     // no usable IP address for the Ray head
+inline constexpr int kExitRayHeadFailed = 69;     // the Ray head stopped or gave no address
 
 // REQUIRES nothing: a request that fails checkRenderable() (script_checks.h) renders as a
 // script that only prints the problems and exits kExitUnrenderable, so nothing half-safe

@@ -8,6 +8,8 @@
 #include "catalog/artifact_verifier.h"
 #include "catalog/site_loader.h"
 #include "fixtures.h"
+#include "support/fixtures.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::launch {
 namespace {
@@ -84,6 +86,48 @@ TEST(Assembler, CpuOnlyJobUsesTheCpuPartitionAndNoGpus) {
               ElementsAre(Pair("PATH", "/usr/local/bin:/usr/bin:/bin")));
 }
 
+TEST(Assembler, TimeLimitComesFromTheSpecElseTheSiteElseThePartition) {
+  // The backend's documented CPU-only job: custom/custom, one pool, one node, no GPUs,
+  // CPUs, memory, a runtime id — and no time limit.
+  const std::string no_limit = replaced(kCpuSpec, "    time_limit: 30m\n", "");
+  struct Case {
+    const char* name;
+    std::string spec;
+    std::optional<std::chrono::minutes> site_default;
+    int minutes;
+    TimeLimitSource source;
+  };
+  const std::vector<Case> cases = {
+      {"spec", kCpuSpec, std::nullopt, 30, TimeLimitSource::kSpec},
+      {"spec wins over the site", kCpuSpec, std::chrono::minutes(240), 30, TimeLimitSource::kSpec},
+      {"site default", no_limit, std::chrono::minutes(240), 240, TimeLimitSource::kSiteDefault},
+      {"partition default", no_limit, std::nullopt, 0, TimeLimitSource::kPartitionDefault},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    catalog::SiteConfig site = testSite();
+    site.default_time_limit = c.site_default;
+    const auto req = assembleLaunch(parsed(c.spec), site, testRegistry(), kIdentity, kAttemptDir);
+    ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+    EXPECT_EQ(req->time_limit_source, c.source);
+    ASSERT_EQ(req->components.size(), 1u);
+    EXPECT_EQ(req->components[0].time_limit, std::chrono::minutes(c.minutes));
+  }
+}
+
+TEST(Assembler, EveryComponentGetsTheSiteDefaultTimeLimit) {
+  const std::string text = replaced(std::string(kGpuSpec), "    time_limit: 2h\n", "") +
+                           "      - {name: second, gpu_series: a100, gpus_per_node: 2, cpus: 8, "
+                           "memory_gb: 32}\n";
+  catalog::SiteConfig site = testSite();
+  site.default_time_limit = std::chrono::minutes(90);
+  const auto req = assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  ASSERT_EQ(req->components.size(), 2u);
+  for (const Component& c : req->components) EXPECT_EQ(c.time_limit, std::chrono::minutes(90));
+  EXPECT_EQ(req->time_limit_source, TimeLimitSource::kSiteDefault);
+}
+
 TEST(Assembler, PoolPartitionAndScratchAreKept) {
   const std::string text =
       replaced(replaced(kGpuSpec, "memory_gb: 64", "memory_gb: 64\n        scratch_gb: 100"),
@@ -152,15 +196,15 @@ TEST(Assembler, PrepareDoesNotReadTheArtifactWhenAssemblyFails) {
 }
 
 TEST(Assembler, EveryExampleJobAssemblesAgainstTheExampleSite) {
-  const std::filesystem::path examples = std::filesystem::path(TUNEPLANE_SOURCE_DIR) / "examples";
+  const std::filesystem::path examples = test::sourceDir() / "examples";
   const auto site = catalog::loadSiteConfigFile((examples / "site.yaml").string());
   ASSERT_TRUE(site.has_value()) << site.error().front().describe();
   const auto registry = catalog::loadRuntimeRegistryFile(*site->runtime_registry_file);
   ASSERT_TRUE(registry.has_value()) << registry.error().front().describe();
   int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(examples / "jobs")) {
-    SCOPED_TRACE(entry.path().string());
-    const auto spec = spec::loadJobSpecFile(entry.path().string());
+  for (const auto& file : test::fixtureFiles(examples / "jobs")) {
+    SCOPED_TRACE(file.string());
+    const auto spec = spec::loadJobSpecFile(file.string());
     ASSERT_TRUE(spec.has_value()) << spec.error().front().describe();
     const auto req = assembleLaunch(*spec, *site, *registry, kIdentity, kAttemptDir);
     ASSERT_TRUE(req.has_value()) << req.error().front().describe();

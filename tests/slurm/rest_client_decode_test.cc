@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "scripted_server.h"
+#include "support/fixtures.h"
 #include "slurm/answer_decoder.h"
 #include "slurm/http_transport.h"
 
@@ -17,7 +18,7 @@ using nlohmann::json;
 using scripted::Harness;
 using scripted::reply;
 using scripted::ScriptedServer;
-using scripted::transcriptBody;
+using test::transcriptResponseBody;
 
 HttpResponse fetch(const std::string& url, const std::string& target) {
   HttpOptions options;
@@ -58,7 +59,7 @@ TEST(CurlHttpTransport, EveryBodyKeepsPaddingForTheDecoder) {
 }
 
 TEST(SlurmRestClient, LargeListingIsDecodedRecordAtATime) {
-  json answer = transcriptBody("12_jobs_list.json", "GET /jobs/ (no update_time)");
+  json answer = transcriptResponseBody("12_jobs_list.json", "GET /jobs/ (no update_time)");
   const json templates = answer["jobs"];
   json jobs = json::array();
   while (jobs.dump().size() <= DecodeOptions{}.whole_answer_limit) {

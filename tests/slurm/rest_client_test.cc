@@ -11,7 +11,6 @@
 
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <mutex>
 #include <sstream>
@@ -24,6 +23,7 @@
 #include <spdlog/spdlog.h>
 
 #include "scripted_server.h"
+#include "support/fixtures.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -34,7 +34,7 @@ using scripted::Harness;
 using scripted::header;
 using scripted::reply;
 using scripted::ScriptedServer;
-using scripted::transcriptBody;
+using test::transcriptResponseBody;
 
 TEST(BackoffDelay, DoublesUpToTheCapWithBoundedJitter) {
   RetryPolicy p{5, std::chrono::milliseconds(100), std::chrono::milliseconds(1000)};
@@ -69,7 +69,7 @@ TEST(SlurmRestClient, RejectsAnUnsupportedUrlScheme) {
 
 TEST(SlurmRestClient, PingSendsAuthHeadersAndDecodes) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("01_ping.json", "ping without"));
+    reply(res, 200, transcriptResponseBody("01_ping.json", "ping without"));
   });
   Harness h(server.url());
   auto ping = h.client->ping();
@@ -86,7 +86,7 @@ TEST(SlurmRestClient, PingSendsAuthHeadersAndDecodes) {
 
 TEST(SlurmRestClient, SubmitPostsTheBodyAndReturnsTheReceipt) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("02_submit_single.json", "submit"));
+    reply(res, 200, transcriptResponseBody("02_submit_single.json", "submit"));
   });
   Harness h(server.url());
   json body = {{"script", "#!/bin/bash\ntrue\n"}, {"job", {{"name", "x"}}}};
@@ -103,7 +103,7 @@ TEST(SlurmRestClient, SubmitPostsTheBodyAndReturnsTheReceipt) {
 
 TEST(SlurmRestClient, SubmitRejectionCarriesSlurmErrorAndIsNotRetried) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 422, transcriptBody("13c_submit_errors.json", "constraint exists but not"));
+    reply(res, 422, transcriptResponseBody("13c_submit_errors.json", "constraint exists but not"));
   });
   Harness h(server.url());
   auto receipt = h.client->submit(json::object());
@@ -139,7 +139,7 @@ TEST(SlurmRestClient, SubmitSuccessWithoutReadableJobIdIsOutcomeUnknown) {
 
 TEST(SlurmRestClient, GetJobBySluidReturnsEveryHetComponent) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("11_hetjob.json", "GET /job/{sluid of component 0}"));
+    reply(res, 200, transcriptResponseBody("11_hetjob.json", "GET /job/{sluid of component 0}"));
   });
   Harness h(server.url());
   auto jobs = h.client->getJob("sCC1M8VPP7X700");
@@ -151,7 +151,7 @@ TEST(SlurmRestClient, GetJobBySluidReturnsEveryHetComponent) {
 
 TEST(SlurmRestClient, GetUnknownJobIsJobNotFound) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 404, transcriptBody("13b_job_lookup_errors.json", "unknown numeric"));
+    reply(res, 404, transcriptResponseBody("13b_job_lookup_errors.json", "unknown numeric"));
   });
   Harness h(server.url());
   auto jobs = h.client->getJob("999999");
@@ -165,8 +165,8 @@ TEST(SlurmRestClient, ListJobsPassesUpdateTimeAndReportsNoChanges) {
   ScriptedServer server([](const httplib::Request& req, auto& res, int) {
     reply(res, 200,
           req.has_param("update_time")
-              ? transcriptBody("12_jobs_list.json", "GET /jobs/?update_time=<last_update f")
-              : transcriptBody("12_jobs_list.json", "GET /jobs/ (no update_time)"));
+              ? transcriptResponseBody("12_jobs_list.json", "GET /jobs/?update_time=<last_update f")
+              : transcriptResponseBody("12_jobs_list.json", "GET /jobs/ (no update_time)"));
   });
   Harness h(server.url());
   auto all = h.client->listJobs(std::nullopt);
@@ -181,7 +181,7 @@ TEST(SlurmRestClient, ListJobsPassesUpdateTimeAndReportsNoChanges) {
 
 TEST(SlurmRestClient, ListJobStatesRepeatsJobIdAndSplitsLongLists) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("12b_jobs_state_query.json", "job_id=1&job_id=2"));
+    reply(res, 200, transcriptResponseBody("12b_jobs_state_query.json", "job_id=1&job_id=2"));
   });
   Harness h(server.url());
   auto two = h.client->listJobStates({1, 2});
@@ -204,12 +204,14 @@ TEST(SlurmRestClient, ListJobStatesRepeatsJobIdAndSplitsLongLists) {
 TEST(SlurmRestClient, CancelTurnsStatusRefusalsIntoErrors) {
   ScriptedServer server([](const httplib::Request& req, auto& res, int) {
     if (req.path.ends_with("sCC1M8VPG9ZZZZ")) {
-      reply(res, 200, transcriptBody("13e_delete_unknown_sluid.json", "DELETE"));
+      reply(res, 200, transcriptResponseBody("13e_delete_unknown_sluid.json", "DELETE"));
     } else if (req.path.ends_with("sCC1M8VPMRAC00")) {
-      reply(res, 200,
-            transcriptBody("07_pending_held_then_cancel.json", "DELETE /job/{sluid} again"));
+      reply(
+          res, 200,
+          transcriptResponseBody("07_pending_held_then_cancel.json", "DELETE /job/{sluid} again"));
     } else {
-      reply(res, 200, transcriptBody("07_pending_held_then_cancel.json", "DELETE /job/{sluid}"));
+      reply(res, 200,
+            transcriptResponseBody("07_pending_held_then_cancel.json", "DELETE /job/{sluid}"));
     }
   });
   Harness h(server.url());
@@ -249,7 +251,7 @@ TEST(SlurmRestClient, ReadsAreRetriedWithBackoffOn5xx) {
     if (call <= 2) {
       reply(res, call == 1 ? 503 : 500, json::object());
     } else {
-      reply(res, 200, transcriptBody("01_ping.json", "ping without"));
+      reply(res, 200, transcriptResponseBody("01_ping.json", "ping without"));
     }
   });
   Harness h(server.url());
@@ -275,9 +277,10 @@ TEST(SlurmRestClient, ReadsGiveUpAfterMaxAttempts) {
 TEST(SlurmRestClient, ExpiredTokenIsRefreshedOnceThenTheRequestIsRetried) {
   ScriptedServer server([](const httplib::Request& req, auto& res, int) {
     if (req.get_header_value("X-SLURM-USER-TOKEN") == "tok-0") {
-      reply(res, 511, transcriptBody("13d_auth_errors_other_endpoints.json", "POST /job/submit"));
+      reply(res, 511,
+            transcriptResponseBody("13d_auth_errors_other_endpoints.json", "POST /job/submit"));
     } else {
-      reply(res, 200, transcriptBody("02_submit_single.json", "submit"));
+      reply(res, 200, transcriptResponseBody("02_submit_single.json", "submit"));
     }
   });
   Harness h(server.url());
@@ -297,7 +300,7 @@ TEST(SlurmRestClient, AuthFailureAfterOneRefreshIsAuthFailed) {
         res.set_content("Authentication failure", "text/plain");
       } else {
         reply(res, status,
-              transcriptBody("13d_auth_errors_other_endpoints.json", "GET /jobs/ expired"));
+              transcriptResponseBody("13d_auth_errors_other_endpoints.json", "GET /jobs/ expired"));
       }
     });
     Harness h(server.url());
@@ -312,7 +315,7 @@ TEST(SlurmRestClient, AuthFailureAfterOneRefreshIsAuthFailed) {
 
 TEST(SlurmRestClient, PingRefusingTheTokenCountsAsAuthFailure) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("13a_auth_errors.json", "expired token"));
+    reply(res, 200, transcriptResponseBody("13a_auth_errors.json", "expired token"));
   });
   Harness h(server.url());
   auto ping = h.client->ping();
@@ -384,6 +387,8 @@ int closedPort() {
 }
 
 std::string readRequestHead(int fd) {
+  const timeval limit{30, 0};  // a bound on a client that never sends, not a timing check
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
   std::string data;
   char buf[4096];
   while (data.find("\r\n\r\n") == std::string::npos) {
@@ -506,7 +511,7 @@ TEST(TransportClass, UnixSocketUrlReachesTheServer) {
   std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
   ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   ASSERT_EQ(::listen(fd, 4), 0);
-  std::string body = transcriptBody("01_ping.json", "ping without").dump();
+  std::string body = transcriptResponseBody("01_ping.json", "ping without").dump();
   std::string request_seen;
   {
     RawServer server(fd, [&](int client) {

@@ -1,4 +1,4 @@
-// Golden files for the batch script and the submit body of four representative requests,
+// Golden files for the batch script and the submit body of five representative requests,
 // and shell checks (bash -n, shellcheck) of every rendered script.
 // Regenerate the golden files with TUNEPLANE_UPDATE_GOLDEN=1 and review the diff.
 #include <cstdlib>
@@ -12,6 +12,8 @@
 #include "slurm/script_renderer.h"
 #include "slurm/submit_body.h"
 #include "stubs/test_shell.h"
+#include "support/fixtures.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -20,7 +22,7 @@ using launch::Component;
 using launch::LaunchRequest;
 namespace fs = std::filesystem;
 
-const fs::path kGoldenDir = fs::path(TUNEPLANE_SOURCE_DIR) / "tests/slurm/golden";
+const fs::path kGoldenDir = test::sourceDir() / "tests/slurm/golden";
 constexpr const char* kSha =
     "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";  // sha256("test")
 
@@ -42,9 +44,10 @@ LaunchRequest baseRequest(const std::string& job_id) {
   return r;
 }
 
-LaunchRequest cpuRequest(catalog::ContainerRuntime runtime) {
+LaunchRequest cpuRequest(catalog::ContainerRuntime runtime, std::string job_id = "") {
   const bool pyxis = runtime == catalog::ContainerRuntime::kPyxis;
-  LaunchRequest r = baseRequest(pyxis ? "job-cpu-pyxis" : "job-cpu-apptainer");
+  if (job_id.empty()) job_id = pyxis ? "job-cpu-pyxis" : "job-cpu-apptainer";
+  LaunchRequest r = baseRequest(job_id);
   r.job_name = "tabular-baseline";
   r.framework = "custom/custom";
   r.container_runtime = runtime;
@@ -63,6 +66,15 @@ LaunchRequest cpuRequest(catalog::ContainerRuntime runtime) {
   r.command = {"python3", "/tuneplane/attempt/train.py", "--folds", "5"};
   r.environment.insert(r.environment.begin(), {"SEED", "42"});
   r.account = "ml-research";
+  return r;
+}
+
+// The backend's documented CPU-only job without a time limit (none in the spec or the
+// site): no time_limit in the body, no --time in the mirror; the partition's default applies.
+LaunchRequest cpuRequestWithoutTimeLimit() {
+  LaunchRequest r = cpuRequest(catalog::ContainerRuntime::kPyxis, "job-cpu-no-limit");
+  r.components[0].time_limit = std::chrono::minutes(0);
+  r.time_limit_source = launch::TimeLimitSource::kPartitionDefault;
   return r;
 }
 
@@ -123,6 +135,25 @@ LaunchRequest gpuHetRequest() {
   return r;
 }
 
+// A site that pins every Ray port (for its firewall) and turns the dashboard on: the jobs ask
+// for whole nodes, and no port is picked at run time.
+LaunchRequest gpuPinnedPortsRequest() {
+  LaunchRequest r = gpuSinglePoolRequest();
+  r.identity = {"job-pinned", 1, "tp-job-pinned-a1-7f3c9e"};
+  r.container_runtime = catalog::ContainerRuntime::kApptainer;
+  r.artifact = {"/shared/runtimes/llm-finetune-2.3.sif", catalog::ArtifactFormat::kSif, kSha};
+  r.ray.port = 6379;
+  r.ray.node_manager_port = 6800;
+  r.ray.object_manager_port = 6801;
+  r.ray.min_worker_port = 10002;
+  r.ray.max_worker_port = 10999;
+  r.ray.ray_client_server_port = 10001;
+  r.ray.dashboard_agent_listen_port = 52365;
+  r.ray.dashboard = true;
+  r.ray.dashboard_port = 8265;
+  return r;
+}
+
 struct GoldenCase {
   std::string name;
   LaunchRequest request;
@@ -135,8 +166,10 @@ void PrintTo(const GoldenCase& golden, std::ostream* os) {
 std::vector<GoldenCase> goldenCases() {
   return {{"cpu_apptainer", cpuRequest(catalog::ContainerRuntime::kApptainer)},
           {"cpu_pyxis", cpuRequest(catalog::ContainerRuntime::kPyxis)},
+          {"cpu_pyxis_no_time_limit", cpuRequestWithoutTimeLimit()},
           {"gpu_single_pool_2node", gpuSinglePoolRequest()},
-          {"gpu_het_h100_a100", gpuHetRequest()}};
+          {"gpu_het_h100_a100", gpuHetRequest()},
+          {"gpu_pinned_ports_apptainer", gpuPinnedPortsRequest()}};
 }
 
 bool updating() {
@@ -150,7 +183,7 @@ void expectGolden(const fs::path& file, const std::string& actual) {
     return;
   }
   ASSERT_TRUE(fs::exists(file)) << file << " missing; run with TUNEPLANE_UPDATE_GOLDEN=1";
-  EXPECT_EQ(shell_test::readFile(file), actual)
+  EXPECT_EQ(test::readFixture(file), actual)
       << "rendered output differs from " << file
       << "; if the change is intended, regenerate with TUNEPLANE_UPDATE_GOLDEN=1";
 }

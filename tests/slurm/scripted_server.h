@@ -16,23 +16,11 @@
 #include <nlohmann/json.hpp>
 
 #include "slurm/rest_client.h"
-#include "transcripts.h"
+#include "support/fixtures.h"
 
 namespace tuneplane::slurm::scripted {
 
 using nlohmann::json;
-
-// The recorded body of the exchange in `file` whose label starts with `label`.
-inline json transcriptBody(const std::string& file, const std::string& label) {
-  const json doc = transcripts::load(file);  // outlives the loop
-  if (doc.contains("exchanges")) {
-    for (const auto& e : doc["exchanges"]) {
-      if (transcripts::text(e, "label").rfind(label, 0) == 0) return e["response"]["body"];
-    }
-  }
-  ADD_FAILURE() << "no exchange \"" << label << "\" in " << file;
-  return nullptr;
-}
 
 struct Seen {
   std::string method, path, body;
@@ -58,7 +46,15 @@ class ScriptedServer {
     server_.Post(".*", serve);
     server_.Delete(".*", serve);
     port_ = server_.bind_to_any_port("127.0.0.1");  // listening from here on
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    thread_ = std::thread([this] {
+      server_.listen_after_bind();
+      listen_returned_ = true;
+    });
+    // httplib 0.11 ignores a stop() that comes before the listen loop runs: wait for it,
+    // so that a test that ends at once does not hang in the destructor's join.
+    while (!server_.is_running() && !listen_returned_) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
   }
   ~ScriptedServer() {
     server_.stop();
@@ -75,6 +71,7 @@ class ScriptedServer {
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
+  std::atomic<bool> listen_returned_{false};
   std::mutex mu_;
   std::vector<Seen> seen_;
 };

@@ -1,34 +1,20 @@
 // The real slurmrestd 26.05.3 answers in tests/data/slurm/transcripts, as the bytes the
 // decoders take: JSON bodies pretty-printed as slurmrestd sends them (or compact), text
-// bodies verbatim. A transcript that cannot be read fails the test that asked for it.
+// bodies verbatim. A transcript that cannot be read fails the test that asked for it at once
+// (support/fixtures.h throws FixtureError naming the file).
 #pragma once
 
-#include <algorithm>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "support/fixtures.h"
+
 namespace tuneplane::slurm::transcripts {
 
-inline std::string directory() {
-  return std::string(TUNEPLANE_TEST_DATA_DIR) + "/slurm/transcripts";
-}
-
-inline nlohmann::json load(const std::string& file) {
-  std::ifstream in(directory() + "/" + file);
-  if (!in) {
-    ADD_FAILURE() << "cannot read transcript " << directory() << "/" << file;
-    return nlohmann::json::object();
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  return nlohmann::json::parse(text.str());
-}
+inline nlohmann::json load(const std::string& file) { return test::transcript(file); }
 
 struct Answer {
   std::string file;
@@ -54,13 +40,9 @@ inline std::string bytesOf(const nlohmann::json& body, bool pretty) {
 
 // Every exchange of every transcript, in file order.
 inline std::vector<Answer> all(bool pretty = true) {
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(directory())) {
-    if (entry.path().extension() == ".json") files.push_back(entry.path().filename().string());
-  }
-  std::sort(files.begin(), files.end());
   std::vector<Answer> out;
-  for (const auto& file : files) {
+  for (const auto& path : test::fixtureFiles(test::transcriptsDir(), ".json")) {
+    const std::string file = path.filename().string();
     const nlohmann::json doc = load(file);
     if (!doc.contains("exchanges")) continue;
     for (const auto& e : doc["exchanges"]) {

@@ -34,6 +34,7 @@ inline launch::LaunchRequest sampleRequest(const std::string& attempt_dir) {
   other.gres_type = "";
   other.nodes = 1;
   r.components = {gpu, other};
+  r.time_limit_source = launch::TimeLimitSource::kSiteDefault;
   r.uses_gpus = true;
   r.command = {"python3", "-c", "print('it''s $(not) a `command`')"};
   r.environment = {{"ZETA", "last-but-first"}, {"ALPHA", "a b"}, {"TUNEPLANE_JOB_ID", "x"}};
@@ -46,11 +47,14 @@ inline launch::LaunchRequest sampleRequest(const std::string& attempt_dir) {
   r.account = "ml";
   r.qos = "high";
   r.ray.port = 7000;
+  r.ray.dashboard = true;
   r.ray.dashboard_port = 7001;
   r.ray.node_manager_port = 7002;
   r.ray.object_manager_port = 7003;
   r.ray.min_worker_port = 11000;
   r.ray.max_worker_port = 11999;
+  r.ray.ray_client_server_port = 7004;
+  r.ray.dashboard_agent_listen_port = 7005;
   r.ray.join_timeout_seconds = 42;
   r.ray.executable = "/opt/ray/bin/ray";
   return r;

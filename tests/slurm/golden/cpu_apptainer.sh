@@ -22,7 +22,7 @@ set -euo pipefail
 # Exit codes of this script itself (any other code is the entrypoint's own):
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
-#   68 no usable IP address for the Ray head
+#   68 no usable IP address for the Ray head        69 the Ray head did not start
 
 # srun is found before any job variable is exported: a user's PATH must not pick it.
 tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }
