@@ -37,7 +37,7 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kJobs = 10000;
-constexpr int kJobsRounds = 7;       // python's /jobs/ run takes over a second
+constexpr int kJobsRounds = 7;  // python's /jobs/ run takes over a second
 constexpr int kStatesRounds = 41;
 constexpr double kSpeedGoal = 10;    // python time / ours, at least
 constexpr double kMemoryGoal = 1.5;  // peak rise / answer size, at most
@@ -341,8 +341,8 @@ bool report(const char* what, const std::string& path, bool states, PythonBaseli
   std::printf("%s: %d jobs, %.2f MB, %d alternating rounds\n", what, kJobs, mb, rounds);
   std::printf("  tuneplane read+decode:   CPU best %8.2f ms (%7.1f MB/s), median %8.2f ms\n",
               ours.ms, mb / (ours.ms / 1000.0), ours.median_ms);
-  std::printf("  python3 read+json.loads: CPU best %8.2f ms (%7.1f MB/s), median %8.2f ms\n",
-              py.ms, mb / (py.ms / 1000.0), py.median_ms);
+  std::printf("  python3 read+json.loads: CPU best %8.2f ms (%7.1f MB/s), median %8.2f ms\n", py.ms,
+              mb / (py.ms / 1000.0), py.median_ms);
   std::printf(
       "  speed-up in CPU time (python / tuneplane, same round): median %.1fx"
       " (rounds %.1fx..%.1fx, best/best %.1fx)   goal >= %.0fx: %s\n",

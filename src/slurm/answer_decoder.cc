@@ -295,8 +295,19 @@ Status decode(AnswerBytes bytes, Shape& shape, const DecodeOptions& options) {
     copy = simdjson::padded_string(text);
     text = std::string_view(copy.data(), copy.size());
   }
-  if (text.size() <= options.whole_answer_limit) return decodeWhole(text, shape, false);
-  return decodeByRecords(text, shape, options.batch_bytes);
+  if (text.size() > options.whole_answer_limit) {
+    return decodeByRecords(text, shape, options.batch_bytes);
+  }
+  auto whole = decodeWhole(text, shape, false);
+  if (whole || shape.records().key.empty() || whole.error().field != shape.answerField() ||
+      whole.error().message.rfind("malformed JSON", 0) != 0) {
+    return whole;
+  }
+  // simdjson's first stage refuses a truncated answer (an unclosed string) as a whole, before
+  // any record is read, and a bracket missing at the end shows only at the end: the
+  // record-at-a-time path says which record it is. Errors only, so its cost does not matter.
+  if (auto located = decodeByRecords(text, shape, options.batch_bytes); !located) return located;
+  return whole;
 }
 
 // --- The answers -------------------------------------------------------------------------
@@ -456,13 +467,21 @@ class ReceiptShape : public Shape {
   std::optional<int64_t> job_id;
 };
 
+// The records of an answer that is a list of them.
+template <typename ListShape>
+Result<std::remove_reference_t<decltype(ListShape::list)>> listOf(ListShape shape,
+                                                                  AnswerBytes answer,
+                                                                  const DecodeOptions& options) {
+  if (auto decoded = decode(answer, shape, options); !decoded) {
+    return tl::unexpected(decoded.error());
+  }
+  return std::move(shape.list);
+}
+
 }  // namespace
 
 Result<std::vector<JobRecord>> decodeJobs(AnswerBytes answer, const DecodeOptions& options) {
-  JobList shape({"jobs"}, "jobs");
-  if (auto decoded = decode(answer, shape, options); !decoded)
-    return tl::unexpected(decoded.error());
-  return std::move(shape.list);
+  return listOf(JobList({"jobs"}, "jobs"), answer, options);
 }
 
 Result<JobListing> decodeJobListing(AnswerBytes answer, const DecodeOptions& options) {
@@ -481,10 +500,7 @@ Result<JobListing> decodeJobListing(AnswerBytes answer, const DecodeOptions& opt
 
 Result<std::vector<JobStateEntry>> decodeJobStates(AnswerBytes answer,
                                                    const DecodeOptions& options) {
-  StateList shape({"jobs"}, "jobs");
-  if (auto decoded = decode(answer, shape, options); !decoded)
-    return tl::unexpected(decoded.error());
-  return std::move(shape.list);
+  return listOf(StateList({"jobs"}, "jobs"), answer, options);
 }
 
 Result<SubmitReceipt> decodeSubmitReceipt(AnswerBytes answer, const DecodeOptions& options) {
@@ -511,25 +527,16 @@ Result<PingResult> decodePing(AnswerBytes answer, const DecodeOptions& options) 
 
 Result<std::vector<PartitionInfo>> decodePartitions(AnswerBytes answer,
                                                     const DecodeOptions& options) {
-  PartitionList shape({"partitions"}, "partitions");
-  if (auto decoded = decode(answer, shape, options); !decoded)
-    return tl::unexpected(decoded.error());
-  return std::move(shape.list);
+  return listOf(PartitionList({"partitions"}, "partitions"), answer, options);
 }
 
 Result<std::vector<NodeInfo>> decodeNodes(AnswerBytes answer, const DecodeOptions& options) {
-  NodeList shape({"nodes"}, "nodes");
-  if (auto decoded = decode(answer, shape, options); !decoded)
-    return tl::unexpected(decoded.error());
-  return std::move(shape.list);
+  return listOf(NodeList({"nodes"}, "nodes"), answer, options);
 }
 
 Result<std::vector<SlurmMessage>> decodeMessages(AnswerBytes answer, std::string_view key,
                                                  const DecodeOptions& options) {
-  MessageList shape(key);
-  if (auto decoded = decode(answer, shape, options); !decoded)
-    return tl::unexpected(decoded.error());
-  return std::move(shape.list);
+  return listOf(MessageList(key), answer, options);
 }
 
 Result<std::vector<SlurmMessage>> decodeCancelStatus(AnswerBytes answer,

@@ -126,9 +126,20 @@ Result<size_t> forEachRecordInBatches(std::string_view text, size_t begin, std::
       if (auto grown = grow(); !grown) return tl::unexpected(grown.error());
       continue;
     }
-    const bool cut = end < text.size();
+    bool cut = end < text.size();
     ondemand::document doc;
     error_code e = indexBatch(text, pos, end, batch, batch_parser, doc);
+    if (e && !cut) {
+      // The rest of the answer, refused by simdjson's first stage (a truncated answer ends
+      // inside a string): the records before its last '}' go first, so that the error names
+      // the record that is broken, not the first of the batch.
+      const size_t brace = text.rfind('}', end - 1);
+      if (brace != kNone && brace >= pos && brace + 1 < end) {
+        end = brace + 1;
+        cut = true;
+        e = indexBatch(text, pos, end, batch, batch_parser, doc);
+      }
+    }
     if (e == simdjson::UNCLOSED_STRING && cut) {
       // That '}' was inside a string: end the batch before the string's opening quote.
       const size_t quote = lastUnescapedQuote(text, pos, end);

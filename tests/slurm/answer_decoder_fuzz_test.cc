@@ -46,11 +46,17 @@ std::string summary(const std::vector<T>& records) {
 }
 
 // What every decoder makes of `bytes` under `options`, one line each: "ok" and a digest of
-// the records, or the error's code.
+// the records, or the error's code, flagged when the error names no field or says nothing.
 std::vector<std::string> decodeAll(const std::string& bytes, const DecodeOptions& options) {
   std::vector<std::string> out;
   auto note = [&](const auto& result) {
-    out.push_back(result ? "ok " + summary(*result) : result.error().code);
+    if (result) {
+      out.push_back("ok " + summary(*result));
+      return;
+    }
+    const Error& error = result.error();
+    out.push_back(error.code + (error.field.empty() ? " naming no field" : "") +
+                  (error.message.empty() ? " without a message" : ""));
   };
   note(decodeJobs(bytes, options));
   note(decodeJobListing(bytes, options));
@@ -96,6 +102,27 @@ TEST(DecoderFuzz, EveryTruncationIsAnErrorOnBothPaths) {
     }
   }
   EXPECT_GT(prefixes, 8000u);
+}
+
+// An answer cut inside its records array is refused naming the record it cut, on both paths:
+// the field says where the answer stopped making sense, not just that it did.
+TEST(DecoderFuzz, ACutInsideARecordNamesThatRecord) {
+  const std::string full =
+      transcripts::answer("12_jobs_list.json", "GET /jobs/ (no update_time)", false);
+  ASSERT_FALSE(full.empty());
+  const size_t second = full.find("},{\"account\"");
+  const size_t third = full.find("},{\"account\"", second + 1);
+  ASSERT_NE(third, std::string::npos) << "the answer's third record";
+  for (size_t cut : {second + 40, (second + third) / 2, third - 5}) {
+    const std::string prefix = padded(std::string_view(full).substr(0, cut));
+    for (const DecodeOptions& options : {kWhole, kByRecord}) {
+      auto listing = decodeJobListing(prefix, options);
+      ASSERT_FALSE(listing.has_value()) << "cut at " << cut;
+      EXPECT_EQ(listing.error().code, "slurm.bad_response");
+      EXPECT_EQ(listing.error().field.rfind("jobs[1]", 0), 0u)
+          << "cut at " << cut << ": " << listing.error().describe();
+    }
+  }
 }
 
 // The corrupted text around each change, for failure messages.
@@ -164,6 +191,10 @@ TEST(DecoderFuzz, CorruptedAnswersNeverCrashAndTheRecordPathIsNoMoreLenient) {
           if (!record_ok) ++only_whole;
         } else {
           ++refused;
+          EXPECT_EQ(whole[d], "slurm.bad_response") << sample.file << " round " << round;
+        }
+        if (!record_ok) {
+          EXPECT_EQ(by_record[d], "slurm.bad_response") << sample.file << " round " << round;
         }
       }
     }

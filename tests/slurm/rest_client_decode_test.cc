@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "scripted_server.h"
-#include "support/fixtures.h"
 #include "slurm/answer_decoder.h"
 #include "slurm/http_transport.h"
+#include "support/fixtures.h"
 
 namespace tuneplane::slurm {
 namespace {

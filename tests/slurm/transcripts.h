@@ -14,7 +14,9 @@
 
 namespace tuneplane::slurm::transcripts {
 
-inline nlohmann::json load(const std::string& file) { return test::transcript(file); }
+inline nlohmann::json load(const std::string& file) {
+  return test::transcript(file);
+}
 
 struct Answer {
   std::string file;
