@@ -2,14 +2,45 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cctype>
+#include <new>
 
 namespace tuneplane::slurm {
 namespace {
 
+// Where a response body goes. The buffer is sized from Content-Length when the server sends
+// one (no regrowth copies of a 50 MB answer) and always keeps kBodyPadding bytes spare.
+struct BodySink {
+  CURL* curl = nullptr;
+  std::string* body = nullptr;
+  bool sized = false;
+};
+
+// Larger Content-Length claims are not trusted for the first allocation; the buffer then
+// grows as the bytes arrive.
+constexpr curl_off_t kMaxPresize = curl_off_t{1} << 30;
+
 size_t appendBody(char* data, size_t size, size_t count, void* user) {
-  static_cast<std::string*>(user)->append(data, size * count);
-  return size * count;
+  auto* sink = static_cast<BodySink*>(user);
+  const size_t n = size * count;
+  std::string& body = *sink->body;
+  try {
+    if (!sink->sized) {
+      sink->sized = true;
+      curl_off_t length = -1;
+      if (curl_easy_getinfo(sink->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
+          length > 0 && length <= kMaxPresize) {
+        body.reserve(static_cast<size_t>(length) + kBodyPadding);
+      }
+    }
+    const size_t needed = body.size() + n + kBodyPadding;
+    if (body.capacity() < needed) body.reserve(std::max(needed, 2 * body.capacity()));
+    body.append(data, n);
+  } catch (const std::bad_alloc&) {
+    return 0;  // libcurl fails the transfer (CURLE_WRITE_ERROR)
+  }
+  return n;
 }
 
 struct SlistDeleter {
@@ -117,8 +148,9 @@ tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::perform(
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options_.connect_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
+  BodySink sink{curl, &response.body};
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response.body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
   if (!unix_socket_.empty()) curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, unix_socket_.c_str());
@@ -171,6 +203,9 @@ tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::perform(
     failure.transport = classifyCurlFailure(code, connected, request_size);
     failure.message = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
     return tl::unexpected(std::move(failure));
+  }
+  if (response.body.capacity() < response.body.size() + kBodyPadding) {
+    response.body.reserve(response.body.size() + kBodyPadding);  // an empty body
   }
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);

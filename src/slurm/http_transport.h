@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -26,9 +27,15 @@ struct HttpRequest {
   std::string body;
 };
 
+// Spare capacity CurlHttpTransport leaves after every response body, so that a JSON decoder
+// that reads past the end (simdjson reads whole 64-byte blocks) can parse it in place.
+inline constexpr size_t kBodyPadding = 64;
+
 struct HttpResponse {
   int status = 0;
   std::string content_type;
+  // From CurlHttpTransport: capacity() >= size() + kBodyPadding. Move it along; a copy
+  // keeps the bytes but not the spare capacity (the decoder then copies it once more).
   std::string body;
 };
 

@@ -1,8 +1,8 @@
 // Typed views of the records slurmrestd v0.0.45 returns: a job (`GET /job/{id}`, `/jobs/`),
 // the light state list (`/jobs/state/`), the submit receipt, ping, partitions and nodes, and
-// the `errors[]`/`warnings[]` every answer carries. Decoders are pure functions over parsed
-// JSON (shapes checked against shared/slurm/transcripts); unknown enum strings are kept
-// verbatim, never guessed. Thread-safety: plain values.
+// the `errors[]`/`warnings[]` every answer carries. answer_decoder.h fills them from an
+// answer's bytes (shapes checked against tests/data/slurm/transcripts); unknown enum strings
+// are kept verbatim, never guessed. Thread-safety: plain values.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +10,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/result.h"
 
@@ -36,6 +34,7 @@ struct ExitCode {
   NoValNumber return_code;
   NoValNumber signal_id;
   std::string signal_name;
+  bool operator==(const ExitCode&) const = default;
 };
 
 // What the control plane needs of one job record (one het component).
@@ -85,6 +84,7 @@ struct JobRecord {
   const std::string& baseState() const;
   bool hasStateFlag(std::string_view flag) const;  // a flag after the base state
   bool isHetComponent() const { return het_job_id.value().value_or(0) != 0; }
+  bool operator==(const JobRecord&) const = default;
 };
 
 // One entry of `GET /jobs/state/`: job_id is a string there; a het component is
@@ -94,6 +94,7 @@ struct JobStateEntry {
   uint64_t numeric_id = 0;
   std::optional<uint32_t> het_offset;
   std::vector<std::string> state;  // base first, then flags
+  bool operator==(const JobStateEntry&) const = default;
 };
 
 // One entry of `errors[]` / `warnings[]`.
@@ -102,6 +103,7 @@ struct SlurmMessage {
   std::string error;
   std::string description;
   std::string source;
+  bool operator==(const SlurmMessage&) const = default;
 };
 
 struct SubmitReceipt {
@@ -110,6 +112,7 @@ struct SubmitReceipt {
   std::string job_submit_user_msg;
   std::vector<SlurmMessage> warnings;
   std::vector<SlurmMessage> errors;
+  bool operator==(const SubmitReceipt&) const = default;
 };
 
 struct ControllerPing {
@@ -118,6 +121,7 @@ struct ControllerPing {
   bool primary = false;
   int64_t latency_us = 0;
   std::string status;  // "No error", "Protocol authentication error", …
+  bool operator==(const ControllerPing&) const = default;
 };
 
 struct PingResult {
@@ -126,6 +130,7 @@ struct PingResult {
   std::string cluster;      // meta.slurm.cluster
   std::string data_parser;  // meta.plugin.data_parser, e.g. "data_parser/v0.0.45"
   bool anyResponding() const;
+  bool operator==(const PingResult&) const = default;
 };
 
 struct JobListing {
@@ -133,6 +138,7 @@ struct JobListing {
   bool unchanged = false;  // `update_time` given and nothing changed ("No job changes")
   NoValNumber last_update;
   std::vector<SlurmMessage> warnings;
+  bool operator==(const JobListing&) const = default;
 };
 
 struct PartitionInfo {
@@ -141,6 +147,7 @@ struct PartitionInfo {
   std::vector<std::string> state;
   int64_t total_cpus = 0;
   int64_t total_nodes = 0;
+  bool operator==(const PartitionInfo&) const = default;
 };
 
 struct NodeInfo {
@@ -153,21 +160,14 @@ struct NodeInfo {
   int64_t cpus = 0;
   int64_t real_memory_mb = 0;
   std::string reason;
+  bool operator==(const NodeInfo&) const = default;
 };
 
-// Decoders. Each fails with code "slurm.bad_response" naming the offending field.
-NoValNumber decodeNoVal(const nlohmann::json& value);
-Result<JobRecord> decodeJobRecord(const nlohmann::json& record);
-Result<std::vector<JobRecord>> decodeJobs(const nlohmann::json& body);  // body.jobs[]
-Result<JobListing> decodeJobListing(const nlohmann::json& body);
-Result<std::vector<JobStateEntry>> decodeJobStates(const nlohmann::json& body);
+// A `/jobs/state/` job id, "<id>" or "<id>+<het offset>", split into its parts (state left
+// empty). Errors: "slurm.bad_response" for anything else.
 Result<JobStateEntry> parseJobStateId(std::string_view job_id);
-Result<SubmitReceipt> decodeSubmitReceipt(const nlohmann::json& body);
-Result<PingResult> decodePing(const nlohmann::json& body);
-Result<std::vector<PartitionInfo>> decodePartitions(const nlohmann::json& body);
-Result<std::vector<NodeInfo>> decodeNodes(const nlohmann::json& body);
-std::vector<SlurmMessage> decodeMessages(const nlohmann::json& body, const char* key);
-// DELETE /job/{id}: the failures Slurm reports inside `status[]` (200 even then).
-std::vector<SlurmMessage> decodeCancelStatus(const nlohmann::json& body);
+// The same without allocating: nullptr, or why `job_id` is not one.
+const char* splitJobStateId(std::string_view job_id, uint64_t& numeric_id,
+                            std::optional<uint32_t>& het_offset);
 
 }  // namespace tuneplane::slurm

@@ -8,10 +8,13 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "slurm/answer_decoder.h"
+
 namespace tuneplane::slurm {
 namespace {
 
-using nlohmann::json;
+// Answers are decoded where the transport left them: it keeps the padding the decoder needs.
+static_assert(kBodyPadding >= kJsonPadding);
 
 std::string lowercase(std::string text) {
   for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -53,33 +56,36 @@ bool mentionsAuth(const std::string& text) {
 
 // 401 (no token) and 511 (bad/expired token, error 1007) are the real server's answers; some
 // releases answer 500 instead, so a 500 that speaks of authentication counts too. `/ping`
-// answers 200 with every controller "responding: false, Protocol authentication error".
-bool isAuthFailure(const HttpResponse& response, const json& body) {
+// answers 200 with every controller "responding: false, Protocol authentication error"
+// (`pings_may_refuse`). A success answer is decoded by its operation, not searched for
+// errors[] here: that would read a 50 MB job list twice.
+bool isAuthFailure(const HttpResponse& response, bool pings_may_refuse) {
   if (response.status == 401 || response.status == 511) return true;
-  for (const auto& m : decodeMessages(body, "errors")) {
-    if (m.error_number == kSlurmAuthError) return true;
-    if (response.status == 500 && (mentionsAuth(m.error) || mentionsAuth(m.description))) {
-      return true;
+  if (response.status < 200 || response.status >= 300) {
+    auto errors = decodeMessages(response.body, "errors");
+    if (!errors) return response.status == 500 && mentionsAuth(response.body);
+    for (const auto& m : *errors) {
+      if (m.error_number == kSlurmAuthError) return true;
+      if (response.status == 500 && (mentionsAuth(m.error) || mentionsAuth(m.description))) {
+        return true;
+      }
     }
+    return false;
   }
-  if (response.status == 500 && body.is_null() && mentionsAuth(response.body)) return true;
-  if (response.status == 200 && body.is_object()) {
-    auto pings = body.find("pings");
-    if (pings != body.end() && pings->is_array() && !pings->empty()) {
-      bool all_refused = std::all_of(pings->begin(), pings->end(), [](const json& p) {
-        return p.is_object() && !p.value("responding", true) &&
-               mentionsAuth(p.value("status", std::string()));
-      });
-      if (all_refused) return true;
-    }
-  }
-  return false;
+  if (!pings_may_refuse || response.status != 200) return false;
+  auto ping = decodePing(response.body);
+  if (!ping || ping->controllers.empty()) return false;
+  return std::all_of(
+      ping->controllers.begin(), ping->controllers.end(),
+      [](const ControllerPing& c) { return !c.responding && mentionsAuth(c.status); });
 }
 
 // Turns a non-success answer into a SlurmError carrying Slurm's first error.
-SlurmError errorFromResponse(const char* op, const HttpResponse& response, const json& body,
+SlurmError errorFromResponse(const char* op, const HttpResponse& response,
                              const std::string& token) {
-  auto errors = decodeMessages(body, "errors");
+  auto decoded = decodeMessages(response.body, "errors");
+  std::vector<SlurmMessage> errors;
+  if (decoded) errors = std::move(*decoded);
   SlurmError e;
   e.http_status = response.status;
   // A gateway that timed out or failed may have forwarded the request: outcome unknown.
@@ -94,8 +100,8 @@ SlurmError errorFromResponse(const char* op, const HttpResponse& response, const
     detail = errors.front().error;
     if (!errors.front().description.empty()) detail += " — " + errors.front().description;
     if (e.slurm_error_number == kSlurmInvalidJobId) code = kErrJobNotFound;
-  } else if (body.is_null() && !response.body.empty() && response.body.size() < 200) {
-    detail = response.body;
+  } else if (!decoded && !response.body.empty() && response.body.size() < 200) {
+    detail = response.body;  // a short text answer, e.g. "Authentication failure"
   }
   if (response.status == 404 && errors.empty()) code = kErrJobNotFound;
   if (e.transport == TransportClass::kUnknown) code = kErrOutcomeUnknown;
@@ -234,11 +240,8 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
       e.curl_code = failure.curl_code;
       return slurmFail(std::move(e));
     }
-    json parsed = json::parse(result->body, nullptr, /*allow_exceptions=*/false);
-    Exchange exchange{std::move(*result), std::move(parsed), {}};
-    if (exchange.body.is_discarded()) exchange.body = nullptr;
-
-    if (isAuthFailure(exchange.response, exchange.body)) {
+    Exchange exchange{std::move(*result), {}};
+    if (isAuthFailure(exchange.response, path == route("/ping/"))) {
       if (!refreshed) {
         // Safe even for a submit: slurmrestd checks the token before it acts on anything,
         // so a refused token means nothing was done.
@@ -248,7 +251,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
                      exchange.response.status);
         continue;
       }
-      SlurmError e = errorFromResponse(op, exchange.response, exchange.body, *token);
+      SlurmError e = errorFromResponse(op, exchange.response, *token);
       e.transport = TransportClass::kRejected;
       e.error.code = std::string(kErrAuthFailed);
       e.error.message =
@@ -264,7 +267,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
       continue;
     }
     if (!isSuccess(exchange.response.status)) {
-      SlurmError e = errorFromResponse(op, exchange.response, exchange.body, *token);
+      SlurmError e = errorFromResponse(op, exchange.response, *token);
       scrubError(e, *token);
       return slurmFail(std::move(e));
     }
@@ -276,7 +279,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
 SlurmResult<PingResult> SlurmRestClient::ping() {
   auto exchange = call("ping", "GET", route("/ping/"), "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
-  auto decoded = decodePing(exchange->body);
+  auto decoded = decodePing(exchange->response.body);
   if (!decoded) {
     return slurmFail(
         badResponse("ping", exchange->response, decoded.error(), TransportClass::kRejected));
@@ -284,10 +287,10 @@ SlurmResult<PingResult> SlurmRestClient::ping() {
   return *decoded;
 }
 
-SlurmResult<SubmitReceipt> SlurmRestClient::submit(const json& body) {
+SlurmResult<SubmitReceipt> SlurmRestClient::submit(const nlohmann::json& body) {
   auto exchange = call("submit", "POST", route("/job/submit"), body.dump(), RetryMode::kNever);
   if (!exchange) return slurmFail(exchange.error());
-  auto receipt = decodeSubmitReceipt(exchange->body);
+  auto receipt = decodeSubmitReceipt(exchange->response.body);
   if (!receipt) {
     // A success status without a readable job id: the job may well exist.
     SlurmError e =
@@ -302,8 +305,7 @@ SlurmResult<std::vector<JobRecord>> SlurmRestClient::getJob(const std::string& j
   auto exchange =
       call("get_job", "GET", route("/job/" + encodePathSegment(job)), "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
-  auto errors = decodeMessages(exchange->body, "errors");
-  auto jobs = decodeJobs(exchange->body);
+  auto jobs = decodeJobs(exchange->response.body);
   if (!jobs) {
     return slurmFail(
         badResponse("get_job", exchange->response, jobs.error(), TransportClass::kRejected));
@@ -312,10 +314,11 @@ SlurmResult<std::vector<JobRecord>> SlurmRestClient::getJob(const std::string& j
     SlurmError e = makeSlurmError(kErrJobNotFound, "get_job", "slurmctld holds no job " + job,
                                   TransportClass::kRejected);
     e.http_status = exchange->response.status;
-    if (!errors.empty()) {
-      e.slurm_error_number = errors.front().error_number;
-      e.slurm_error = errors.front().error;
-      e.slurm_description = errors.front().description;
+    auto errors = decodeMessages(exchange->response.body, "errors");
+    if (errors && !errors->empty()) {
+      e.slurm_error_number = errors->front().error_number;
+      e.slurm_error = errors->front().error;
+      e.slurm_description = errors->front().description;
     }
     scrubError(e, exchange->token);
     return slurmFail(std::move(e));
@@ -328,7 +331,7 @@ SlurmResult<JobListing> SlurmRestClient::listJobs(std::optional<int64_t> update_
   if (update_time) path += fmt::format("?update_time={}", *update_time);
   auto exchange = call("list_jobs", "GET", path, "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
-  auto listing = decodeJobListing(exchange->body);
+  auto listing = decodeJobListing(exchange->response.body);
   if (!listing) {
     return slurmFail(
         badResponse("list_jobs", exchange->response, listing.error(), TransportClass::kRejected));
@@ -350,7 +353,7 @@ SlurmResult<std::vector<JobStateEntry>> SlurmRestClient::listJobStates(
     auto exchange =
         call("list_job_states", "GET", route("/jobs/state/") + query, "", RetryMode::kReads);
     if (!exchange) return slurmFail(exchange.error());
-    auto states = decodeJobStates(exchange->body);
+    auto states = decodeJobStates(exchange->response.body);
     if (!states) {
       return slurmFail(badResponse("list_job_states", exchange->response, states.error(),
                                    TransportClass::kRejected));
@@ -366,12 +369,19 @@ SlurmStatus SlurmRestClient::cancel(const std::string& sluid,
   if (signal) path += "?signal=" + encodePathSegment(*signal);
   auto exchange = call("cancel", "DELETE", path, "", RetryMode::kNotSentOnly);
   if (!exchange) return slurmFail(exchange.error());
-  // DELETE answers 200 even when it failed: the refusal is in status[] (or errors[]).
-  auto refusals = decodeCancelStatus(exchange->body);
-  auto errors = decodeMessages(exchange->body, "errors");
-  if (refusals.empty() && !errors.empty()) refusals = errors;
-  if (refusals.empty()) return {};
-  const SlurmMessage& first = refusals.front();
+  // DELETE answers 200 even when it failed: the refusal is in status[] (or errors[]). An
+  // answer that cannot be read does not say whether the job was cancelled.
+  auto refusals = decodeCancelStatus(exchange->response.body);
+  if (!refusals) {
+    return slurmFail(
+        badResponse("cancel", exchange->response, refusals.error(), TransportClass::kUnknown));
+  }
+  if (refusals->empty()) {
+    auto errors = decodeMessages(exchange->response.body, "errors");
+    if (errors) refusals = std::move(*errors);
+  }
+  if (refusals->empty()) return {};
+  const SlurmMessage& first = refusals->front();
   std::string_view code = kErrRejected;
   if (first.error_number == kSlurmInvalidJobId) code = kErrJobNotFound;
   if (first.error_number == kSlurmAlreadyComplete) code = kErrAlreadyCompleting;
@@ -389,7 +399,7 @@ SlurmStatus SlurmRestClient::cancel(const std::string& sluid,
 SlurmResult<std::vector<PartitionInfo>> SlurmRestClient::listPartitions() {
   auto exchange = call("list_partitions", "GET", route("/partitions/"), "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
-  auto parts = decodePartitions(exchange->body);
+  auto parts = decodePartitions(exchange->response.body);
   if (!parts) {
     return slurmFail(badResponse("list_partitions", exchange->response, parts.error(),
                                  TransportClass::kRejected));
@@ -400,7 +410,7 @@ SlurmResult<std::vector<PartitionInfo>> SlurmRestClient::listPartitions() {
 SlurmResult<std::vector<NodeInfo>> SlurmRestClient::listNodes() {
   auto exchange = call("list_nodes", "GET", route("/nodes/"), "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
-  auto nodes = decodeNodes(exchange->body);
+  auto nodes = decodeNodes(exchange->response.body);
   if (!nodes) {
     return slurmFail(
         badResponse("list_nodes", exchange->response, nodes.error(), TransportClass::kRejected));

@@ -77,9 +77,8 @@ class SlurmRestClient : public SlurmClient {
     kNever,        // submit: a second submit could start a second job
   };
   struct Exchange {
-    HttpResponse response;
-    nlohmann::json body;  // null when the body is not JSON
-    std::string token;    // the one that was accepted; only to scrub it from errors
+    HttpResponse response;  // the body as received; decoded in place (answer_decoder.h)
+    std::string token;      // the one that was accepted; only to scrub it from errors
   };
 
   SlurmResult<Exchange> call(const char* op, const std::string& method, const std::string& path,
