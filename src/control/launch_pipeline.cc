@@ -1,5 +1,5 @@
 // The launch pipeline shared by validate, render and slurm submit (see launch_pipeline.h).
-#include "cli/launch_pipeline.h"
+#include "control/launch_pipeline.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,7 +19,7 @@
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
 
-namespace tuneplane::cli {
+namespace tuneplane::control {
 namespace {
 
 std::optional<std::string> envValue(const char* name) {
@@ -49,6 +49,11 @@ Status checkReadableFile(const std::string& path, const std::string& field,
   ::close(fd);
   return ok();
 }
+
+Checked<PreparedLaunch> prepareParsed(Checked<spec::JobSpec> spec, const SiteContext& context,
+                                      const PrepareOptions& options,
+                                      catalog::ArtifactVerifier& verifier,
+                                      launch::RandomSource& random);
 
 }  // namespace
 
@@ -111,6 +116,23 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
   if (auto readable = checkReadableFile(spec_path, "-f", "job spec"); !readable) {
     return failAll({readable.error()});
   }
+  return prepareParsed(spec::loadJobSpecFile(spec_path), context, options, verifier, random);
+}
+
+Checked<PreparedLaunch> prepareText(std::string_view spec_text, const SiteContext& context,
+                                    const PrepareOptions& options,
+                                    catalog::ArtifactVerifier& verifier,
+                                    launch::RandomSource& random) {
+  return prepareParsed(spec::parseJobSpec(spec_text), context, options, verifier, random);
+}
+
+namespace {
+
+// The rest of the pipeline once the spec has been parsed (or failed to).
+Checked<PreparedLaunch> prepareParsed(Checked<spec::JobSpec> spec, const SiteContext& context,
+                                      const PrepareOptions& options,
+                                      catalog::ArtifactVerifier& verifier,
+                                      launch::RandomSource& random) {
   // Option problems and spec problems are reported together, so one run shows them all.
   Errors errors;
   if (options.attempt < 1) {
@@ -131,7 +153,6 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
                       "--attempt-dir '" + *options.attempt_dir +
                           "' must be an absolute path without '.', '..' or empty components"});
   }
-  auto spec = spec::loadJobSpecFile(spec_path);
   if (!spec) errors.insert(errors.end(), spec.error().begin(), spec.error().end());
   if (!errors.empty()) return failAll(std::move(errors));
 
@@ -166,9 +187,15 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
   return prepared;
 }
 
+}  // namespace
+
 Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared) {
   staging::PosixStagingFs fs;
+  return stage(prepared, fs);
+}
+
+Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared, staging::StagingFs& fs) {
   return staging::stageAttempt(prepared.request, prepared.script, prepared.submit_body, fs);
 }
 
-}  // namespace tuneplane::cli
+}  // namespace tuneplane::control

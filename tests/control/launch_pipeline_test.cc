@@ -1,6 +1,7 @@
-// The launch pipeline in-process: site context from flag or environment, prepare with an
-// injected random source, and stage — whose files never contain the site's token.
-#include "cli/launch_pipeline.h"
+// The launch pipeline in-process: site context from flag or environment, prepare (from a
+// file or from text) with an injected random source, and stage — whose files never contain
+// the site's token.
+#include "control/launch_pipeline.h"
 
 #include <gtest/gtest.h>
 
@@ -8,14 +9,13 @@
 #include <set>
 
 #include "catalog/artifact_verifier.h"
-#include "cli_fixture.h"
 #include "launch/attempt_identity.h"
+#include "site_fixture.h"
 #include "staging/staging_paths.h"
 
-namespace tuneplane::cli {
+namespace tuneplane::control {
 namespace {
 
-using testing::CliFixture;
 using testing::cpuSpec;
 
 class ZeroRandomSource final : public launch::RandomSource {
@@ -26,13 +26,16 @@ class ZeroRandomSource final : public launch::RandomSource {
   }
 };
 
-class LaunchPipelineTest : public CliFixture {
+class LaunchPipelineTest : public ::testing::Test {
  protected:
-  SiteContext context() {
-    auto loaded = loadSiteContext(site(), SiteEnvironment{});
-    EXPECT_TRUE(loaded) << (loaded ? "" : loaded.error().front().describe());
-    return loaded ? *loaded : SiteContext{};
+  std::string site() const { return site_.site(); }
+  SiteContext context() const { return site_.context(); }
+  std::string spec(const std::string& name, const std::string& text) const {
+    return site_.specFile(name, text);
   }
+
+  testing::SiteDir site_{"http://127.0.0.1:9", /*use_token_file=*/true};
+  const std::string dir_ = site_.dir();
   catalog::ArtifactVerifier verifier_;
   ZeroRandomSource random_;
 };
@@ -67,6 +70,22 @@ TEST_F(LaunchPipelineTest, PrepareBuildsIdentityAttemptDirScriptAndBody) {
   EXPECT_EQ(prepared->submit_body["script"], prepared->script);
 }
 
+TEST_F(LaunchPipelineTest, PrepareTextGivesWhatPrepareOfTheSameFileGives) {
+  const std::string text = cpuSpec();
+  auto from_file = prepare(spec("job.yaml", text), context(), PrepareOptions{}, verifier_, random_);
+  auto from_text = prepareText(text, context(), PrepareOptions{}, verifier_, random_);
+  ASSERT_TRUE(from_file) << from_file.error().front().describe();
+  ASSERT_TRUE(from_text) << from_text.error().front().describe();
+  EXPECT_EQ(from_text->request.identity, from_file->request.identity);
+  EXPECT_EQ(from_text->request.components, from_file->request.components);
+  EXPECT_EQ(from_text->script, from_file->script);
+  EXPECT_EQ(from_text->submit_body, from_file->submit_body);
+
+  auto bad = prepareText("kind: [", context(), PrepareOptions{}, verifier_, random_);
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().front().code.starts_with("spec.")) << bad.error().front().code;
+}
+
 TEST_F(LaunchPipelineTest, StageWritesTheAttemptAndNeverTheToken) {
   PrepareOptions options;
   options.attempt = 2;
@@ -98,8 +117,9 @@ TEST_F(LaunchPipelineTest, OptionAndSpecErrorsAreReportedTogether) {
   PrepareOptions options;
   options.attempt = 0;
   options.job_id = "x";
-  auto prepared = prepare(spec("bad.yaml", cpuSpec("custom-demo", "        colour: blue\n")),
-                          context(), options, verifier_, random_);
+  auto prepared =
+      prepare(spec("bad.yaml", cpuSpec("echo hi", "", "hello", "        colour: blue\n")),
+              context(), options, verifier_, random_);
   ASSERT_FALSE(prepared);
   std::set<std::string> codes;
   for (const auto& e : prepared.error()) codes.insert(e.code);
@@ -109,4 +129,4 @@ TEST_F(LaunchPipelineTest, OptionAndSpecErrorsAreReportedTogether) {
 }
 
 }  // namespace
-}  // namespace tuneplane::cli
+}  // namespace tuneplane::control
