@@ -103,7 +103,8 @@ fi
 )";
   out += "tp_ray_address=\"$tp_head_ip:" + std::to_string(ray.port) + "\"\n";
   out += R"(
-# Background steps (head, workers) are stopped when this script ends, however it ends.
+# Background steps (head, workers) are stopped when this script ends, however it ends
+# (the EXIT trap of the prologue calls tp_stop_background).
 tp_background_pids=()
 tp_stop_background() {
   local pid
@@ -111,7 +112,6 @@ tp_stop_background() {
     kill "$pid" 2>/dev/null || true
   done
 }
-trap tp_stop_background EXIT
 )";
 
   const std::string ray_exe = shellQuote(ray.executable);
@@ -192,8 +192,6 @@ trap tp_stop_background EXIT
   out += "# explicitly (each pyxis step has its own /tmp). Its exit code is the job's.\n";
   out += "tp_driver_status=0\n";
   out += renderStep(request, driver) + " || tp_driver_status=$?\n";
-  out += "tp_stop_background\n";
-  out += "trap - EXIT\n";
   out += "exit \"$tp_driver_status\"\n";
 }
 
