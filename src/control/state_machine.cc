@@ -47,7 +47,8 @@ const std::map<JobPhase, std::vector<JobPhase>>& jobTable() {
       {JobPhase::kReleasing,
        {JobPhase::kUnknown, JobPhase::kSucceeded, JobPhase::kFailed, JobPhase::kRetrying,
         JobPhase::kCancelling, JobPhase::kCancelled}},
-      {JobPhase::kRetrying, {JobPhase::kStaging, JobPhase::kCancelled}},
+      // The next attempt starts, or cannot be created (its stored spec no longer parses).
+      {JobPhase::kRetrying, {JobPhase::kStaging, JobPhase::kFailed, JobPhase::kCancelled}},
       // A job that finished before the cancel reached it succeeded; anything else that ends
       // while cancelling is Cancelled (no retry after a cancel).
       {JobPhase::kCancelling, {JobPhase::kSucceeded, JobPhase::kCancelled}},

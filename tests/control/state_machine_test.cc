@@ -79,7 +79,7 @@ TEST(StateMachine, SelectedJobTransitions) {
       {JobPhase::kRunning, JobPhase::kRetrying, true},
       {JobPhase::kRetrying, JobPhase::kStaging, true},
       {JobPhase::kRetrying, JobPhase::kCancelled, true},
-      {JobPhase::kRetrying, JobPhase::kFailed, false},
+      {JobPhase::kRetrying, JobPhase::kRunning, false},
       {JobPhase::kCancelling, JobPhase::kCancelled, true},
       {JobPhase::kCancelling, JobPhase::kRetrying, false},  // no retry after a cancel
       {JobPhase::kCancelling, JobPhase::kSucceeded, true},
