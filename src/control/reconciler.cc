@@ -58,6 +58,10 @@ TickReport Reconciler::tick(std::stop_token stop) {
     return report_;
   }
   report_.jobs = static_cast<int>(active->size());
+  std::set<std::string> live;  // the current attempts: what the per-process memory keeps
+  for (const auto& view : *active) {
+    if (!view.attempts.empty()) live.insert(key(view.attempts.back()));
+  }
   std::vector<store::JobView> looking;
   std::vector<store::JobView> tracked;
   for (auto& view : *active) {
@@ -70,11 +74,10 @@ TickReport Reconciler::tick(std::stop_token stop) {
   if (!looking.empty() && !stop.stop_requested()) lookForLostReceipts(looking);
   if (!tracked.empty() && !stop.stop_requested()) poll(tracked, stop);
   report_.stopped = stop.stop_requested();
-  // Forget attempts no longer tracked (ended, or never will be again).
-  std::set<std::string> live;
-  for (const auto& view : tracked) live.insert(key(view.attempts.back()));
+  // Forget attempts that are no longer current.
   for (auto it = verified_ms_.begin(); it != verified_ms_.end();) {
-    it = live.count(it->first) ? std::next(it) : verified_ms_.erase(it);
+    const bool keep = live.count(it->first) || it->second == now_;  // or new this tick
+    it = keep ? std::next(it) : verified_ms_.erase(it);
   }
   for (auto it = cancel_sent_.begin(); it != cancel_sent_.end();) {
     it = live.count(it->substr(0, it->rfind('/'))) ? std::next(it) : cancel_sent_.erase(it);

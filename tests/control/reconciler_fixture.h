@@ -113,12 +113,16 @@ class ReconcilerFixture : public sim::testing::SimFixture {
     return reached;
   }
 
+  std::vector<store::EventRecord> events(const std::string& id) {
+    auto all = store().events(id);
+    EXPECT_TRUE(all) << "no events of " << id;
+    return all ? *all : std::vector<store::EventRecord>{};
+  }
+
   // "from→to" of every phase move of the job (attempt moves prefixed "a<n>:").
   std::vector<std::string> trail(const std::string& id) {
     std::vector<std::string> out;
-    auto events = store().events(id);
-    if (!events) return out;
-    for (const auto& e : *events) {
+    for (const auto& e : events(id)) {
       if (e.from == e.to) continue;
       out.push_back((e.attempt ? "a" + std::to_string(e.attempt) + ":" : std::string()) +
                     (e.from.empty() ? "new" : e.from) + "→" + e.to);

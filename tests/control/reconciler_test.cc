@@ -48,9 +48,7 @@ TEST_F(ReconcilerTest, ASuccessfulJobGoesThroughEveryPhaseOnce) {
   EXPECT_TRUE(hasStep(steps, "a1:Releasing→Succeeded") || hasStep(steps, "a1:Running→Succeeded"));
   EXPECT_FALSE(hasStep(steps, "Submitting→SubmitUnknown"));
   // Every event has a time and a reason.
-  const auto events = store().events(id);
-  ASSERT_TRUE(events);
-  for (const auto& e : *events) {
+  for (const auto& e : events(id)) {
     EXPECT_GT(e.time_ms, 0);
     EXPECT_FALSE(e.reason.empty()) << e.from << "→" << e.to;
   }
