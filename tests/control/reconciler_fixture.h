@@ -51,7 +51,7 @@ class ReconcilerFixture : public sim::testing::SimFixture {
   void SetUp() override {
     SimFixture::SetUp();
     if (HasFatalFailure()) return;
-    site_ = std::make_unique<SiteDir>(sim_->baseUrl());
+    site_ = std::make_unique<SiteDir>(sim_->baseUrl(), false, extraJobEnv(), extraSiteYaml());
     context_ = site_->context();
     auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
     ASSERT_TRUE(client) << client.error().describe();
@@ -67,6 +67,8 @@ class ReconcilerFixture : public sim::testing::SimFixture {
   }
 
   virtual store::JobStore& store() { return fake_store_; }
+  virtual std::string extraJobEnv() { return ""; }
+  virtual std::string extraSiteYaml() { return ""; }
   virtual ReconcilerOptions options() {
     ReconcilerOptions o;
     o.poll_interval = 500ms;

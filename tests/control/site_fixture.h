@@ -38,8 +38,10 @@ class SiteDir {
  public:
   // `slurm_url`: where the site's slurmrestd is. `use_token_file`: a token file holding
   // kSentinelToken instead of the JWT key (tests that never talk to Slurm).
-  explicit SiteDir(const std::string& slurm_url = "http://127.0.0.1:9",
-                   bool use_token_file = false) {
+  // `extra_job_env`: more `    NAME: value` lines under slurm.job_environment;
+  // `extra_yaml`: more top-level site keys (e.g. a ray block).
+  explicit SiteDir(const std::string& slurm_url = "http://127.0.0.1:9", bool use_token_file = false,
+                   const std::string& extra_job_env = "", const std::string& extra_yaml = "") {
     std::string tmpl = (std::filesystem::temp_directory_path() / "tp-control-XXXXXX").string();
     if (::mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
     dir_ = tmpl;
@@ -62,7 +64,8 @@ class SiteDir {
                   slurm_url + "\n  user: tpuser\n" +
                   (use_token_file ? "  token_file: token.jwt\n" : "  jwt_key_file: jwt.key\n") +
                   "  job_environment:\n"
-                  "    PATH: /usr/local/bin:/usr/bin:/bin\n"
+                  "    PATH: /usr/local/bin:/usr/bin:/bin\n" +
+                  extra_job_env +
                   "partitions:\n"
                   "  gpu: gpu\n"
                   "  cpu: cpu\n"
@@ -77,7 +80,7 @@ class SiteDir {
                   "    gres_type: a100\n"
                   "container_runtime: apptainer\n"
                   "staging_root: " +
-                  dir_ + "/staging\nruntime_registry_file: runtimes.yaml\n");
+                  dir_ + "/staging\nruntime_registry_file: runtimes.yaml\n" + extra_yaml);
   }
   // Staged attempts are read-only: the staging seam's removeTree makes them writable first.
   ~SiteDir() { staging::PosixStagingFs().removeTree(dir_); }
