@@ -49,6 +49,7 @@ Reconciler::Reconciler(store::JobStore& store, slurm::SlurmClient& slurm, Attemp
 
 TickReport Reconciler::tick(std::stop_token stop) {
   now_ = clock_.nowMs();
+  stop_ = stop;
   report_ = TickReport{};
   listing_.reset();
   auto active = store_.activeJobs();

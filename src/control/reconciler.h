@@ -134,6 +134,7 @@ class Reconciler {
 
   // Per tick.
   int64_t now_ = 0;
+  std::stop_token stop_;
   TickReport report_;
   std::optional<slurm::SlurmResult<slurm::JobListing>> listing_;  // at most one GET /jobs/ per tick
 

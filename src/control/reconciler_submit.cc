@@ -62,6 +62,7 @@ void Reconciler::startAttempt(const store::JobView& view) {
   auto fresh = reload(view.job.id);
   if (!fresh) return;
   hook(SubmitStep::kAttemptDurable, *fresh, number);
+  if (stop_.stop_requested()) return;  // the next run stages it
   stageAndSubmit(std::move(*fresh));
 }
 
@@ -82,6 +83,9 @@ void Reconciler::stageAndSubmit(store::JobView view) {
     return;
   }
   hook(SubmitStep::kStaged, view, n);
+  // The last point to stop before sending: once Submitting is durable, the POST goes out
+  // and its answer is recorded, so a stop never strands an attempt that was not sent.
+  if (stop_.stop_requested()) return;
   if (!commit(view, markSubmitting(view, n, now_), "submitting")) return;
   auto submitting = reload(view.job.id);
   if (!submitting) return;
