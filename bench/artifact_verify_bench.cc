@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_dir.h"
 #include "catalog/artifact_verifier.h"
 
 namespace {
@@ -77,19 +78,9 @@ std::string sha256sum(const std::string& path) {
 int main() {
   const long long bytes = envNumber("TUNEPLANE_BENCH_BYTES", 2LL << 30);
   const int rounds = static_cast<int>(std::max(1LL, envNumber("TUNEPLANE_BENCH_ROUNDS", 3)));
-  std::string dir;
-  bool own_dir = false;
-  if (const char* d = std::getenv("TUNEPLANE_BENCH_DIR"); d != nullptr && *d != '\0') {
-    dir = d;
-  } else {
-    std::string pattern = (std::filesystem::temp_directory_path() / "tp-bench-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      std::perror("mkdtemp");
-      return 1;
-    }
-    dir = pattern;
-    own_dir = true;
-  }
+  const tuneplane::bench::BenchDir bench_dir;
+  if (!bench_dir.ok()) return 1;
+  const std::string& dir = bench_dir.path();
   const std::string path = dir + "/artifact-bench.sqsh";
   std::printf("artifact_verify_bench: %lld bytes (%.2f GiB) in %s, %d rounds\n", bytes,
               static_cast<double>(bytes) / (1 << 30), dir.c_str(), rounds);
@@ -144,6 +135,5 @@ int main() {
   }
 
   std::filesystem::remove(path);
-  if (own_dir) std::filesystem::remove(dir);
   return status;
 }

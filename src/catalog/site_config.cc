@@ -2,6 +2,21 @@
 
 namespace tuneplane::catalog {
 
+std::vector<std::pair<std::string, int>> RayConfig::pinnedPorts() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& [name, value] :
+       {std::pair{"port", port}, std::pair{"node_manager_port", node_manager_port},
+        std::pair{"object_manager_port", object_manager_port},
+        std::pair{"min_worker_port", min_worker_port},
+        std::pair{"max_worker_port", max_worker_port},
+        std::pair{"ray_client_server_port", ray_client_server_port},
+        std::pair{"dashboard_agent_listen_port", dashboard_agent_listen_port},
+        std::pair{"dashboard_port", dashboard_port}}) {
+    if (value) out.emplace_back(name, *value);
+  }
+  return out;
+}
+
 const GpuSeries* SiteConfig::findGpuSeries(const std::string& name) const {
   for (const GpuSeries& series : gpu_series) {
     if (series.name == name) return &series;

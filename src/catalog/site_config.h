@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tuneplane::catalog {
@@ -51,15 +52,29 @@ struct SiteMount {
   bool read_only = true;
 };
 
+// How the batch script brings Ray up for GPU jobs. Nothing is pinned by default: the head
+// takes a free GCS port when it starts, node-manager, object-manager and worker ports are
+// Ray's own free choice, and the ports Ray would otherwise fix (client server, dashboard
+// agent, dashboard) are picked free on each node just before Ray starts. So jobs that share
+// a node cannot collide. A site whose firewall needs fixed ports pins them here; such jobs
+// must not share nodes, and they ask Slurm for whole nodes (see pinsPorts()).
 struct RayConfig {
-  int port = 6379;  // GCS port of the head
-  int dashboard_port = 8265;
-  int node_manager_port = 6800;
-  int object_manager_port = 6801;
-  int min_worker_port = 10002;
-  int max_worker_port = 10999;
-  int join_timeout_seconds = 300;  // how long the script waits for all nodes to join
+  std::optional<int> port;                         // the head's GCS port
+  std::optional<int> node_manager_port;            // every node
+  std::optional<int> object_manager_port;          // every node
+  std::optional<int> min_worker_port;              // set with max_worker_port, or neither
+  std::optional<int> max_worker_port;              // above min_worker_port
+  std::optional<int> ray_client_server_port;       // the head (Ray's default is 10001)
+  std::optional<int> dashboard_agent_listen_port;  // every node (Ray's default is 52365)
+  bool dashboard = false;                          // start the dashboard on the head
+  std::optional<int> dashboard_port;               // only with dashboard
+  int join_timeout_seconds = 300;  // bounds the wait for the head, then for all nodes
   std::string executable = "ray";  // inside the container
+
+  // Every pinned port with its field name, in a fixed order.
+  std::vector<std::pair<std::string, int>> pinnedPorts() const;
+  // True when any port is pinned: two such jobs on one node would collide.
+  bool pinsPorts() const { return !pinnedPorts().empty(); }
 };
 
 struct SiteConfig {

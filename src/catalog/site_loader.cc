@@ -3,6 +3,10 @@
 #include "catalog/site_loader.h"
 
 #include <set>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "catalog/file_paths.h"
 #include "spec/names.h"
@@ -242,34 +246,72 @@ class SiteParser {
     }
   }
 
+  // Ray's own limits (it refuses the rest at start): ports 1-65535; worker ports and the
+  // client server port from 1024; the worker range set as a pair, its top above its bottom.
+  // Pinned ports must differ from each other and stay out of the worker range, or Ray's
+  // processes would collide on their own node.
   void parseRay(const YAML::Node& node, const std::string& path) {
     if (!r_.checkMap(node, path,
-                     {"port", "dashboard_port", "node_manager_port", "object_manager_port",
-                      "min_worker_port", "max_worker_port", "join_timeout_seconds", "executable"}))
+                     {"port", "node_manager_port", "object_manager_port", "min_worker_port",
+                      "max_worker_port", "ray_client_server_port", "dashboard_agent_listen_port",
+                      "dashboard", "dashboard_port", "join_timeout_seconds", "executable"}))
       return;
     RayConfig& ray = site_.ray;
-    for (auto [key, out] :
-         {std::pair{"port", &ray.port}, std::pair{"dashboard_port", &ray.dashboard_port},
-          std::pair{"node_manager_port", &ray.node_manager_port},
-          std::pair{"object_manager_port", &ray.object_manager_port},
-          std::pair{"min_worker_port", &ray.min_worker_port},
-          std::pair{"max_worker_port", &ray.max_worker_port}}) {
+    for (auto [key, out, lowest] :
+         {std::tuple{"port", &ray.port, 1},
+          std::tuple{"node_manager_port", &ray.node_manager_port, 1},
+          std::tuple{"object_manager_port", &ray.object_manager_port, 1},
+          std::tuple{"min_worker_port", &ray.min_worker_port, 1024},
+          std::tuple{"max_worker_port", &ray.max_worker_port, 1024},
+          std::tuple{"ray_client_server_port", &ray.ray_client_server_port, 1024},
+          std::tuple{"dashboard_agent_listen_port", &ray.dashboard_agent_listen_port, 1},
+          std::tuple{"dashboard_port", &ray.dashboard_port, 1}}) {
       if (auto v = r_.optInt(node, key, path)) {
-        if (*v < 1 || *v > 65535) {
-          r_.report("invalid_port", R::child(path, key), "must be a port between 1 and 65535");
+        if (*v < lowest || *v > 65535) {
+          r_.report("invalid_port", R::child(path, key),
+                    "must be a port between " + std::to_string(lowest) + " and 65535");
         }
         *out = *v;
       }
     }
-    if (ray.min_worker_port > ray.max_worker_port) {
-      r_.report("invalid_port", R::child(path, "max_worker_port"),
-                "must not be below min_worker_port");
+    const YAML::Node dashboard = R::get(node, "dashboard");
+    if (R::present(dashboard)) {
+      if (auto v = r_.boolean(dashboard, R::child(path, "dashboard"))) ray.dashboard = *v;
     }
+    if (ray.dashboard_port && !ray.dashboard) {
+      r_.report("conflicting_fields", R::child(path, "dashboard_port"),
+                "needs dashboard: true (the dashboard is off unless the site turns it on)");
+    }
+    checkRayPortsApart(ray, path);
     if (auto v = r_.optInt(node, "join_timeout_seconds", path)) {
       if (*v < 1) r_.report("non_positive", R::child(path, "join_timeout_seconds"), "must be >= 1");
       ray.join_timeout_seconds = *v;
     }
     if (auto v = nonEmpty(node, "executable", path)) ray.executable = *v;
+  }
+
+  void checkRayPortsApart(const RayConfig& ray, const std::string& path) {
+    if (ray.min_worker_port.has_value() != ray.max_worker_port.has_value()) {
+      const char* missing = ray.min_worker_port ? "max_worker_port" : "min_worker_port";
+      r_.report("missing_field", R::child(path, missing),
+                "min_worker_port and max_worker_port are pinned together");
+    } else if (ray.min_worker_port && *ray.max_worker_port <= *ray.min_worker_port) {
+      r_.report("invalid_port", R::child(path, "max_worker_port"), "must be above min_worker_port");
+    }
+    std::vector<std::pair<std::string, int>> seen;
+    for (const auto& [name, value] : ray.pinnedPorts()) {
+      if (name == "min_worker_port" || name == "max_worker_port") continue;
+      for (const auto& [other, other_value] : seen) {
+        if (value == other_value) {
+          r_.report("invalid_port", R::child(path, name), "is also " + R::child(path, other));
+        }
+      }
+      if (ray.min_worker_port && ray.max_worker_port && value >= *ray.min_worker_port &&
+          value <= *ray.max_worker_port) {
+        r_.report("invalid_port", R::child(path, name), "lies in the worker port range");
+      }
+      seen.emplace_back(name, value);
+    }
   }
 
   std::optional<std::string> nonEmpty(const YAML::Node& map, std::string_view key,

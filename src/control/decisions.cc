@@ -259,7 +259,7 @@ AttemptVerdict judgeFromSentinels(const AttemptSentinels& sentinels, bool cancel
       v.reason = "cancelled; the job " + how;
     } else {
       const bool node = exit.exit_code >= slurm::kExitArtifactMismatch &&
-                        exit.exit_code <= slurm::kExitNoHeadAddress;
+                        exit.exit_code <= slurm::kExitRayHeadFailed;
       v.phase = AttemptPhase::kFailed;
       v.cause = node ? EndCause::kInfrastructure : EndCause::kUser;
       v.reason = "the job " + how;

@@ -14,6 +14,14 @@
 namespace tuneplane::control {
 namespace {
 
+void logEvents(const store::Change& change) {
+  for (const auto& e : change.events) {
+    spdlog::info("job {}{}: {} → {} ({})", e.job_id,
+                 e.attempt ? " attempt " + std::to_string(e.attempt) : std::string(),
+                 e.from.empty() ? "new" : e.from, e.to, e.reason);
+  }
+}
+
 constexpr std::array<std::pair<SubmitStep, std::string_view>, 6> kSteps = {{
     {SubmitStep::kAttemptDurable, "attempt-durable"},
     {SubmitStep::kStaged, "staged"},
@@ -73,7 +81,11 @@ TickReport Reconciler::tick(std::stop_token stop) {
     dispatch(std::move(view), looking, tracked);
   }
   if (!looking.empty() && !stop.stop_requested()) lookForLostReceipts(looking);
-  if (!tracked.empty() && !stop.stop_requested()) poll(tracked, stop);
+  if (!tracked.empty() && !stop.stop_requested()) {
+    batching_ = true;
+    poll(tracked, stop);
+    flushBatch();  // also when stopped: the observations made are written whole
+  }
   report_.stopped = stop.stop_requested();
   // Forget attempts that are no longer current.
   for (auto it = verified_ms_.begin(); it != verified_ms_.end();) {
@@ -161,6 +173,10 @@ bool Reconciler::commit(const store::JobView& view, const Result<store::Change>&
                   change.error().describe());
     return false;
   }
+  if (batching_) {
+    batch_.push_back(*change);
+    return true;
+  }
   auto done = store_.commit(*change);
   if (!done) {
     ++report_.errors;
@@ -169,12 +185,26 @@ bool Reconciler::commit(const store::JobView& view, const Result<store::Change>&
     return false;
   }
   ++report_.commits;
-  for (const auto& e : change->events) {
-    spdlog::info("job {}{}: {} → {} ({})", e.job_id,
-                 e.attempt ? " attempt " + std::to_string(e.attempt) : std::string(),
-                 e.from.empty() ? "new" : e.from, e.to, e.reason);
-  }
+  logEvents(*change);
   return true;
+}
+
+void Reconciler::flushBatch() {
+  batching_ = false;
+  if (batch_.empty()) return;
+  std::vector<store::Change> changes;
+  changes.swap(batch_);
+  auto done = store_.commitAll(changes);
+  if (!done) {
+    // Nothing is lost: the store still holds the earlier state, so the next tick sees the
+    // same differences and decides again.
+    ++report_.errors;
+    spdlog::error("reconciler: {} observation(s) not recorded: {}", changes.size(),
+                  done.error().describe());
+    return;
+  }
+  report_.commits += static_cast<int>(changes.size());
+  for (const auto& change : changes) logEvents(change);
 }
 
 std::optional<store::JobView> Reconciler::reload(const std::string& job_id) {
@@ -196,9 +226,12 @@ std::string Reconciler::key(const store::AttemptRecord& attempt) const {
 }
 
 std::vector<std::string> Reconciler::poolsWithoutLog(const store::AttemptRecord& attempt) const {
+  // The batch script runs in component 0 and writes its log there; the other components'
+  // files appear only if a step writes to them, so their absence proves nothing.
   std::vector<std::string> missing;
-  for (const auto& c : attempt.components) {
-    if (!schedulerLogExists(attempt.staging_dir, c.pool)) missing.push_back(c.pool);
+  if (!attempt.components.empty() &&
+      !schedulerLogExists(attempt.staging_dir, attempt.components.front().pool)) {
+    missing.push_back(attempt.components.front().pool);
   }
   return missing;
 }

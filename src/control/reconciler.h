@@ -105,6 +105,9 @@ class Reconciler {
   void dispatch(store::JobView view, std::vector<store::JobView>& looking,
                 std::vector<store::JobView>& tracked);
   bool commit(const store::JobView& view, const Result<store::Change>& change, const char* what);
+  // While batching, commit() queues; flushBatch() writes the queue in one transaction
+  // (JobStore::commitAll: one fsync for a whole poll cycle instead of one per job).
+  void flushBatch();
   std::optional<store::JobView> reload(const std::string& job_id);
   void hook(SubmitStep step, const store::JobView& view, int attempt);
   std::string key(const store::AttemptRecord& attempt) const;
@@ -135,6 +138,8 @@ class Reconciler {
   // Per tick.
   int64_t now_ = 0;
   std::stop_token stop_;
+  bool batching_ = false;
+  std::vector<store::Change> batch_;
   TickReport report_;
   std::optional<slurm::SlurmResult<slurm::JobListing>> listing_;  // at most one GET /jobs/ per tick
 

@@ -52,6 +52,8 @@ std::string_view scriptFailure(int exit_code) {
       return "not every node joined Ray in time";
     case slurm::kExitNoHeadAddress:
       return "no usable IP address was found for the Ray head node";
+    case slurm::kExitRayHeadFailed:
+      return "the Ray head did not start";
     default:
       return {};
   }

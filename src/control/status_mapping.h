@@ -10,7 +10,7 @@
 //   COMPLETED                            → Succeeded
 //   FAILED, OUT_OF_MEMORY, TIMEOUT,
 //   DEADLINE                             → Failed, cause user — except FAILED with the batch
-//                                          script's own exit codes 65–68 (artifact or Ray on
+//                                          script's own exit codes 65–69 (artifact or Ray on
 //                                          the node: infrastructure), and FAILED with reason
 //                                          BadConstraints (Slurm refused it: rejected)
 //   NODE_FAIL, BOOT_FAIL, PREEMPTED,

@@ -95,6 +95,25 @@ class Collector {
   Errors errors_;
 };
 
+// The numbers the Ray part renders: Ray would refuse the rest when it starts (the site
+// loader holds sites to the same rules; a launch.json is checked again here).
+void checkRay(Collector& c, const catalog::RayConfig& ray) {
+  for (const auto& [name, port] : ray.pinnedPorts()) {
+    if (port < 1 || port > 65535) c.add("render.bad_ray_port", "ray." + name, "not a port");
+  }
+  if (ray.min_worker_port.has_value() != ray.max_worker_port.has_value() ||
+      (ray.min_worker_port && *ray.max_worker_port <= *ray.min_worker_port)) {
+    c.add("render.bad_ray_port", "ray.max_worker_port",
+          "min_worker_port and max_worker_port come together, the second above the first");
+  }
+  if (ray.dashboard_port && !ray.dashboard) {
+    c.add("render.bad_ray_port", "ray.dashboard_port", "set while the dashboard is off");
+  }
+  if (ray.join_timeout_seconds < 1) {
+    c.add("render.bad_join_timeout", "ray.join_timeout_seconds", "must be at least 1");
+  }
+}
+
 }  // namespace
 
 Checked<void> checkRenderable(const launch::LaunchRequest& request) {
@@ -176,6 +195,7 @@ Checked<void> checkRenderable(const launch::LaunchRequest& request) {
           "Slurm treats '\\' in output paths as an escape, so the logs would land elsewhere");
   }
   c.noNul(request.ray.executable, "ray.executable");
+  checkRay(c, request.ray);
   if (request.account) c.noNul(*request.account, "account");
   if (request.qos) c.noNul(*request.qos, "qos");
   Errors errors = c.take();

@@ -22,7 +22,9 @@ namespace tuneplane::slurm {
 // - mount sources/targets, container dirs: absolute, and neither ',' nor ':' (both Pyxis's
 //   --container-mounts and Apptainer's --bind split on them);
 // - pool names non-empty, not "." or "..", no '/' (they name the log files); logs_dir and
-//   pool names without '\' (Slurm reads it as an escape in output paths).
+//   pool names without '\' (Slurm reads it as an escape in output paths);
+// - Ray: pinned ports within 1-65535, the worker range as a pair with its top above its
+//   bottom, a dashboard port only with the dashboard, join_timeout_seconds at least 1.
 Checked<void> checkRenderable(const launch::LaunchRequest& request);
 
 }  // namespace tuneplane::slurm

@@ -15,6 +15,7 @@ namespace tuneplane::slurm {
 struct Step {
   std::vector<std::string> srun_options;  // rendered words, e.g. --nodes=1
   std::vector<std::string> command;       // rendered words run inside the container
+  bool with_ray_token = false;            // also run tp_export_ray_env (the cluster's token)
   bool with_ray_address = false;          // also set RAY_ADDRESS=$tp_ray_address inside
 };
 
@@ -25,8 +26,8 @@ std::string renderStep(const launch::LaunchRequest& request, const Step& step);
 // The variable exported for job variable `name`: NAME (Pyxis) or APPTAINERENV_NAME.
 std::string containerEnvName(const launch::LaunchRequest& request, const std::string& name);
 
-// Head, workers, the wait for all nodes, the driver. REQUIRES: checkRenderable passed and
-// request.uses_gpus.
+// The Ray token, the head, its address, the workers, the wait for all nodes, the driver.
+// REQUIRES: checkRenderable passed and request.uses_gpus.
 void renderRayJob(std::string& out, const launch::LaunchRequest& request);
 
 }  // namespace tuneplane::slurm

@@ -1,11 +1,16 @@
-// The Ray part of the batch script (GPU jobs): the head on the first node of component 0,
-// workers on every other node of every component, a bounded wait until all nodes joined,
-// then the framework command as the driver on the head node. See script_parts.h.
+// The Ray part of the batch script (GPU jobs): a per-attempt token made on the head node, the
+// head on the first node of component 0, its address as the head reports it, workers on
+// every other node of every component, a bounded wait until all nodes joined, then the
+// framework command as the driver on the head node. No port is fixed unless the site pins
+// it (catalog::RayConfig), so jobs that share a node stay apart. See script_parts.h.
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "slurm/ray_programs.h"
 #include "slurm/script_parts.h"
 #include "slurm/script_renderer.h"
 
@@ -19,42 +24,12 @@ bool isPyxis(const LaunchRequest& request) {
   return request.container_runtime == catalog::ContainerRuntime::kPyxis;
 }
 
-// Polls the head until `want` nodes are alive or the deadline passes. ray.init() fails
-// while the head is still starting, so connection errors are retried too.
-constexpr const char* kWaitProgram = R"(import sys, time
-import ray
-address, want, timeout = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
-deadline = time.monotonic() + timeout
-alive = 0
-while True:
-    try:
-        if not ray.is_initialized():
-            ray.init(address=address, logging_level="ERROR")
-        alive = sum(1 for node in ray.nodes() if node["Alive"])
-    except Exception as error:
-        print("tuneplane: waiting for Ray at", address, "-", error, file=sys.stderr)
-    if alive >= want:
-        sys.exit(0)
-    if time.monotonic() >= deadline:
-        print("tuneplane:", alive, "of", want, "Ray nodes joined", address, "in", timeout, "s",
-              file=sys.stderr)
-        sys.exit(1)
-    time.sleep(2)
-)";
-
 // `--resources='{"<pool>": G}'`: built as JSON first, so any pool name stays one JSON
 // string, then quoted as one shell word.
 std::string resourcesWord(const Component& c) {
   nlohmann::json resources = nlohmann::json::object();
   resources[c.pool_name] = c.gpus_per_node;
   return "--resources=" + shellQuote(resources.dump());
-}
-
-std::vector<std::string> portWords(const catalog::RayConfig& ray) {
-  return {"--node-manager-port=" + std::to_string(ray.node_manager_port),
-          "--object-manager-port=" + std::to_string(ray.object_manager_port),
-          "--min-worker-port=" + std::to_string(ray.min_worker_port),
-          "--max-worker-port=" + std::to_string(ray.max_worker_port)};
 }
 
 std::vector<std::string> rayResourceWords(const Component& c) {
@@ -65,6 +40,106 @@ std::vector<std::string> rayResourceWords(const Component& c) {
 void append(std::vector<std::string>& to, const std::vector<std::string>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
+
+// The `ray start` options and launcher flags one node gets. A pinned port is passed as it
+// is; an unpinned one is either left to Ray (node and object manager: Ray binds port 0),
+// set to 0 (worker ports: without a range each worker binds port 0, while within a range
+// Ray checks a port free and hands it on later, which two Rays on one node can race for),
+// or named as a launcher flag, so that the launcher picks it free on the node (the ports
+// whose Ray defaults are fixed).
+struct NodeOptions {
+  std::vector<std::string> ray;    // for `ray start`
+  std::vector<std::string> flags;  // for the launcher
+};
+
+void portOption(NodeOptions& node, const char* flag, const std::optional<int>& pinned,
+                bool pick_free) {
+  if (pinned) {
+    node.ray.push_back(std::string(flag) + "=" + std::to_string(*pinned));
+  } else if (pick_free) {
+    node.flags.emplace_back(flag);
+  }
+}
+
+NodeOptions nodeOptions(const catalog::RayConfig& ray, bool head) {
+  NodeOptions node;
+  if (head) {
+    node.ray.push_back("--port=" + (ray.port ? std::to_string(*ray.port) : std::string("0")));
+    node.ray.push_back(std::string("--include-dashboard=") + (ray.dashboard ? "true" : "false"));
+    portOption(node, "--dashboard-port", ray.dashboard_port, ray.dashboard);
+  }
+  portOption(node, "--node-manager-port", ray.node_manager_port, false);
+  portOption(node, "--object-manager-port", ray.object_manager_port, false);
+  node.ray.push_back("--min-worker-port=" + std::to_string(ray.min_worker_port.value_or(0)));
+  node.ray.push_back("--max-worker-port=" + std::to_string(ray.max_worker_port.value_or(0)));
+  if (head) portOption(node, "--ray-client-server-port", ray.ray_client_server_port, true);
+  portOption(node, "--dashboard-agent-listen-port", ray.dashboard_agent_listen_port, true);
+  return node;
+}
+
+// python3 -c "$tp_ray_node_program" ROLE FLAG... -- RAY start ARG... (see ray_programs.h).
+std::vector<std::string> launcherCommand(const std::string& role, const NodeOptions& node,
+                                         std::vector<std::string> ray_start) {
+  std::vector<std::string> command = {"python3", "-c", "\"$tp_ray_node_program\"", role};
+  append(command, node.flags);
+  command.push_back("--");
+  append(command, ray_start);
+  return command;
+}
+
+// What tp_export_ray_env exports: every Ray step gets the cluster's token, which Ray
+// enforces from 2.52 on (RAY_AUTH_MODE=token).
+constexpr const char* kRayTokenEnv[] = {"RAY_AUTH_MODE", "RAY_AUTH_TOKEN"};
+
+std::string renderRayEnvFunction(const LaunchRequest& request) {
+  std::string out =
+      "\n# The cluster's token, for each Ray step: exported only in the step's subshell.\n";
+  out += "tp_export_ray_env() {\n";
+  out += "  export " + containerEnvName(request, kRayTokenEnv[0]) + "=token\n";
+  out += "  export " + containerEnvName(request, kRayTokenEnv[1]) + "=\"$tp_ray_token\"\n";
+  return out + "}\n";
+}
+
+// The text below exits 69 in two places.
+static_assert(kExitRayHeadFailed == 69);
+constexpr const char* kTokenAndRunDir = R"(
+# Only this job's steps know the cluster's token, made here at run time and passed on in the
+# steps' environment (never in an argument, a file or the log): Ray 2.52 and later refuse a
+# node or a driver without it (RAY_AUTH_MODE=token). The head's address comes back through a
+# node-local private directory.
+tp_ray_token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n') || true
+if [[ ${#tp_ray_token} -ne 32 ]]; then
+  echo "tuneplane: could not read 16 random bytes for the Ray cluster's token" >&2
+  exit 69
+fi
+tp_ray_run_dir=$(mktemp -d) || {
+  echo "tuneplane: could not make a private directory for the Ray head's address" >&2
+  exit 69
+}
+
+# Background steps (head, workers) are stopped when this script ends, however it ends
+# (the EXIT trap of the prologue calls tp_stop_background).
+tp_background_pids=()
+tp_stop_background() {
+  local pid
+  for pid in "${tp_background_pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  rm -rf -- "$tp_ray_run_dir"
+}
+)";
+
+constexpr const char* kReadHeadAddress = R"(
+# The head's address, as its launcher printed it once Ray had started. A step that ends
+# without one stops the wait at once.
+tp_ray_address=""
+tp_read_head_address() {
+  local line=""
+  { IFS= read -r line <"$tp_ray_run_dir/head-address"; } 2>/dev/null || return 1
+  [[ $line =~ ^[^[:space:]]+:[0-9]+$ ]] || return 1
+  tp_ray_address=$line
+}
+)";
 
 }  // namespace
 
@@ -79,6 +154,7 @@ void renderRayJob(std::string& out, const LaunchRequest& request) {
   };
   int total_nodes = 0;
   for (const Component& c : comps) total_nodes += c.nodes;
+  const std::string timeout = std::to_string(ray.join_timeout_seconds);
 
   out += "\n# Ray across all " + std::to_string(total_nodes) + " nodes";
   out += het ? " of " + std::to_string(comps.size()) + " components.\n" : ".\n";
@@ -101,18 +177,12 @@ if [[ -z $tp_head_ip ]]; then
   exit 68
 fi
 )";
-  out += "tp_ray_address=\"$tp_head_ip:" + std::to_string(ray.port) + "\"\n";
-  out += R"(
-# Background steps (head, workers) are stopped when this script ends, however it ends
-# (the EXIT trap of the prologue calls tp_stop_background).
-tp_background_pids=()
-tp_stop_background() {
-  local pid
-  for pid in "${tp_background_pids[@]}"; do
-    kill "$pid" 2>/dev/null || true
-  done
-}
-)";
+  out += kTokenAndRunDir;
+  out += renderRayEnvFunction(request);
+  out += "\n# Starts Ray on one node: python3 -c PROGRAM head|worker [FLAG...] -- RAY ARG...\n";
+  out += "# Each FLAG gets a port found free on that node just before Ray starts; the head\n";
+  out += "# prints its address once Ray has written it into its own temporary directory.\n";
+  out += "tp_ray_node_program=" + shellQuote(kRayNodeProgram) + "\n";
 
   const std::string ray_exe = shellQuote(ray.executable);
   const Component& c0 = comps.front();
@@ -122,40 +192,36 @@ tp_stop_background() {
     append(head.srun_options,
            {"--nodes=1", "--ntasks=1", "--cpus-per-task=" + std::to_string(c0.cpus_per_node),
             "--nodelist=\"$tp_head_node\""});
-    head.command = {ray_exe,
-                    "start",
-                    "--head",
-                    "--node-ip-address=\"$tp_head_ip\"",
-                    "--port=" + std::to_string(ray.port),
-                    "--dashboard-port=" + std::to_string(ray.dashboard_port)};
-    append(head.command, portWords(ray));
-    append(head.command, rayResourceWords(c0));
-    out += "\n# Head: first node of component 0 (" + commentSafe(c0.pool_name) + ").\n";
-    out += renderStep(request, head) + " &\n";
-    out += "tp_background_pids+=(\"$!\")\n";
+    const NodeOptions node = nodeOptions(ray, /*head=*/true);
+    std::vector<std::string> start = {ray_exe, "start", "--head",
+                                      "--node-ip-address=\"$tp_head_ip\""};
+    append(start, node.ray);
+    append(start, rayResourceWords(c0));
+    head.command = launcherCommand("head", node, start);
+    head.with_ray_token = true;
+    out += "\n# Head: first node of component 0 (" + commentSafe(c0.pool_name) + ").";
+    out += ray.pinsPorts() ? " The site pins Ray's ports, so this\n# job has its nodes to itself"
+                             " (--exclusive).\n"
+                           : " Its GCS port is Ray's free choice\n# (--port=0).\n";
+    out += renderStep(request, head) + " >\"$tp_ray_run_dir/head-address\" &\n";
+    out += "tp_head_pid=$!\n";
+    out += "tp_background_pids+=(\"$tp_head_pid\")\n";
   }
-  // A bounded wait on the head node until `want` Ray nodes are alive.
-  const std::string timeout = std::to_string(ray.join_timeout_seconds);
-  const auto renderWait = [&](int want, const std::string& what) {
-    Step wait;
-    wait.srun_options = {"--overlap"};
-    append(wait.srun_options, group(0));
-    append(wait.srun_options, {"--nodes=1", "--ntasks=1", "--nodelist=\"$tp_head_node\""});
-    wait.command = {
-        "python3", "-c", "\"$tp_wait_program\"", "\"$tp_ray_address\"", std::to_string(want),
-        timeout};
-    out += "if ! " + renderStep(request, wait) + "; then\n";
-    out += "  echo \"tuneplane: " + what + " did not join Ray at $tp_ray_address within " +
-           timeout + " s\" >&2\n";
-    out += "  exit " + std::to_string(kExitRayJoinTimeout) + "\n";
-    out += "fi\n";
-  };
-  out +=
-      "\n# Polls the head until N nodes are alive, at most TIMEOUT s: python3 -c PROGRAM ADDRESS\n";
-  out += "# N TIMEOUT. Workers start only once the head answers, so none gives up early.\n";
-  out += "tp_wait_program=" + shellQuote(kWaitProgram) + "\n";
-  out += "\n# Wait for the head.\n";
-  renderWait(1, "the head");
+  out += kReadHeadAddress;
+  out += "tp_head_deadline=$((SECONDS + " + timeout + "))\n";
+  out += "until tp_read_head_address; do\n";
+  out += "  if ! kill -0 \"$tp_head_pid\" 2>/dev/null; then\n";
+  out += "    tp_read_head_address && break\n";
+  out += "    echo \"tuneplane: the Ray head stopped before it reported its address\" >&2\n";
+  out += "    exit " + std::to_string(kExitRayHeadFailed) + "\n";
+  out += "  fi\n";
+  out += "  if ((SECONDS >= tp_head_deadline)); then\n";
+  out += "    echo \"tuneplane: the Ray head reported no address within " + timeout + " s\" >&2\n";
+  out += "    exit " + std::to_string(kExitRayHeadFailed) + "\n";
+  out += "  fi\n";
+  out += "  sleep 1\n";
+  out += "done\n";
+  out += "echo \"tuneplane: the Ray head is up at $tp_ray_address\"\n";
 
   for (std::size_t i = 0; i < comps.size(); ++i) {
     const Component& c = comps[i];
@@ -167,9 +233,12 @@ tp_stop_background() {
     append(worker.srun_options, {"--nodes=" + k, "--ntasks=" + k, "--ntasks-per-node=1",
                                  "--cpus-per-task=" + std::to_string(c.cpus_per_node)});
     if (i == 0) worker.srun_options.push_back("--exclude=\"$tp_head_node\"");
-    worker.command = {ray_exe, "start", "--address=\"$tp_ray_address\""};
-    append(worker.command, portWords(ray));
-    append(worker.command, rayResourceWords(c));
+    const NodeOptions node = nodeOptions(ray, /*head=*/false);
+    std::vector<std::string> start = {ray_exe, "start", "--address=\"$tp_ray_address\""};
+    append(start, node.ray);
+    append(start, rayResourceWords(c));
+    worker.command = launcherCommand("worker", node, start);
+    worker.with_ray_token = true;
     out += "\n# Workers: " + k + " node(s) of component " + std::to_string(i) + " (" +
            commentSafe(c.pool_name) + ").\n";
     out += renderStep(request, worker) + " &\n";
@@ -177,8 +246,24 @@ tp_stop_background() {
   }
 
   const std::string total = std::to_string(total_nodes);
+  out +=
+      "\n# Polls the head until N nodes are alive, at most TIMEOUT s: python3 -c PROGRAM ADDRESS\n";
+  out += "# N TIMEOUT.\n";
+  out += "tp_wait_program=" + shellQuote(kRayWaitProgram) + "\n";
   out += "\n# Wait until all " + total + " nodes joined.\n";
-  renderWait(total_nodes, "not all " + total + " nodes");
+  {
+    Step wait;
+    wait.srun_options = {"--overlap"};
+    append(wait.srun_options, group(0));
+    append(wait.srun_options, {"--nodes=1", "--ntasks=1", "--nodelist=\"$tp_head_node\""});
+    wait.command = {"python3", "-c", "\"$tp_wait_program\"", "\"$tp_ray_address\"", total, timeout};
+    wait.with_ray_token = true;
+    out += "if ! " + renderStep(request, wait) + "; then\n";
+    out += "  echo \"tuneplane: the Ray cluster at $tp_ray_address did not reach " + total +
+           " nodes within " + timeout + " s\" >&2\n";
+    out += "  exit " + std::to_string(kExitRayJoinTimeout) + "\n";
+    out += "fi\n";
+  }
 
   Step driver;
   driver.srun_options = {"--overlap"};
@@ -187,6 +272,7 @@ tp_stop_background() {
          {"--nodes=1", "--ntasks=1", "--cpus-per-task=" + std::to_string(c0.cpus_per_node),
           "--nodelist=\"$tp_head_node\""});
   for (const auto& arg : request.command) driver.command.push_back(shellQuote(arg));
+  driver.with_ray_token = true;
   driver.with_ray_address = true;
   out += "\n# The driver: the framework command on the head node, given the head's address\n";
   out += "# explicitly (each pyxis step has its own /tmp). Its exit code is the job's.\n";
@@ -201,6 +287,7 @@ std::string containerEnvName(const LaunchRequest& request, const std::string& na
 
 std::string renderStep(const LaunchRequest& request, const Step& step) {
   std::string out = "(\n  tp_export_job_env\n";
+  if (step.with_ray_token) out += "  tp_export_ray_env\n";
   if (step.with_ray_address) {
     out += "  export " + containerEnvName(request, "RAY_ADDRESS") + "=\"$tp_ray_address\"\n";
   }
@@ -216,6 +303,9 @@ std::string renderStep(const LaunchRequest& request, const Step& step) {
       names.push_back(name);
     };
     for (const auto& entry : request.environment) add(entry.first);
+    if (step.with_ray_token) {
+      for (const char* name : kRayTokenEnv) add(name);
+    }
     if (step.with_ray_address) add("RAY_ADDRESS");
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ",") + n;

@@ -46,6 +46,7 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
     if (c.gpus_per_node > 0)
       line("--gres=" + commentSafe(tresPerNode(c).substr(5)));  // minus "gres/"
     if (c.time_limit.count() > 0) line("--time=" + std::to_string(c.time_limit.count()));
+    if (needsWholeNodes(request)) line("--exclusive");
     line("--no-requeue");
     line("--chdir=" + commentSafe(request.attempt_dir));
     line("--output=" + commentSafe(schedulerLogPath(request.logs_dir, c.pool_name, ".out")));
@@ -103,7 +104,7 @@ void renderPrologue(std::string& out, const LaunchRequest& request) {
 # Exit codes of this script itself (any other code is the entrypoint's own):
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
-#   68 no usable IP address for the Ray head
+#   68 no usable IP address for the Ray head        69 the Ray head did not start
 )";
   renderSentinels(out, request);
   out += R"(

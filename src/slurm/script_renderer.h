@@ -15,8 +15,9 @@ namespace tuneplane::slurm {
 inline constexpr int kExitUnrenderable = 64;      // checkRenderable() failed; nothing ran
 inline constexpr int kExitArtifactMismatch = 65;  // image's SHA-256 differs from the expected
 inline constexpr int kExitArtifactMissing = 66;   // image file missing or unreadable
-inline constexpr int kExitRayJoinTimeout = 67;    // not every node joined Ray in time
+inline constexpr int kExitRayJoinTimeout = 67;    // the Ray cluster did not reach all nodes
 inline constexpr int kExitNoHeadAddress = 68;     // no usable IP address for the Ray head
+inline constexpr int kExitRayHeadFailed = 69;     // the Ray head stopped or gave no address
 
 // Sentinels: the script writes <logs_dir>/start-<pool>.json for every component when it
 // begins ({"version":1,"node":N,"time":T}) and <logs_dir>/exit-<pool>.json when it ends by

@@ -18,8 +18,13 @@ namespace tuneplane::slurm {
 // (scratch MiB, when > 0), time_limit (minutes, when > 0), requeue false, current_working_directory
 // (attempt_dir), environment (scheduler_environment + TUNEPLANE_JOB_ID + TUNEPLANE_ATTEMPT; its own
 // copy per component), standard_output/standard_error (<logs_dir>/<pool>.out/.err), account/qos
-// when set. REQUIRES: checkRenderable(request) passed (script_checks.h).
+// when set, and shared ["none"] (sbatch --exclusive) when needsWholeNodes(request).
+// REQUIRES: checkRenderable(request) passed (script_checks.h).
 nlohmann::json buildSubmitBody(const launch::LaunchRequest& request, const std::string& script);
+
+// True for a Ray (GPU) job whose site pins Ray ports: two such jobs on one node would
+// collide on them, so each asks Slurm for its nodes whole.
+bool needsWholeNodes(const launch::LaunchRequest& request);
 
 // "gres/gpu:N" or "gres/gpu:TYPE:N". REQUIRES: component.gpus_per_node > 0.
 std::string tresPerNode(const launch::Component& component);

@@ -19,7 +19,8 @@ const char* formatName(catalog::ArtifactFormat format) {
   return format == catalog::ArtifactFormat::kSif ? "sif" : "sqsh";
 }
 
-json optionalToJson(const std::optional<std::string>& value) {
+template <typename T>
+json optionalToJson(const std::optional<T>& value) {
   return value ? json(*value) : json(nullptr);
 }
 
@@ -63,6 +64,11 @@ int integer(const json& object, const std::string& key, const std::string& path)
   const auto n = v.get<long long>();
   if (n < INT32_MIN || n > INT32_MAX) throw BadField{path + "." + key, "is out of range"};
   return static_cast<int>(n);
+}
+
+std::optional<int> optInteger(const json& object, const std::string& key, const std::string& path) {
+  if (member(object, key, path).is_null()) return std::nullopt;
+  return integer(object, key, path);
 }
 
 bool boolean(const json& object, const std::string& key, const std::string& path) {
@@ -169,12 +175,15 @@ launch::LaunchRequest readRequest(const json& j) {
 
   const json& ray = member(j, "ray", root);
   const std::string at = root + ".ray";
-  r.ray.port = integer(ray, "port", at);
-  r.ray.dashboard_port = integer(ray, "dashboard_port", at);
-  r.ray.node_manager_port = integer(ray, "node_manager_port", at);
-  r.ray.object_manager_port = integer(ray, "object_manager_port", at);
-  r.ray.min_worker_port = integer(ray, "min_worker_port", at);
-  r.ray.max_worker_port = integer(ray, "max_worker_port", at);
+  r.ray.port = optInteger(ray, "port", at);
+  r.ray.node_manager_port = optInteger(ray, "node_manager_port", at);
+  r.ray.object_manager_port = optInteger(ray, "object_manager_port", at);
+  r.ray.min_worker_port = optInteger(ray, "min_worker_port", at);
+  r.ray.max_worker_port = optInteger(ray, "max_worker_port", at);
+  r.ray.ray_client_server_port = optInteger(ray, "ray_client_server_port", at);
+  r.ray.dashboard_agent_listen_port = optInteger(ray, "dashboard_agent_listen_port", at);
+  r.ray.dashboard = boolean(ray, "dashboard", at);
+  r.ray.dashboard_port = optInteger(ray, "dashboard_port", at);
   r.ray.join_timeout_seconds = integer(ray, "join_timeout_seconds", at);
   r.ray.executable = str(ray, "executable", at);
   return r;
@@ -227,12 +236,15 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
       {"account", optionalToJson(r.account)},
       {"qos", optionalToJson(r.qos)},
       {"ray",
-       {{"port", r.ray.port},
-        {"dashboard_port", r.ray.dashboard_port},
-        {"node_manager_port", r.ray.node_manager_port},
-        {"object_manager_port", r.ray.object_manager_port},
-        {"min_worker_port", r.ray.min_worker_port},
-        {"max_worker_port", r.ray.max_worker_port},
+       {{"port", optionalToJson(r.ray.port)},
+        {"node_manager_port", optionalToJson(r.ray.node_manager_port)},
+        {"object_manager_port", optionalToJson(r.ray.object_manager_port)},
+        {"min_worker_port", optionalToJson(r.ray.min_worker_port)},
+        {"max_worker_port", optionalToJson(r.ray.max_worker_port)},
+        {"ray_client_server_port", optionalToJson(r.ray.ray_client_server_port)},
+        {"dashboard_agent_listen_port", optionalToJson(r.ray.dashboard_agent_listen_port)},
+        {"dashboard", r.ray.dashboard},
+        {"dashboard_port", optionalToJson(r.ray.dashboard_port)},
         {"join_timeout_seconds", r.ray.join_timeout_seconds},
         {"executable", r.ray.executable}}},
   };

@@ -10,7 +10,9 @@
 
 namespace tuneplane::staging {
 
-inline constexpr int kLaunchJsonVersion = 1;
+// 2: the Ray ports became optional (null = chosen free at run time); dashboard,
+// ray_client_server_port and dashboard_agent_listen_port were added.
+inline constexpr int kLaunchJsonVersion = 2;
 
 nlohmann::json launchRequestToJson(const launch::LaunchRequest& request);
 

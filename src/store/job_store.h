@@ -99,6 +99,8 @@ struct EventRecord {
 struct JobView {
   JobRecord job;
   std::vector<AttemptRecord> attempts;
+
+  bool operator==(const JobView&) const = default;
 };
 
 // One decision of the reconciler, applied in one transaction.
@@ -126,19 +128,34 @@ class JobStore {
  public:
   virtual ~JobStore() = default;
 
-  // A new job (phase Pending) and its creation event. Errors: "store.job_exists", "store.io".
+  // A new job (phase Pending) and its creation event (its job_id may be left empty).
+  // Errors: "store.job_exists", "store.invalid", "store.io".
   virtual Status createJob(const JobRecord& job, const EventRecord& created) = 0;
   // nullopt when no job has that id.
   virtual Result<std::optional<JobView>> getJob(const std::string& id) = 0;
+  // Errors: "store.bad_limit", "store.bad_continue" (field "continue"), "store.io".
   virtual Result<JobPage> listJobs(const JobQuery& query) = 0;
   // Every job not in a terminal phase, with its attempts: what the reconciler works on.
   virtual Result<std::vector<JobView>> activeJobs() = 0;
   virtual Result<std::vector<EventRecord>> events(const std::string& job_id) = 0;
-  // Jobs per phase, for /metrics.
+  // Jobs per phase, for /metrics (a phase without jobs is absent).
   virtual Result<std::map<JobPhase, int64_t>> countJobsByPhase() = 0;
 
-  // Atomic. Errors: "store.io".
+  // Atomic. Errors: "store.io"; "store.invalid" (a record the store cannot keep: an empty
+  // id, an attempt number below 1, an attempt without submit token, a repeated component
+  // index — nothing was written), "store.constraint" (a record refers to a job that does not
+  // exist, or reuses another attempt's submit token — nothing was written).
   virtual Status commit(const Change& change) = 0;
+  // Several changes (e.g. one poll cycle's) in order. SqliteJobStore applies them in one
+  // transaction — all or none, and one fsync instead of one per change, which is what bounds
+  // a durable store's commit rate. This default, for fakes, commits them one by one and
+  // stops at the first error.
+  virtual Status commitAll(const std::vector<Change>& changes) {
+    for (const Change& change : changes) {
+      if (auto done = commit(change); !done) return done;
+    }
+    return ok();
+  }
 
   // Marks a job for cancellation (idempotent) with an event naming `actor`.
   // Errors: "store.not_found", "store.already_terminal", "store.io".

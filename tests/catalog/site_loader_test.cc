@@ -63,7 +63,8 @@ TEST(SiteLoader, ReadsThePyxisExampleCompletely) {
   EXPECT_TRUE(site->mounts[0].read_only);
   // Relative to the site file's directory, not the working directory.
   EXPECT_EQ(site->runtime_registry_file, examples("runtimes.yaml"));
-  EXPECT_EQ(site->ray.max_worker_port, 10999);
+  EXPECT_FALSE(site->ray.pinsPorts());  // the example pins no Ray port: jobs may share nodes
+  EXPECT_FALSE(site->ray.dashboard);
   EXPECT_EQ(site->ray.join_timeout_seconds, 300);
   ASSERT_NE(site->findGpuSeries("h100"), nullptr);
   EXPECT_EQ(site->findGpuSeries("h100")->slurm_constraint, "h100");
@@ -84,7 +85,9 @@ TEST(SiteLoader, DefaultsForOptionalSections) {
   const auto site = parseSiteConfig(kMinimalSite);
   ASSERT_TRUE(site.has_value()) << site.error().front().describe();
   EXPECT_EQ(site->partitions.gpu, "gpu");
-  EXPECT_EQ(site->ray.port, 6379);
+  EXPECT_FALSE(site->ray.port.has_value());  // chosen free at run time
+  EXPECT_FALSE(site->ray.pinsPorts());
+  EXPECT_FALSE(site->ray.dashboard);
   EXPECT_TRUE(site->gpu_series.empty());
   EXPECT_EQ(site->slurm.token_lifespan, std::chrono::seconds(1800));
 }
@@ -179,8 +182,25 @@ std::vector<Row> siteRows() {
        m + "gpu_series: [{name: h100, gpus_per_node: 8, gres_type: 'a:b'}]\n", "site.invalid_name",
        "gpu_series[0].gres_type"},
       {"port out of range", m + "ray: {port: 70000}\n", "site.invalid_port", "ray.port"},
-      {"worker ports reversed", m + "ray: {min_worker_port: 2000, max_worker_port: 1000}\n",
+      {"worker ports reversed", m + "ray: {min_worker_port: 2000, max_worker_port: 1500}\n",
        "site.invalid_port", "ray.max_worker_port"},
+      {"worker range of one port", m + "ray: {min_worker_port: 2000, max_worker_port: 2000}\n",
+       "site.invalid_port", "ray.max_worker_port"},
+      {"worker port below 1024", m + "ray: {min_worker_port: 1000, max_worker_port: 2000}\n",
+       "site.invalid_port", "ray.min_worker_port"},
+      {"min worker port alone", m + "ray: {min_worker_port: 20000}\n", "site.missing_field",
+       "ray.max_worker_port"},
+      {"client server port below 1024", m + "ray: {ray_client_server_port: 80}\n",
+       "site.invalid_port", "ray.ray_client_server_port"},
+      {"two pinned ports equal", m + "ray: {port: 6379, node_manager_port: 6379}\n",
+       "site.invalid_port", "ray.node_manager_port"},
+      {"pinned port in the worker range",
+       m + "ray: {object_manager_port: 20001, min_worker_port: 20000, max_worker_port: 20999}\n",
+       "site.invalid_port", "ray.object_manager_port"},
+      {"dashboard port with the dashboard off", m + "ray: {dashboard_port: 8265}\n",
+       "site.conflicting_fields", "ray.dashboard_port"},
+      {"dashboard not a bool", m + "ray: {dashboard: sometimes}\n", "site.wrong_type",
+       "ray.dashboard"},
       {"zero join timeout", m + "ray: {join_timeout_seconds: 0}\n", "site.non_positive",
        "ray.join_timeout_seconds"},
       {"NUL in user", r("user: tp", "user: \"t\\0p\""), "site.nul_byte", "slurm.user"},
@@ -197,6 +217,31 @@ TEST(SiteLoader, EachSiteRuleHasItsCodeAndField) {
     EXPECT_EQ(site.error()[0].code, row.code) << site.error()[0].describe();
     EXPECT_EQ(site.error()[0].field, row.field) << site.error()[0].describe();
   }
+}
+
+TEST(SiteLoader, ReadsPinnedRayPorts) {
+  const auto site = parseSiteConfig(std::string(kMinimalSite) +
+                                    "ray:\n  port: 6379\n  node_manager_port: 6800\n"
+                                    "  object_manager_port: 6801\n  min_worker_port: 10002\n"
+                                    "  max_worker_port: 10999\n  ray_client_server_port: 10001\n"
+                                    "  dashboard_agent_listen_port: 52365\n  dashboard: true\n"
+                                    "  dashboard_port: 8265\n");
+  ASSERT_TRUE(site.has_value()) << site.error().front().describe();
+  EXPECT_EQ(site->ray.port, 6379);
+  EXPECT_EQ(site->ray.max_worker_port, 10999);
+  EXPECT_EQ(site->ray.ray_client_server_port, 10001);
+  EXPECT_EQ(site->ray.dashboard_agent_listen_port, 52365);
+  EXPECT_TRUE(site->ray.dashboard);
+  EXPECT_EQ(site->ray.dashboard_port, 8265);
+  EXPECT_TRUE(site->ray.pinsPorts());
+  EXPECT_EQ(site->ray.pinnedPorts().size(), 8u);
+}
+
+TEST(SiteLoader, DashboardWithoutAPinnedPortPinsNothing) {
+  const auto site = parseSiteConfig(std::string(kMinimalSite) + "ray: {dashboard: true}\n");
+  ASSERT_TRUE(site.has_value()) << site.error().front().describe();
+  EXPECT_TRUE(site->ray.dashboard);
+  EXPECT_FALSE(site->ray.pinsPorts());
 }
 
 TEST(SiteLoader, ReportsEveryErrorInOnePass) {

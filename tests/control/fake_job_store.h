@@ -16,9 +16,11 @@ namespace tuneplane::control::testing {
 
 class FakeJobStore final : public store::JobStore {
  public:
-  // The next `count` commits fail with "store.io" and change nothing.
-  void failNextCommits(int count) {
+  // After `skip` more commits succeed, the next `count` fail with "store.io" and change
+  // nothing.
+  void failCommits(int skip, int count) {
     std::lock_guard<std::mutex> lock(mu_);
+    skip_commits_ = skip;
     fail_commits_ = count;
   }
   int commits() const {
@@ -98,7 +100,9 @@ class FakeJobStore final : public store::JobStore {
 
   Status commit(const store::Change& change) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (fail_commits_ > 0) {
+    if (skip_commits_ > 0) {
+      --skip_commits_;
+    } else if (fail_commits_ > 0) {
       --fail_commits_;
       return fail("store.io", "", "injected commit failure");
     }
@@ -198,6 +202,7 @@ class FakeJobStore final : public store::JobStore {
   std::map<std::string, store::JobView> jobs_;
   std::vector<store::EventRecord> events_;
   int64_t seq_ = 0;
+  int skip_commits_ = 0;
   int fail_commits_ = 0;
   int commits_ = 0;
 };

@@ -5,6 +5,7 @@
 
 #include "control/decisions.h"
 #include "control/retry_policy.h"
+#include "fake_job_store.h"
 #include "reconciler_fixture.h"
 
 namespace tuneplane::control::testing {
@@ -52,6 +53,26 @@ TEST_F(ReconcilerFaultsTest, DroppedSubmitAnswerIsFoundByItsTokenAndRunsExactlyO
   EXPECT_NE(std::find_if(steps.begin(), steps.end(),
                          [](const auto& s) { return s.starts_with("a1:SubmitUnknown→"); }),
             steps.end());
+}
+
+class ReconcilerFailingStoreTest : public ReconcilerFaultsTest {
+ protected:
+  store::JobStore& store() override { return fake_; }
+  FakeJobStore fake_;
+};
+
+TEST_F(ReconcilerFailingStoreTest, AReceiptTheStoreLostIsHealedByTheTokenLookup) {
+  const std::string id = submit(cpuSpec("echo healed"));
+  // Commits: the attempt, Submitting, then the receipt — which fails to be written.
+  fake_.failCommits(2, 1);
+  const TickReport first = reconciler_->tick();
+  EXPECT_EQ(first.submits, 1);
+  EXPECT_GE(first.errors, 1);
+  EXPECT_EQ(view(id).attempts[0].phase, AttemptPhase::kSubmitting);
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kSucceeded));
+  const store::JobView v = view(id);
+  EXPECT_TRUE(hasStep(trail(id), "a1:Submitting→SubmitUnknown"));
+  EXPECT_EQ(slurmJobsWithToken(v.attempts[0].submit_token), 1);
 }
 
 class ReconcilerPurgeTest : public ReconcilerFaultsTest {

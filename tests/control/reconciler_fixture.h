@@ -1,7 +1,7 @@
 // The reconciler against the in-process simulator: a hermetic site pointing at it, the
-// real REST client, a FakeJobStore (or any JobStore), a FakeClock for every decision, and
-// tick() driven by hand. Jobs run for real in the simulator, so waits are bounded polls
-// (tickUntil), never fixed sleeps asserted on.
+// real REST client, the real store (SqliteJobStore in memory), a FakeClock for every
+// decision, and tick() driven by hand. Jobs run for real in the simulator, so waits are bounded
+// polls (tickUntil), never fixed sleeps asserted on.
 #pragma once
 
 #include <chrono>
@@ -17,11 +17,11 @@
 #include "control/attempt_launcher.h"
 #include "control/job_service.h"
 #include "control/reconciler.h"
-#include "fake_job_store.h"
 #include "launch/attempt_identity.h"
 #include "site_fixture.h"
 #include "slurm/rest_client.h"
 #include "staging/staging_fs.h"
+#include "store/sqlite_job_store.h"
 
 namespace tuneplane::control::testing {
 
@@ -51,6 +51,9 @@ class ReconcilerFixture : public sim::testing::SimFixture {
   void SetUp() override {
     SimFixture::SetUp();
     if (HasFatalFailure()) return;
+    auto opened = store::SqliteJobStore::open(store::SqliteJobStore::kInMemory);
+    ASSERT_TRUE(opened) << opened.error().describe();
+    sqlite_ = std::move(*opened);
     site_ = std::make_unique<SiteDir>(sim_->baseUrl(), false, extraJobEnv(), extraSiteYaml());
     context_ = site_->context();
     auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
@@ -66,7 +69,7 @@ class ReconcilerFixture : public sim::testing::SimFixture {
     sim_.reset();     // kills the jobs before their attempt dirs go
   }
 
-  virtual store::JobStore& store() { return fake_store_; }
+  virtual store::JobStore& store() { return *sqlite_; }
   virtual std::string extraJobEnv() { return ""; }
   virtual std::string extraSiteYaml() { return ""; }
   virtual ReconcilerOptions options() {
@@ -156,7 +159,7 @@ class ReconcilerFixture : public sim::testing::SimFixture {
   launch::OpenSslRandomSource random_;
   staging::PosixStagingFs fs_;
   FakeClock clock_;
-  FakeJobStore fake_store_;
+  std::unique_ptr<store::SqliteJobStore> sqlite_;
   std::unique_ptr<AttemptLauncher> launcher_;
   std::unique_ptr<JobService> service_;
   std::unique_ptr<Reconciler> reconciler_;

@@ -28,7 +28,7 @@ std::string hetSpec(const std::string& script, const std::string& extra = "") {
          script +
          "\"]\n"
          "  resources:\n"
-         "    time_limit: 10m\n"
+         "    time_limit: 60m\n"
          "    pools:\n"
          "      - name: learners\n"
          "        gpu_series: h100\n"
@@ -48,8 +48,15 @@ class ReconcilerHetTest : public ReconcilerFixture {
   void SetUp() override {
     fake_ray_ = dir_.path() + "/fake-ray";
     fs::create_directories(fake_ray_ + "/py");
+    // `ray start --block`: the head reports its address the way Ray does (a file in its
+    // --temp-dir), then every node just blocks.
     writeFile(fake_ray_ + "/ray",
-              "#!/bin/bash\n# a stand-in for `ray start --block`\nexec sleep 300\n");
+              "#!/bin/bash\n"
+              "for arg in \"$@\"; do\n"
+              "  case $arg in --temp-dir=*) echo 127.0.0.1:6379 >\"${arg#*=}/ray_current_cluster\" "
+              ";; esac\n"
+              "done\n"
+              "exec sleep 300\n");
     fs::permissions(fake_ray_ + "/ray", fs::perms::owner_all);
     writeFile(fake_ray_ + "/py/ray.py",
               "_on = False\n"

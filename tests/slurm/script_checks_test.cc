@@ -120,7 +120,21 @@ INSTANTIATE_TEST_SUITE_P(
              "render.bad_pool_name", "components[0].pool_name"},
         Case{"backslash_in_logs", [](auto& r) { r.logs_dir = "/a\\b"; },
              "render.backslash_in_logs_dir", "logs_dir"},
-        Case{"no_command", [](auto& r) { r.command.clear(); }, "render.no_command", "command"}),
+        Case{"no_command", [](auto& r) { r.command.clear(); }, "render.no_command", "command"},
+        Case{"ray_port_out_of_range", [](auto& r) { r.ray.port = 70000; }, "render.bad_ray_port",
+             "ray.port"},
+        Case{"ray_worker_range_half", [](auto& r) { r.ray.min_worker_port = 20000; },
+             "render.bad_ray_port", "ray.max_worker_port"},
+        Case{"ray_worker_range_reversed",
+             [](auto& r) {
+               r.ray.min_worker_port = 20000;
+               r.ray.max_worker_port = 20000;
+             },
+             "render.bad_ray_port", "ray.max_worker_port"},
+        Case{"ray_dashboard_port_without_dashboard", [](auto& r) { r.ray.dashboard_port = 8265; },
+             "render.bad_ray_port", "ray.dashboard_port"},
+        Case{"ray_join_timeout", [](auto& r) { r.ray.join_timeout_seconds = 0; },
+             "render.bad_join_timeout", "ray.join_timeout_seconds"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(CheckRenderable, ReportsEveryProblemNotJustTheFirst) {

@@ -280,15 +280,23 @@ INSTANTIATE_TEST_SUITE_P(Runtimes, HostileCpuTest,
 
 class HostileRayTest : public ::testing::TestWithParam<catalog::ContainerRuntime> {};
 
+// The words after the launcher's "--": the `ray start` command of a head or worker step.
+std::vector<std::string> rayStart(const Record& step) {
+  const auto split = std::find(step.argv.begin(), step.argv.end(), "--");
+  return split == step.argv.end() ? std::vector<std::string>{}
+                                  : std::vector<std::string>(split + 1, step.argv.end());
+}
+
 TEST_P(HostileRayTest, HeadWorkersWaitAndDriverGetExactArguments) {
   ScriptRun run;
   const LaunchRequest r = hostileRequest(run, GetParam(), /*gpu=*/true);
   ASSERT_TRUE(checkRenderable(r));
-  expectCleanShell(run, renderBatchScript(r));
-  const auto result = run.run(renderBatchScript(r));
+  const std::string script = renderBatchScript(r);
+  expectCleanShell(run, script);
+  const auto result = run.run(script);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::string ray = r.ray.executable;
-  const std::string address = "10.9.8.7:" + std::to_string(r.ray.port);  // loopback skipped
+  const std::string address = "10.9.8.7:41234";  // what the stub head reports
   const auto resources = [](const Component& c) {
     nlohmann::json j = nlohmann::json::object();
     j[c.pool_name] = c.gpus_per_node;
@@ -303,30 +311,53 @@ TEST_P(HostileRayTest, HeadWorkersWaitAndDriverGetExactArguments) {
     ASSERT_FALSE(step.argv.empty());
     expectContainer(step, r);
     expectJobEnv(step, r);
-    if (step.argv[0] == ray && step.argv.size() > 2 && step.argv[2] == "--head") {
+    const bool python = step.argv[0] == "python3" && step.argv.size() > 3;
+    if (python && step.argv[3] == "head") {
       head = &step;
-    } else if (step.argv[0] == ray) {
+    } else if (python && step.argv[3] == "worker") {
       workers.push_back(&step);
-    } else if (step.argv[0] == "python3") {
+    } else if (python) {
       waits.push_back(&step);
     } else {
       driver = &step;
     }
   }
   ASSERT_NE(head, nullptr);
-  EXPECT_THAT(head->argv, Contains("--node-ip-address=10.9.8.7"));
-  EXPECT_THAT(head->argv, Contains(resources(r.components[0])));
+  const auto head_start = rayStart(*head);
+  ASSERT_GE(head_start.size(), 3u);
+  EXPECT_EQ(head_start[0], ray);
+  EXPECT_THAT(head_start, Contains("--head"));
+  EXPECT_THAT(head_start, Contains("--node-ip-address=10.9.8.7"));
+  EXPECT_THAT(head_start, Contains("--port=0"));  // no fixed port: the head picks one
+  EXPECT_THAT(head_start, Contains("--include-dashboard=false"));
+  EXPECT_THAT(head_start, Contains(resources(r.components[0])));
+  EXPECT_THAT(head->argv, Contains("--ray-client-server-port"));  // picked free on the node
   EXPECT_THAT(head->srun, Contains("--nodelist=h0"));
   EXPECT_THAT(head->srun, Contains("--het-group=0"));
+  // One token for the whole cluster, made on the node: 32 hex digits, only in environments.
+  const std::string token = head->env.count("RAY_AUTH_TOKEN") ? head->env.at("RAY_AUTH_TOKEN") : "";
+  EXPECT_THAT(token, ::testing::MatchesRegex("[0-9a-f]{32}"));
+  EXPECT_EQ(head->env.at("RAY_AUTH_MODE"), "token");
+  EXPECT_EQ(script.find(token), std::string::npos);
+  EXPECT_EQ(result.out.find(token), std::string::npos);
+  EXPECT_EQ(result.err.find(token), std::string::npos);
+  for (const auto& step : steps) {
+    EXPECT_THAT(step.argv, Not(Contains(HasSubstr(token))));
+    EXPECT_THAT(step.srun, Not(Contains(HasSubstr(token))));
+    EXPECT_EQ(step.env.count("RAY_AUTH_TOKEN") ? step.env.at("RAY_AUTH_TOKEN") : "", token);
+  }
 
   ASSERT_EQ(workers.size(), 2u);
   for (const Record* w : workers) {
-    EXPECT_THAT(w->argv, Contains("--address=" + address));
+    const auto start = rayStart(*w);
+    EXPECT_THAT(start, Contains("--address=" + address));
+    EXPECT_THAT(start, Not(Contains(HasSubstr("--port"))));
+    EXPECT_THAT(start, Contains("--min-worker-port=0"));
     const bool first = std::find(w->srun.begin(), w->srun.end(), "--het-group=0") != w->srun.end();
     const Component& c = r.components[first ? 0 : 1];
-    EXPECT_THAT(w->argv, Contains(resources(c)));
-    EXPECT_THAT(w->argv, Contains("--num-gpus=" + std::to_string(c.gpus_per_node)));
-    EXPECT_THAT(w->argv, Contains("--num-cpus=" + std::to_string(c.cpus_per_node)));
+    EXPECT_THAT(start, Contains(resources(c)));
+    EXPECT_THAT(start, Contains("--num-gpus=" + std::to_string(c.gpus_per_node)));
+    EXPECT_THAT(start, Contains("--num-cpus=" + std::to_string(c.cpus_per_node)));
     const int count = first ? c.nodes - 1 : c.nodes;
     EXPECT_THAT(w->srun, Contains("--nodes=" + std::to_string(count)));
     if (first) {
@@ -334,23 +365,19 @@ TEST_P(HostileRayTest, HeadWorkersWaitAndDriverGetExactArguments) {
     }
   }
 
-  ASSERT_EQ(waits.size(), 2u);  // first for the head, then for all nodes
-  std::vector<std::string> wanted;
-  for (const Record* w : waits) {
-    ASSERT_EQ(w->argv.size(), 6u);
-    EXPECT_EQ(w->argv[3], address);
-    EXPECT_EQ(w->argv[5], std::to_string(r.ray.join_timeout_seconds));
-    EXPECT_THAT(w->srun, Contains("--overlap"));
-    wanted.push_back(w->argv[4]);
-  }
-  std::sort(wanted.begin(), wanted.end());
-  EXPECT_THAT(wanted, ElementsAreArray({"1", "5"}));
+  ASSERT_EQ(waits.size(), 1u);  // for all nodes; the head's own address says it is up
+  ASSERT_EQ(waits[0]->argv.size(), 6u);
+  EXPECT_EQ(waits[0]->argv[3], address);
+  EXPECT_EQ(waits[0]->argv[4], "5");
+  EXPECT_EQ(waits[0]->argv[5], std::to_string(r.ray.join_timeout_seconds));
+  EXPECT_THAT(waits[0]->srun, Contains("--overlap"));
 
   ASSERT_NE(driver, nullptr);
   EXPECT_THAT(driver->argv, ElementsAreArray(r.command));
   EXPECT_EQ(driver->env.at("RAY_ADDRESS"), address);
   EXPECT_THAT(driver->srun, Contains("--overlap"));
   EXPECT_THAT(driver->srun, Contains("--nodelist=h0"));
+  EXPECT_THAT(result.out, HasSubstr("the Ray head is up at " + address));
   run.expectNoCanaries();
 }
 
@@ -407,10 +434,22 @@ TEST(ScriptExitCodes, RayJoinTimeoutHasItsOwnCodeAndNoDriverRuns) {
   LaunchRequest r = hostileRequest(run, catalog::ContainerRuntime::kPyxis, true);
   const auto result = run.run(renderBatchScript(r), "TP_STUB_WAIT_EXIT=1");
   EXPECT_EQ(result.exit_code, kExitRayJoinTimeout);
-  EXPECT_THAT(result.err, HasSubstr("did not join Ray at 10.9.8.7:6379"));
+  EXPECT_THAT(result.err,
+              HasSubstr("the Ray cluster at 10.9.8.7:41234 did not reach 5 nodes within 300 s"));
   for (const auto& step : run.steps()) {
     EXPECT_NE(step.argv, r.command) << "the driver ran although the cluster never formed";
   }
+}
+
+TEST(ScriptExitCodes, RayHeadThatStopsWithoutAnAddressHasItsOwnCode) {
+  ScriptRun run;
+  LaunchRequest r = hostileRequest(run, catalog::ContainerRuntime::kApptainer, true);
+  const auto result = run.run(renderBatchScript(r), "TP_STUB_HEAD_EXIT=1");
+  EXPECT_EQ(result.exit_code, kExitRayHeadFailed);
+  EXPECT_THAT(result.err, HasSubstr("the Ray head stopped before it reported its address"));
+  const auto steps = run.steps();
+  ASSERT_EQ(steps.size(), 1u) << "no worker, wait or driver may start without the head";
+  EXPECT_EQ(steps[0].argv.at(3), "head");
 }
 
 TEST(ScriptExitCodes, UnrenderableRequestRunsNothing) {

@@ -1,4 +1,4 @@
-// Golden files for the batch script and the submit body of four representative requests,
+// Golden files for the batch script and the submit body of five representative requests,
 // and shell checks (bash -n, shellcheck) of every rendered script.
 // Regenerate the golden files with TUNEPLANE_UPDATE_GOLDEN=1 and review the diff.
 #include <cstdlib>
@@ -123,6 +123,25 @@ LaunchRequest gpuHetRequest() {
   return r;
 }
 
+// A site that pins every Ray port (for its firewall) and turns the dashboard on: the jobs ask
+// for whole nodes, and no port is picked at run time.
+LaunchRequest gpuPinnedPortsRequest() {
+  LaunchRequest r = gpuSinglePoolRequest();
+  r.identity = {"job-pinned", 1, "tp-job-pinned-a1-7f3c9e"};
+  r.container_runtime = catalog::ContainerRuntime::kApptainer;
+  r.artifact = {"/shared/runtimes/llm-finetune-2.3.sif", catalog::ArtifactFormat::kSif, kSha};
+  r.ray.port = 6379;
+  r.ray.node_manager_port = 6800;
+  r.ray.object_manager_port = 6801;
+  r.ray.min_worker_port = 10002;
+  r.ray.max_worker_port = 10999;
+  r.ray.ray_client_server_port = 10001;
+  r.ray.dashboard_agent_listen_port = 52365;
+  r.ray.dashboard = true;
+  r.ray.dashboard_port = 8265;
+  return r;
+}
+
 struct GoldenCase {
   std::string name;
   LaunchRequest request;
@@ -136,7 +155,8 @@ std::vector<GoldenCase> goldenCases() {
   return {{"cpu_apptainer", cpuRequest(catalog::ContainerRuntime::kApptainer)},
           {"cpu_pyxis", cpuRequest(catalog::ContainerRuntime::kPyxis)},
           {"gpu_single_pool_2node", gpuSinglePoolRequest()},
-          {"gpu_het_h100_a100", gpuHetRequest()}};
+          {"gpu_het_h100_a100", gpuHetRequest()},
+          {"gpu_pinned_ports_apptainer", gpuPinnedPortsRequest()}};
 }
 
 bool updating() {

@@ -181,6 +181,26 @@ TEST(SubmitBody, PercentInLogPathsIsEscapedForSlurmPatterns) {
   EXPECT_EQ(schedulerLogPath("/l/", "p", ".err"), "/l/p.err");
 }
 
+TEST(SubmitBody, PinnedRayPortsAskForWholeNodes) {
+  LaunchRequest r = request(2);
+  EXPECT_FALSE(needsWholeNodes(r));  // no port pinned: jobs may share nodes
+  EXPECT_FALSE(buildSubmitBody(r, "s")["jobs"][0].contains("shared"));
+  EXPECT_THAT(renderBatchScript(r), ::testing::Not(HasSubstr("#SBATCH --exclusive")));
+  r.ray.port = 6379;
+  EXPECT_TRUE(needsWholeNodes(r));
+  const json body = buildSubmitBody(r, "s");
+  for (const auto& job : body["jobs"]) EXPECT_EQ(job["shared"], json::array({"none"}));
+  const std::string script = renderBatchScript(r);
+  std::size_t mirrored = 0;
+  for (auto at = script.find("#SBATCH --exclusive\n"); at != std::string::npos;
+       at = script.find("#SBATCH --exclusive\n", at + 1)) {
+    ++mirrored;
+  }
+  EXPECT_EQ(mirrored, 2u);  // one per component
+  r.uses_gpus = false;      // no Ray, so its ports do not matter
+  EXPECT_FALSE(needsWholeNodes(r));
+}
+
 TEST(SubmitBodySchema, CheckerRejectsWhatSlurmrestdWouldOnlyWarnAbout) {
   json body = buildSubmitBody(request(1), "#!/bin/bash\n");
   ASSERT_THAT(checker().check(body, kSubmitSchema), IsEmpty());
@@ -213,7 +233,7 @@ TEST(SubmitBodySchema, EveryGoldenBodyConforms) {
     ++bodies;
     EXPECT_THAT(checker().check(readJson(entry.path()), kSubmitSchema), IsEmpty()) << entry.path();
   }
-  EXPECT_GE(bodies, 4);
+  EXPECT_GE(bodies, 5);
 }
 
 TEST(SubmitBodySchema, BodiesWithEveryOptionalFieldConform) {
@@ -222,6 +242,7 @@ TEST(SubmitBodySchema, BodiesWithEveryOptionalFieldConform) {
     r.account = "a";
     r.qos = "q";
     r.components[0].scratch_mb = 10;
+    r.ray.port = 6379;  // shared: ["none"]
     const json body = buildSubmitBody(r, renderBatchScript(r));
     EXPECT_THAT(checker().check(body, kSubmitSchema), IsEmpty()) << pools << " pools";
   }
@@ -292,6 +313,7 @@ TEST(SubmitBodySchema, OurFieldNamesAppearInRealRequestsOrTheSchema) {
   r.account = "a";
   r.qos = "q";
   r.components[0].scratch_mb = 10;
+  r.ray.port = 6379;
   for (const json& body : {buildSubmitBody(r, "s"), buildSubmitBody(request(1), "s")}) {
     for (const auto& [key, value] : body.items()) {
       EXPECT_TRUE(known_top.count(key)) << key;

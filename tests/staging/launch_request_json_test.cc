@@ -59,6 +59,9 @@ TEST(LaunchRequestJsonTest, EveryFieldRoundTrips) {
   EXPECT_EQ(out->ray.object_manager_port, in.ray.object_manager_port);
   EXPECT_EQ(out->ray.min_worker_port, in.ray.min_worker_port);
   EXPECT_EQ(out->ray.max_worker_port, in.ray.max_worker_port);
+  EXPECT_EQ(out->ray.ray_client_server_port, in.ray.ray_client_server_port);
+  EXPECT_EQ(out->ray.dashboard_agent_listen_port, in.ray.dashboard_agent_listen_port);
+  EXPECT_EQ(out->ray.dashboard, in.ray.dashboard);
   EXPECT_EQ(out->ray.join_timeout_seconds, in.ray.join_timeout_seconds);
   EXPECT_EQ(out->ray.executable, in.ray.executable);
 }
@@ -80,6 +83,19 @@ TEST(LaunchRequestJsonTest, UnsetOptionalsAndPyxisRoundTrip) {
   EXPECT_EQ(out->artifact.format, catalog::ArtifactFormat::kSqsh);
 }
 
+TEST(LaunchRequestJsonTest, UnpinnedRayPortsRoundTripAsNull) {
+  launch::LaunchRequest in = testing::sampleRequest("/s/jobs/hello-0a1b2c3d/attempts/1");
+  in.ray = catalog::RayConfig{};
+  const auto json = launchRequestToJson(in);
+  EXPECT_TRUE(json["ray"]["port"].is_null());
+  EXPECT_TRUE(json["ray"]["min_worker_port"].is_null());
+  EXPECT_EQ(json["ray"]["dashboard"], false);
+  auto out = launchRequestFromJson(json);
+  ASSERT_TRUE(out) << out.error().describe();
+  EXPECT_FALSE(out->ray.pinsPorts());
+  EXPECT_FALSE(out->ray.dashboard);
+}
+
 TEST(LaunchRequestJsonTest, BadInputNamesTheField) {
   const auto good =
       launchRequestToJson(testing::sampleRequest("/s/jobs/hello-0a1b2c3d/attempts/1"));
@@ -94,6 +110,8 @@ TEST(LaunchRequestJsonTest, BadInputNamesTheField) {
       {nlohmann::json::json_pointer("/environment/0/value"), 7, "launch.environment[0].value"},
       {nlohmann::json::json_pointer("/version"), 99, "launch.version"},
       {nlohmann::json::json_pointer("/ray"), nlohmann::json::array(), "launch.ray"},
+      {nlohmann::json::json_pointer("/ray/port"), "6379", "launch.ray.port"},
+      {nlohmann::json::json_pointer("/ray/dashboard"), nullptr, "launch.ray.dashboard"},
   };
   for (const auto& c : cases) {
     auto bad = good;

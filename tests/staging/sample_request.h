@@ -46,11 +46,14 @@ inline launch::LaunchRequest sampleRequest(const std::string& attempt_dir) {
   r.account = "ml";
   r.qos = "high";
   r.ray.port = 7000;
+  r.ray.dashboard = true;
   r.ray.dashboard_port = 7001;
   r.ray.node_manager_port = 7002;
   r.ray.object_manager_port = 7003;
   r.ray.min_worker_port = 11000;
   r.ray.max_worker_port = 11999;
+  r.ray.ray_client_server_port = 7004;
+  r.ray.dashboard_agent_listen_port = 7005;
   r.ray.join_timeout_seconds = 42;
   r.ray.executable = "/opt/ray/bin/ray";
   return r;

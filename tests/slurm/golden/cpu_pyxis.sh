@@ -22,7 +22,7 @@ set -euo pipefail
 # Exit codes of this script itself (any other code is the entrypoint's own):
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
-#   68 no usable IP address for the Ray head
+#   68 no usable IP address for the Ray head        69 the Ray head did not start
 
 # Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this
 # script ends by itself (not when a signal kills it). Written whole or not at all.

@@ -23,7 +23,7 @@ set -euo pipefail
 # Exit codes of this script itself (any other code is the entrypoint's own):
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
-#   68 no usable IP address for the Ray head
+#   68 no usable IP address for the Ray head        69 the Ray head did not start
 
 # Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this
 # script ends by itself (not when a signal kills it). Written whole or not at all.
@@ -108,7 +108,20 @@ if [[ -z $tp_head_ip ]]; then
   echo "tuneplane: no IP address found for the Ray head node $tp_head_node" >&2
   exit 68
 fi
-tp_ray_address="$tp_head_ip:6379"
+
+# Only this job's steps know the cluster's token, made here at run time and passed on in the
+# steps' environment (never in an argument, a file or the log): Ray 2.52 and later refuse a
+# node or a driver without it (RAY_AUTH_MODE=token). The head's address comes back through a
+# node-local private directory.
+tp_ray_token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n') || true
+if [[ ${#tp_ray_token} -ne 32 ]]; then
+  echo "tuneplane: could not read 16 random bytes for the Ray cluster's token" >&2
+  exit 69
+fi
+tp_ray_run_dir=$(mktemp -d) || {
+  echo "tuneplane: could not make a private directory for the Ray head's address" >&2
+  exit 69
+}
 
 # Background steps (head, workers) are stopped when this script ends, however it ends
 # (the EXIT trap of the prologue calls tp_stop_background).
@@ -118,19 +131,109 @@ tp_stop_background() {
   for pid in "${tp_background_pids[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
+  rm -rf -- "$tp_ray_run_dir"
 }
 
-# Head: first node of component 0 (trainers).
+# The cluster's token, for each Ray step: exported only in the step's subshell.
+tp_export_ray_env() {
+  export RAY_AUTH_MODE=token
+  export RAY_AUTH_TOKEN="$tp_ray_token"
+}
+
+# Starts Ray on one node: python3 -c PROGRAM head|worker [FLAG...] -- RAY ARG...
+# Each FLAG gets a port found free on that node just before Ray starts; the head
+# prints its address once Ray has written it into its own temporary directory.
+tp_ray_node_program='import importlib.util, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
+role = sys.argv[1]
+split = sys.argv.index("--")
+flags, ray = sys.argv[2:split], sys.argv[split + 1:]
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("", 0))
+        return probe.getsockname()[1]
+
+
+args = list(ray)
+for flag in flags:
+    if flag == "--ray-client-server-port" and importlib.util.find_spec("grpc") is None:
+        continue
+    args.append(flag + "=" + str(free_port()))
+temp_dir = tempfile.mkdtemp(prefix="tp-ray-") if role == "head" else None
+if temp_dir:
+    args.append("--temp-dir=" + temp_dir)
+try:
+    child = subprocess.Popen(args, stdout=sys.stderr)
+except OSError as error:
+    print("tuneplane: cannot run", " ".join(ray[:1]), "-", error, file=sys.stderr)
+    sys.exit(127)
+for signum in (signal.SIGTERM, signal.SIGINT):
+    signal.signal(signum, lambda number, frame: child.send_signal(number))
+while temp_dir and child.poll() is None:
+    try:
+        with open(os.path.join(temp_dir, "ray_current_cluster")) as reported:
+            address = reported.read().strip()
+    except OSError:
+        address = ""
+    if re.fullmatch(r"\S+:[0-9]+", address):
+        print(address, flush=True)
+        break
+    time.sleep(0.2)
+code = child.wait()
+if temp_dir:
+    shutil.rmtree(temp_dir, ignore_errors=True)
+sys.exit(code if code >= 0 else 128 - code)
+'
+
+# Head: first node of component 0 (trainers). Its GCS port is Ray's free choice
+# (--port=0).
 (
   tp_export_job_env
+  tp_export_ray_env
   exec "$tp_srun" --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR' \
-    -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=6379 --dashboard-port=8265 --node-manager-port=6800 --object-manager-port=6801 --min-worker-port=10002 --max-worker-port=10999 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
+    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    -- python3 -c "$tp_ray_node_program" head --ray-client-server-port --dashboard-agent-listen-port -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=0 --include-dashboard=false --min-worker-port=0 --max-worker-port=0 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
+) >"$tp_ray_run_dir/head-address" &
+tp_head_pid=$!
+tp_background_pids+=("$tp_head_pid")
+
+# The head's address, as its launcher printed it once Ray had started. A step that ends
+# without one stops the wait at once.
+tp_ray_address=""
+tp_read_head_address() {
+  local line=""
+  { IFS= read -r line <"$tp_ray_run_dir/head-address"; } 2>/dev/null || return 1
+  [[ $line =~ ^[^[:space:]]+:[0-9]+$ ]] || return 1
+  tp_ray_address=$line
+}
+tp_head_deadline=$((SECONDS + 300))
+until tp_read_head_address; do
+  if ! kill -0 "$tp_head_pid" 2>/dev/null; then
+    tp_read_head_address && break
+    echo "tuneplane: the Ray head stopped before it reported its address" >&2
+    exit 69
+  fi
+  if ((SECONDS >= tp_head_deadline)); then
+    echo "tuneplane: the Ray head reported no address within 300 s" >&2
+    exit 69
+  fi
+  sleep 1
+done
+echo "tuneplane: the Ray head is up at $tp_ray_address"
+
+# Workers: 1 node(s) of component 0 (trainers).
+(
+  tp_export_job_env
+  tp_export_ray_env
+  exec "$tp_srun" --nodes=1 --ntasks=1 --ntasks-per-node=1 --cpus-per-task=96 --exclude="$tp_head_node" \
+    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    -- python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
 ) &
 tp_background_pids+=("$!")
 
 # Polls the head until N nodes are alive, at most TIMEOUT s: python3 -c PROGRAM ADDRESS
-# N TIMEOUT. Workers start only once the head answers, so none gives up early.
+# N TIMEOUT.
 tp_wait_program='import sys, time
 import ray
 address, want, timeout = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
@@ -146,40 +249,21 @@ while True:
     if alive >= want:
         sys.exit(0)
     if time.monotonic() >= deadline:
-        print("tuneplane:", alive, "of", want, "Ray nodes joined", address, "in", timeout, "s",
-              file=sys.stderr)
+        print("tuneplane:", alive, "of", want, "Ray nodes had joined", address, "after", timeout,
+              "s", file=sys.stderr)
         sys.exit(1)
-    time.sleep(2)
+    time.sleep(1)
 '
-
-# Wait for the head.
-if ! (
-  tp_export_job_env
-  exec "$tp_srun" --overlap --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR' \
-    -- python3 -c "$tp_wait_program" "$tp_ray_address" 1 300
-); then
-  echo "tuneplane: the head did not join Ray at $tp_ray_address within 300 s" >&2
-  exit 67
-fi
-
-# Workers: 1 node(s) of component 0 (trainers).
-(
-  tp_export_job_env
-  exec "$tp_srun" --nodes=1 --ntasks=1 --ntasks-per-node=1 --cpus-per-task=96 --exclude="$tp_head_node" \
-    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR' \
-    -- 'ray' start --address="$tp_ray_address" --node-manager-port=6800 --object-manager-port=6801 --min-worker-port=10002 --max-worker-port=10999 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
-) &
-tp_background_pids+=("$!")
 
 # Wait until all 2 nodes joined.
 if ! (
   tp_export_job_env
+  tp_export_ray_env
   exec "$tp_srun" --overlap --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR' \
+    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
     -- python3 -c "$tp_wait_program" "$tp_ray_address" 2 300
 ); then
-  echo "tuneplane: not all 2 nodes did not join Ray at $tp_ray_address within 300 s" >&2
+  echo "tuneplane: the Ray cluster at $tp_ray_address did not reach 2 nodes within 300 s" >&2
   exit 67
 fi
 
@@ -188,9 +272,10 @@ fi
 tp_driver_status=0
 (
   tp_export_job_env
+  tp_export_ray_env
   export RAY_ADDRESS="$tp_ray_address"
   exec "$tp_srun" --overlap --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_ADDRESS' \
+    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN,RAY_ADDRESS' \
     -- 'python3' '-m' 'tuneplane_llm.finetune' '--config' '/tuneplane/attempt/job.json'
 ) || tp_driver_status=$?
 exit "$tp_driver_status"

@@ -1,31 +1,14 @@
-// TEMPORARY: the functions of store/phases.h, for the control tests while src/store has no
-// implementation on this branch. tests/CMakeLists.txt compiles this file only when
-// src/store/phases.cc does not exist; delete it once the store is merged.
+#include "store/phases.h"
+
 #include <array>
 #include <utility>
-
-#include "store/phases.h"
 
 namespace tuneplane::store {
 namespace {
 
-template <typename E, size_t N>
-std::string_view nameOf(const std::array<std::pair<E, std::string_view>, N>& names, E value) {
-  for (const auto& [e, name] : names) {
-    if (e == value) return name;
-  }
-  return "?";
-}
-template <typename E, size_t N>
-std::optional<E> parse(const std::array<std::pair<E, std::string_view>, N>& names,
-                       std::string_view text) {
-  for (const auto& [e, name] : names) {
-    if (name == text) return e;
-  }
-  return std::nullopt;
-}
-
-constexpr std::array<std::pair<JobPhase, std::string_view>, 13> kJob = {{
+// One table per enum: the stored string of every value. Adding a value means adding a row;
+// the tests check that every value has exactly one string and parses back to itself.
+constexpr std::array<std::pair<JobPhase, std::string_view>, 13> kJobPhases{{
     {JobPhase::kPending, "Pending"},
     {JobPhase::kStaging, "Staging"},
     {JobPhase::kSubmitting, "Submitting"},
@@ -40,7 +23,8 @@ constexpr std::array<std::pair<JobPhase, std::string_view>, 13> kJob = {{
     {JobPhase::kFailed, "Failed"},
     {JobPhase::kCancelled, "Cancelled"},
 }};
-constexpr std::array<std::pair<AttemptPhase, std::string_view>, 13> kAttempt = {{
+
+constexpr std::array<std::pair<AttemptPhase, std::string_view>, 13> kAttemptPhases{{
     {AttemptPhase::kStaging, "Staging"},
     {AttemptPhase::kSubmitting, "Submitting"},
     {AttemptPhase::kSubmitUnknown, "SubmitUnknown"},
@@ -55,7 +39,8 @@ constexpr std::array<std::pair<AttemptPhase, std::string_view>, 13> kAttempt = {
     {AttemptPhase::kCancelled, "Cancelled"},
     {AttemptPhase::kAbandoned, "Abandoned"},
 }};
-constexpr std::array<std::pair<EndCause, std::string_view>, 8> kCause = {{
+
+constexpr std::array<std::pair<EndCause, std::string_view>, 8> kEndCauses{{
     {EndCause::kNone, "none"},
     {EndCause::kUser, "user"},
     {EndCause::kInfrastructure, "infrastructure"},
@@ -66,33 +51,53 @@ constexpr std::array<std::pair<EndCause, std::string_view>, 8> kCause = {{
     {EndCause::kUnobserved, "unobserved"},
 }};
 
+template <typename Enum, std::size_t N>
+std::string_view nameOf(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum value) {
+  for (const auto& [v, name] : table) {
+    if (v == value) return name;
+  }
+  return "?";  // unreachable while every enumerator has a row
+}
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> valueOf(const std::array<std::pair<Enum, std::string_view>, N>& table,
+                            std::string_view text) {
+  for (const auto& [v, name] : table) {
+    if (name == text) return v;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool isTerminal(JobPhase phase) {
   return phase == JobPhase::kSucceeded || phase == JobPhase::kFailed ||
          phase == JobPhase::kCancelled;
 }
+
 bool isTerminal(AttemptPhase phase) {
   return phase == AttemptPhase::kSucceeded || phase == AttemptPhase::kFailed ||
          phase == AttemptPhase::kCancelled || phase == AttemptPhase::kAbandoned;
 }
+
 std::string_view toString(JobPhase phase) {
-  return nameOf(kJob, phase);
+  return nameOf(kJobPhases, phase);
 }
 std::string_view toString(AttemptPhase phase) {
-  return nameOf(kAttempt, phase);
+  return nameOf(kAttemptPhases, phase);
 }
 std::string_view toString(EndCause cause) {
-  return nameOf(kCause, cause);
+  return nameOf(kEndCauses, cause);
 }
+
 std::optional<JobPhase> parseJobPhase(std::string_view text) {
-  return parse(kJob, text);
+  return valueOf(kJobPhases, text);
 }
 std::optional<AttemptPhase> parseAttemptPhase(std::string_view text) {
-  return parse(kAttempt, text);
+  return valueOf(kAttemptPhases, text);
 }
 std::optional<EndCause> parseEndCause(std::string_view text) {
-  return parse(kCause, text);
+  return valueOf(kEndCauses, text);
 }
 
 }  // namespace tuneplane::store

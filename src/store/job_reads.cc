@@ -1,0 +1,250 @@
+#include "store/job_reads.h"
+
+#include <unordered_map>
+#include <utility>
+
+#include "store/continue_token.h"
+#include "store/record_rows.h"
+
+namespace tuneplane::store {
+namespace {
+
+// SQL texts are built once (they are the statement cache's keys).
+const std::string& jobByIdSql() {
+  static const std::string sql =
+      std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.id = ?1";
+  return sql;
+}
+
+const std::string& attemptsOfJobSql() {
+  static const std::string sql = std::string("SELECT ") + kAttemptColumns + ", " +
+                                 kComponentColumns +
+                                 " FROM attempts a LEFT JOIN components c"
+                                 " ON c.job_id = a.job_id AND c.attempt = a.number"
+                                 " WHERE a.job_id = ?1 ORDER BY a.number, c.idx";
+  return sql;
+}
+
+constexpr const char* kLabelsOfJobSql = "SELECT key, value FROM job_labels WHERE job_id = ?1";
+
+Status readLabels(Connection& connection, const std::string& job_id,
+                  std::map<std::string, std::string>& labels) {
+  auto q = connection.query(kLabelsOfJobSql);
+  if (!q) return fail(q.error());
+  q->bind(1, job_id);
+  return q->forEachRow([&](Query& row) {
+    labels.emplace(row.text(0), row.text(1));
+    return ok();
+  });
+}
+
+// Reads rows of (attempt columns, component columns) ordered by job, attempt number and
+// component index, and hands each finished attempt, with its components, to `sink`.
+template <typename Sink>
+Status readAttemptRows(Query& q, Sink&& sink) {
+  std::optional<AttemptRecord> current;
+  auto rows = q.forEachRow([&](Query& row) -> Status {
+    const bool same = current && current->job_id == row.text(0) &&
+                      current->number == static_cast<int>(row.integer(1));
+    if (!same) {
+      if (current) sink(std::move(*current));
+      auto attempt = readAttempt(row, 0);
+      if (!attempt) return fail(attempt.error());
+      current = std::move(*attempt);
+    }
+    if (!row.isNull(kAttemptColumnCount)) {  // LEFT JOIN: an attempt without components
+      auto component = readComponent(row, kAttemptColumnCount);
+      if (!component) return fail(component.error());
+      current->components.push_back(std::move(*component));
+    }
+    return ok();
+  });
+  if (!rows) return rows;
+  if (current) sink(std::move(*current));
+  return ok();
+}
+
+}  // namespace
+
+// The three active-jobs queries walk jobs_active and look each job's rows up by primary key
+// (CROSS JOIN fixes that loop order), so their cost follows the number of active jobs, not
+// the size of the history.
+const std::string& activeLabelsSql() {
+  static const std::string sql =
+      std::string("SELECT l.job_id, l.key, l.value FROM jobs j CROSS JOIN job_labels l") +
+      " ON l.job_id = j.id WHERE " + kActiveJobsCondition + " ORDER BY j.created_ms, j.id";
+  return sql;
+}
+
+const std::string& activeAttemptsSql() {
+  static const std::string sql =
+      std::string("SELECT ") + kAttemptColumns + ", " + kComponentColumns +
+      " FROM jobs j CROSS JOIN attempts a ON a.job_id = j.id LEFT JOIN components c"
+      " ON c.job_id = a.job_id AND c.attempt = a.number WHERE " +
+      kActiveJobsCondition + " ORDER BY j.created_ms, j.id, a.number, c.idx";
+  return sql;
+}
+
+const std::string& activeJobsSql() {
+  static const std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE " +
+                                 kActiveJobsCondition + " ORDER BY j.created_ms, j.id";
+  return sql;
+}
+
+std::string listJobsSql(const JobQuery& query, bool after) {
+  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE 1";
+  if (query.owner) sql += " AND j.owner = :owner";
+  if (query.phase) sql += " AND j.phase = :phase";
+  if (query.name) sql += " AND j.name = :name";
+  if (query.label) {
+    sql +=
+        " AND j.id IN (SELECT job_id FROM job_labels WHERE key = :label_key"
+        " AND value = :label_value)";
+  }
+  if (after) sql += " AND (j.created_ms, j.id) < (:after_created, :after_id)";
+  sql += " ORDER BY j.created_ms DESC, j.id DESC LIMIT :limit";
+  return sql;
+}
+
+Result<std::optional<JobView>> readJobView(Connection& connection, const std::string& id) {
+  JobView view;
+  {
+    auto q = connection.query(jobByIdSql());
+    if (!q) return fail(q.error());
+    q->bind(1, id);
+    auto row = q->step();
+    if (!row) return fail(row.error());
+    if (!*row) return std::optional<JobView>();
+    auto job = readJob(*q, 0);
+    if (!job) return fail(job.error());
+    view.job = std::move(*job);
+  }
+  if (auto labels = readLabels(connection, id, view.job.labels); !labels) {
+    return fail(labels.error());
+  }
+  auto q = connection.query(attemptsOfJobSql());
+  if (!q) return fail(q.error());
+  q->bind(1, id);
+  auto attempts =
+      readAttemptRows(*q, [&](AttemptRecord&& a) { view.attempts.push_back(std::move(a)); });
+  if (!attempts) return fail(attempts.error());
+  return std::optional<JobView>(std::move(view));
+}
+
+Result<std::vector<JobView>> readActiveJobs(Connection& connection) {
+  std::vector<JobView> views;
+  std::unordered_map<std::string, std::size_t> position;
+  {
+    auto q = connection.query(activeJobsSql());
+    if (!q) return fail(q.error());
+    auto jobs = q->forEachRow([&](Query& row) -> Status {
+      auto job = readJob(row, 0);
+      if (!job) return fail(job.error());
+      position.emplace(job->id, views.size());
+      views.push_back(JobView{std::move(*job), {}});
+      return ok();
+    });
+    if (!jobs) return fail(jobs.error());
+  }
+  {
+    auto q = connection.query(activeLabelsSql());
+    if (!q) return fail(q.error());
+    auto labels = q->forEachRow([&](Query& row) {
+      const auto found = position.find(row.text(0));
+      if (found != position.end()) {
+        views[found->second].job.labels.emplace(row.text(1), row.text(2));
+      }
+      return ok();
+    });
+    if (!labels) return fail(labels.error());
+  }
+  auto q = connection.query(activeAttemptsSql());
+  if (!q) return fail(q.error());
+  auto attempts = readAttemptRows(*q, [&](AttemptRecord&& a) {
+    const auto found = position.find(a.job_id);
+    if (found != position.end()) views[found->second].attempts.push_back(std::move(a));
+  });
+  if (!attempts) return fail(attempts.error());
+  return views;
+}
+
+Result<JobPage> readJobPage(Connection& connection, const JobQuery& query) {
+  if (query.limit < kMinListLimit || query.limit > kMaxListLimit) {
+    return fail("store.bad_limit", "limit",
+                "limit must be between " + std::to_string(kMinListLimit) + " and " +
+                    std::to_string(kMaxListLimit) + ", not " + std::to_string(query.limit));
+  }
+  std::optional<ListPosition> after;
+  if (!query.continue_token.empty()) {
+    auto decoded = decodeContinue(query.continue_token, query);
+    if (!decoded) return fail(decoded.error());
+    after = std::move(*decoded);
+  }
+
+  JobPage page;
+  {
+    auto q = connection.query(listJobsSql(query, after.has_value()));
+    if (!q) return fail(q.error());
+    if (query.owner) q->bind(":owner", *query.owner);
+    if (query.phase) q->bind(":phase", toString(*query.phase));
+    if (query.name) q->bind(":name", *query.name);
+    if (query.label) q->bind(":label_key", query.label->first);
+    if (query.label) q->bind(":label_value", query.label->second);
+    if (after) q->bind(":after_created", after->created_ms).bind(":after_id", after->id);
+    q->bind(":limit", int64_t{query.limit} + 1);  // one more tells whether a next page exists
+    auto rows = q->forEachRow([&](Query& row) -> Status {
+      if (static_cast<int>(page.jobs.size()) == query.limit) {
+        // The extra row: a next page exists; it starts after the last job of this one.
+        const JobRecord& last = page.jobs.back();
+        page.continue_token = encodeContinue({last.created_ms, last.id}, query);
+        return ok();
+      }
+      auto job = readJob(row, 0);
+      if (!job) return fail(job.error());
+      page.jobs.push_back(std::move(*job));
+      return ok();
+    });
+    if (!rows) return fail(rows.error());
+  }
+  for (JobRecord& job : page.jobs) {
+    if (auto labels = readLabels(connection, job.id, job.labels); !labels) {
+      return fail(labels.error());
+    }
+  }
+  return page;
+}
+
+Result<std::vector<EventRecord>> readEvents(Connection& connection, const std::string& job_id) {
+  static const std::string sql =
+      std::string("SELECT ") + kEventColumns + " FROM events WHERE job_id = ?1 ORDER BY seq";
+  auto q = connection.query(sql);
+  if (!q) return fail(q.error());
+  q->bind(1, job_id);
+  std::vector<EventRecord> events;
+  auto rows = q->forEachRow([&](Query& row) {
+    events.push_back(readEvent(row));
+    return ok();
+  });
+  if (!rows) return fail(rows.error());
+  return events;
+}
+
+Result<std::map<JobPhase, int64_t>> readPhaseCounts(Connection& connection) {
+  auto q = connection.query("SELECT phase, count(*) FROM jobs GROUP BY phase");
+  if (!q) return fail(q.error());
+  std::map<JobPhase, int64_t> counts;
+  auto rows = q->forEachRow([&](Query& row) -> Status {
+    const std::string text = row.text(0);
+    const auto phase = parseJobPhase(text);
+    if (!phase) {
+      return fail("store.corrupt", "jobs.phase",
+                  "stored phase \"" + text + "\" is not one this TunePlane knows");
+    }
+    counts[*phase] = row.integer(1);
+    return ok();
+  });
+  if (!rows) return fail(rows.error());
+  return counts;
+}
+
+}  // namespace tuneplane::store

@@ -1,0 +1,120 @@
+// The schema's history. Each entry is frozen once released: a database written by any
+// earlier build reaches today's schema by running the entries after its version, in order.
+// To change the schema, append a migration (and a row in tests/store/migrations_test.cc
+// that builds a database of the version before it and checks it survives).
+#include <array>
+
+#include "store/schema.h"
+
+namespace tuneplane::store {
+namespace {
+
+// Version 1. Tables:
+//   jobs        one row per job: the spec as submitted, the phase the reconciler last set,
+//               the cancel request (written only by requestCancel)
+//   job_labels  metadata.labels, one row per key, for the label=key=value filter
+//   attempts    one row per attempt; submit_token is UNIQUE (the lost-receipt search key);
+//               the abandon_* columns are written only by requestAbandon
+//   components  one row per het component of an attempt, as Slurm last reported it
+//               (state: Slurm's job_state list as a JSON array)
+//   events      the transition log; seq is AUTOINCREMENT, so it only ever grows
+// Indexes: listing newest first (alone, or by owner, phase or name), active jobs (a partial
+// index over the non-terminal phases), label pairs, events by job.
+constexpr const char* kVersion1 = R"sql(
+CREATE TABLE jobs (
+  id                  TEXT NOT NULL PRIMARY KEY,
+  name                TEXT NOT NULL,
+  owner               TEXT NOT NULL,
+  spec                TEXT NOT NULL,
+  phase               TEXT NOT NULL,
+  reason              TEXT NOT NULL,
+  created_ms          INTEGER NOT NULL,
+  updated_ms          INTEGER NOT NULL,
+  next_attempt_ms     INTEGER NOT NULL,
+  cancel_requested    INTEGER NOT NULL DEFAULT 0 CHECK (cancel_requested IN (0, 1)),
+  cancel_requested_by TEXT NOT NULL DEFAULT ''
+) STRICT;
+CREATE INDEX jobs_newest ON jobs (created_ms, id);
+CREATE INDEX jobs_by_owner ON jobs (owner, created_ms, id);
+CREATE INDEX jobs_by_phase ON jobs (phase, created_ms, id);
+CREATE INDEX jobs_by_name ON jobs (name, created_ms, id);
+CREATE INDEX jobs_active ON jobs (created_ms, id)
+  WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled');
+
+CREATE TABLE job_labels (
+  job_id TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  key    TEXT NOT NULL,
+  value  TEXT NOT NULL,
+  PRIMARY KEY (job_id, key)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX job_labels_by_pair ON job_labels (key, value);
+
+CREATE TABLE attempts (
+  job_id            TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  number            INTEGER NOT NULL CHECK (number >= 1),
+  phase             TEXT NOT NULL,
+  reason            TEXT NOT NULL,
+  cause             TEXT NOT NULL,
+  submit_token      TEXT NOT NULL UNIQUE CHECK (submit_token <> ''),
+  staging_dir       TEXT NOT NULL,
+  slurm_job_id      INTEGER NOT NULL,
+  created_ms        INTEGER NOT NULL,
+  submitted_ms      INTEGER NOT NULL,
+  ended_ms          INTEGER NOT NULL,
+  lookups           INTEGER NOT NULL,
+  next_lookup_ms    INTEGER NOT NULL,
+  missing_polls     INTEGER NOT NULL,
+  abandon_requested INTEGER NOT NULL DEFAULT 0 CHECK (abandon_requested IN (0, 1)),
+  abandoned_by      TEXT NOT NULL DEFAULT '',
+  abandon_reason    TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (job_id, number)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE components (
+  job_id       TEXT NOT NULL,
+  attempt      INTEGER NOT NULL,
+  idx          INTEGER NOT NULL CHECK (idx >= 0),
+  pool         TEXT NOT NULL,
+  slurm_job_id INTEGER NOT NULL,
+  sluid        TEXT NOT NULL,
+  state        TEXT NOT NULL,
+  reason       TEXT NOT NULL,
+  exit_code    INTEGER,
+  signal       INTEGER,
+  nodes        TEXT NOT NULL,
+  start_time   INTEGER NOT NULL,
+  end_time     INTEGER NOT NULL,
+  PRIMARY KEY (job_id, attempt, idx),
+  FOREIGN KEY (job_id, attempt) REFERENCES attempts (job_id, number) ON DELETE CASCADE
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE events (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  job_id     TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  attempt    INTEGER NOT NULL,
+  time_ms    INTEGER NOT NULL,
+  from_phase TEXT NOT NULL,
+  to_phase   TEXT NOT NULL,
+  reason     TEXT NOT NULL,
+  actor      TEXT NOT NULL
+) STRICT;
+CREATE INDEX events_by_job ON events (job_id, seq);
+
+PRAGMA application_id = 1414556782;
+)sql";
+
+Status toVersion1(Connection& connection) {
+  return connection.exec(kVersion1);
+}
+
+constexpr std::array<Migration, 1> kMigrations{{
+    {1, "jobs, labels, attempts, components, events", &toVersion1},
+}};
+
+}  // namespace
+
+std::span<const Migration> knownMigrations() {
+  return kMigrations;
+}
+
+}  // namespace tuneplane::store

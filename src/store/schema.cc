@@ -1,0 +1,98 @@
+#include "store/schema.h"
+
+#include <string>
+
+namespace tuneplane::store {
+
+namespace {
+
+// Errors met while inspecting say which file and that it was left alone.
+Error refusal(Error error, const std::string& path) {
+  if (error.code == "store.corrupt") {
+    error.message = "the database " + path +
+                    " is not a SQLite database or is damaged; it was left as it is "
+                    "(restore it from a backup, or move it away to start empty). " +
+                    error.message;
+  }
+  error.field = "db";
+  return error;
+}
+
+}  // namespace
+
+int currentSchemaVersion() {
+  return knownMigrations().back().to_version;
+}
+
+Result<int> inspectDatabase(Connection& connection, std::span<const Migration> known) {
+  const std::string& path = connection.path();
+  // The first read parses the file header: garbage fails here with SQLITE_NOTADB.
+  auto version = connection.queryInteger("PRAGMA user_version");
+  if (!version) return fail(refusal(version.error(), path));
+  auto application = connection.queryInteger("PRAGMA application_id");
+  if (!application) return fail(refusal(application.error(), path));
+  auto objects = connection.queryInteger("SELECT count(*) FROM sqlite_schema");
+  if (!objects) return fail(refusal(objects.error(), path));
+
+  if (*version == 0 && *application == 0 && *objects == 0) return 0;  // new and empty
+  if (*application != kApplicationId) {
+    return fail("store.not_tuneplane", "db",
+                "the database " + path + " was not made by TunePlane (its application_id is " +
+                    std::to_string(*application) + "); it was left as it is");
+  }
+  const int latest = known.empty() ? 0 : known.back().to_version;
+  if (*version > latest) {
+    return fail("store.newer_version", "db",
+                "the database " + path + " has schema version " + std::to_string(*version) +
+                    ", newer than the newest this TunePlane knows (" + std::to_string(latest) +
+                    "); it was left as it is: run the TunePlane that wrote it, or a newer one");
+  }
+  // Reads every page of every table and index: finds truncation and torn pages before
+  // anything is built on them. Linear in the file's size, once per start.
+  auto check = connection.queryText("PRAGMA quick_check(1)");
+  if (!check) return fail(refusal(check.error(), path));
+  if (*check != "ok") {
+    return fail(refusal(Error{"store.corrupt", "", "quick_check: " + *check}, path));
+  }
+  return static_cast<int>(*version);
+}
+
+Status migrate(Connection& connection, std::span<const Migration> known) {
+  auto transaction = Transaction::begin(connection, Transaction::Kind::kWrite);
+  if (!transaction) return fail(transaction.error());
+  // Read again under the write lock: another process may have migrated meanwhile.
+  auto version = connection.queryInteger("PRAGMA user_version");
+  if (!version) return fail(version.error());
+  const int latest = known.empty() ? 0 : known.back().to_version;
+  if (*version >= latest) return transaction->commit();
+
+  for (const Migration& step : known) {
+    if (step.to_version <= *version) continue;
+    if (auto applied = step.apply(connection); !applied) {
+      Error error = applied.error();
+      error.message = "migrating the database to schema version " +
+                      std::to_string(step.to_version) + " (" + std::string(step.summary) +
+                      ") failed; it was left at version " + std::to_string(*version) + ": " +
+                      error.message;
+      return fail(std::move(error));
+    }
+  }
+  {
+    auto violations = connection.query("PRAGMA foreign_key_check");
+    if (!violations) return fail(violations.error());
+    auto row = violations->step();
+    if (!row) return fail(row.error());
+    if (*row) {
+      return fail("store.constraint", "db",
+                  "migrating to schema version " + std::to_string(latest) + " left a row in " +
+                      violations->text(0) + " that refers to nothing; nothing was changed");
+    }
+  }
+  // user_version is part of the transaction, so the number moves with the tables.
+  if (auto set = connection.exec("PRAGMA user_version = " + std::to_string(latest)); !set) {
+    return fail(set.error());
+  }
+  return transaction->commit();
+}
+
+}  // namespace tuneplane::store

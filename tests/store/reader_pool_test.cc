@@ -1,0 +1,84 @@
+// The reader pool reuses its connections, never opens more than its maximum, and makes a
+// caller beyond the maximum wait until a lease ends (bounded: the holder lets go).
+#include "store/reader_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "store_fixtures.h"
+
+namespace tuneplane::store {
+namespace {
+
+using namespace tuneplane::store::testing;
+
+class ReaderPoolTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = dir_.file("pool.db");
+    ASSERT_NE(openOrDie(path_), nullptr);  // creates the schema
+  }
+  tuneplane::testing::TempDir dir_;
+  std::string path_;
+};
+
+TEST_F(ReaderPoolTest, ReusesConnectionsUpToItsMaximum) {
+  ReaderPool pool(path_, 2, 1000);
+  Connection* first = nullptr;
+  {
+    auto a = pool.acquire();
+    ASSERT_TRUE(a);
+    first = &a->connection();
+  }
+  {
+    auto again = pool.acquire();
+    ASSERT_TRUE(again);
+    EXPECT_EQ(&again->connection(), first);  // the same connection, statements cached
+    auto second = pool.acquire();
+    ASSERT_TRUE(second);
+    EXPECT_NE(&second->connection(), first);
+  }
+  EXPECT_EQ(pool.openConnections(), 2);
+}
+
+TEST_F(ReaderPoolTest, ConnectionsAreReadOnly) {
+  ReaderPool pool(path_, 1, 1000);
+  auto lease = pool.acquire();
+  ASSERT_TRUE(lease);
+  EXPECT_TRUE(lease->connection().queryInteger("SELECT count(*) FROM jobs"));
+  EXPECT_FALSE(lease->connection().exec("DELETE FROM jobs"));
+}
+
+TEST_F(ReaderPoolTest, ACallerBeyondTheMaximumWaitsForALease) {
+  ReaderPool pool(path_, 1, 1000);
+  auto held = std::make_optional(pool.acquire());
+  ASSERT_TRUE(*held);
+  std::atomic<bool> acquired{false};
+  std::thread waiter([&] {
+    auto lease = pool.acquire();
+    acquired = lease.has_value();
+  });
+  // The waiter cannot get a connection while the only one is held...
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(acquired.load());
+  held.reset();  // ...and gets it once the lease ends.
+  waiter.join();
+  EXPECT_TRUE(acquired.load());
+  EXPECT_EQ(pool.openConnections(), 1);
+}
+
+TEST_F(ReaderPoolTest, AFailedOpenGivesItsPlaceBack) {
+  ReaderPool pool(dir_.file("missing/dir.db"), 1, 1000);
+  for (int i = 0; i < 3; ++i) {
+    auto lease = pool.acquire();  // would block forever if a failed open kept its slot
+    ASSERT_FALSE(lease);
+    EXPECT_EQ(lease.error().code, "store.io");
+  }
+  EXPECT_EQ(pool.openConnections(), 0);
+}
+
+}  // namespace
+}  // namespace tuneplane::store
