@@ -88,7 +88,8 @@ struct ArtifactVerifier::Impl {
 
   // Streams the open file through SHA-256. The identity is taken from fstat on the same fd
   // before and after reading, so a file changed while being hashed is not cached.
-  Result<std::string> hashFd(int fd, const std::string& path, std::string_view field) {
+  Result<std::string> hashFd(int fd, const std::string& path, std::string_view field,
+                             uint64_t total, const Progress& progress) {
     ++full_reads;
 #ifdef POSIX_FADV_SEQUENTIAL
     ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);  // a hint; failure changes nothing
@@ -98,6 +99,7 @@ struct ArtifactVerifier::Impl {
       return fail("artifact.unreadable", std::string(field), "cannot initialise SHA-256");
     }
     std::vector<unsigned char> buffer(kChunkBytes);
+    uint64_t done = 0;
     for (;;) {
       const ssize_t n = ::read(fd, buffer.data(), buffer.size());
       if (n == 0) break;
@@ -107,6 +109,8 @@ struct ArtifactVerifier::Impl {
                     path + ": read failed: " + std::strerror(errno));
       }
       EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<std::size_t>(n));
+      done += static_cast<uint64_t>(n);
+      if (progress) progress(done, total);
     }
     unsigned char digest[EVP_MAX_MD_SIZE];
     unsigned len = 0;
@@ -114,7 +118,8 @@ struct ArtifactVerifier::Impl {
     return hex(digest, len);
   }
 
-  Result<std::string> digestOf(const std::string& path, std::string_view field) {
+  Result<std::string> digestOf(const std::string& path, std::string_view field,
+                               const Progress& progress) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
       if (errno == ENOENT || errno == ENOTDIR) {
@@ -144,7 +149,7 @@ struct ArtifactVerifier::Impl {
     if (::fstat(fd.get(), &before) != 0 || !S_ISREG(before.st_mode)) {
       return fail("artifact.not_regular_file", std::string(field), path + ": not a regular file");
     }
-    auto digest = hashFd(fd.get(), path, field);
+    auto digest = hashFd(fd.get(), path, field, static_cast<uint64_t>(before.st_size), progress);
     if (!digest) return digest;
     struct stat after {};
     if (::fstat(fd.get(), &after) == 0 && identityOf(after) == identityOf(before)) {
@@ -162,7 +167,12 @@ ArtifactVerifier::~ArtifactVerifier() {
 
 Status ArtifactVerifier::verify(const std::string& path, const std::string& expected_sha256,
                                 const std::string& field) {
-  auto digest = impl_->digestOf(path, field);
+  return verify(path, expected_sha256, field, Progress());
+}
+
+Status ArtifactVerifier::verify(const std::string& path, const std::string& expected_sha256,
+                                const std::string& field, const Progress& progress) {
+  auto digest = impl_->digestOf(path, field, progress);
   if (!digest) return fail(digest.error());
   if (*digest != lower(expected_sha256)) {
     return fail("artifact.sha256_mismatch", field,
@@ -172,7 +182,7 @@ Status ArtifactVerifier::verify(const std::string& path, const std::string& expe
 }
 
 Result<std::string> ArtifactVerifier::sha256Of(const std::string& path) {
-  return impl_->digestOf(path, "");
+  return impl_->digestOf(path, "", Progress());
 }
 
 long long ArtifactVerifier::fullReads() const {

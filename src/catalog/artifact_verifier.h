@@ -5,6 +5,8 @@
 // Thread-safety: verify() may be called from several threads at once.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "common/result.h"
@@ -23,6 +25,13 @@ class ArtifactVerifier {
   // "artifact.sha256_mismatch"; `field` is set to the given `field` argument.
   Status verify(const std::string& path, const std::string& expected_sha256,
                 const std::string& field = "");
+
+  // Told how far a full read has got: bytes hashed so far and the file's size. Not called
+  // on a cache hit. Called on the verifying thread after each chunk; it must be cheap.
+  using Progress = std::function<void(uint64_t done, uint64_t total)>;
+  // The same, reporting progress while the file is read (for a progress bar).
+  Status verify(const std::string& path, const std::string& expected_sha256,
+                const std::string& field, const Progress& progress);
 
   // The file's SHA-256 as lower-case hex (cached the same way).
   Result<std::string> sha256Of(const std::string& path);

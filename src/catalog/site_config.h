@@ -86,6 +86,9 @@ struct SiteConfig {
   std::vector<SiteMount> mounts;
   std::optional<std::string> runtime_registry_file;
   RayConfig ray;
+  // The time limit of a job whose spec sets none; absent: no time_limit is sent and the
+  // partition's default applies.
+  std::optional<std::chrono::minutes> default_time_limit;
 
   const GpuSeries* findGpuSeries(const std::string& name) const;
 };

@@ -47,7 +47,7 @@ class SiteParser {
     if (!root) return failAll(r_.takeErrors());
     r_.checkMap(*root, "",
                 {"slurm", "partitions", "gpu_series", "container_runtime", "staging_root", "mounts",
-                 "runtime_registry_file", "ray"});
+                 "runtime_registry_file", "ray", "default_time_limit"});
     const YAML::Node slurm = r_.require(*root, "slurm", "");
     if (R::present(slurm)) parseSlurm(slurm, "slurm");
     const YAML::Node partitions = R::get(*root, "partitions");
@@ -84,6 +84,10 @@ class SiteParser {
     site_.runtime_registry_file = file(*root, "runtime_registry_file", "");
     const YAML::Node ray = R::get(*root, "ray");
     if (R::present(ray)) parseRay(ray, "ray");
+    const YAML::Node time_limit = R::get(*root, "default_time_limit");
+    if (R::present(time_limit)) {
+      site_.default_time_limit = r_.timeLimit(time_limit, "default_time_limit");
+    }
     if (r_.hasErrors()) return failAll(r_.takeErrors());
     return std::move(site_);
   }

@@ -18,5 +18,6 @@ inline constexpr int kExitUnknownOutcome = 4;
 void addValidateCommand(CLI::App& app);  // validate_command.cc
 void addRenderCommand(CLI::App& app);    // render_command.cc
 void addSlurmCommand(CLI::App& app);     // slurm_command.cc: ping|submit|get|cancel|jobs
+void addDoctorCommand(CLI::App& app);    // doctor_command.cc: check a site, submit nothing
 
 }  // namespace tuneplane::cli

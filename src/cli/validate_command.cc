@@ -1,5 +1,6 @@
 // `tuneplane validate`: checks a job spec against a site (structure, the backend's rules,
 // the runtime artifact's hash) and prints a short summary. Exit 0 valid, 2 invalid.
+#include <chrono>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -21,6 +22,29 @@ struct ValidateFlags {
   std::string output = "text";
 };
 
+// Every component gets the job's time limit; 0 when none is sent.
+std::chrono::minutes jobTimeLimit(const launch::LaunchRequest& request) {
+  return request.components.empty() ? std::chrono::minutes(0) : request.components[0].time_limit;
+}
+
+// Which time limit applies and where it came from.
+std::string timeLimitText(const launch::LaunchRequest& request) {
+  const std::string minutes = std::to_string(jobTimeLimit(request).count()) + " min";
+  switch (request.time_limit_source) {
+    case launch::TimeLimitSource::kSpec:
+      return minutes + " (from spec.resources.time_limit)";
+    case launch::TimeLimitSource::kSiteDefault:
+      return minutes + " (the site's default_time_limit; the spec sets none)";
+    case launch::TimeLimitSource::kPartitionDefault:
+      break;
+  }
+  return "the partition's default (neither the spec nor the site sets one; none is sent)";
+}
+
+nlohmann::json minutesOrNull(std::chrono::minutes limit) {
+  return limit.count() > 0 ? nlohmann::json(limit.count()) : nlohmann::json(nullptr);
+}
+
 nlohmann::json summaryJson(const launch::LaunchRequest& request) {
   nlohmann::json components = nlohmann::json::array();
   for (const auto& c : request.components) {
@@ -31,13 +55,16 @@ nlohmann::json summaryJson(const launch::LaunchRequest& request) {
                           {"gpus_per_node", c.gpus_per_node},
                           {"cpus_per_node", c.cpus_per_node},
                           {"memory_mb", c.memory_mb},
-                          {"time_limit_minutes", c.time_limit.count()}});
+                          {"time_limit_minutes", minutesOrNull(c.time_limit)}});
   }
   return {{"valid", true},
           {"job_name", request.job_name},
           {"framework", request.framework},
           {"container_runtime", catalog::toString(request.container_runtime)},
           {"artifact", {{"path", request.artifact.path}, {"sha256", request.artifact.sha256}}},
+          {"time_limit",
+           {{"minutes", minutesOrNull(jobTimeLimit(request))},
+            {"source", launch::toString(request.time_limit_source)}}},
           {"components", std::move(components)}};
 }
 
@@ -45,13 +72,14 @@ void printSummary(std::ostream& out, const launch::LaunchRequest& request) {
   out << "valid: " << request.job_name << " (" << request.framework << ")\n";
   out << "  runtime: " << catalog::toString(request.container_runtime) << ", "
       << request.artifact.path << " (sha256 verified)\n";
+  out << "  time limit: " << timeLimitText(request) << "\n";
   for (std::size_t i = 0; i < request.components.size(); ++i) {
     const auto& c = request.components[i];
     out << "  component " << i << ": pool " << c.pool_name << ", " << c.nodes << " node(s) x "
         << c.gpus_per_node << " GPU(s), " << c.cpus_per_node << " CPU(s), " << c.memory_mb
         << " MiB, partition " << c.partition;
     if (c.constraint) out << ", constraint " << *c.constraint;
-    out << ", time limit " << c.time_limit.count() << " min\n";
+    out << "\n";
   }
 }
 
@@ -81,8 +109,9 @@ void addValidateCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "validate",
       "Check a job spec against a site: structure, the Slurm backend's rules and the runtime\n"
-      "artifact's SHA-256. Prints a summary (job, framework, components). Nothing is staged\n"
-      "or submitted. Exit codes: 0 valid; 2 invalid or a file missing/unreadable (every\n"
+      "artifact's SHA-256. Prints a summary (job, framework, which time limit applies and\n"
+      "where it comes from, components). Nothing is staged or submitted. Every problem is\n"
+      "reported in one run. Exit codes: 0 valid; 2 invalid or a file missing/unreadable (every\n"
       "error on stderr as 'field: message [code]', or as JSON on stdout with --output json).");
   cmd->add_option("-f,--file", flags->spec_file, "Job spec file, YAML or JSON (required)");
   cmd->add_option("--site", flags->site_file,

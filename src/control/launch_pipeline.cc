@@ -50,7 +50,7 @@ Status checkReadableFile(const std::string& path, const std::string& field,
   return ok();
 }
 
-Checked<PreparedLaunch> prepareParsed(Checked<spec::JobSpec> spec, const SiteContext& context,
+Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const SiteContext& context,
                                       const PrepareOptions& options,
                                       catalog::ArtifactVerifier& verifier,
                                       launch::RandomSource& random);
@@ -61,8 +61,8 @@ SiteEnvironment SiteEnvironment::fromProcess() {
   return {envValue(kSiteFileEnv), envValue(kRegistryFileEnv)};
 }
 
-Checked<SiteContext> loadSiteContext(const std::optional<std::string>& site_flag,
-                                     const SiteEnvironment& env) {
+Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
+                               const SiteEnvironment& env) {
   // An empty flag or variable counts as absent, so `--site ""` cannot mean "the cwd".
   std::optional<std::string> flag = site_flag;
   if (flag && flag->empty()) flag.reset();
@@ -79,14 +79,14 @@ Checked<SiteContext> loadSiteContext(const std::optional<std::string>& site_flag
   if (auto readable = checkReadableFile(*site_path, "--site", what); !readable) {
     return failAll({readable.error()});
   }
-
-  SiteContext context;
-  context.site_path = *site_path;
   auto site = catalog::loadSiteConfigFile(*site_path);
   if (!site) return failAll(site.error());
-  context.site = std::move(*site);
+  return SiteFile{*site_path, std::move(*site)};
+}
 
-  auto registry_path = catalog::registryPath(context.site, env.registry_file);
+Checked<RegistryFile> loadRegistryFile(const catalog::SiteConfig& site,
+                                       const SiteEnvironment& env) {
+  auto registry_path = catalog::registryPath(site, env.registry_file);
   if (!registry_path) return failAll({registry_path.error()});
   const bool from_env = env.registry_file && !env.registry_file->empty();
   if (auto readable = checkReadableFile(
@@ -96,10 +96,22 @@ Checked<SiteContext> loadSiteContext(const std::optional<std::string>& site_flag
       !readable) {
     return failAll({readable.error()});
   }
-  context.registry_path = *registry_path;
   auto registry = catalog::loadRuntimeRegistryFile(*registry_path);
   if (!registry) return failAll(registry.error());
-  context.registry = std::move(*registry);
+  return RegistryFile{*registry_path, std::move(*registry)};
+}
+
+Checked<SiteContext> loadSiteContext(const std::optional<std::string>& site_flag,
+                                     const SiteEnvironment& env) {
+  auto site = loadSiteFile(site_flag, env);
+  if (!site) return failAll(site.error());
+  auto registry = loadRegistryFile(site->site, env);
+  if (!registry) return failAll(registry.error());
+  SiteContext context;
+  context.site_path = std::move(site->path);
+  context.site = std::move(site->site);
+  context.registry_path = std::move(registry->path);
+  context.registry = std::move(registry->registry);
   return context;
 }
 
@@ -116,20 +128,20 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
   if (auto readable = checkReadableFile(spec_path, "-f", "job spec"); !readable) {
     return failAll({readable.error()});
   }
-  return prepareParsed(spec::loadJobSpecFile(spec_path), context, options, verifier, random);
+  return prepareParsed(spec::loadPartialJobSpecFile(spec_path), context, options, verifier, random);
 }
 
 Checked<PreparedLaunch> prepareText(std::string_view spec_text, const SiteContext& context,
                                     const PrepareOptions& options,
                                     catalog::ArtifactVerifier& verifier,
                                     launch::RandomSource& random) {
-  return prepareParsed(spec::parseJobSpec(spec_text), context, options, verifier, random);
+  return prepareParsed(spec::parsePartialJobSpec(spec_text), context, options, verifier, random);
 }
 
 namespace {
 
 // The rest of the pipeline once the spec has been parsed (or failed to).
-Checked<PreparedLaunch> prepareParsed(Checked<spec::JobSpec> spec, const SiteContext& context,
+Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const SiteContext& context,
                                       const PrepareOptions& options,
                                       catalog::ArtifactVerifier& verifier,
                                       launch::RandomSource& random) {
@@ -153,10 +165,14 @@ Checked<PreparedLaunch> prepareParsed(Checked<spec::JobSpec> spec, const SiteCon
                       "--attempt-dir '" + *options.attempt_dir +
                           "' must be an absolute path without '.', '..' or empty components"});
   }
-  if (!spec) errors.insert(errors.end(), spec.error().begin(), spec.error().end());
+  // Structural errors do not hide the backend's rules: each rule whose inputs parsed is
+  // judged too (structural first, then the rules), so one run shows every problem.
+  Errors problems = launch::judgeSpec(parsed, context.site, context.registry);
+  errors.insert(errors.end(), problems.begin(), problems.end());
   if (!errors.empty()) return failAll(std::move(errors));
+  const spec::JobSpec& spec = parsed.spec;
 
-  auto fresh = launch::newAttemptIdentity(spec->metadata.name, options.attempt, random);
+  auto fresh = launch::newAttemptIdentity(spec.metadata.name, options.attempt, random);
   if (!fresh) return failAll({fresh.error()});
   // The identity: what the options pin, the rest fresh.
   launch::AttemptIdentity identity = *fresh;
@@ -173,7 +189,7 @@ Checked<PreparedLaunch> prepareParsed(Checked<spec::JobSpec> spec, const SiteCon
   }
 
   auto request =
-      launch::prepareLaunch(*spec, context.site, context.registry, identity, attempt_dir, verifier);
+      launch::prepareLaunch(spec, context.site, context.registry, identity, attempt_dir, verifier);
   if (!request) return failAll(request.error());
   // The renderer's own limits (it would otherwise render a script that refuses to run).
   if (auto renderable = slurm::checkRenderable(*request); !renderable) {

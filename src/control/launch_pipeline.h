@@ -2,8 +2,9 @@
 // (validate, render, slurm submit), the reconciler (every attempt) and the job service
 // (validation at submit time):
 //   site file + registry  ─► loadSiteContext
-//   spec file or text     ─► prepare / prepareText: parse, identity, attempt dir, assemble +
-//     + context              verify the artifact, render the script, build the submit body
+//   spec file or text     ─► prepare / prepareText: parse + judge every rule, identity,
+//     + context              attempt dir, assemble + verify the artifact, render the script
+//                            and the submit body
 //   PreparedLaunch        ─► stage: write the immutable attempt dir (staging/stager.h)
 // Every step reports all the problems it finds (Checked<>); nothing is rendered unless the
 // spec and the artifact pass. The error codes keep their "cli." prefix: they are stable and
@@ -57,6 +58,24 @@ struct SiteEnvironment {
 Checked<SiteContext> loadSiteContext(const std::optional<std::string>& site_flag,
                                      const SiteEnvironment& env = SiteEnvironment::fromProcess());
 
+// The two halves of loadSiteContext, for a command (doctor) that reports a broken registry
+// instead of stopping at it.
+struct SiteFile {
+  std::string path;
+  catalog::SiteConfig site;
+};
+// Errors: "cli.no_site", "cli.file_unreadable" (field "--site"), the site loader's.
+Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
+                               const SiteEnvironment& env = SiteEnvironment::fromProcess());
+struct RegistryFile {
+  std::string path;
+  catalog::RuntimeRegistry registry;
+};
+// Errors: catalog::registryPath's, "cli.file_unreadable" (field "runtime_registry_file" or
+// TUNEPLANE_RUNTIME_REGISTRY_FILE), the registry loader's.
+Checked<RegistryFile> loadRegistryFile(const catalog::SiteConfig& site,
+                                       const SiteEnvironment& env = SiteEnvironment::fromProcess());
+
 struct PrepareOptions {
   std::optional<std::string> job_id;        // else a fresh "<name>-<8 hex>"
   int attempt = 1;                          // >= 1
@@ -70,9 +89,12 @@ struct PreparedLaunch {
   nlohmann::json submit_body;  // POST /slurm/v0.0.45/job/submit (slurm::buildSubmitBody)
 };
 
-// Errors: "cli.file_unreadable" (field "-f"), the spec parser's, "cli.invalid_job_id",
-// "cli.invalid_attempt", "cli.invalid_submit_token", "cli.invalid_attempt_dir",
-// the staging path builder's, and launch::prepareLaunch's (rules + artifact check).
+// Errors, all found in one pass and in this order: the options' ("cli.invalid_attempt",
+// "cli.invalid_job_id", "cli.invalid_submit_token", "cli.invalid_attempt_dir"), then
+// launch::judgeSpec's (the spec parser's, then every backend rule it can judge). Only when
+// there are none: the staging path builder's, then launch::prepareLaunch's (the attempt
+// dir, then the artifact check, which may read gigabytes), then slurm::checkRenderable's.
+// A missing spec file is "cli.file_unreadable" (field "-f"), alone.
 Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext& context,
                                 const PrepareOptions& options);
 // The same with the collaborators injected (tests; a daemon keeps one verifier for its cache).

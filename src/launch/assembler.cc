@@ -1,6 +1,7 @@
 #include "launch/assembler.h"
 
 #include <climits>
+#include <iterator>
 
 #include "catalog/artifact_verifier.h"
 #include "catalog/file_paths.h"
@@ -27,21 +28,26 @@ bool isCustomRuntime(const std::string& id) {
   return id.starts_with(catalog::kCustomRuntimePrefix);
 }
 
-// Collects every violation; each rule below adds at most one error per field.
+// Collects every violation; each rule below adds at most one error per field. A rule runs
+// only when each of its inputs is known (see known()), so on a partly read spec it never
+// judges a default that stands in for a value the parser could not read.
 class Assembler {
  public:
-  Assembler(const spec::JobSpec& spec, const catalog::SiteConfig& site,
-            const catalog::RuntimeRegistry& registry)
-      : spec_(spec), site_(site), registry_(registry) {}
+  // `partial`: null when `spec` is complete; else the spec as far as it parsed.
+  Assembler(const spec::JobSpec& spec, const spec::PartialSpec* partial,
+            const catalog::SiteConfig& site, const catalog::RuntimeRegistry& registry)
+      : spec_(spec), partial_(partial), site_(site), registry_(registry) {}
+
+  // Every backend rule that can be judged, in rule order: the refusals, the runtime, the
+  // time limit, then the pools (job-wide rules first, then each pool in order).
+  Errors judge() {
+    checkRules();
+    return std::move(errors_);
+  }
 
   Checked<LaunchRequest> run(const AttemptIdentity& identity, const std::string& attempt_dir) {
-    checkRefusals();
-    const catalog::Runtime* runtime = checkRuntime();
+    auto [runtime, components] = checkRules();
     checkAttemptDir(attempt_dir);
-    if (spec_.resources.time_limit.count() <= 0) {
-      add(codes::kInvalidTimeLimit, "spec.resources.time_limit", "must be positive");
-    }
-    std::vector<Component> components = checkTopology(runtime);
     if (!errors_.empty()) return failAll(std::move(errors_));
 
     LaunchRequest out;
@@ -63,6 +69,7 @@ class Assembler {
     out.mounts.push_back(Mount{out.attempt_dir, out.container_attempt_dir, true});
     out.mounts.push_back(Mount{out.output_dir, out.container_output_dir, false});
     out.components = std::move(components);
+    out.time_limit_source = time_limit_source_;
     for (const Component& c : out.components) out.uses_gpus = out.uses_gpus || c.gpus_per_node > 0;
     out.command = spec_.framework.command;
     out.command.insert(out.command.end(), spec_.framework.args.begin(), spec_.framework.args.end());
@@ -85,12 +92,31 @@ class Assembler {
   }
 
  private:
+  struct RulesOutcome {
+    const catalog::Runtime* runtime;  // null when the runtime is unknown or not given
+    std::vector<Component> components;
+  };
+
+  RulesOutcome checkRules() {
+    checkRefusals();
+    const catalog::Runtime* runtime = checkRuntime();
+    resolveTimeLimit();
+    std::vector<Component> components = checkTopology(runtime);
+    return {runtime, std::move(components)};
+  }
+
   void add(const char* code, std::string field, std::string message) {
     errors_.push_back(Error{code, std::move(field), std::move(message)});
   }
 
+  // A field is known when it was read cleanly, or was legitimately left out (its default
+  // then holds); a field with a structural error, or inside one, is not judged again.
+  bool known(const std::string& field) const {
+    return partial_ == nullptr || partial_->readable(field);
+  }
+
   void checkRefusals() {
-    if (spec_.kind != spec::JobKind::kTrainingJob) {
+    if (known("kind") && spec_.kind != spec::JobKind::kTrainingJob) {
       add(codes::kKindNotSupported, "kind",
           std::string(spec::toString(spec_.kind)) +
               " cannot run on Slurm: there is no inbound path to a compute node; only "
@@ -102,7 +128,7 @@ class Assembler {
               "' cannot be mounted on Slurm: the platform does not control the image's bind "
               "list; put the data on the shared filesystem and use a site mount");
     }
-    if (spec_.framework.image) {
+    if (known("spec.framework.image") && spec_.framework.image) {
       add(codes::kImageNotSupported, "spec.framework.image",
           "an OCI image is not materialised on Slurm; name a published SQSH/SIF runtime with "
           "spec.framework.runtime_id instead");
@@ -111,6 +137,7 @@ class Assembler {
 
   const catalog::Runtime* checkRuntime() {
     const std::string field = "spec.framework.runtime_id";
+    if (!known(field)) return nullptr;
     if (!spec_.framework.runtime_id) {
       add(codes::kRuntimeIdRequired, field,
           "required on Slurm: the id of a runtime in the site's runtime registry");
@@ -130,6 +157,7 @@ class Assembler {
               ", which needs " + catalog::toString(needed));
     }
     const std::string& framework = spec_.framework.name;
+    if (!known("spec.framework.name")) return runtime;
     bool allowed = framework == "custom" && isCustomRuntime(id);
     for (const std::string& f : runtime->frameworks) allowed = allowed || f == framework;
     if (!allowed) {
@@ -145,31 +173,60 @@ class Assembler {
     }
   }
 
+  // The spec's limit, else the site's default, else none (the partition's default).
+  void resolveTimeLimit() {
+    const std::string field = "spec.resources.time_limit";
+    if (!known(field)) return;
+    const auto& limit = spec_.resources.time_limit;
+    if (limit && limit->count() <= 0) {
+      add(codes::kInvalidTimeLimit, field, "must be positive");
+    } else if (limit) {
+      time_limit_ = *limit;
+      time_limit_source_ = TimeLimitSource::kSpec;
+    } else if (site_.default_time_limit) {
+      time_limit_ = *site_.default_time_limit;
+      time_limit_source_ = TimeLimitSource::kSiteDefault;
+    }
+  }
+
   std::vector<Component> checkTopology(const catalog::Runtime* runtime) {
     const auto& pools = spec_.resources.pools;
     std::vector<Component> out;
+    if (!known("spec.resources.pools")) return out;
     if (pools.empty()) {
       add(codes::kNoPools, "spec.resources.pools", "needs at least one pool");
       return out;
     }
+    // Whether the job is CPU-only is certain only when every pool's GPU count is known.
     std::size_t gpu_pools = 0;
-    for (const spec::Pool& p : pools) gpu_pools += p.gpus_per_node > 0 ? 1 : 0;
-    if (gpu_pools > 0 && gpu_pools < pools.size()) {
+    std::size_t cpu_pools = 0;
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      if (!known(poolField(i, "gpus_per_node"))) continue;
+      (pools[i].gpus_per_node > 0 ? gpu_pools : cpu_pools) += 1;
+    }
+    if (gpu_pools > 0 && cpu_pools > 0) {
       add(codes::kMixedPools, "spec.resources.pools",
           "every pool must have GPUs, or none: a GPU job brings up Ray on every node of every "
           "pool, while CPU-only jobs are single-node custom jobs");
     }
-    const bool cpu_only = gpu_pools == 0;
+    const bool cpu_only = cpu_pools == pools.size();
     if (cpu_only) checkCpuOnlyJob(runtime);
     for (std::size_t i = 0; i < pools.size(); ++i) {
-      out.push_back(pools[i].gpus_per_node > 0 ? gpuComponent(i) : cpuComponent(i, cpu_only));
+      if (!known(poolField(i, "gpus_per_node"))) {
+        Component c;
+        checkCommon(i, c);
+        out.push_back(std::move(c));
+      } else {
+        out.push_back(pools[i].gpus_per_node > 0 ? gpuComponent(i) : cpuComponent(i, cpu_only));
+      }
     }
     return out;
   }
 
   void checkCpuOnlyJob(const catalog::Runtime* runtime) {
     const spec::Framework& f = spec_.framework;
-    if (f.name != "custom" || f.task != "custom") {
+    if (known("spec.framework.name") && known("spec.framework.task") &&
+        (f.name != "custom" || f.task != "custom")) {
       add(codes::kCpuNeedsCustom, "spec.framework",
           "a CPU-only job (no pool has GPUs) must be custom/custom, not " + f.name + "/" + f.task);
     }
@@ -184,18 +241,24 @@ class Assembler {
 
   void checkCommon(std::size_t i, Component& c) {
     const spec::Pool& p = spec_.resources.pools[i];
-    if (p.nodes < 1) add(codes::kNonPositiveResources, poolField(i, "nodes"), "must be >= 1");
-    if (p.cpus < 1) add(codes::kNonPositiveResources, poolField(i, "cpus"), "must be >= 1");
-    if (p.memory_gb < 1) {
-      add(codes::kNonPositiveResources, poolField(i, "memory_gb"), "must be >= 1");
-    } else if (p.memory_gb > INT_MAX / kMiBPerGiB) {
-      add(codes::kTooLarge, poolField(i, "memory_gb"), "is too large");
+    if (known(poolField(i, "nodes")) && p.nodes < 1) {
+      add(codes::kNonPositiveResources, poolField(i, "nodes"), "must be >= 1");
+    }
+    if (known(poolField(i, "cpus")) && p.cpus < 1) {
+      add(codes::kNonPositiveResources, poolField(i, "cpus"), "must be >= 1");
+    }
+    if (known(poolField(i, "memory_gb"))) {
+      if (p.memory_gb < 1) {
+        add(codes::kNonPositiveResources, poolField(i, "memory_gb"), "must be >= 1");
+      } else if (p.memory_gb > INT_MAX / kMiBPerGiB) {
+        add(codes::kTooLarge, poolField(i, "memory_gb"), "is too large");
+      }
     }
     c.pool_name = p.name;
     c.nodes = p.nodes;
     c.cpus_per_node = p.cpus;
     c.memory_mb = p.memory_gb > INT_MAX / kMiBPerGiB ? 0 : p.memory_gb * kMiBPerGiB;
-    c.time_limit = spec_.resources.time_limit;
+    c.time_limit = time_limit_;
   }
 
   Component cpuComponent(std::size_t i, bool cpu_only) {
@@ -203,16 +266,16 @@ class Assembler {
     Component c;
     checkCommon(i, c);
     c.partition = p.partition.value_or(site_.partitions.cpu);
-    if (!cpu_only) return c;  // a mixed job, already refused
-    if (p.nodes > 1) {
+    if (!cpu_only) return c;  // a mixed job (already refused), or one not fully read
+    if (known(poolField(i, "nodes")) && p.nodes > 1) {
       add(codes::kCpuMultiNode, poolField(i, "nodes"),
           "a CPU-only job runs on one machine (nodes: 1), not " + std::to_string(p.nodes));
     }
-    if (p.scratch_gb) {
+    if (known(poolField(i, "scratch_gb")) && p.scratch_gb) {
       add(codes::kCpuScratch, poolField(i, "scratch_gb"),
           "scratch is not offered to CPU-only jobs");
     }
-    if (p.gpu_series) {
+    if (known(poolField(i, "gpu_series")) && p.gpu_series) {
       add(codes::kCpuGpuSeries, poolField(i, "gpu_series"),
           "a pool with gpus_per_node 0 names no GPU series");
     }
@@ -225,13 +288,14 @@ class Assembler {
     checkCommon(i, c);
     c.gpus_per_node = p.gpus_per_node;
     c.partition = p.partition.value_or(site_.partitions.gpu);
-    if (p.scratch_gb) {
+    if (known(poolField(i, "scratch_gb")) && p.scratch_gb) {
       if (*p.scratch_gb > INT_MAX / kMiBPerGiB) {
         add(codes::kTooLarge, poolField(i, "scratch_gb"), "is too large");
       } else {
         c.scratch_mb = *p.scratch_gb * kMiBPerGiB;
       }
     }
+    if (!known(poolField(i, "gpu_series"))) return c;
     if (!p.gpu_series) {
       add(codes::kGpuSeriesRequired, poolField(i, "gpu_series"),
           "a pool with GPUs names the site's GPU series it runs on");
@@ -260,8 +324,11 @@ class Assembler {
   }
 
   const spec::JobSpec& spec_;
+  const spec::PartialSpec* partial_;
   const catalog::SiteConfig& site_;
   const catalog::RuntimeRegistry& registry_;
+  std::chrono::minutes time_limit_{0};
+  TimeLimitSource time_limit_source_ = TimeLimitSource::kPartitionDefault;
   Errors errors_;
 };
 
@@ -271,7 +338,16 @@ Checked<LaunchRequest> assembleLaunch(const spec::JobSpec& spec, const catalog::
                                       const catalog::RuntimeRegistry& registry,
                                       const AttemptIdentity& identity,
                                       const std::string& attempt_dir) {
-  return Assembler(spec, site, registry).run(identity, attempt_dir);
+  return Assembler(spec, nullptr, site, registry).run(identity, attempt_dir);
+}
+
+Errors judgeSpec(const spec::PartialSpec& spec, const catalog::SiteConfig& site,
+                 const catalog::RuntimeRegistry& registry) {
+  Errors all = spec.errors;
+  Errors rules = Assembler(spec.spec, &spec, site, registry).judge();
+  all.insert(all.end(), std::make_move_iterator(rules.begin()),
+             std::make_move_iterator(rules.end()));
+  return all;
 }
 
 Checked<LaunchRequest> prepareLaunch(const spec::JobSpec& spec, const catalog::SiteConfig& site,

@@ -1,8 +1,9 @@
 // Assembly: a structurally valid spec + the site catalog → an explicit LaunchRequest.
 // This is where the backend's rules are enforced, fail-closed (see the rule list in the
 // README): refused kinds and volumes, OCI images, GPU series without a constraint, CPU-only
-// custom job rules, runtime id/format/framework checks. Every violation is reported, each
-// with its field path and stable code. Pure: no I/O.
+// custom job rules, runtime id/format/framework checks, and which time limit applies.
+// Every violation is reported, each with its field path and stable code; judgeSpec does the
+// same for a spec that did not fully parse. Pure: no I/O (prepareLaunch reads the artifact).
 #pragma once
 
 #include <string>
@@ -12,12 +13,23 @@
 #include "common/result.h"
 #include "launch/launch_request.h"
 #include "spec/job_spec.h"
+#include "spec/partial_spec.h"
 
 namespace tuneplane::catalog {
 class ArtifactVerifier;
 }
 
 namespace tuneplane::launch {
+
+// Every problem of a spec as far as it parsed, in a stable order: its structural errors
+// (spec.*, as the parser found them, in document order), then every backend rule (launch.*)
+// whose inputs were read cleanly, in rule order: the refusals (kind, volumes, image), the
+// runtime, the time limit, then the pools (job-wide rules, then each pool in order).
+// A rule with an input that is missing or has a structural error is skipped, so one
+// problem gives one error. Empty: the spec is complete and passes every rule; only the
+// attempt directory and the artifact are left, to assembleLaunch and prepareLaunch.
+Errors judgeSpec(const spec::PartialSpec& spec, const catalog::SiteConfig& site,
+                 const catalog::RuntimeRegistry& registry);
 
 // REQUIRES: attempt_dir is absolute (the attempt's directory on the shared filesystem).
 Checked<LaunchRequest> assembleLaunch(const spec::JobSpec& spec, const catalog::SiteConfig& site,

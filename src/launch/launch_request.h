@@ -43,10 +43,31 @@ struct Component {
   int memory_mb = 0;      // per node
   int scratch_mb = 0;     // per node local disk (spec scratch_gb * 1024); 0: none requested.
                           // Submit body: temporary_disk_per_node. GPU pools only.
-  std::chrono::minutes time_limit{0};
+  std::chrono::minutes time_limit{0};  // 0: none sent, the partition's default applies
 
   bool operator==(const Component&) const = default;
 };
+
+// Where a job's time limit comes from; every component gets the same limit.
+enum class TimeLimitSource {
+  kSpec,              // spec.resources.time_limit
+  kSiteDefault,       // the spec sets none: the site's default_time_limit
+  kPartitionDefault,  // neither sets one: no time_limit is sent, so the partition's
+                      // DefaultTime (else its MaxTime) applies
+};
+
+// "spec", "site_default", "partition_default": the names in validate's JSON and launch.json.
+inline const char* toString(TimeLimitSource source) {
+  switch (source) {
+    case TimeLimitSource::kSpec:
+      return "spec";
+    case TimeLimitSource::kSiteDefault:
+      return "site_default";
+    case TimeLimitSource::kPartitionDefault:
+      return "partition_default";
+  }
+  return "?";
+}
 
 // Who this attempt is. The submit token is unique per attempt and goes into the Slurm
 // job's comment, so a job whose receipt was lost can be found again.
@@ -66,6 +87,7 @@ struct LaunchRequest {
   Artifact artifact;
   std::vector<Mount> mounts;  // site mounts, then the attempt dir, then the output dir
   std::vector<Component> components;
+  TimeLimitSource time_limit_source = TimeLimitSource::kPartitionDefault;  // of components'
   bool uses_gpus = false;  // any component with GPUs: Ray across all nodes
   // argv of the entrypoint (spec command followed by args), run inside the container.
   std::vector<std::string> command;

@@ -45,7 +45,11 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
     if (c.scratch_mb > 0) line("--tmp=" + std::to_string(c.scratch_mb) + "M");
     if (c.gpus_per_node > 0)
       line("--gres=" + commentSafe(tresPerNode(c).substr(5)));  // minus "gres/"
-    if (c.time_limit.count() > 0) line("--time=" + std::to_string(c.time_limit.count()));
+    if (c.time_limit.count() > 0) {
+      line("--time=" + std::to_string(c.time_limit.count()));
+    } else {
+      out += "# (no --time: the partition's default time limit applies)\n";
+    }
     if (needsWholeNodes(request)) line("--exclusive");
     line("--no-requeue");
     line("--chdir=" + commentSafe(request.attempt_dir));

@@ -49,7 +49,7 @@ std::string normalizeTokenText(std::string_view text) {
   return std::string(trim(text));
 }
 
-std::optional<int64_t> unverifiedExpiry(std::string_view token) {
+std::optional<UnverifiedClaims> unverifiedClaims(std::string_view token) {
   size_t first = token.find('.');
   if (first == std::string_view::npos) return std::nullopt;
   size_t second = token.find('.', first + 1);
@@ -58,9 +58,23 @@ std::optional<int64_t> unverifiedExpiry(std::string_view token) {
   if (!payload) return std::nullopt;
   auto claims = nlohmann::json::parse(*payload, nullptr, /*allow_exceptions=*/false);
   if (!claims.is_object()) return std::nullopt;
-  auto exp = claims.find("exp");
-  if (exp == claims.end() || !exp->is_number_integer()) return std::nullopt;
-  return exp->get<int64_t>();
+  UnverifiedClaims out;
+  auto number = [&](const char* key) -> std::optional<int64_t> {
+    auto it = claims.find(key);
+    if (it == claims.end() || !it->is_number_integer()) return std::nullopt;
+    return it->get<int64_t>();
+  };
+  out.issued_at = number("iat");
+  out.expires_at = number("exp");
+  if (auto sun = claims.find("sun"); sun != claims.end() && sun->is_string()) {
+    out.user = sun->get<std::string>();
+  }
+  return out;
+}
+
+std::optional<int64_t> unverifiedExpiry(std::string_view token) {
+  auto claims = unverifiedClaims(token);
+  return claims ? claims->expires_at : std::nullopt;
 }
 
 FileTokenProvider::FileTokenProvider(std::string path) : path_(std::move(path)) {}

@@ -89,6 +89,15 @@ class MintingTokenProvider : public TokenProvider {
 
 // Removes the "SLURM_JWT=" prefix and surrounding whitespace.
 std::string normalizeTokenText(std::string_view text);
+// The claims of a JWT as slurmrestd reads them, taken WITHOUT verifying the signature: for
+// reporting (doctor: whose token, when it expires), never for trusting.
+struct UnverifiedClaims {
+  std::optional<std::string> user;    // "sun"
+  std::optional<int64_t> issued_at;   // "iat"
+  std::optional<int64_t> expires_at;  // "exp"
+};
+// nullopt when `token` is not header.payload.signature with a base64url JSON-object payload.
+std::optional<UnverifiedClaims> unverifiedClaims(std::string_view token);
 // The `exp` claim of a JWT, read without verifying its signature.
 std::optional<int64_t> unverifiedExpiry(std::string_view token);
 

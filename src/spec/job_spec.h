@@ -58,8 +58,10 @@ struct Pool {
 };
 
 struct Resources {
-  std::chrono::minutes time_limit{0};  // from "90m", "2h", "1d", "1h30m"; > 0
-  std::vector<Pool> pools;             // at least one
+  // From "90m", "2h", "1d", "1h30m"; > 0 when set. Unset: the site's default_time_limit
+  // applies, else the partition's default (launch/ decides which).
+  std::optional<std::chrono::minutes> time_limit;
+  std::vector<Pool> pools;  // at least one
 
   bool operator==(const Resources&) const = default;
 };

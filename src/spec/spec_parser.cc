@@ -16,9 +16,9 @@ using R = YamlReader;
 // Every check reports into the reader and carries on, so one pass finds every problem.
 class SpecParser {
  public:
-  Checked<JobSpec> parse(std::string_view text) {
+  PartialSpec parse(std::string_view text) {
     const auto root = r_.parseRoot(text);
-    if (!root) return failAll(r_.takeErrors());
+    if (!root) return {std::move(spec_), r_.takeErrors()};
     r_.checkMap(*root, "", {"apiVersion", "kind", "metadata", "spec"});
     parseHeader(*root);
     const YAML::Node metadata = r_.require(*root, "metadata", "");
@@ -35,8 +35,7 @@ class SpecParser {
       const YAML::Node retry = R::get(body, "retry");
       if (R::present(retry)) parseRetry(retry, "spec.retry");
     }
-    if (r_.hasErrors()) return failAll(r_.takeErrors());
-    return std::move(spec_);
+    return {std::move(spec_), r_.takeErrors()};
   }
 
  private:
@@ -152,21 +151,9 @@ class SpecParser {
 
   void parseResources(const YAML::Node& node, const std::string& path) {
     if (!r_.checkMap(node, path, {"time_limit", "pools"})) return;
-    const std::string tl_path = R::child(path, "time_limit");
-    const YAML::Node tl = r_.require(node, "time_limit", path);
-    if (R::present(tl)) {
-      if (auto v = r_.str(tl, tl_path, Text::kAnyScalar)) {
-        const auto d = parseDuration(*v);
-        if (!d || d->count() <= 0 || d->count() % 60000 != 0) {
-          r_.report("invalid_duration", tl_path,
-                    "'" + *v +
-                        "' is not a positive whole number of minutes such as 90m, 2h, 1d or "
-                        "1h30m");
-        } else {
-          spec_.resources.time_limit = std::chrono::duration_cast<std::chrono::minutes>(*d);
-        }
-      }
-    }
+    // Optional: without it the site's default_time_limit, else the partition's, applies.
+    const YAML::Node tl = R::get(node, "time_limit");
+    if (R::present(tl)) spec_.resources.time_limit = r_.timeLimit(tl, R::child(path, "time_limit"));
     const std::string pools_path = R::child(path, "pools");
     const YAML::Node pools = r_.require(node, "pools", path);
     if (!R::present(pools)) return;
@@ -286,18 +273,33 @@ class SpecParser {
 
 }  // namespace
 
-Checked<JobSpec> parseJobSpec(std::string_view text) {
+PartialSpec parsePartialJobSpec(std::string_view text) {
   return SpecParser().parse(text);
 }
 
-Checked<JobSpec> loadJobSpecFile(const std::string& path) {
+PartialSpec loadPartialJobSpecFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return failAll({Error{"spec.unreadable_file", path, "cannot read the spec file"}});
-  }
+  if (!in) return {{}, {Error{codes::kUnreadableFile, path, "cannot read the spec file"}}};
   std::ostringstream text;
   text << in.rdbuf();
-  return parseJobSpec(text.str());
+  return parsePartialJobSpec(text.str());
+}
+
+namespace {
+
+Checked<JobSpec> completeOrErrors(PartialSpec partial) {
+  if (!partial.complete()) return failAll(std::move(partial.errors));
+  return std::move(partial.spec);
+}
+
+}  // namespace
+
+Checked<JobSpec> parseJobSpec(std::string_view text) {
+  return completeOrErrors(parsePartialJobSpec(text));
+}
+
+Checked<JobSpec> loadJobSpecFile(const std::string& path) {
+  return completeOrErrors(loadPartialJobSpecFile(path));
 }
 
 }  // namespace tuneplane::spec

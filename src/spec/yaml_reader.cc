@@ -5,6 +5,8 @@
 #include <climits>
 #include <set>
 
+#include "spec/names.h"
+
 namespace tuneplane::spec {
 namespace {
 
@@ -228,6 +230,20 @@ std::optional<bool> YamlReader::boolean(const YAML::Node& node, const std::strin
   }
   report("wrong_type", path, "must be true or false");
   return std::nullopt;
+}
+
+std::optional<std::chrono::minutes> YamlReader::timeLimit(const YAML::Node& node,
+                                                          const std::string& path) {
+  const auto text = str(node, path, Text::kAnyScalar);
+  if (!text) return std::nullopt;
+  const auto d = parseDuration(*text);
+  if (!d || d->count() <= 0 || d->count() % 60000 != 0) {
+    report(
+        "invalid_duration", path,
+        "'" + *text + "' is not a positive whole number of minutes such as 90m, 2h, 1d or 1h30m");
+    return std::nullopt;
+  }
+  return std::chrono::duration_cast<std::chrono::minutes>(*d);
 }
 
 std::optional<std::vector<std::string>> YamlReader::strList(const YAML::Node& node,

@@ -5,6 +5,7 @@
 // Not thread-safe: one reader per parse. Never throws.
 #pragma once
 
+#include <chrono>
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -62,6 +63,10 @@ class YamlReader {
   std::optional<long long> integer(const YAML::Node& node, const std::string& path);
   std::optional<int> int32(const YAML::Node& node, const std::string& path);
   std::optional<bool> boolean(const YAML::Node& node, const std::string& path);
+  // A Slurm time limit: a duration that is a positive whole number of minutes ("90m", "2h",
+  // "1d", "1h30m"); anything else is an invalid_duration. The spec's time_limit and the
+  // site's default_time_limit both read through here, so they accept the same text.
+  std::optional<std::chrono::minutes> timeLimit(const YAML::Node& node, const std::string& path);
   std::optional<std::vector<std::string>> strList(const YAML::Node& node, const std::string& path,
                                                   Text text = Text::kString);
   // A map of string keys to scalar values (kept in key order).

@@ -157,6 +157,18 @@ launch::LaunchRequest readRequest(const json& j) {
     r.components.push_back(std::move(component));
   }
 
+  const std::string source = str(j, "time_limit_source", root);
+  bool named = false;
+  for (auto s : {launch::TimeLimitSource::kSpec, launch::TimeLimitSource::kSiteDefault,
+                 launch::TimeLimitSource::kPartitionDefault}) {
+    if (source == launch::toString(s)) {
+      r.time_limit_source = s;
+      named = true;
+    }
+  }
+  if (!named) {
+    throw BadField{"launch.time_limit_source", "must be spec, site_default or partition_default"};
+  }
   r.uses_gpus = boolean(j, "uses_gpus", root);
   const json& command = array(j, "command", root);
   for (std::size_t i = 0; i < command.size(); ++i) {
@@ -224,6 +236,7 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
         {"sha256", r.artifact.sha256}}},
       {"mounts", std::move(mounts)},
       {"components", std::move(components)},
+      {"time_limit_source", launch::toString(r.time_limit_source)},
       {"uses_gpus", r.uses_gpus},
       {"command", r.command},
       {"environment", pairsToJson(r.environment)},

@@ -54,6 +54,24 @@ TEST(ArtifactVerifier, StreamsFilesLargerThanOneChunk) {
   EXPECT_EQ(verifier.sha256Of(path).value(), expected);
 }
 
+TEST(ArtifactVerifier, ReportsProgressWhileReadingButNotOnACacheHit) {
+  TempDir dir;
+  const std::string content(5 * (1 << 20) / 2, 'p');  // two and a half 1 MiB chunks
+  const std::string path = dir.write("big", content);
+  ArtifactVerifier verifier;
+  const std::string sha = verifier.sha256Of(path).value();
+  ArtifactVerifier fresh;
+  std::vector<std::pair<uint64_t, uint64_t>> seen;
+  auto progress = [&](uint64_t done, uint64_t total) { seen.emplace_back(done, total); };
+  ASSERT_TRUE(fresh.verify(path, sha, "f", progress).has_value());
+  ASSERT_EQ(seen.size(), 3u);
+  EXPECT_EQ(seen[0], std::make_pair(uint64_t{1} << 20, uint64_t{content.size()}));
+  EXPECT_EQ(seen[2], std::make_pair(uint64_t{content.size()}, uint64_t{content.size()}));
+  seen.clear();
+  ASSERT_TRUE(fresh.verify(path, sha, "f", progress).has_value());
+  EXPECT_TRUE(seen.empty());  // the cache answered; nothing was read
+}
+
 TEST(ArtifactVerifier, RepeatCheckOfAnUnchangedFileDoesNotReRead) {
   TempDir dir;
   const std::string path = dir.write("abc", "abc");

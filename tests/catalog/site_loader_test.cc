@@ -90,6 +90,20 @@ TEST(SiteLoader, DefaultsForOptionalSections) {
   EXPECT_FALSE(site->ray.dashboard);
   EXPECT_TRUE(site->gpu_series.empty());
   EXPECT_EQ(site->slurm.token_lifespan, std::chrono::seconds(1800));
+  EXPECT_EQ(site->default_time_limit, std::nullopt);  // the partition's default applies
+}
+
+TEST(SiteLoader, DefaultTimeLimitIsADurationLikeTheSpecs) {
+  for (const auto& [text, minutes] : std::vector<std::pair<std::string, int>>{
+           {"90m", 90}, {"4h", 240}, {"1d", 1440}, {"1h30m", 90}}) {
+    SCOPED_TRACE(text);
+    const auto site = parseSiteConfig(std::string(kMinimalSite) + "default_time_limit: " + text);
+    ASSERT_TRUE(site.has_value()) << site.error().front().describe();
+    EXPECT_EQ(site->default_time_limit, std::chrono::minutes(minutes));
+  }
+  const auto unset = parseSiteConfig(std::string(kMinimalSite) + "default_time_limit: ~\n");
+  ASSERT_TRUE(unset.has_value());
+  EXPECT_EQ(unset->default_time_limit, std::nullopt);
 }
 
 TEST(SiteLoader, RelativePathsResolveAgainstTheSiteFilesDirectory) {
@@ -204,6 +218,14 @@ std::vector<Row> siteRows() {
       {"zero join timeout", m + "ray: {join_timeout_seconds: 0}\n", "site.non_positive",
        "ray.join_timeout_seconds"},
       {"NUL in user", r("user: tp", "user: \"t\\0p\""), "site.nul_byte", "slurm.user"},
+      {"default_time_limit without unit", m + "default_time_limit: 90\n", "site.invalid_duration",
+       "default_time_limit"},
+      {"default_time_limit in seconds", m + "default_time_limit: 90s\n", "site.invalid_duration",
+       "default_time_limit"},
+      {"default_time_limit zero", m + "default_time_limit: 0m\n", "site.invalid_duration",
+       "default_time_limit"},
+      {"default_time_limit a list", m + "default_time_limit: [1h]\n", "site.wrong_type",
+       "default_time_limit"},
   };
 }
 

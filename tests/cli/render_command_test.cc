@@ -52,6 +52,32 @@ TEST_F(RenderCommandTest, RequestIsASingleJobSubmitBody) {
   EXPECT_TRUE(stagingIsEmpty());
 }
 
+TEST_F(RenderCommandTest, WithoutATimeLimitNoneIsSentAndThePartitionDecides) {
+  std::string no_limit = cpuSpec();
+  no_limit.erase(no_limit.find("    time_limit: 10m\n"),
+                 std::string("    time_limit: 10m\n").size());
+  const std::string job = spec("job.yaml", no_limit);
+  auto request = run({"render", "-f", job, "--site", site(), "--what", "request"});
+  ASSERT_EQ(request.exit_code, 0) << request.err;
+  const auto body = nlohmann::json::parse(request.out);
+  EXPECT_FALSE(body["job"].contains("time_limit")) << body["job"].dump();
+  auto script = run({"render", "-f", job, "--site", site()});
+  ASSERT_EQ(script.exit_code, 0) << script.err;
+  EXPECT_EQ(script.out.find("--time"), script.out.find("--time: the partition's default"))
+      << "only the note that no --time is sent";
+  EXPECT_NE(script.out.find("# (no --time: the partition's default time limit applies)"),
+            std::string::npos);
+
+  // The site's default_time_limit fills in.
+  testing::writeFile(dir_ + "/site-default.yaml",
+                     siteYaml("runtimes.yaml") + "default_time_limit: 1h30m\n");
+  auto with_default =
+      run({"render", "-f", job, "--site", dir_ + "/site-default.yaml", "--what", "request"});
+  ASSERT_EQ(with_default.exit_code, 0) << with_default.err;
+  EXPECT_EQ(nlohmann::json::parse(with_default.out)["job"]["time_limit"],
+            nlohmann::json({{"set", true}, {"infinite", false}, {"number", 90}}));
+}
+
 TEST_F(RenderCommandTest, RequestForTwoPoolsIsAHeterogeneousBody) {
   auto r =
       run({"render", "-f", spec("job.yaml", heteroSpec()), "--site", site(), "--what", "request"});

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "cli_fixture.h"
 
@@ -39,6 +42,8 @@ TEST_F(ValidateCommandTest, ValidSpecExitsZeroAndPrintsASummary) {
   EXPECT_NE(r.out.find("valid: hello (custom/custom)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("component 0: pool main"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("partition cpu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("time limit: 10 min (from spec.resources.time_limit)"), std::string::npos)
+      << r.out;
   EXPECT_EQ(r.err, "");
 }
 
@@ -92,6 +97,132 @@ TEST_F(ValidateCommandTest, EachInvalidSpecExitsTwoWithItsCode) {
     const auto codes = jsonCodes(r);
     EXPECT_TRUE(codes.count(c.code)) << "wanted " << c.code << " in " << r.out;
   }
+}
+
+TEST_F(ValidateCommandTest, SaysWhichTimeLimitAppliesAndWhereItComesFrom) {
+  // The backend's documented CPU-only job: no time limit.
+  const std::string without =
+      spec("no-limit.yaml", replaced(cpuSpec(), "    time_limit: 10m\n", ""));
+  const std::string with = spec("limit.yaml", cpuSpec());
+  const std::string site_default = dir_ + "/site-default.yaml";
+  testing::writeFile(site_default, siteYaml("runtimes.yaml") + "default_time_limit: 4h\n");
+  struct Case {
+    const char* name;
+    std::string spec;
+    std::string site;
+    nlohmann::json minutes;
+    const char* source;
+    const char* text;
+  };
+  const std::vector<Case> cases = {
+      {"spec", with, site(), 10, "spec", "time limit: 10 min (from spec.resources.time_limit)"},
+      {"spec over the site default", with, site_default, 10, "spec",
+       "time limit: 10 min (from spec.resources.time_limit)"},
+      {"site default", without, site_default, 240, "site_default",
+       "time limit: 240 min (the site's default_time_limit; the spec sets none)"},
+      {"partition default", without, site(), nullptr, "partition_default",
+       "time limit: the partition's default (neither the spec nor the site sets one; none is "
+       "sent)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto json = run({"validate", "-f", c.spec, "--site", c.site, "--output", "json"});
+    ASSERT_EQ(json.exit_code, 0) << json.out << json.err;
+    const auto doc = nlohmann::json::parse(json.out);
+    EXPECT_EQ(doc["time_limit"]["minutes"], c.minutes) << json.out;
+    EXPECT_EQ(doc["time_limit"]["source"], c.source) << json.out;
+    EXPECT_EQ(doc["components"][0]["time_limit_minutes"], c.minutes) << json.out;
+    auto text = run({"validate", "-f", c.spec, "--site", c.site});
+    ASSERT_EQ(text.exit_code, 0) << text.err;
+    EXPECT_NE(text.out.find(c.text), std::string::npos) << text.out;
+  }
+}
+
+TEST_F(ValidateCommandTest, AnInvalidSiteDefaultTimeLimitIsNamed) {
+  const std::string bad_site = dir_ + "/site-bad.yaml";
+  testing::writeFile(bad_site, siteYaml("runtimes.yaml") + "default_time_limit: 90\n");
+  auto r = run({"validate", "-f", spec("job.yaml", cpuSpec()), "--site", bad_site});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("default_time_limit: '90' is not a positive whole number of minutes"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("[site.invalid_duration]"), std::string::npos) << r.err;
+}
+
+struct OnePassCase {
+  const char* name;
+  std::string spec;
+  std::vector<std::pair<std::string, std::string>> expected;  // code, field; in this order
+};
+
+// Problems from different layers (options, structure, backend rules) in one spec: every
+// command that prepares a launch reports all of them, once each, in the same order.
+std::vector<OnePassCase> onePassCases() {
+  return {
+      {"Playground + missing command",
+       replaced(replaced(cpuSpec(), "kind: TrainingJob", "kind: Playground"),
+                "    command: [\"python3\", \"-c\", \"print('hi $(not) `cmd`')\"]\n", ""),
+       {{"spec.missing_field", "spec.framework.command"}, {"launch.kind_not_supported", "kind"}}},
+      {"volumes + unknown GPU series + bad nodes",
+       replaced(replaced(heteroSpec("a100"), "nodes: 2", "nodes: 0"),
+                "  resources:", "  data:\n    volumes: [{name: ds}]\n  resources:"),
+       {{"spec.non_positive", "spec.resources.pools[0].nodes"},
+        {"launch.volumes_not_supported", "spec.data.volumes[0]"},
+        {"launch.unknown_gpu_series", "spec.resources.pools[1].gpu_series"}}},
+      {"CPU-only multi-node + unknown runtime + wrong type",
+       replaced(replaced(cpuSpec("custom-nope"), "nodes: 1", "nodes: 2"), "cpus: 2", "cpus: two"),
+       {{"spec.wrong_type", "spec.resources.pools[0].cpus"},
+        {"launch.unknown_runtime", "spec.framework.runtime_id"},
+        {"launch.cpu_only_multi_node", "spec.resources.pools[0].nodes"}}},
+  };
+}
+
+std::vector<std::pair<std::string, std::string>> jsonCodesAndFields(const std::string& out) {
+  std::vector<std::pair<std::string, std::string>> got;
+  const auto doc = nlohmann::json::parse(out, nullptr, false);
+  if (doc.is_discarded() || !doc.contains("errors")) return got;
+  for (const auto& e : doc["errors"]) got.emplace_back(e["code"], e["field"]);
+  return got;
+}
+
+TEST_F(ValidateCommandTest, EveryProblemOfEveryLayerInOneRun) {
+  for (const auto& c : onePassCases()) {
+    SCOPED_TRACE(c.name);
+    const std::string path = spec("one-pass.yaml", c.spec);
+    auto r = run({"validate", "-f", path, "--site", site(), "--output", "json"});
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(jsonCodesAndFields(r.out), c.expected) << r.out;
+    // Text mode: the same errors, one a line on stderr, in the same order.
+    auto text = run({"validate", "-f", path, "--site", site()});
+    EXPECT_EQ(text.exit_code, 2);
+    std::size_t at = 0;
+    for (const auto& [code, field] : c.expected) {
+      at = text.err.find(field + ": ", at);
+      ASSERT_NE(at, std::string::npos) << field << " in order in:\n" << text.err;
+      EXPECT_NE(text.err.find("[" + code + "]", at), std::string::npos) << text.err;
+    }
+  }
+}
+
+TEST_F(ValidateCommandTest, RenderAndSlurmSubmitReportTheSameFullList) {
+  for (const auto& c : onePassCases()) {
+    SCOPED_TRACE(c.name);
+    const std::string path = spec("one-pass.yaml", c.spec);
+    auto submit = run({"slurm", "submit", "-f", path, "--site", site(), "--output", "json"});
+    EXPECT_EQ(submit.exit_code, 2) << submit.err;
+    EXPECT_EQ(jsonCodesAndFields(submit.out), c.expected) << submit.out;
+    auto render = run({"render", "-f", path, "--site", site()});
+    EXPECT_EQ(render.exit_code, 2);
+    EXPECT_EQ(render.out, "");
+    int lines = 0;
+    for (char ch : render.err) lines += ch == '\n';
+    EXPECT_EQ(lines, static_cast<int>(c.expected.size())) << render.err;
+    for (const auto& [code, field] : c.expected) {
+      EXPECT_NE(render.err.find(field + ": "), std::string::npos) << render.err;
+      EXPECT_NE(render.err.find("[" + code + "]"), std::string::npos) << render.err;
+    }
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/staging")) << "nothing may be staged";
 }
 
 TEST_F(ValidateCommandTest, TextModePrintsEveryErrorOnStderrOneALine) {

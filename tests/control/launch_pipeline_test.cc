@@ -6,7 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <set>
+#include <string>
+#include <vector>
 
 #include "catalog/artifact_verifier.h"
 #include "launch/attempt_identity.h"
@@ -113,19 +114,30 @@ TEST_F(LaunchPipelineTest, StageWritesTheAttemptAndNeverTheToken) {
   EXPECT_EQ(again.error().code, "staging.attempt_exists");
 }
 
-TEST_F(LaunchPipelineTest, OptionAndSpecErrorsAreReportedTogether) {
+TEST_F(LaunchPipelineTest, OptionSpecAndRuleErrorsAreReportedTogetherInOrder) {
   PrepareOptions options;
   options.attempt = 0;
   options.job_id = "x";
-  auto prepared =
-      prepare(spec("bad.yaml", cpuSpec("echo hi", "", "hello", "        colour: blue\n")),
-              context(), options, verifier_, random_);
+  // Options first, then the structural errors, then the backend's rules.
+  auto prepared = prepare(
+      spec("bad.yaml", cpuSpec("echo hi", "", "hello", "        colour: blue\n", "custom-nope")),
+      context(), options, verifier_, random_);
   ASSERT_FALSE(prepared);
-  std::set<std::string> codes;
-  for (const auto& e : prepared.error()) codes.insert(e.code);
-  EXPECT_TRUE(codes.count("cli.invalid_attempt"));
-  EXPECT_TRUE(codes.count("cli.invalid_job_id"));
-  EXPECT_TRUE(codes.count("spec.unknown_field"));
+  std::vector<std::string> codes;
+  for (const auto& e : prepared.error()) codes.push_back(e.code);
+  EXPECT_EQ(codes, (std::vector<std::string>{"cli.invalid_attempt", "cli.invalid_job_id",
+                                             "spec.unknown_field", "launch.unknown_runtime"}));
+}
+
+TEST_F(LaunchPipelineTest, RuleErrorsDoNotWaitForTheArtifact) {
+  // The artifact check may read gigabytes: it runs only once the spec passes every rule.
+  auto prepared = prepare(spec("bad.yaml", cpuSpec("echo hi", "", "hello",
+                                                   "        scratch_gb: 5\n", "custom-tampered")),
+                          context(), PrepareOptions{}, verifier_, random_);
+  ASSERT_FALSE(prepared);
+  ASSERT_EQ(prepared.error().size(), 1u);
+  EXPECT_EQ(prepared.error()[0].code, "launch.cpu_only_scratch");
+  EXPECT_EQ(verifier_.fullReads(), 0);
 }
 
 }  // namespace

@@ -57,6 +57,11 @@ class SiteDir {
               "    format: sif\n"
               "    path: " +
                   artifact_ + "\n    sha256: " + staging::sha256Hex(readFile(artifact_)) +
+                  "\n    frameworks: [custom]\n"
+                  "  - id: custom-tampered\n"
+                  "    format: sif\n"
+                  "    path: " +
+                  artifact_ + "\n    sha256: " + std::string(64, '0') +
                   "\n    frameworks: [custom]\n");
     writeFile(site(),
               "slurm:\n"
@@ -113,7 +118,8 @@ class SiteDir {
 // A CPU-only custom job running `bash -c SCRIPT`; `extra` is appended under `spec:`
 // (e.g. a retry block), `pool_extra` under the pool.
 inline std::string cpuSpec(const std::string& script = "echo hello", const std::string& extra = "",
-                           const std::string& name = "hello", const std::string& pool_extra = "") {
+                           const std::string& name = "hello", const std::string& pool_extra = "",
+                           const std::string& runtime = "custom-demo") {
   std::string quoted;
   for (char c : script) {
     if (c == '"' || c == '\\') quoted += '\\';
@@ -129,7 +135,9 @@ inline std::string cpuSpec(const std::string& script = "echo hello", const std::
          "  framework:\n"
          "    name: custom\n"
          "    task: custom\n"
-         "    runtime_id: custom-demo\n"
+         "    runtime_id: " +
+         runtime +
+         "\n"
          "    command: [\"bash\", \"-c\", \"" +
          quoted +
          "\"]\n"

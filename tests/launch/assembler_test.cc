@@ -84,6 +84,48 @@ TEST(Assembler, CpuOnlyJobUsesTheCpuPartitionAndNoGpus) {
               ElementsAre(Pair("PATH", "/usr/local/bin:/usr/bin:/bin")));
 }
 
+TEST(Assembler, TimeLimitComesFromTheSpecElseTheSiteElseThePartition) {
+  // The backend's documented CPU-only job: custom/custom, one pool, one node, no GPUs,
+  // CPUs, memory, a runtime id — and no time limit.
+  const std::string no_limit = replaced(kCpuSpec, "    time_limit: 30m\n", "");
+  struct Case {
+    const char* name;
+    std::string spec;
+    std::optional<std::chrono::minutes> site_default;
+    int minutes;
+    TimeLimitSource source;
+  };
+  const std::vector<Case> cases = {
+      {"spec", kCpuSpec, std::nullopt, 30, TimeLimitSource::kSpec},
+      {"spec wins over the site", kCpuSpec, std::chrono::minutes(240), 30, TimeLimitSource::kSpec},
+      {"site default", no_limit, std::chrono::minutes(240), 240, TimeLimitSource::kSiteDefault},
+      {"partition default", no_limit, std::nullopt, 0, TimeLimitSource::kPartitionDefault},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    catalog::SiteConfig site = testSite();
+    site.default_time_limit = c.site_default;
+    const auto req = assembleLaunch(parsed(c.spec), site, testRegistry(), kIdentity, kAttemptDir);
+    ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+    EXPECT_EQ(req->time_limit_source, c.source);
+    ASSERT_EQ(req->components.size(), 1u);
+    EXPECT_EQ(req->components[0].time_limit, std::chrono::minutes(c.minutes));
+  }
+}
+
+TEST(Assembler, EveryComponentGetsTheSiteDefaultTimeLimit) {
+  const std::string text = replaced(std::string(kGpuSpec), "    time_limit: 2h\n", "") +
+                           "      - {name: second, gpu_series: a100, gpus_per_node: 2, cpus: 8, "
+                           "memory_gb: 32}\n";
+  catalog::SiteConfig site = testSite();
+  site.default_time_limit = std::chrono::minutes(90);
+  const auto req = assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  ASSERT_EQ(req->components.size(), 2u);
+  for (const Component& c : req->components) EXPECT_EQ(c.time_limit, std::chrono::minutes(90));
+  EXPECT_EQ(req->time_limit_source, TimeLimitSource::kSiteDefault);
+}
+
 TEST(Assembler, PoolPartitionAndScratchAreKept) {
   const std::string text =
       replaced(replaced(kGpuSpec, "memory_gb: 64", "memory_gb: 64\n        scratch_gb: 100"),

@@ -155,5 +155,25 @@ TEST(RulesTable, EachRuleHasItsCodeAndField) {
   }
 }
 
+// judgeSpec (the one-pass check that also takes partly parsed specs) judges the same rules
+// as assembly; the attempt dir and the artifact are left to assembleLaunch/prepareLaunch.
+TEST(RulesTable, JudgeSpecFindsEachAssemblyRuleToo) {
+  for (const Row& row : rows()) {
+    SCOPED_TRACE(row.rule);
+    catalog::SiteConfig site = testSite();
+    catalog::RuntimeRegistry registry = testRegistry();
+    if (row.tweak) row.tweak(site, registry);
+    const Errors errors = judgeSpec(spec::parsePartialJobSpec(row.spec), site, registry);
+    const std::string code = row.code;
+    if (!code.starts_with("launch.") || code == "launch.invalid_attempt_dir") {
+      EXPECT_TRUE(errors.empty()) << errors.front().describe();
+      continue;
+    }
+    ASSERT_EQ(errors.size(), 1u);
+    EXPECT_EQ(errors[0].code, row.code);
+    EXPECT_EQ(errors[0].field, row.field);
+  }
+}
+
 }  // namespace
 }  // namespace tuneplane::launch

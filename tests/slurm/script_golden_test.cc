@@ -42,9 +42,10 @@ LaunchRequest baseRequest(const std::string& job_id) {
   return r;
 }
 
-LaunchRequest cpuRequest(catalog::ContainerRuntime runtime) {
+LaunchRequest cpuRequest(catalog::ContainerRuntime runtime, std::string job_id = "") {
   const bool pyxis = runtime == catalog::ContainerRuntime::kPyxis;
-  LaunchRequest r = baseRequest(pyxis ? "job-cpu-pyxis" : "job-cpu-apptainer");
+  if (job_id.empty()) job_id = pyxis ? "job-cpu-pyxis" : "job-cpu-apptainer";
+  LaunchRequest r = baseRequest(job_id);
   r.job_name = "tabular-baseline";
   r.framework = "custom/custom";
   r.container_runtime = runtime;
@@ -63,6 +64,15 @@ LaunchRequest cpuRequest(catalog::ContainerRuntime runtime) {
   r.command = {"python3", "/tuneplane/attempt/train.py", "--folds", "5"};
   r.environment.insert(r.environment.begin(), {"SEED", "42"});
   r.account = "ml-research";
+  return r;
+}
+
+// The backend's documented CPU-only job without a time limit (none in the spec or the
+// site): no time_limit in the body, no --time in the mirror; the partition's default applies.
+LaunchRequest cpuRequestWithoutTimeLimit() {
+  LaunchRequest r = cpuRequest(catalog::ContainerRuntime::kPyxis, "job-cpu-no-limit");
+  r.components[0].time_limit = std::chrono::minutes(0);
+  r.time_limit_source = launch::TimeLimitSource::kPartitionDefault;
   return r;
 }
 
@@ -154,6 +164,7 @@ void PrintTo(const GoldenCase& golden, std::ostream* os) {
 std::vector<GoldenCase> goldenCases() {
   return {{"cpu_apptainer", cpuRequest(catalog::ContainerRuntime::kApptainer)},
           {"cpu_pyxis", cpuRequest(catalog::ContainerRuntime::kPyxis)},
+          {"cpu_pyxis_no_time_limit", cpuRequestWithoutTimeLimit()},
           {"gpu_single_pool_2node", gpuSinglePoolRequest()},
           {"gpu_het_h100_a100", gpuHetRequest()},
           {"gpu_pinned_ports_apptainer", gpuPinnedPortsRequest()}};

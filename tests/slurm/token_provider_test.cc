@@ -86,6 +86,23 @@ TEST(FileTokenProvider, ExpiresAtReadsTheExpClaim) {
   EXPECT_EQ(provider.expiresAt(), 2800);
 }
 
+TEST(UnverifiedClaims, ReadsSunIatAndExpWithoutTheKey) {
+  auto claims = unverifiedClaims(jwt::mintHs256({"tpuser", 1000, 2800}, "any key"));
+  ASSERT_TRUE(claims.has_value());
+  EXPECT_EQ(claims->user, "tpuser");
+  EXPECT_EQ(claims->issued_at, 1000);
+  EXPECT_EQ(claims->expires_at, 2800);
+  // Not a JWT, a payload that is not base64url JSON, or a JSON array: nothing to report.
+  for (const char* text : {"", "abc", "a.b", "a.!!!.c", "a.WzFd.c"}) {
+    EXPECT_FALSE(unverifiedClaims(text).has_value()) << text;
+  }
+  // A JSON object without the claims: decoded, each claim absent.
+  auto empty = unverifiedClaims("a." + jwt::base64UrlEncode("{\"exp\":\"soon\"}") + ".c");
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_FALSE(empty->user.has_value());
+  EXPECT_FALSE(empty->expires_at.has_value());
+}
+
 TEST(MintingTokenProvider, RenewalKeepsEveryTokenValidAcrossFiftyLifespans) {
   const std::string key = "0123456789abcdef0123456789abcdef";
   const int64_t lifespan = 60;

@@ -143,6 +143,61 @@ TEST(SpecParser, MinimalSpecGetsDefaults) {
   EXPECT_EQ(spec->framework.runtime_id, std::nullopt);
 }
 
+TEST(SpecParser, TimeLimitIsOptional) {
+  // The backend's documented CPU-only job has none: the site's or the partition's default
+  // applies (launch/ decides which).
+  for (const std::string& text : {replaced(kMinimal, "    time_limit: 90m\n", ""),
+                                  replaced(kMinimal, "time_limit: 90m", "time_limit: ~")}) {
+    const auto spec = parseJobSpec(text);
+    ASSERT_TRUE(spec.has_value()) << spec.error().front().describe();
+    EXPECT_EQ(spec->resources.time_limit, std::nullopt);
+  }
+}
+
+TEST(SpecParser, PartialSpecKeepsWhatItReadBesideTheErrors) {
+  const auto partial =
+      parsePartialJobSpec(replaced(replaced(kMinimal, "kind: TrainingJob", "kind: Playground"),
+                                   "    command: [run]\n", "    image: nvcr.io/x:1\n"));
+  EXPECT_FALSE(partial.complete());
+  ASSERT_EQ(partial.errors.size(), 1u);
+  EXPECT_EQ(partial.errors[0].code, "spec.missing_field");
+  EXPECT_EQ(partial.errors[0].field, "spec.framework.command");
+  // What was read is there for launch/'s rules to judge.
+  EXPECT_EQ(partial.spec.kind, JobKind::kPlayground);
+  EXPECT_TRUE(partial.readable("kind"));
+  EXPECT_EQ(partial.spec.framework.image, "nvcr.io/x:1");
+  EXPECT_TRUE(partial.readable("spec.framework.image"));
+  EXPECT_FALSE(partial.readable("spec.framework.command"));
+  EXPECT_EQ(partial.spec.resources.time_limit, std::chrono::minutes(90));
+  // The complete form gives the same structural errors and nothing else.
+  const auto checked =
+      parseJobSpec(replaced(replaced(kMinimal, "kind: TrainingJob", "kind: Playground"),
+                            "    command: [run]\n", "    image: nvcr.io/x:1\n"));
+  ASSERT_FALSE(checked.has_value());
+  EXPECT_EQ(checked.error(), partial.errors);
+}
+
+TEST(SpecParser, ValuesWithErrorsAreNotReadable) {
+  const auto partial = parsePartialJobSpec(
+      replaced(replaced(kMinimal, "cpus: 1", "cpus: 0\n        gpus_per_node: many"),
+               "time_limit: 90m", "time_limit: soon"));
+  EXPECT_EQ(partial.errors.size(), 3u);
+  EXPECT_FALSE(partial.readable("spec.resources.pools[0].cpus"));
+  EXPECT_FALSE(partial.readable("spec.resources.pools[0].gpus_per_node"));
+  EXPECT_FALSE(partial.readable("spec.resources.time_limit"));
+  EXPECT_TRUE(partial.readable("spec.resources.pools[0].memory_gb"));
+  EXPECT_TRUE(partial.readable("spec.resources.pools"));
+  EXPECT_EQ(partial.spec.resources.pools.at(0).memory_gb, 1);
+}
+
+TEST(SpecParser, AnUnreadableFileLeavesNothingReadable) {
+  const auto partial = loadPartialJobSpecFile("/nonexistent/dir/spec.yaml");
+  ASSERT_EQ(partial.errors.size(), 1u);
+  EXPECT_EQ(partial.errors[0].code, "spec.unreadable_file");
+  EXPECT_FALSE(partial.readable("kind"));
+  EXPECT_FALSE(partial.readable("spec.framework.runtime_id"));
+}
+
 TEST(SpecParser, PlaygroundAndModelDeploymentParse) {
   auto p = parseJobSpec(replaced(kMinimal, "kind: TrainingJob", "kind: Playground"));
   ASSERT_TRUE(p.has_value());
@@ -234,8 +289,6 @@ std::vector<Row> structuralRows() {
        "spec.wrong_type", "spec.framework.env.A"},
       {"empty runtime_id", r("command: [run]", "command: [run]\n    runtime_id: ''"),
        "spec.empty_string", "spec.framework.runtime_id"},
-      {"missing time_limit", r("    time_limit: 90m\n", ""), "spec.missing_field",
-       "spec.resources.time_limit"},
       {"time_limit without unit", r("time_limit: 90m", "time_limit: 90"), "spec.invalid_duration",
        "spec.resources.time_limit"},
       {"time_limit zero", r("time_limit: 90m", "time_limit: 0m"), "spec.invalid_duration",

@@ -42,6 +42,7 @@ TEST(LaunchRequestJsonTest, EveryFieldRoundTrips) {
     EXPECT_EQ(a.scratch_mb, b.scratch_mb);
     EXPECT_EQ(a.time_limit, b.time_limit);
   }
+  EXPECT_EQ(out->time_limit_source, in.time_limit_source);
   EXPECT_EQ(out->uses_gpus, in.uses_gpus);
   EXPECT_EQ(out->command, in.command);
   EXPECT_EQ(out->environment, in.environment);  // order kept, not sorted
@@ -112,6 +113,7 @@ TEST(LaunchRequestJsonTest, BadInputNamesTheField) {
       {nlohmann::json::json_pointer("/ray"), nlohmann::json::array(), "launch.ray"},
       {nlohmann::json::json_pointer("/ray/port"), "6379", "launch.ray.port"},
       {nlohmann::json::json_pointer("/ray/dashboard"), nullptr, "launch.ray.dashboard"},
+      {nlohmann::json::json_pointer("/time_limit_source"), "slurm", "launch.time_limit_source"},
   };
   for (const auto& c : cases) {
     auto bad = good;

@@ -34,6 +34,7 @@ inline launch::LaunchRequest sampleRequest(const std::string& attempt_dir) {
   other.gres_type = "";
   other.nodes = 1;
   r.components = {gpu, other};
+  r.time_limit_source = launch::TimeLimitSource::kSiteDefault;
   r.uses_gpus = true;
   r.command = {"python3", "-c", "print('it''s $(not) a `command`')"};
   r.environment = {{"ZETA", "last-but-first"}, {"ALPHA", "a b"}, {"TUNEPLANE_JOB_ID", "x"}};

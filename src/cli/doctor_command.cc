@@ -1,0 +1,136 @@
+// `tuneplane doctor --site SITE [-o text|json] [--strict]`: checks a site without submitting
+// anything (the checks and how each is judged: src/doctor/). This file only wires the real
+// world in — the site file, the registry, a SlurmRestClient, the host, the artifact verifier
+// with a progress bar on a terminal — and prints the report.
+// Exit codes: 0 every check passed (warnings allowed unless --strict), 1 a check failed or
+// could not run (or, with --strict, warned), 2 the site file could not be loaded or a flag
+// is wrong.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "catalog/artifact_verifier.h"
+#include "catalog/site_loader.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/progress_bar.h"
+#include "common/clock.h"
+#include "control/launch_pipeline.h"
+#include "doctor/doctor.h"
+#include "doctor/host_probe.h"
+#include "slurm/rest_client.h"
+
+namespace tuneplane::cli {
+namespace {
+
+struct DoctorFlags {
+  std::optional<std::string> site;
+  std::string output = "text";
+  bool strict = false;
+};
+
+// One attempt and one retry: an operator waiting on doctor wants the answer, not the
+// reconciler's patience. The retry still rides over a single dropped connection.
+constexpr int kDoctorReadAttempts = 2;
+
+// The client and the token source doctor talks through. The token source is the client's
+// own (so doctor decodes the token the client sends); when the client cannot be built, a
+// second one made the same way stands in, so the token is still judged.
+struct SlurmConnection {
+  std::unique_ptr<slurm::SlurmRestClient> client;
+  std::unique_ptr<slurm::TokenProvider> spare_tokens;
+  doctor::SlurmAccess access;
+};
+
+SlurmConnection connectToSlurm(const catalog::SiteConfig& site) {
+  SlurmConnection c;
+  auto tokens = slurm::makeTokenProvider(site.slurm);
+  if (!tokens) {
+    c.access.token_error = tokens.error();
+    return c;
+  }
+  slurm::RestClientOptions options = slurm::restClientOptionsFromSite(site.slurm);
+  options.retry.max_attempts = kDoctorReadAttempts;
+  auto client = slurm::SlurmRestClient::create(std::move(options), std::move(*tokens));
+  if (!client) {
+    c.access.client_error = client.error();
+    if (auto spare = slurm::makeTokenProvider(site.slurm)) {
+      c.spare_tokens = std::move(*spare);
+      c.access.tokens = c.spare_tokens.get();
+    }
+    return c;
+  }
+  c.client = std::move(*client);
+  c.access.client = c.client.get();
+  c.access.tokens = &c.client->tokens();
+  return c;
+}
+
+void runDoctor(const DoctorFlags& flags) {
+  auto format = parseOutputFormat(flags.output);
+  if (!format) failWith({format.error()}, OutputFormat::kText, kExitInvalid, std::cout, std::cerr);
+  const control::SiteEnvironment env = control::SiteEnvironment::fromProcess();
+  auto site = control::loadSiteFile(flags.site, env);
+  if (!site) failWith(site.error(), *format, kExitInvalid, std::cout, std::cerr);
+
+  doctor::DoctorInput input;
+  input.site = site->site;
+  input.registry_path = catalog::registryPath(site->site, env.registry_file).value_or("");
+  auto registry = control::loadRegistryFile(site->site, env);
+  if (registry) {
+    input.registry_path = registry->path;
+    input.registry = std::move(registry->registry);
+  } else {
+    input.registry = failAll(registry.error());
+  }
+
+  // The client logs its retries and token refreshes; every outcome is in the report, so
+  // only errors of its own are worth a log line here.
+  spdlog::set_level(spdlog::level::err);
+  SlurmConnection slurm = connectToSlurm(site->site);
+  doctor::PosixHostProbe host;
+  catalog::ArtifactVerifier verifier;
+  SystemClock clock;
+  ProgressBar bar(std::cerr, *format == OutputFormat::kText && ::isatty(STDERR_FILENO) == 1);
+  doctor::DoctorEnv doctor_env{slurm.access, host, verifier, clock,
+                               [&bar](const std::string& id, uint64_t done, uint64_t total) {
+                                 bar.update(id, done, total);
+                               }};
+  const auto checks = doctor::runDoctor(input, doctor_env);
+  bar.finish();
+
+  if (*format == OutputFormat::kJson) {
+    std::cout << doctor::reportToJson(site->path, checks, flags.strict).dump(2) << "\n";
+  } else {
+    std::cout << doctor::reportToText(site->path, checks, flags.strict);
+  }
+  std::cout.flush();
+  if (!doctor::passed(checks, flags.strict)) throw CLI::RuntimeError(kExitFailure);
+}
+
+}  // namespace
+
+void addDoctorCommand(CLI::App& app) {
+  auto flags = std::make_shared<DoctorFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "doctor",
+      "Check a site without submitting anything: slurmrestd, the API version, the token, "
+      "partitions, GPU-series constraints and GRES, the staging root, and every artifact");
+  cmd->add_option("--site", flags->site, "Site file (default: $TUNEPLANE_SITE_FILE)");
+  cmd->add_option("--output,-o", flags->output, "Output format: text or json");
+  cmd->add_flag("--strict", flags->strict, "Count warnings as failures (exit 1)");
+  cmd->footer(
+      "Each check prints ok, warn, fail or skip (skipped: an earlier check failed), with the\n"
+      "reason and the fix. Exit codes: 0 no check failed (warnings allowed unless --strict),\n"
+      "1 a check failed or was skipped (or warned, with --strict), 2 the site file could not\n"
+      "be loaded or an option is wrong.");
+  cmd->callback([flags] { runDoctor(*flags); });
+}
+
+}  // namespace tuneplane::cli

@@ -1,0 +1,133 @@
+#include "doctor/doctor.h"
+
+#include <sys/stat.h>
+
+#include "doctor/artifact_checks.h"
+#include "doctor/cluster_checks.h"
+#include "doctor/slurm_checks.h"
+#include "doctor/staging_checks.h"
+
+namespace tuneplane::doctor {
+
+std::optional<std::string> stagingGroupOf(const catalog::SiteConfig& /*site*/) {
+  return std::nullopt;  // HOOK (issue 11): return site.staging.group once it exists.
+}
+
+SlurmFacts gatherSlurmFacts(const catalog::SiteConfig& site, const SlurmAccess& access) {
+  SlurmFacts facts;
+  facts.url = site.slurm.url;
+  facts.api_version = site.slurm.api_version;
+  if (access.client == nullptr) {
+    if (access.tokens == nullptr && access.token_error) {
+      facts.no_token = true;
+    } else {
+      facts.client_error = access.client_error.value_or(
+          Error{"doctor.no_client", "slurm.url", "no slurmrestd client could be built"});
+    }
+    return facts;
+  }
+  facts.ping = access.client->ping();
+  // Only a successful ping says the token works and the route exists: asking more of a
+  // server that refused it would only repeat the refusal (and its retries).
+  if (*facts.ping) {
+    facts.partitions = access.client->listPartitions();
+    facts.nodes = access.client->listNodes();
+  }
+  return facts;
+}
+
+TokenFacts gatherTokenFacts(const catalog::SiteConfig& site, const SlurmAccess& access,
+                            const Clock& clock) {
+  TokenFacts facts;
+  const bool from_file = site.slurm.token_file && !site.slurm.token_file->empty();
+  facts.source = from_file ? TokenSource::kTokenFile : TokenSource::kJwtKey;
+  facts.path = from_file ? *site.slurm.token_file : site.slurm.jwt_key_file.value_or("");
+  facts.site_user = site.slurm.user;
+  facts.lifespan = site.slurm.token_lifespan;
+  facts.now_unix = clock.nowMs() / 1000;
+  if (access.tokens == nullptr) {
+    facts.unavailable = access.token_error.value_or(
+        Error{"doctor.no_token", "slurm", "no token source could be set up"});
+    return facts;
+  }
+  auto token = access.tokens->token();
+  if (!token) {
+    facts.unavailable = token.error();
+    return facts;
+  }
+  // Decoded for reporting only; the token itself goes no further than this function.
+  if (auto claims = slurm::unverifiedClaims(*token)) {
+    facts.decoded = true;
+    facts.subject = claims->user;
+    facts.expires_at = claims->expires_at;
+  }
+  return facts;
+}
+
+StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host) {
+  StagingFacts facts;
+  facts.root = site.staging_root;
+  facts.root_info = host.inspect(site.staging_root);
+  if (facts.root_info.exists && facts.root_info.is_directory) {
+    facts.probe = host.probeWrite(site.staging_root);
+    facts.fs_type = host.filesystemType(site.staging_root);
+  }
+  facts.process_user = host.processUser();
+  facts.job_user_name = site.slurm.user;
+  facts.job_user = host.findUser(site.slurm.user);
+  facts.group_name = stagingGroupOf(site);
+  if (facts.group_name) facts.group = host.findGroup(*facts.group_name);
+  return facts;
+}
+
+ArtifactFacts gatherArtifactFacts(const catalog::Runtime& runtime,
+                                  catalog::ArtifactVerifier& verifier,
+                                  const ArtifactProgress& progress) {
+  ArtifactFacts facts;
+  facts.runtime = runtime;
+  struct stat st {};
+  if (::stat(runtime.path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    facts.size_bytes = static_cast<uint64_t>(st.st_size);
+  }
+  catalog::ArtifactVerifier::Progress report;
+  if (progress) {
+    report = [&](uint64_t done, uint64_t total) { progress(runtime.id, done, total); };
+  }
+  facts.verified = verifier.verify(runtime.path, runtime.sha256, "runtimes." + runtime.id, report);
+  if (!facts.verified && facts.verified.error().code == "artifact.sha256_mismatch") {
+    // The verifier just read the file; its cache answers this without a second read
+    // (unless the file is changing under us, which the digest then shows too).
+    if (auto actual = verifier.sha256Of(runtime.path)) facts.actual_sha256 = *actual;
+  }
+  return facts;
+}
+
+std::vector<CheckResult> runDoctor(const DoctorInput& input, DoctorEnv& env) {
+  const catalog::SiteConfig& site = input.site;
+  const TokenFacts token = gatherTokenFacts(site, env.slurm, env.clock);
+  const SlurmFacts slurm = gatherSlurmFacts(site, env.slurm);
+
+  std::vector<CheckResult> checks;
+  checks.push_back(checkSlurmrestd(slurm));
+  checks.push_back(checkControllers(slurm));
+  checks.push_back(checkApiVersion(slurm));
+  checks.push_back(checkToken(token, slurm));
+  for (auto& c : checkPartitions(site, slurm)) checks.push_back(std::move(c));
+  for (auto& c : checkGpuSeries(site, slurm)) checks.push_back(std::move(c));
+
+  const StagingFacts staging = gatherStagingFacts(site, env.host);
+  checks.push_back(checkStagingRoot(staging));
+  checks.push_back(checkStagingUser(staging));
+  checks.push_back(checkStagingFilesystem(staging));
+
+  checks.push_back(checkRegistry(input.registry_path, input.registry));
+  if (input.registry) {
+    for (const auto& runtime : input.registry->runtimes) {
+      checks.push_back(checkArtifact(gatherArtifactFacts(runtime, env.verifier, env.progress),
+                                     site.container_runtime));
+    }
+  }
+  return checks;
+}
+
+}  // namespace tuneplane::doctor

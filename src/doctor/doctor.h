@@ -1,0 +1,80 @@
+// `tuneplane doctor`'s gathering layer: asks slurmrestd (through the SlurmClient interface),
+// the token source, the host (HostProbe) and the artifact verifier what doctor needs, then
+// hands the facts to the pure judgement functions and returns every check in a fixed order:
+//
+//   slurmrestd → slurmctld → api_version → token → partition/* → gpu_series/*
+//   → staging/root → staging/user → staging/filesystem → registry → artifact/*
+//
+// It submits nothing and changes nothing but one probe file it creates and removes in the
+// staging root. A check that depends on a failed one is reported as skipped, never left out,
+// so the list (and the JSON document) always names every check for the site.
+// Thread-safety: one runDoctor call at a time per DoctorEnv.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/artifact_verifier.h"
+#include "catalog/runtime_registry.h"
+#include "catalog/site_config.h"
+#include "common/clock.h"
+#include "common/result.h"
+#include "doctor/check.h"
+#include "doctor/facts.h"
+#include "doctor/host_probe.h"
+#include "slurm/slurm_client.h"
+#include "slurm/token_provider.h"
+
+namespace tuneplane::doctor {
+
+// What is checked: the site and its registry as loaded (a registry that failed to load is
+// itself a finding, not a reason to stop).
+struct DoctorInput {
+  catalog::SiteConfig site;
+  std::string registry_path;                   // empty when none is configured
+  Checked<catalog::RuntimeRegistry> registry;  // the registry, or why it could not be loaded
+};
+
+// The way to slurmrestd. `tokens` is the client's own token source, so the token doctor
+// decodes is the one the client sends. Either is null when it could not be built, and then
+// its error says why (an unreadable jwt_key_file; a client the URL or TLS files break).
+struct SlurmAccess {
+  slurm::SlurmClient* client = nullptr;
+  slurm::TokenProvider* tokens = nullptr;
+  std::optional<Error> token_error;   // set when tokens is null
+  std::optional<Error> client_error;  // set when client is null for another reason
+};
+
+// Told while a large artifact is hashed: the runtime id, bytes done and the file's size.
+using ArtifactProgress =
+    std::function<void(const std::string& runtime_id, uint64_t done, uint64_t total)>;
+
+struct DoctorEnv {
+  SlurmAccess slurm;
+  HostProbe& host;
+  catalog::ArtifactVerifier& verifier;
+  const Clock& clock;
+  ArtifactProgress progress;  // optional
+};
+
+std::vector<CheckResult> runDoctor(const DoctorInput& input, DoctorEnv& env);
+
+// The gathering steps, exposed for tests with fakes.
+SlurmFacts gatherSlurmFacts(const catalog::SiteConfig& site, const SlurmAccess& access);
+TokenFacts gatherTokenFacts(const catalog::SiteConfig& site, const SlurmAccess& access,
+                            const Clock& clock);
+StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host);
+ArtifactFacts gatherArtifactFacts(const catalog::Runtime& runtime,
+                                  catalog::ArtifactVerifier& verifier,
+                                  const ArtifactProgress& progress);
+
+// HOOK (issue 11, `staging.group`): the shared group the site names for attempt output, once
+// the site file has that field. Until then nullopt, and staging/user applies the default
+// rule (TunePlane must run as slurm.user). When catalog::SiteConfig gains the field, return
+// it here; staging_checks already judges the group rule.
+std::optional<std::string> stagingGroupOf(const catalog::SiteConfig& site);
+
+}  // namespace tuneplane::doctor

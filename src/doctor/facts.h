@@ -1,0 +1,92 @@
+// What doctor gathered about a site before judging it: slurmrestd's answers, the token's
+// (unverified) claims, the staging root as this process sees it, and each artifact's
+// verification. The gathering layer (doctor.h) fills these through I/O; the judgement
+// functions (slurm_checks.h, cluster_checks.h, staging_checks.h, artifact_checks.h) read
+// only these, so tests build them from tables. No credential is ever stored here.
+// Plain values.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/runtime_registry.h"
+#include "common/result.h"
+#include "slurm/job_record.h"
+#include "slurm/rest_error.h"
+
+namespace tuneplane::doctor {
+
+// slurmrestd's answers. The partitions and nodes are asked for only after a successful ping.
+struct SlurmFacts {
+  std::string url;
+  std::string api_version = "v0.0.45";
+  // slurmrestd was not asked at all, and the answers below are empty, when there was no
+  // token to send (the token check says why) or no client could be built (client_error).
+  bool no_token = false;
+  std::optional<Error> client_error;
+  std::optional<slurm::SlurmResult<slurm::PingResult>> ping;
+  std::optional<slurm::SlurmResult<std::vector<slurm::PartitionInfo>>> partitions;
+  std::optional<slurm::SlurmResult<std::vector<slurm::NodeInfo>>> nodes;
+};
+
+enum class TokenSource {
+  kTokenFile,  // slurm.token_file: a JWT issued by `scontrol token`, re-read when it changes
+  kJwtKey,     // slurm.jwt_key_file: TunePlane mints short-lived tokens itself
+};
+
+// The token as this process would send it, decoded WITHOUT verifying its signature.
+struct TokenFacts {
+  TokenSource source = TokenSource::kTokenFile;
+  std::string path;                    // the token file or the key file
+  std::string site_user;               // slurm.user (X-SLURM-USER-NAME)
+  std::optional<Error> unavailable;    // the file could not be read, or no token minted
+  bool decoded = false;                // a JWT with a JSON payload
+  std::optional<std::string> subject;  // "sun"
+  std::optional<int64_t> expires_at;   // "exp", Unix seconds
+  std::chrono::seconds lifespan{0};    // kJwtKey: slurm.token_lifespan
+  int64_t now_unix = 0;
+};
+
+struct PathInfo {
+  bool exists = false;
+  bool is_directory = false;
+  std::string error;  // why stat failed, other than "does not exist"; empty otherwise
+};
+
+struct UserInfo {
+  std::string name;
+  uint32_t uid = 0;
+  uint32_t gid = 0;              // primary group
+  std::vector<uint32_t> groups;  // every group it is in, the primary one included
+};
+
+struct GroupInfo {
+  std::string name;
+  uint32_t gid = 0;
+};
+
+// The staging root as this process sees it, and who writes there.
+struct StagingFacts {
+  std::string root;  // site staging_root
+  PathInfo root_info;
+  std::optional<Status> probe;              // create + remove a file; unset when not tried
+  std::optional<Result<uint64_t>> fs_type;  // statfs(2) f_type; unset when not tried
+  UserInfo process_user;                    // this process's effective user
+  std::string job_user_name;                // slurm.user: Slurm runs the jobs as this user
+  std::optional<UserInfo> job_user;         // resolved on this host; unset when unknown here
+  std::optional<std::string> group_name;    // staging.group (issue 11) when the site names one
+  std::optional<GroupInfo> group;           // resolved on this host
+};
+
+// One registry entry after verification.
+struct ArtifactFacts {
+  catalog::Runtime runtime;
+  Status verified;                           // catalog::ArtifactVerifier's verdict
+  std::optional<uint64_t> size_bytes;        // when the file exists
+  std::optional<std::string> actual_sha256;  // on a mismatch: what the file hashes to
+};
+
+}  // namespace tuneplane::doctor

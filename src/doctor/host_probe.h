@@ -1,0 +1,44 @@
+// The host as doctor's staging checks see it, behind a small interface: stat of the staging
+// root, a probe file created and removed there, statfs(2), and the users and groups of this
+// host. PosixHostProbe is the real one; tests of the gathering layer swap in a fake.
+// Thread-safety: PosixHostProbe holds no state.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "common/result.h"
+#include "doctor/facts.h"
+
+namespace tuneplane::doctor {
+
+class HostProbe {
+ public:
+  virtual ~HostProbe() = default;
+
+  virtual PathInfo inspect(const std::string& path) = 0;
+  // Creates a new file in `dir` exclusively (O_CREAT|O_EXCL, as the stager creates its
+  // files), writes and fsyncs a line, closes and removes it. Errors name the failing step.
+  virtual Status probeWrite(const std::string& dir) = 0;
+  // statfs(2) f_type of the filesystem holding `path`.
+  virtual Result<uint64_t> filesystemType(const std::string& path) = 0;
+  // This process's effective user, its primary group and supplementary groups.
+  virtual UserInfo processUser() = 0;
+  // A user by name (getpwnam) with every group it is in (getgrouplist); nullopt if unknown.
+  virtual std::optional<UserInfo> findUser(const std::string& name) = 0;
+  virtual std::optional<GroupInfo> findGroup(const std::string& name) = 0;
+};
+
+class PosixHostProbe final : public HostProbe {
+ public:
+  // HostProbe:
+  PathInfo inspect(const std::string& path) override;
+  Status probeWrite(const std::string& dir) override;
+  Result<uint64_t> filesystemType(const std::string& path) override;
+  UserInfo processUser() override;
+  std::optional<UserInfo> findUser(const std::string& name) override;
+  std::optional<GroupInfo> findGroup(const std::string& name) override;
+};
+
+}  // namespace tuneplane::doctor

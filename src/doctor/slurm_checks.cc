@@ -1,0 +1,297 @@
+#include "doctor/slurm_checks.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "doctor/human.h"
+
+namespace tuneplane::doctor {
+namespace {
+
+using nlohmann::json;
+using slurm::SlurmError;
+
+constexpr const char* kExpectedParser = "data_parser/v0.0.45";
+
+bool isAuthFailure(const SlurmError& e) {
+  return e.error.code == slurm::kErrAuthFailed;
+}
+
+bool noToken(const SlurmError& e) {
+  return e.error.code == slurm::kErrTokenUnavailable;
+}
+
+// The answer came back over HTTP (whatever its status), so something listens at the URL.
+bool gotHttpAnswer(const SlurmError& e) {
+  return e.http_status > 0;
+}
+
+json pingDetails(const SlurmFacts& f) {
+  json d = {{"url", f.url}};
+  if (f.ping && *f.ping) {
+    d["cluster"] = (*f.ping)->cluster;
+    d["release"] = (*f.ping)->release;
+    d["data_parser"] = (*f.ping)->data_parser;
+  } else if (f.ping) {
+    d["error"] = f.ping->error().error.code;
+    d["http_status"] = f.ping->error().http_status;
+    d["transport"] = slurm::toString(f.ping->error().transport);
+  }
+  return d;
+}
+
+std::string tokenFix(const TokenFacts& t) {
+  if (t.source == TokenSource::kTokenFile) {
+    return fmt::format(
+        "write a current token for {0} into {1}: on a Slurm host run `scontrol token "
+        "username={0} lifespan=SECONDS` and save its output there (renew it before it expires, "
+        "e.g. from cron; TunePlane re-reads the file when it changes)",
+        t.site_user, t.path);
+  }
+  return fmt::format(
+      "{} must hold the HS256 key slurmctld and slurmrestd use (AuthAltParameters=jwt_key=… "
+      "in slurm.conf), readable by the user TunePlane runs as; and slurm.user ({}) must be a "
+      "Slurm user",
+      t.path, t.site_user);
+}
+
+}  // namespace
+
+std::optional<std::string> whyNoClusterFacts(const SlurmFacts& f) {
+  if (f.no_token) return std::string("there is no token to send (see token)");
+  if (f.client_error) return std::string("no client for slurmrestd (see slurmrestd)");
+  if (!f.ping) return std::string("slurmrestd was not asked");
+  if (*f.ping) return std::nullopt;
+  const SlurmError& e = f.ping->error();
+  if (noToken(e)) return std::string("there is no token to send (see token)");
+  if (isAuthFailure(e)) return std::string("slurmrestd refused the token (see token)");
+  if (e.http_status == 404)
+    return std::string("slurmrestd does not serve v0.0.45 (see api_version)");
+  if (gotHttpAnswer(e)) return std::string("slurmrestd's ping failed (see slurmrestd)");
+  return std::string("slurmrestd did not answer (see slurmrestd)");
+}
+
+CheckResult checkSlurmrestd(const SlurmFacts& f) {
+  const std::string name = "slurmrestd";
+  if (f.client_error) {
+    return failCheck(
+        name,
+        fmt::format("cannot set up a client for slurm.url {}: {}", f.url, f.client_error->message),
+        "correct slurm.url (http://, https:// or unix:///path) and the TLS files "
+        "(slurm.ca_file, client_cert, client_key)",
+        pingDetails(f));
+  }
+  if (!f.ping) return skipCheck(name, "there is no token to send (see token)");
+  if (*f.ping) {
+    const auto& p = **f.ping;
+    return okCheck(name,
+                   fmt::format("slurmrestd at {} answered: cluster {}, Slurm {}", f.url,
+                               p.cluster.empty() ? "(unnamed)" : p.cluster,
+                               p.release.empty() ? "(release not reported)" : p.release),
+                   pingDetails(f));
+  }
+  const SlurmError& e = f.ping->error();
+  if (noToken(e)) return skipCheck(name, "no token to send (see token)");
+  if (isAuthFailure(e)) {
+    return okCheck(
+        name, fmt::format("slurmrestd at {} answered, but refused the token (see token)", f.url),
+        pingDetails(f));
+  }
+  if (e.http_status == 404) {
+    return okCheck(name,
+                   fmt::format("an HTTP server at {} answered (HTTP 404 for the v0.0.45 ping; see "
+                               "api_version)",
+                               f.url),
+                   pingDetails(f));
+  }
+  if (e.transport == slurm::TransportClass::kNotSent) {
+    return failCheck(name, fmt::format("cannot reach slurmrestd at {}: {}", f.url, e.error.message),
+                     "start slurmrestd (e.g. `systemctl status slurmrestd`) or correct slurm.url; "
+                     "for https check slurm.ca_file and the certificate's name, for unix:// the "
+                     "socket's path and permissions",
+                     pingDetails(f));
+  }
+  if (e.error.code == slurm::kErrBadResponse) {
+    return failCheck(
+        name,
+        fmt::format("{} answered, but not with slurmrestd's JSON: {}", f.url, e.error.message),
+        "point slurm.url at slurmrestd itself (not a proxy's error page or another "
+        "service)",
+        pingDetails(f));
+  }
+  if (!gotHttpAnswer(e)) {
+    return failCheck(name,
+                     fmt::format("slurmrestd at {} did not answer: {}", f.url, e.error.message),
+                     "check that slurm.url is slurmrestd's address and that it is not overloaded; "
+                     "raise slurm.request_timeout if it is merely slow",
+                     pingDetails(f));
+  }
+  return failCheck(name,
+                   fmt::format("slurmrestd at {} answered with an error: {}", f.url, e.describe()),
+                   "read slurmrestd's and slurmctld's logs for this request", pingDetails(f));
+}
+
+CheckResult checkControllers(const SlurmFacts& f) {
+  const std::string name = "slurmctld";
+  if (!f.ping || !*f.ping) {
+    auto why = whyNoClusterFacts(f);
+    return skipCheck(name, why.value_or("no ping answer"));
+  }
+  const auto& controllers = (*f.ping)->controllers;
+  json list = json::array();
+  std::vector<std::string> up;
+  std::vector<std::string> down;
+  for (const auto& c : controllers) {
+    list.push_back({{"hostname", c.hostname},
+                    {"responding", c.responding},
+                    {"primary", c.primary},
+                    {"status", c.status},
+                    {"latency_us", c.latency_us}});
+    std::string label = c.hostname + (c.primary ? " (primary)" : "");
+    if (c.responding) {
+      up.push_back(label);
+    } else {
+      down.push_back(label + ": " + (c.status.empty() ? "not responding" : c.status));
+    }
+  }
+  json details = {{"controllers", list}};
+  if (controllers.empty()) {
+    return failCheck(name, "the ping answer lists no slurmctld",
+                     "check slurmrestd's configuration (SlurmctldHost in slurm.conf)", details);
+  }
+  if (up.empty()) {
+    return failCheck(name, fmt::format("no slurmctld responds: {}", fmt::join(down, "; ")),
+                     "start slurmctld and check that slurmrestd's host can reach it (network, "
+                     "munge or auth/slurm keys)",
+                     details);
+  }
+  if (!down.empty()) {
+    return warnCheck(name,
+                     fmt::format("{} of {} controllers respond; not responding: {}", up.size(),
+                                 controllers.size(), fmt::join(down, "; ")),
+                     "start slurmctld on the controllers that do not respond: without them there "
+                     "is no failover",
+                     details);
+  }
+  return okCheck(name,
+                 fmt::format("{} controller{} responding: {}", up.size(), up.size() == 1 ? "" : "s",
+                             fmt::join(up, ", ")),
+                 details);
+}
+
+CheckResult checkApiVersion(const SlurmFacts& f) {
+  const std::string name = "api_version";
+  const std::string route = "/slurm/" + f.api_version + "/ping/";
+  if (f.ping && !*f.ping && f.ping->error().http_status == 404) {
+    return failCheck(
+        name,
+        fmt::format("slurmrestd at {} has no {} routes (HTTP 404 for GET {})", f.url, f.api_version,
+                    route),
+        "TunePlane speaks only REST API v0.0.45: run a slurmrestd that loads "
+        "data_parser/v0.0.45 (Slurm 26.05 does; `slurmrestd -d list` shows the parsers it has)",
+        pingDetails(f));
+  }
+  if (!f.ping || !*f.ping) {
+    auto why = whyNoClusterFacts(f);
+    return skipCheck(name, why.value_or("no ping answer"));
+  }
+  const std::string& parser = (*f.ping)->data_parser;
+  if (!parser.empty() && parser != kExpectedParser) {
+    return warnCheck(name,
+                     fmt::format("GET {} answered, but meta.plugin.data_parser is '{}', not '{}'",
+                                 route, parser, kExpectedParser),
+                     "check slurmrestd's data parser plugins (`slurmrestd -d list`); TunePlane "
+                     "reads v0.0.45 shapes",
+                     pingDetails(f));
+  }
+  return okCheck(name,
+                 fmt::format("slurmrestd serves {} (GET {} answered{})", f.api_version, route,
+                             parser.empty() ? "; meta names no data parser" : ", " + parser),
+                 pingDetails(f));
+}
+
+CheckResult checkToken(const TokenFacts& t, const SlurmFacts& f) {
+  const std::string name = "token";
+  const bool from_file = t.source == TokenSource::kTokenFile;
+  json details = {{"source", from_file ? "token_file" : "jwt_key_file"},
+                  {"path", t.path},
+                  {"user", t.site_user}};
+  std::string verdict = "unknown";
+  if (f.ping && *f.ping) verdict = "accepted";
+  if (f.ping && !*f.ping && isAuthFailure(f.ping->error())) verdict = "refused";
+  details["server"] = verdict;
+  if (t.subject) details["token_user"] = *t.subject;
+  if (t.expires_at) {
+    details["expires_at"] = formatUtc(*t.expires_at);
+    details["expires_in_seconds"] = *t.expires_at - t.now_unix;
+  }
+  if (!from_file) details["lifespan_seconds"] = t.lifespan.count();
+
+  if (t.unavailable) {
+    const std::string what = from_file ? "the token file" : "the JWT key file (jwt_key_file)";
+    return failCheck(name,
+                     fmt::format("cannot use {} {}: {}", what, t.path, t.unavailable->message),
+                     tokenFix(t), details);
+  }
+  if (from_file && !t.decoded) {
+    return failCheck(name,
+                     fmt::format("{} does not hold a JWT (header.payload.signature with a JSON "
+                                 "payload)",
+                                 t.path),
+                     tokenFix(t), details);
+  }
+  if (t.expires_at && *t.expires_at <= t.now_unix) {
+    return failCheck(
+        name,
+        fmt::format("the token in {} expired {} ago ({})", t.path,
+                    formatDuration(t.now_unix - *t.expires_at), formatUtc(*t.expires_at)),
+        tokenFix(t), details);
+  }
+  if (verdict == "refused") {
+    std::string why = "slurmrestd refused the token";
+    if (t.subject && *t.subject != t.site_user && *t.subject != "root" && *t.subject != "slurm") {
+      why += fmt::format(
+          ": it is a token for '{}', but slurm.user is '{}' and only root or "
+          "SlurmUser may act for another user",
+          *t.subject, t.site_user);
+    } else if (!from_file) {
+      why += fmt::format(
+          " minted from {}: the key is not the one slurmrestd checks with, or "
+          "'{}' is not a Slurm user",
+          t.path, t.site_user);
+    }
+    return failCheck(name, why, tokenFix(t), details);
+  }
+  const std::string confirmed = verdict == "accepted"
+                                    ? "accepted by slurmrestd"
+                                    : "not confirmed: slurmrestd could not be asked";
+  if (!from_file) {
+    return okCheck(name,
+                   fmt::format("tokens for '{}' minted from {}, each valid for {} (renewed when a "
+                               "third is left); {}",
+                               t.site_user, t.path, formatDuration(t.lifespan.count()), confirmed),
+                   details);
+  }
+  const std::string whose = t.subject ? fmt::format("token for '{}'", *t.subject) : "token";
+  if (!t.expires_at) {
+    return warnCheck(name,
+                     fmt::format("the {} in {} has no exp claim, so doctor cannot tell when it "
+                                 "expires; {}",
+                                 whose, t.path, confirmed),
+                     "issue tokens with a lifespan (`scontrol token lifespan=SECONDS`)", details);
+  }
+  const int64_t left = *t.expires_at - t.now_unix;
+  if (left < kTokenExpiryWarning.count()) {
+    return warnCheck(name,
+                     fmt::format("the {} in {} expires in {} ({}); {}", whose, t.path,
+                                 formatDuration(left), formatUtc(*t.expires_at), confirmed),
+                     tokenFix(t), details);
+  }
+  return okCheck(name,
+                 fmt::format("{} in {} valid for {} (until {}); {}", whose, t.path,
+                             formatDuration(left), formatUtc(*t.expires_at), confirmed),
+                 details);
+}
+
+}  // namespace tuneplane::doctor

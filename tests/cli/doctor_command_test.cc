@@ -1,0 +1,351 @@
+// `tuneplane doctor` through the built binary against the in-process slurmrestd simulator:
+// a healthy site passes (exit 0); a wrong JWT key, an expired token file, a missing
+// partition, a constraint no node has, a tampered artifact, a missing staging root, another
+// job user and an absent slurmrestd are each reported with their reason (exit 1); a site
+// that cannot be loaded exits 2. No token ever appears in the output.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <unistd.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "cli/commands.h"
+#include "cli_fixture.h"
+#include "common/jwt.h"
+#include "sim/simulator.h"
+
+namespace tuneplane::cli {
+namespace {
+
+using nlohmann::json;
+using testing::CliFixture;
+using testing::readFile;
+using testing::RunResult;
+using testing::sha256Of;
+using testing::writeFile;
+
+constexpr const char* kKey = "0123456789abcdef0123456789abcdef-cli-doctor-key";
+constexpr const char* kOtherKey = "fedcba9876543210fedcba9876543210-not-the-key";
+
+// gpu1 has h100 and ib (for an `a&b` constraint); gpu2 a100; cpu1 none.
+constexpr const char* kCluster =
+    "name: lab\n"
+    "nodes:\n"
+    "  - {name: gpu1, cpus: 8, gpus: 2, gpu_type: h100, features: [h100, ib]}\n"
+    "  - {name: gpu2, cpus: 8, gpus: 2, gpu_type: a100, features: [a100]}\n"
+    "  - {name: cpu1, cpus: 8}\n"
+    "partitions:\n"
+    "  - {name: gpu, nodes: \"gpu[1-2]\"}\n"
+    "  - {name: cpu, nodes: [cpu1], default: true}\n";
+
+std::string currentUser() {
+  const struct passwd* pw = ::getpwuid(::geteuid());
+  return pw != nullptr ? pw->pw_name : "";
+}
+
+// Every part of a site file the tests change, with the values of a healthy site.
+struct SiteParts {
+  std::string url;
+  std::string user = currentUser();
+  std::string auth = "  jwt_key_file: jwt.key\n";
+  std::string cpu_partition = "cpu";
+  std::string series =
+      "  - {name: h100, slurm_constraint: \"h100&ib\", gpus_per_node: 2, gres_type: h100}\n"
+      "  - {name: any, slurm_constraint: \"a100|h100\", gpus_per_node: 2}\n";
+  std::string staging = "staging";
+};
+
+class DoctorCommandTest : public CliFixture {
+ protected:
+  void SetUp() override {
+    CliFixture::SetUp();
+    if (HasFatalFailure()) return;
+    ASSERT_FALSE(currentUser().empty());
+    writeFile(dir_ + "/jwt.key", kKey);
+    writeFile(dir_ + "/cluster.yaml", kCluster);
+    std::filesystem::create_directories(dir_ + "/sim");
+    sim::SimulatorOptions options;
+    options.jwt_key_file = dir_ + "/jwt.key";
+    options.cluster_file = dir_ + "/cluster.yaml";
+    options.state_dir = dir_ + "/sim";
+    auto started = sim::Simulator::start(options);
+    ASSERT_TRUE(started.has_value()) << started.error().describe();
+    sim_ = std::move(*started);
+
+    sif_ = dir_ + "/artifacts/custom-doctor.sif";
+    writeFile(sif_, "a stand-in SIF image for doctor\n");
+    writeFile(dir_ + "/doctor-runtimes.yaml",
+              "runtimes:\n"
+              "  - id: custom-doctor\n"
+              "    format: sif\n"
+              "    path: " +
+                  sif_ + "\n    sha256: " + sha256Of(readFile(sif_)) +
+                  "\n    frameworks: [custom]\n");
+  }
+
+  void TearDown() override {
+    sim_.reset();
+    CliFixture::TearDown();
+  }
+
+  SiteParts healthy() const {
+    SiteParts parts;
+    parts.url = sim_->baseUrl();
+    return parts;
+  }
+
+  std::string writeSite(const SiteParts& p, const std::string& name = "doctor-site.yaml") const {
+    writeFile(dir_ + "/" + name,
+              "slurm:\n"
+              "  url: " +
+                  p.url +
+                  "\n"
+                  "  user: " +
+                  p.user + "\n" + p.auth +
+                  "  token_lifespan: 10m\n"
+                  "partitions:\n"
+                  "  gpu: gpu\n"
+                  "  cpu: " +
+                  p.cpu_partition +
+                  "\n"
+                  "gpu_series:\n" +
+                  p.series +
+                  "container_runtime: apptainer\n"
+                  "staging_root: " +
+                  dir_ + "/" + p.staging +
+                  "\n"
+                  "runtime_registry_file: doctor-runtimes.yaml\n");
+    return dir_ + "/" + name;
+  }
+
+  RunResult doctor(const std::string& site, std::vector<std::string> extra = {}) const {
+    std::vector<std::string> args = {"doctor", "--site", site};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run(args);
+  }
+
+  // `doctor -o json`, parsed; checks by name.
+  json doctorJson(const std::string& site, int expected_exit,
+                  std::vector<std::string> extra = {}) const {
+    extra.insert(extra.end(), {"-o", "json"});
+    const RunResult r = doctor(site, extra);
+    EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
+    EXPECT_EQ(r.out.find("eyJ"), std::string::npos) << "a token in the output:\n" << r.out;
+    EXPECT_EQ(r.err.find("eyJ"), std::string::npos) << "a token on stderr:\n" << r.err;
+    const json doc = json::parse(r.out, nullptr, false);
+    EXPECT_TRUE(doc.is_object()) << r.out;
+    return doc.is_object() ? doc : json::object();
+  }
+
+  static json check(const json& doc, const std::string& name) {
+    for (const auto& c : doc.value("checks", json::array()))
+      if (c.value("name", "") == name) return c;
+    ADD_FAILURE() << "no check " << name << " in " << doc.dump(2);
+    return json::object();
+  }
+
+  static void expectCheck(const json& doc, const std::string& name, const std::string& status,
+                          const std::string& says) {
+    const json c = check(doc, name);
+    EXPECT_EQ(c.value("status", ""), status) << c.dump(2);
+    EXPECT_NE(c.value("message", "").find(says), std::string::npos) << c.dump(2);
+    if (status == "fail" || status == "warn") {
+      EXPECT_FALSE(c.value("fix", "").empty()) << c.dump(2);
+    }
+  }
+
+  std::unique_ptr<sim::Simulator> sim_;
+  std::string sif_;
+};
+
+TEST_F(DoctorCommandTest, AHealthySitePassesAsJsonAndText) {
+  const std::string site = writeSite(healthy());
+  const json doc = doctorJson(site, kExitOk);
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["passed"], true);
+  EXPECT_EQ(doc["site"], site);
+  std::vector<std::string> names;
+  for (const auto& c : doc["checks"]) {
+    names.push_back(c["name"]);
+    // The staging root lies in /tmp, which may be a local filesystem: that alone may warn.
+    if (c["name"] == "staging/filesystem") {
+      EXPECT_NE(c["status"], "fail") << c.dump(2);
+    } else {
+      EXPECT_EQ(c["status"], "ok") << c.dump(2);
+    }
+  }
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"slurmrestd", "slurmctld", "api_version", "token",
+                                      "partition/gpu", "partition/cpu", "gpu_series/h100",
+                                      "gpu_series/any", "staging/root", "staging/user",
+                                      "staging/filesystem", "registry", "artifact/custom-doctor"}));
+  expectCheck(doc, "slurmrestd", "ok", "cluster lab, Slurm 26.05.3");
+  expectCheck(doc, "api_version", "ok", "data_parser/v0.0.45");
+  expectCheck(doc, "token", "ok", "each valid for 10m");
+  expectCheck(doc, "gpu_series/h100", "ok", "selects gpu1 in partition gpu, with GRES gpu:h100");
+  expectCheck(doc, "gpu_series/any", "ok", "selects gpu1, gpu2");
+  expectCheck(doc, "staging/user", "ok", "TunePlane runs as " + currentUser());
+  EXPECT_EQ(check(doc, "staging/filesystem")["details"]["method"], "statfs(2) f_type");
+  // The probe file is gone again.
+  EXPECT_TRUE(std::filesystem::is_empty(dir_ + "/staging"));
+
+  const RunResult text = doctor(site);
+  EXPECT_EQ(text.exit_code, kExitOk) << text.out << text.err;
+  EXPECT_NE(text.out.find("  ok    slurmrestd "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("13 checks: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("— passed"), std::string::npos) << text.out;
+  EXPECT_EQ(text.err, "");  // no progress bar and no log lines when stderr is not a terminal
+  EXPECT_EQ(sim_->jobCount(), 0u);  // nothing was submitted
+}
+
+TEST_F(DoctorCommandTest, AWarningPassesUnlessStrict) {
+  SiteParts parts = healthy();
+  parts.series += "  - {name: l40s, gpus_per_node: 4, gres_type: l40s}\n";
+  const std::string site = writeSite(parts);
+  const json doc = doctorJson(site, kExitOk);
+  expectCheck(doc, "gpu_series/l40s", "warn", "has no slurm_constraint");
+  const json strict = doctorJson(site, kExitFailure, {"--strict"});
+  EXPECT_EQ(strict["passed"], false);
+  EXPECT_EQ(strict["strict"], true);
+}
+
+TEST_F(DoctorCommandTest, AWrongJwtKeyFailsTheTokenCheck) {
+  writeFile(dir_ + "/other.key", kOtherKey);
+  SiteParts parts = healthy();
+  parts.auth = "  jwt_key_file: other.key\n";
+  const json doc = doctorJson(writeSite(parts), kExitFailure);
+  expectCheck(doc, "token", "fail", "slurmrestd refused the token");
+  expectCheck(doc, "slurmrestd", "ok", "refused the token");
+  expectCheck(doc, "partition/gpu", "skip", "refused the token");
+  EXPECT_NE(check(doc, "token")["fix"].get<std::string>().find("AuthAltParameters=jwt_key"),
+            std::string::npos);
+}
+
+TEST_F(DoctorCommandTest, TokenFilesReportTheirExpiryAndAnExpiredOneFails) {
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  SiteParts parts = healthy();
+  parts.auth = "  token_file: doctor.jwt\n";
+  const std::string site = writeSite(parts);
+
+  writeFile(
+      dir_ + "/doctor.jwt",
+      "SLURM_JWT=" + jwt::mintHs256({currentUser(), now, now + 3 * 86400 + 1800}, kKey) + "\n");
+  const json valid = doctorJson(site, kExitOk);
+  expectCheck(valid, "token", "ok", "valid for 3d (until");  // half an hour of slack
+  expectCheck(valid, "token", "ok", "accepted by slurmrestd");
+
+  writeFile(dir_ + "/doctor.jwt", jwt::mintHs256({currentUser(), now - 7200, now - 3600}, kKey));
+  const json expired = doctorJson(site, kExitFailure);
+  expectCheck(expired, "token", "fail", "expired 1h");
+  EXPECT_NE(check(expired, "token")["fix"].get<std::string>().find("scontrol token"),
+            std::string::npos);
+
+  // Not a JWT at all (the fixture's sentinel): reported, never printed.
+  writeFile(dir_ + "/doctor.jwt", testing::kSentinelToken);
+  const RunResult r = doctor(site);
+  EXPECT_EQ(r.exit_code, kExitFailure);
+  EXPECT_NE(r.out.find("does not hold a JWT"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find(testing::kSentinelToken), std::string::npos) << r.out;
+  EXPECT_EQ(r.err.find(testing::kSentinelToken), std::string::npos) << r.err;
+}
+
+TEST_F(DoctorCommandTest, AMissingPartitionIsNamedWithThoseThatExist) {
+  SiteParts parts = healthy();
+  parts.cpu_partition = "batch";
+  const json doc = doctorJson(writeSite(parts), kExitFailure);
+  expectCheck(
+      doc, "partition/batch", "fail",
+      "partition 'batch' (named by partitions.cpu) does not exist on lab; it has: gpu, cpu");
+  expectCheck(doc, "partition/gpu", "ok", "exists");
+}
+
+TEST_F(DoctorCommandTest, AConstraintNoNodeHasFails) {
+  SiteParts parts = healthy();
+  parts.series = "  - {name: v100, slurm_constraint: \"v100&ib\", gpus_per_node: 2}\n";
+  const json doc = doctorJson(writeSite(parts), kExitFailure);
+  expectCheck(doc, "gpu_series/v100", "fail", "names a feature no node has (v100)");
+  EXPECT_EQ(check(doc, "gpu_series/v100")["details"]["unknown_features"], json::array({"v100"}));
+}
+
+TEST_F(DoctorCommandTest, ATamperedArtifactFailsWithItsDigest) {
+  const std::string site = writeSite(healthy());
+  writeFile(sif_, "tampered after the registry pinned it\n");
+  const json doc = doctorJson(site, kExitFailure);
+  expectCheck(doc, "artifact/custom-doctor", "fail", "[artifact.sha256_mismatch]");
+  const std::string actual = sha256Of(readFile(sif_));
+  EXPECT_EQ(check(doc, "artifact/custom-doctor")["details"]["actual_sha256"], actual);
+}
+
+TEST_F(DoctorCommandTest, StagingProblemsAreReported) {
+  SiteParts missing = healthy();
+  missing.staging = "no-such-dir";
+  const json doc = doctorJson(writeSite(missing), kExitFailure);
+  expectCheck(doc, "staging/root", "fail", "does not exist");
+  EXPECT_NE(check(doc, "staging/root")["fix"].get<std::string>().find("mkdir -p"),
+            std::string::npos);
+  expectCheck(doc, "staging/filesystem", "skip", "see staging/root");
+
+  // Another job user than the one running TunePlane: the rule of issue 11.
+  SiteParts other = healthy();
+  other.user = currentUser() == "nobody" ? "root" : "nobody";
+  const json mismatch = doctorJson(writeSite(other), kExitFailure);
+  expectCheck(mismatch, "staging/user", "fail",
+              "TunePlane runs as " + currentUser() + " (uid " + std::to_string(::geteuid()) +
+                  ") but Slurm runs jobs as " + other.user);
+
+  SiteParts unknown = healthy();
+  unknown.user = "tp-no-such-user";
+  const json nobody = doctorJson(writeSite(unknown), kExitFailure);
+  expectCheck(nobody, "staging/user", "fail", "'tp-no-such-user'");
+}
+
+TEST_F(DoctorCommandTest, AnAbsentSlurmrestdFailsAndSkipsWhatDependsOnIt) {
+  SiteParts parts = healthy();
+  parts.url = "http://127.0.0.1:1";
+  const json doc = doctorJson(writeSite(parts), kExitFailure);
+  expectCheck(doc, "slurmrestd", "fail", "cannot reach slurmrestd at http://127.0.0.1:1");
+  for (const char* name : {"slurmctld", "api_version", "partition/gpu", "gpu_series/h100"}) {
+    expectCheck(doc, name, "skip", "did not answer");
+  }
+  expectCheck(doc, "token", "ok", "not confirmed");
+  expectCheck(doc, "staging/root", "ok", "probe file");
+  expectCheck(doc, "artifact/custom-doctor", "ok", "matches");
+}
+
+TEST_F(DoctorCommandTest, ASiteThatCannotBeLoadedExitsTwo) {
+  const RunResult missing = doctor(dir_ + "/nope.yaml");
+  EXPECT_EQ(missing.exit_code, kExitInvalid) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("[cli.file_unreadable]"), std::string::npos) << missing.err;
+
+  const RunResult bad_output = doctor(writeSite(healthy()), {"-o", "yaml"});
+  EXPECT_EQ(bad_output.exit_code, kExitInvalid);
+  EXPECT_NE(bad_output.err.find("[cli.invalid_output]"), std::string::npos) << bad_output.err;
+
+  const RunResult none = run({"doctor"});
+  EXPECT_EQ(none.exit_code, kExitInvalid);
+  EXPECT_NE(none.err.find("[cli.no_site]"), std::string::npos) << none.err;
+}
+
+TEST_F(DoctorCommandTest, HelpListsTheOptionsAndTheExitCodes) {
+  const RunResult r = run({"doctor", "--help"});
+  EXPECT_EQ(r.exit_code, kExitOk) << r.err;
+  for (const char* part : {"--site", "--output", "--strict", "Exit codes: 0", "submitting"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << " in\n" << r.out;
+  }
+}
+
+TEST_F(DoctorCommandTest, ABrokenRegistryIsReportedAndTheRestStillChecked) {
+  writeFile(dir_ + "/doctor-runtimes.yaml", "runtimes: [{id: x}]\n");
+  const json doc = doctorJson(writeSite(healthy()), kExitFailure);
+  expectCheck(doc, "registry", "fail", "cannot use the runtime registry");
+  expectCheck(doc, "slurmrestd", "ok", "answered");
+}
+
+}  // namespace
+}  // namespace tuneplane::cli

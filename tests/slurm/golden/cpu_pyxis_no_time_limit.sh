@@ -1,0 +1,98 @@
+#!/bin/bash
+# shellcheck disable=SC2016,SC1003,SC2317 # values are single-quoted on purpose: never expanded; trap handlers
+# TunePlane batch script: job job-cpu-no-limit (tabular-baseline), attempt 1. Rendered; do not edit.
+# The #SBATCH lines only mirror the submit request for people: slurmrestd does not read
+# them, every option is in the request's JSON. Values in them are shown with control
+# characters replaced by '?'.
+#SBATCH --job-name=tabular-baseline
+#SBATCH --comment=tp-job-cpu-no-limit-a1-7f3c9e
+#SBATCH --partition=cpu
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=8
+#SBATCH --mem=16384M
+# (no --time: the partition's default time limit applies)
+#SBATCH --no-requeue
+#SBATCH --chdir=/shared/tuneplane/jobs/job-cpu-no-limit/attempts/1
+#SBATCH --output=/shared/tuneplane/jobs/job-cpu-no-limit/attempts/1/logs/cpu.out
+#SBATCH --error=/shared/tuneplane/jobs/job-cpu-no-limit/attempts/1/logs/cpu.err
+#SBATCH --account=ml-research
+set -euo pipefail
+
+# Exit codes of this script itself (any other code is the entrypoint's own):
+#   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
+#   66 artifact missing or unreadable               67 not every node joined Ray in time
+#   68 no usable IP address for the Ray head        69 the Ray head did not start
+
+# Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this
+# script ends by itself (not when a signal kills it). Written whole or not at all.
+tp_logs_dir='/shared/tuneplane/jobs/job-cpu-no-limit/attempts/1/logs'
+tp_sentinel_pools=('cpu')
+printf -v tp_start_time '%(%s)T' -1
+tp_node=${SLURMD_NODENAME:-$(hostname 2>/dev/null || echo unknown)}
+tp_node=${tp_node//[^A-Za-z0-9._-]/_}
+tp_write_sentinels() { # KIND JSON-MEMBERS
+  local pool tmp
+  for pool in "${tp_sentinel_pools[@]}"; do
+    tmp="$tp_logs_dir/.$1-$pool.json.$$"
+    { printf '{"version":1,%s}\n' "$2" >"$tmp" && mv -f "$tmp" "$tp_logs_dir/$1-$pool.json"; } \
+      2>/dev/null || rm -f "$tmp" 2>/dev/null || true
+  done
+}
+tp_killed=0
+tp_on_exit() { # STATUS
+  if declare -F tp_stop_background >/dev/null; then tp_stop_background; fi
+  if [[ $tp_killed == 0 ]]; then
+    local end_time
+    printf -v end_time '%(%s)T' -1
+    tp_write_sentinels exit "\"node\":\"$tp_node\",\"exit_code\":$1,\"start_time\":$tp_start_time,\"end_time\":$end_time"
+  fi
+}
+trap 'tp_on_exit "$?"' EXIT
+trap 'tp_killed=1; exit 143' TERM
+trap 'tp_killed=1; exit 130' INT
+tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
+
+# srun is found before any job variable is exported: a user's PATH must not pick it.
+tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }
+
+# The image is verified here, once, before any container starts.
+tp_artifact='/shared/runtimes/custom-sklearn-1.4.sqsh'
+tp_artifact_sha256='9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'
+if [[ ! -f $tp_artifact ]] || ! tp_actual_sha256=$(sha256sum <"$tp_artifact"); then
+  printf 'tuneplane: artifact missing or unreadable: %s (expected sha256 %s)\n' \
+    "$tp_artifact" "$tp_artifact_sha256" >&2
+  exit 66
+fi
+tp_actual_sha256=${tp_actual_sha256%% *}
+if [[ $tp_actual_sha256 != "$tp_artifact_sha256" ]]; then
+  printf 'tuneplane: artifact sha256 mismatch: %s (expected %s, actual %s)\n' \
+    "$tp_artifact" "$tp_artifact_sha256" "$tp_actual_sha256" >&2
+  exit 65
+fi
+
+# The job's environment. Exported only in each step's subshell, so user values never
+# change this script's own environment. Pyxis: --container-env lists these names so
+# they win over the image's.
+tp_export_job_env() {
+  export SEED='42'
+  export TUNEPLANE_JOB_ID='job-cpu-no-limit'
+  export TUNEPLANE_ATTEMPT='1'
+  export TUNEPLANE_OUTPUT_DIR='/tuneplane/output'
+}
+
+# The container every step runs in.
+tp_container=(
+  --container-image='/shared/runtimes/custom-sklearn-1.4.sqsh'
+  --container-mounts='/datasets:/datasets:ro,/shared/tuneplane/jobs/job-cpu-no-limit/attempts/1:/tuneplane/attempt:ro,/shared/tuneplane/jobs/job-cpu-no-limit/output:/tuneplane/output'
+  --container-workdir='/tuneplane/output'
+  --no-container-mount-home
+)
+
+# CPU-only: the command runs directly as one task on one node; no Ray, no GPUs.
+(
+  tp_export_job_env
+  exec "$tp_srun" --nodes=1 --ntasks=1 --cpus-per-task=8 \
+    "${tp_container[@]}" --container-env='SEED,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR' \
+    -- 'python3' '/tuneplane/attempt/train.py' '--folds' '5'
+)
