@@ -10,6 +10,8 @@
 
 #include "reconciler_fixture.h"
 #include "store/sqlite_job_store.h"
+#include "support/subprocess.h"
+#include "support/test_paths.h"
 
 extern char** environ;
 
@@ -18,7 +20,9 @@ namespace {
 
 using store::JobPhase;
 
-constexpr const char* kHost = TUNEPLANE_BINARY_DIR "/tests/control_reconciler_host";
+std::string hostBinary() {
+  return (test::binaryDir() / "tests/control_reconciler_host").string();
+}
 
 struct HostRun {
   int exit_code = -1;  // 128 + signal when killed
@@ -28,7 +32,8 @@ struct HostRun {
 class ReconcilerRestartTest : public ReconcilerFixture {
  protected:
   HostRun host(std::vector<std::string> args) {
-    args.insert(args.begin(), {kHost, "--db", db(), "--site", site_->site()});
+    const std::string binary = hostBinary();
+    args.insert(args.begin(), {binary, "--db", db(), "--site", site_->site()});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -38,14 +43,16 @@ class ReconcilerRestartTest : public ReconcilerFixture {
     posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = 0;
     HostRun run;
-    const int rc = ::posix_spawn(&pid, kHost, &actions, nullptr, argv.data(), environ);
+    const int rc = ::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << kHost;
+      ADD_FAILURE() << "cannot start " << binary;
       return run;
     }
-    int status = 0;
-    ::waitpid(pid, &status, 0);  // bounded: the host sets an alarm
+    // The host also sets an alarm of its own; this bounds a host that cannot even do that.
+    const std::optional<int> waited = test::waitBounded(pid, test::kChildLimit, binary);
+    if (!waited || *waited < 0) return run;
+    const int status = *waited;
     run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     run.out = readFile(out);
     return run;

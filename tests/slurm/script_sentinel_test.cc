@@ -9,6 +9,7 @@
 
 #include "slurm/script_renderer.h"
 #include "stubs/test_shell.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -23,9 +24,11 @@ class SentinelRun : public ::testing::Test {
     fs::create_directories(root() / "bin");
     fs::create_directories(root() / "records");
     fs::create_directories(root() / "logs");
-    const fs::path stubs = fs::path(TUNEPLANE_SOURCE_DIR) / "tests/slurm/stubs";
-    fs::copy_file(stubs / "srun", root() / "bin/srun");
-    fs::permissions(root() / "bin/srun", fs::perms::owner_all);
+    const fs::path stubs = test::sourceDir() / "tests/slurm/stubs";
+    for (const char* name : {"srun", "tp-stub-in-container"}) {
+      fs::copy_file(stubs / name, root() / "bin" / name);
+      fs::permissions(root() / "bin" / name, fs::perms::owner_all);
+    }
     sh::writeFile(root() / "image.sqsh", "test");
   }
   fs::path root() const { return dir_.path(); }
