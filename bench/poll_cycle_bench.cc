@@ -174,6 +174,8 @@ int run() {
   site.url = (*simulator)->baseUrl();
   site.user = "tpuser";
   site.jwt_key_file = key_file;
+  // The simulator builds a 10,000-job listing (~80 MB) slowly; this bounds a hang only.
+  site.request_timeout = std::chrono::minutes(10);
   auto tokens = slurm::makeTokenProvider(site);
   auto curl = slurm::CurlHttpTransport::create(slurm::restClientOptionsFromSite(site).http);
   if (!tokens || !curl) {
@@ -186,6 +188,11 @@ int run() {
                                 std::move(*tokens));
 
   std::printf("poll_cycle_bench: %d tracked jobs (simulator, scheduling paused)\n", jobs);
+  const auto progress = [start = std::chrono::steady_clock::now()](const char* what) {
+    std::fprintf(stderr, "  [%.0f s] %s\n",
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                 what);
+  };
   std::vector<std::string> token_of(jobs);
   for (int i = 0; i < jobs; ++i) {
     token_of[i] = "tp-" + hex32(i);
@@ -202,11 +209,6 @@ int run() {
       return 1;
     }
   }
-  const auto progress = [start = std::chrono::steady_clock::now()](const char* what) {
-    std::fprintf(stderr, "  [%.0f s] %s\n",
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                 what);
-  };
   progress("submitted");
   auto listed = client.listJobs(std::nullopt);
   if (!listed || static_cast<int>(listed->jobs.size()) != jobs) {
