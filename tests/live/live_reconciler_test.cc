@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
@@ -79,18 +81,35 @@ exec "$@"
 class LiveReconciler : public ::testing::Test {
  protected:
   void SetUp() override {
+    if (!readEnvironment()) GTEST_SKIP() << kSkipWhy;
+    prepare(url_);
+  }
+
+  static constexpr const char* kSkipWhy =
+      "set TUNEPLANE_LIVE_SLURMRESTD, _USER, _TOKEN_FILE or _JWT_KEY_FILE, _SHARED_DIR and "
+      "_SLURM_BIN to run against a real slurmrestd";
+
+  bool readEnvironment() {
     auto url = env("TUNEPLANE_LIVE_SLURMRESTD");
     auto user = env("TUNEPLANE_LIVE_USER");
     auto shared = env("TUNEPLANE_LIVE_SHARED_DIR");
     auto bin = env("TUNEPLANE_LIVE_SLURM_BIN");
     auto token = env("TUNEPLANE_LIVE_TOKEN_FILE");
     auto key = env("TUNEPLANE_LIVE_JWT_KEY_FILE");
-    if (!url || !user || !shared || !bin || (!token && !key)) {
-      GTEST_SKIP() << "set TUNEPLANE_LIVE_SLURMRESTD, _USER, _TOKEN_FILE or _JWT_KEY_FILE, "
-                      "_SHARED_DIR and _SLURM_BIN to run against a real slurmrestd";
-    }
+    if (!url || !user || !shared || !bin || (!token && !key)) return false;
+    url_ = *url;
     user_ = *user;
-    std::string tmpl = *shared + "/tp-live-control-XXXXXX";
+    shared_ = *shared;
+    bin_ = *bin;
+    token_ = token;
+    key_ = key;
+    return true;
+  }
+
+  // A site in a fresh directory of the shared dir whose slurmrestd is `url`; `extra_slurm`
+  // adds lines under `slurm:`.
+  void prepare(const std::string& url, const std::string& extra_slurm = "") {
+    std::string tmpl = shared_ + "/tp-live-control-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
     dir_ = tmpl;
     // The job runs as the live user on a node: it must reach the artifact and the stand-in.
@@ -112,9 +131,9 @@ class LiveReconciler : public ::testing::Test {
                   "\n    frameworks: [custom]\n",
               readable);
     writeFile(dir_ + "/site.yaml",
-              "slurm:\n  url: " + *url + "\n  user: " + user_ + "\n" +
-                  (token ? "  token_file: " + *token : "  jwt_key_file: " + *key) +
-                  "\n  job_environment:\n    PATH: " + dir_ + "/bin:" + *bin +
+              "slurm:\n  url: " + url + "\n  user: " + user_ + "\n" +
+                  (token_ ? "  token_file: " + *token_ : "  jwt_key_file: " + *key_) + "\n" +
+                  extra_slurm + "  job_environment:\n    PATH: " + dir_ + "/bin:" + bin_ +
                   ":/usr/local/bin:/usr/bin:/bin\n"
                   "partitions:\n  gpu: gpu\n  cpu: cpu\n"
                   "gpu_series:\n  - name: h100\n    slurm_constraint: h100\n"
@@ -175,7 +194,62 @@ class LiveReconciler : public ::testing::Test {
     }
   }
 
-  std::string user_;
+  void makeReconciler() {
+    ReconcilerOptions options;
+    options.poll_interval = 1s;
+    options.step_hook = [this](SubmitStep step, const std::string& job_id, int attempt) {
+      if (step == SubmitStep::kStaged) handLogsToJobUser(job_id, attempt);
+    };
+    reconciler_ = std::make_unique<Reconciler>(*store_, *client_, *launcher_, clock_, options);
+  }
+
+  std::string submit(const std::string& command) {
+    auto job = service_->submit(
+        "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: live-hello\n"
+        "spec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
+        "    command: [\"bash\", \"-c\", \"" +
+            command +
+            "\"]\n"
+            "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
+            "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n",
+        "live");
+    EXPECT_TRUE(job) << job.error().front().describe();
+    return job ? job->id : "";
+  }
+
+  store::JobView stored(const std::string& id) {
+    auto got = store_->getJob(id);
+    EXPECT_TRUE(got && *got) << "no job " << id;
+    return got && *got ? **got : store::JobView{};
+  }
+
+  // Ticks once a second until the job ends; bounded (a real scheduler and an epilog).
+  store::JobView tickUntilTerminal(const std::string& id, std::chrono::seconds limit = 180s) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    store::JobView view;
+    while (std::chrono::steady_clock::now() < deadline) {
+      reconciler_->tick();
+      view = stored(id);
+      if (store::isTerminal(view.job.phase)) break;
+      std::this_thread::sleep_for(1s);
+    }
+    return view;
+  }
+
+  // The job phases the job went through, in order.
+  std::vector<std::string> jobTrail(const std::string& id) {
+    std::vector<std::string> trail;
+    auto events = store_->events(id);
+    EXPECT_TRUE(events);
+    if (!events) return trail;
+    for (const auto& e : *events) {
+      if (e.attempt == 0 && e.from != e.to) trail.push_back(e.to);
+    }
+    return trail;
+  }
+
+  std::string url_, user_, shared_, bin_;
+  std::optional<std::string> token_, key_;
   std::string dir_;
   SiteContext context_;
   catalog::ArtifactVerifier verifier_;
@@ -190,34 +264,10 @@ class LiveReconciler : public ::testing::Test {
 };
 
 TEST_F(LiveReconciler, OneCompleteJobFromSubmitToSucceeded) {
-  ReconcilerOptions options;
-  options.poll_interval = 1s;
-  options.step_hook = [this](SubmitStep step, const std::string& job_id, int attempt) {
-    if (step == SubmitStep::kStaged) handLogsToJobUser(job_id, attempt);
-  };
-  reconciler_ = std::make_unique<Reconciler>(*store_, *client_, *launcher_, clock_, options);
-
-  auto job = service_->submit(
-      "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: live-hello\n"
-      "spec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
-      "    command: [\"bash\", \"-c\", \"echo hello from $(hostname)\"]\n"
-      "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
-      "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n",
-      "live");
-  ASSERT_TRUE(job) << job.error().front().describe();
-
-  // Bounded: a real scheduler, an epilog, and a poll interval of one second.
-  const auto deadline = std::chrono::steady_clock::now() + 180s;
-  store::JobView view;
-  while (std::chrono::steady_clock::now() < deadline) {
-    const TickReport report = reconciler_->tick();
-    EXPECT_EQ(report.errors, 0);
-    auto got = store_->getJob(job->id);
-    ASSERT_TRUE(got && *got);
-    view = **got;
-    if (store::isTerminal(view.job.phase)) break;
-    std::this_thread::sleep_for(1s);
-  }
+  makeReconciler();
+  const std::string id = submit("echo hello from $(hostname)");
+  ASSERT_FALSE(id.empty());
+  const store::JobView view = tickUntilTerminal(id);
   ASSERT_EQ(view.job.phase, store::JobPhase::kSucceeded) << view.job.reason;
   ASSERT_EQ(view.attempts.size(), 1u);
   const store::AttemptRecord& attempt = view.attempts.front();
@@ -242,17 +292,124 @@ TEST_F(LiveReconciler, OneCompleteJobFromSubmitToSucceeded) {
   EXPECT_NE(readFile(attempt.staging_dir + "/logs/main.out").find("hello from "),
             std::string::npos);
 
-  // Every phase once, in order.
-  auto events = store_->events(job->id);
-  ASSERT_TRUE(events);
-  std::vector<std::string> trail;
-  for (const auto& e : *events) {
-    if (e.attempt == 0 && e.from != e.to) trail.push_back(e.to);
-  }
+  // From Pending through Submitting to Succeeded (a short job may end between two polls, so
+  // Running or Releasing can go unseen).
+  const std::vector<std::string> trail = jobTrail(id);
   ASSERT_FALSE(trail.empty());
   EXPECT_EQ(trail.front(), "Pending");
   EXPECT_EQ(trail.back(), "Succeeded");
   EXPECT_NE(std::find(trail.begin(), trail.end(), "Submitting"), trail.end());
+}
+
+// A proxy in front of the real slurmrestd that passes everything through, except that it
+// holds back the answer to the next submit — after the real server made the job — past the
+// client's request timeout: a lost receipt, for real.
+class SubmitAnswerDropper {
+ public:
+  explicit SubmitAnswerDropper(std::string upstream) : upstream_(std::move(upstream)) {
+    auto forward = [this](const httplib::Request& req, httplib::Response& res) {
+      httplib::Client client(upstream_);
+      client.set_read_timeout(60, 0);
+      httplib::Headers headers;
+      for (const char* name : {"X-SLURM-USER-NAME", "X-SLURM-USER-TOKEN"}) {
+        if (req.has_header(name)) headers.emplace(name, req.get_header_value(name));
+      }
+      httplib::Result answer = req.method == "POST"     ? client.Post(req.target.c_str(), headers,
+                                                                      req.body, "application/json")
+                               : req.method == "DELETE" ? client.Delete(req.target.c_str(), headers)
+                                                        : client.Get(req.target.c_str(), headers);
+      if (!answer) {
+        res.status = 502;
+        return;
+      }
+      if (req.method == "POST" && req.path.ends_with("/job/submit") && drop_.exchange(false)) {
+        ++dropped_;
+        std::this_thread::sleep_for(kHoldBack);  // the client gives up first
+      }
+      res.status = answer->status;
+      res.set_content(answer->body, answer->get_header_value("Content-Type").c_str());
+    };
+    server_.Get(".*", forward);
+    server_.Post(".*", forward);
+    server_.Delete(".*", forward);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!server_.is_running() && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+  ~SubmitAnswerDropper() {
+    server_.stop();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  static constexpr auto kHoldBack = 5s;  // longer than the site's request_timeout below
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  bool running() const { return port_ > 0 && server_.is_running(); }
+  void dropNextSubmitAnswer() { drop_ = true; }
+  int dropped() const { return dropped_.load(); }
+
+ private:
+  std::string upstream_;
+  httplib::Server server_;
+  int port_ = -1;
+  std::thread thread_;
+  std::atomic<bool> drop_{false};
+  std::atomic<int> dropped_{0};
+};
+
+class LiveLostReceipt : public LiveReconciler {
+ protected:
+  void SetUp() override {
+    if (!readEnvironment()) GTEST_SKIP() << kSkipWhy;
+    proxy_ = std::make_unique<SubmitAnswerDropper>(url_);
+    ASSERT_TRUE(proxy_->running());
+    prepare(proxy_->url(), "  request_timeout: 2s\n");
+  }
+  void TearDown() override {
+    LiveReconciler::TearDown();
+    proxy_.reset();
+  }
+
+  // Slurm jobs (het leaders and single jobs) whose comment is `token`, from a full listing.
+  int slurmJobsWithToken(const std::string& token) {
+    auto listing = client_->listJobs(std::nullopt);
+    EXPECT_TRUE(listing) << (listing ? "" : listing.error().describe());
+    if (!listing) return -1;
+    int count = 0;
+    for (const auto& r : listing->jobs) {
+      if (r.comment == token && (!r.het_job_offset.set || r.het_job_offset.number == 0)) ++count;
+    }
+    return count;
+  }
+
+  std::unique_ptr<SubmitAnswerDropper> proxy_;
+};
+
+TEST_F(LiveLostReceipt, ADroppedSubmitAnswerIsFoundByItsTokenAndRunsExactlyOnce) {
+  makeReconciler();
+  const std::string id = submit("sleep 2; echo once");
+  ASSERT_FALSE(id.empty());
+  proxy_->dropNextSubmitAnswer();
+
+  // The POST reached slurmrestd, which made the job; no receipt came back.
+  reconciler_->tick();
+  ASSERT_EQ(proxy_->dropped(), 1);
+  store::JobView view = stored(id);
+  ASSERT_EQ(view.job.phase, store::JobPhase::kSubmitUnknown) << view.job.reason;
+  ASSERT_EQ(view.attempts.size(), 1u);
+  const std::string token = view.attempts.front().submit_token;
+
+  // Found by its token, adopted, followed to the end; nothing was submitted again.
+  view = tickUntilTerminal(id);
+  ASSERT_EQ(view.job.phase, store::JobPhase::kSucceeded) << view.job.reason;
+  ASSERT_EQ(view.attempts.size(), 1u);
+  EXPECT_FALSE(view.attempts.front().components.front().sluid.empty());
+  EXPECT_EQ(slurmJobsWithToken(token), 1);
+  const std::vector<std::string> trail = jobTrail(id);
+  EXPECT_NE(std::find(trail.begin(), trail.end(), "SubmitUnknown"), trail.end());
+  EXPECT_EQ(trail.back(), "Succeeded");
 }
 
 }  // namespace
