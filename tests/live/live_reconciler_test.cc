@@ -33,6 +33,7 @@
 #include "control/launch_pipeline.h"
 #include "control/reconciler.h"
 #include "launch/attempt_identity.h"
+#include "live_config.h"
 #include "slurm/rest_client.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
@@ -43,12 +44,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-std::optional<std::string> env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
 
 std::string readFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -81,28 +76,19 @@ exec "$@"
 class LiveReconciler : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!readEnvironment()) GTEST_SKIP() << kSkipWhy;
+    if (!readEnvironment()) GTEST_SKIP() << live::kSkipReason;
     prepare(url_);
   }
 
-  static constexpr const char* kSkipWhy =
-      "set TUNEPLANE_LIVE_SLURMRESTD, _USER, _TOKEN_FILE or _JWT_KEY_FILE, _SHARED_DIR and "
-      "_SLURM_BIN to run against a real slurmrestd";
-
   bool readEnvironment() {
-    auto url = env("TUNEPLANE_LIVE_SLURMRESTD");
-    auto user = env("TUNEPLANE_LIVE_USER");
-    auto shared = env("TUNEPLANE_LIVE_SHARED_DIR");
-    auto bin = env("TUNEPLANE_LIVE_SLURM_BIN");
-    auto token = env("TUNEPLANE_LIVE_TOKEN_FILE");
-    auto key = env("TUNEPLANE_LIVE_JWT_KEY_FILE");
-    if (!url || !user || !shared || !bin || (!token && !key)) return false;
-    url_ = *url;
-    user_ = *user;
-    shared_ = *shared;
-    bin_ = *bin;
-    token_ = token;
-    key_ = key;
+    auto config = live::liveConfig();
+    if (!config) return false;
+    url_ = config->url;
+    user_ = config->user;
+    shared_ = config->shared_dir;
+    bin_ = config->slurm_bin;
+    token_ = config->token_file;
+    key_ = config->key_file;
     return true;
   }
 
@@ -362,7 +348,7 @@ class SubmitAnswerDropper {
 class LiveLostReceipt : public LiveReconciler {
  protected:
   void SetUp() override {
-    if (!readEnvironment()) GTEST_SKIP() << kSkipWhy;
+    if (!readEnvironment()) GTEST_SKIP() << live::kSkipReason;
     proxy_ = std::make_unique<SubmitAnswerDropper>(url_);
     ASSERT_TRUE(proxy_->running());
     prepare(proxy_->url(), "  request_timeout: 2s\n");
