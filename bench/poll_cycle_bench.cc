@@ -294,8 +294,8 @@ int run() {
   const double cpu_ratio = per_job.cpu / steady.cpu;
   const double changed_cpu_ratio = per_job.cpu / changed.cpu;
   const double slurm_cpu_ratio = per_job.cpu / std::max(1e-9, steady.cpu - active.cpu);
-  std::printf("steady cycle bytes / full listing:      %.4f (goal <= 0.01)\n", bytes_ratio);
-  std::printf("changed cycle bytes / full listing:     %.4f\n", changed_bytes_ratio);
+  std::printf("steady cycle bytes / full listing:      %.3f%% (goal <= 1%%)\n", 100 * bytes_ratio);
+  std::printf("changed cycle bytes / full listing:     %.3f%%\n", 100 * changed_bytes_ratio);
   std::printf("per-job GETs CPU / steady cycle CPU:    %.1fx (goal >= 20x)\n", cpu_ratio);
   std::printf("per-job GETs CPU / changed cycle CPU:   %.1fx\n", changed_cpu_ratio);
   std::printf("  (without the store read:              %.1fx)\n", slurm_cpu_ratio);
