@@ -11,9 +11,12 @@
 //   - the naive way: one GET /job/{sluid} per job (an even sample of 500, scaled).
 // Goals (issue 7): steady bytes <= 1% of the full listing; CPU >= 20x less than per-job GETs.
 // The tick's CPU includes reading every active job from the store (activeJobs, shown apart).
+// Peak memory: the VmHWM rise of a forked child doing one steady cycle, or one GET /jobs/.
 // Env: TUNEPLANE_BENCH_JOBS (default 10000), TUNEPLANE_BENCH_DIR (default: a new temp dir).
 // Exit status 1 when a goal is missed or a step fails. Run: build/bench/poll_cycle_bench
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -53,6 +56,48 @@ double threadCpuSeconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// A field of /proc/self/status in KiB (VmHWM, VmRSS); -1 when unreadable.
+long statusKiB(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  const std::string prefix = std::string(field) + ":";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) == 0) return std::stol(line.substr(prefix.size()));
+  }
+  return -1;
+}
+
+// The peak memory `op` adds, in KiB: run in a forked child (one thread; the parent waits and
+// touches nothing meanwhile) whose high-water mark is reset first (clear_refs 5), so VmHWM
+// rises only by what `op` makes resident. -1 when it cannot be measured.
+template <typename Op>
+long peakKiB(Op&& op) {
+  int fds[2];
+  if (::pipe(fds) != 0) return -1;
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    ::close(fds[0]);
+    std::ofstream("/proc/self/clear_refs") << "5";
+    const long before = statusKiB("VmRSS");
+    op();
+    const long rise = statusKiB("VmHWM") - before;
+    const std::string text = std::to_string(rise);
+    ::_exit(::write(fds[1], text.data(), text.size()) == static_cast<ssize_t>(text.size()) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  char buf[32] = {};
+  const ssize_t n = ::read(fds[0], buf, sizeof buf - 1);
+  ::close(fds[0]);
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+      n <= 0) {
+    return -1;
+  }
+  return std::atol(buf);
 }
 
 // Counts what goes over the wire: requests and the bytes of every response body.
@@ -251,6 +296,9 @@ int run() {
   const Figure steady =
       measure("steady cycle (nothing changed)", wire, [&] { steady_report = reconciler.tick(); });
   const Figure active = measure("  of which activeJobs()", wire, [&] { (void)store.activeJobs(); });
+  // Peak memory, each in a child process (see peakKiB): the steady cycle against the listing.
+  const long steady_peak = peakKiB([&] { reconciler.tick(); });
+  const long listing_peak = peakKiB([&] { (void)client.listJobs(std::nullopt); });
 
   for (int i = 0; i < kChanged; ++i) {
     (void)client.cancel(listed->jobs[static_cast<size_t>(i) * (jobs / kChanged)].sluid,
@@ -300,6 +348,9 @@ int run() {
   std::printf("per-job GETs CPU / changed cycle CPU:   %.1fx\n", changed_cpu_ratio);
   std::printf("  (without the store read:              %.1fx)\n", slurm_cpu_ratio);
   std::printf("full listing CPU / steady cycle CPU:    %.1fx\n", listing.cpu / steady.cpu);
+  std::printf(
+      "peak memory added:                      steady cycle %.1f MiB, one GET /jobs/ %.1f MiB\n",
+      steady_peak / 1024.0, listing_peak / 1024.0);
 
   bool ok = true;
   if (steady_report.fetches != 0 || steady_report.listings != 0 || steady_report.errors != 0) {
