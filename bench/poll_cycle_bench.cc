@@ -14,6 +14,7 @@
 // Peak memory: the VmHWM rise of a forked child doing one steady cycle, or one GET /jobs/.
 // Env: TUNEPLANE_BENCH_JOBS (default 10000), TUNEPLANE_BENCH_DIR (default: a new temp dir).
 // Exit status 1 when a goal is missed or a step fails. Run: build/bench/poll_cycle_bench
+#include <malloc.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -81,6 +82,8 @@ long peakKiB(Op&& op) {
   if (pid < 0) return -1;
   if (pid == 0) {
     ::close(fds[0]);
+    // Free heap pages the parent left resident would hide the rise: give them back first.
+    ::malloc_trim(0);
     std::ofstream("/proc/self/clear_refs") << "5";
     const long before = statusKiB("VmRSS");
     op();
