@@ -11,8 +11,8 @@
 
 #include "catalog/site_config.h"
 #include "cli/commands.h"
-#include "cli/launch_pipeline.h"
 #include "cli/output.h"
+#include "control/launch_pipeline.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -101,14 +101,14 @@ void runValidate(const ValidateFlags& flags) {
   auto spec_file = requireOption(flags.spec_file, "-f");
   if (!spec_file) failWith({spec_file.error()}, *format, kExitInvalid, std::cout, std::cerr);
 
-  auto context = loadSiteContext(flags.site_file);
+  auto context = control::loadSiteContext(flags.site_file);
   if (!context) failWith(context.error(), *format, kExitInvalid, std::cout, std::cerr);
   // What `slurm submit` from this host would refuse: the job user's access, and the spec.
   Errors errors;
-  auto access = checkJobAccess(*context);
+  auto access = control::checkJobAccess(*context);
   if (!access) errors.push_back(access.error());
   // A throwaway identity: validation needs one to assemble, nothing is staged.
-  auto prepared = prepare(*spec_file, *context, PrepareOptions{});
+  auto prepared = control::prepare(*spec_file, *context, control::PrepareOptions{});
   if (!prepared) errors.insert(errors.end(), prepared.error().begin(), prepared.error().end());
   if (!errors.empty()) failWith(errors, *format, kExitInvalid, std::cout, std::cerr);
 
@@ -134,8 +134,8 @@ void addValidateCommand(CLI::App& app) {
       "error on stderr as 'field: message [code]', or as JSON on stdout with --output json).");
   cmd->add_option("-f,--file", flags->spec_file, "Job spec file, YAML or JSON (required)");
   cmd->add_option("--site", flags->site_file,
-                  std::string("Site file (YAML); default: $") + kSiteFileEnv +
-                      ". The runtime registry is $" + kRegistryFileEnv +
+                  std::string("Site file (YAML); default: $") + control::kSiteFileEnv +
+                      ". The runtime registry is $" + control::kRegistryFileEnv +
                       ", else the site's runtime_registry_file");
   cmd->add_option("--output", flags->output,
                   "text (default) or json: {\"valid\":true,…} on success, or "

@@ -117,7 +117,8 @@ tp_ray_run_dir=$(mktemp -d) || {
   exit 69
 }
 
-# Background steps (head, workers) are stopped when this script ends, however it ends.
+# Background steps (head, workers) are stopped when this script ends, however it ends
+# (the EXIT trap of the prologue calls tp_stop_background).
 tp_background_pids=()
 tp_stop_background() {
   local pid
@@ -126,7 +127,6 @@ tp_stop_background() {
   done
   rm -rf -- "$tp_ray_run_dir"
 }
-trap tp_stop_background EXIT
 )";
 
 constexpr const char* kReadHeadAddress = R"(
@@ -278,8 +278,6 @@ fi
   out += "# explicitly (each pyxis step has its own /tmp). Its exit code is the job's.\n";
   out += "tp_driver_status=0\n";
   out += renderStep(request, driver) + " || tp_driver_status=$?\n";
-  out += "tp_stop_background\n";
-  out += "trap - EXIT\n";
   out += "exit \"$tp_driver_status\"\n";
 }
 

@@ -18,9 +18,11 @@ using launch::LaunchRequest;
 
 void renderHeader(std::string& out, const LaunchRequest& request) {
   out += "#!/bin/bash\n";
-  // Before the first command, so it holds for the whole file.
+  // Before the first command, so it holds for the whole file. SC2317: functions that only
+  // traps call (tp_on_exit, tp_stop_background) look unreachable to shellcheck.
   out +=
-      "# shellcheck disable=SC2016,SC1003 # values are single-quoted on purpose: never expanded\n";
+      "# shellcheck disable=SC2016,SC1003,SC2317 # values are single-quoted on purpose: never "
+      "expanded; trap handlers\n";
   out += "# TunePlane batch script: job " + commentSafe(request.identity.job_id) + " (" +
          commentSafe(request.job_name) + "), attempt " + std::to_string(request.identity.attempt) +
          ". Rendered; do not edit.\n";
@@ -58,14 +60,58 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
   }
 }
 
-void renderPrologue(std::string& out) {
+// The start and exit sentinels (script_renderer.h): written first and last, so a job that
+// Slurm no longer remembers can still be judged. The node name is reduced to [A-Za-z0-9._-]
+// and the values are numbers, so the JSON needs no escaping; a pool name (no '/', checked by
+// checkRenderable) only names the file. A failed write (logs/ not writable) never fails the
+// job. Killed by a signal, the script writes no exit sentinel: it did not end by itself.
+void renderSentinels(std::string& out, const LaunchRequest& request) {
+  out +=
+      "\n# Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this\n";
+  out += "# script ends by itself (not when a signal kills it). Written whole or not at all.\n";
+  out += "tp_logs_dir=" + shellQuote(request.logs_dir) + "\n";
+  out += "tp_sentinel_pools=(";
+  for (std::size_t i = 0; i < request.components.size(); ++i) {
+    out += (i ? " " : "") + shellQuote(request.components[i].pool_name);
+  }
+  out += ")\n";
+  out += R"(printf -v tp_start_time '%(%s)T' -1
+tp_node=${SLURMD_NODENAME:-$(hostname 2>/dev/null || echo unknown)}
+tp_node=${tp_node//[^A-Za-z0-9._-]/_}
+tp_write_sentinels() { # KIND JSON-MEMBERS
+  local pool tmp
+  for pool in "${tp_sentinel_pools[@]}"; do
+    tmp="$tp_logs_dir/.$1-$pool.json.$$"
+    { printf '{"version":1,%s}\n' "$2" >"$tmp" && mv -f "$tmp" "$tp_logs_dir/$1-$pool.json"; } \
+      2>/dev/null || rm -f "$tmp" 2>/dev/null || true
+  done
+}
+tp_killed=0
+tp_on_exit() { # STATUS
+  if declare -F tp_stop_background >/dev/null; then tp_stop_background; fi
+  if [[ $tp_killed == 0 ]]; then
+    local end_time
+    printf -v end_time '%(%s)T' -1
+    tp_write_sentinels exit "\"node\":\"$tp_node\",\"exit_code\":$1,\"start_time\":$tp_start_time,\"end_time\":$end_time"
+  fi
+}
+trap 'tp_on_exit "$?"' EXIT
+trap 'tp_killed=1; exit 143' TERM
+trap 'tp_killed=1; exit 130' INT
+tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
+)";
+}
+
+void renderPrologue(std::string& out, const LaunchRequest& request) {
   out += R"(set -euo pipefail
 
 # Exit codes of this script itself (any other code is the entrypoint's own):
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
-
+)";
+  renderSentinels(out, request);
+  out += R"(
 # srun is found before any job variable is exported: a user's PATH must not pick it.
 tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }
 )";
@@ -189,13 +235,17 @@ std::string commentSafe(std::string_view value) {
   return out;
 }
 
+std::string sentinelFileName(std::string_view kind, std::string_view pool) {
+  return std::string(kind) + "-" + std::string(pool) + ".json";
+}
+
 std::string renderBatchScript(const LaunchRequest& request) {
   if (auto checked = checkRenderable(request); !checked) {
     return renderUnrenderable(checked.error());
   }
   std::string out;
   renderHeader(out, request);
-  renderPrologue(out);
+  renderPrologue(out, request);
   renderArtifactCheck(out, request);
   renderEnvFunction(out, request);
   renderContainer(out, request);

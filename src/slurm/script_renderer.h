@@ -19,6 +19,16 @@ inline constexpr int kExitRayJoinTimeout = 67;    // the Ray cluster did not rea
 inline constexpr int kExitNoHeadAddress = 68;     // no usable IP address for the Ray head
 inline constexpr int kExitRayHeadFailed = 69;     // the Ray head stopped or gave no address
 
+// Sentinels: the script writes <logs_dir>/start-<pool>.json for every component when it
+// begins ({"version":1,"node":N,"time":T}) and <logs_dir>/exit-<pool>.json when it ends by
+// itself ({"version":1,"node":N,"exit_code":C,"start_time":T0,"end_time":T1}; Unix seconds),
+// each written to a temporary file and renamed, so a reader sees it whole or not at all.
+// A script killed by a signal (cancel, time limit, node loss) writes no exit sentinel.
+inline constexpr std::string_view kStartSentinel = "start";
+inline constexpr std::string_view kExitSentinel = "exit";
+// "<kind>-<pool>.json", the file name inside logs_dir. REQUIRES: pool passed checkRenderable.
+std::string sentinelFileName(std::string_view kind, std::string_view pool);
+
 // REQUIRES nothing: a request that fails checkRenderable() (script_checks.h) renders as a
 // script that only prints the problems and exits kExitUnrenderable, so nothing half-safe
 // can ever reach a node. Deterministic: the same request gives the same bytes.

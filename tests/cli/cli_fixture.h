@@ -21,6 +21,7 @@
 
 #include "staging/staging_fs.h"
 #include "support/subprocess.h"
+#include "support/os_user.h"
 #include "support/test_paths.h"
 
 extern char** environ;
@@ -58,23 +59,9 @@ inline std::string sha256Of(const std::string& data) {
   return hex;
 }
 
-// The user this test runs as: the sites below name it as slurm.user, so the staging rule
-// (TunePlane must run as slurm.user unless staging.group is set) is met.
-inline std::string currentUser() {
-  const struct passwd* pw = ::getpwuid(::geteuid());
-  return pw != nullptr ? pw->pw_name : "uid-" + std::to_string(::geteuid());
-}
-
-// A user of this host who is not this process's user (for the refusal tests).
-inline std::string anotherUser() {
-  return ::geteuid() == 0 ? "nobody" : "root";
-}
-
-// The name of this process's effective group.
-inline std::string currentGroup() {
-  const struct group* gr = ::getgrgid(::getegid());
-  return gr != nullptr ? gr->gr_name : "gid-" + std::to_string(::getegid());
-}
+using test::anotherUser;
+using test::currentGroup;
+using test::currentUser;
 
 struct RunResult {
   int exit_code = -1;

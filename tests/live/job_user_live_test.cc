@@ -18,7 +18,7 @@
 
 #include "control/log_tail.h"
 #include "launch/attempt_identity.h"
-#include "live_env.h"
+#include "live_config.h"
 #include "slurm/rest_client.h"
 #include "slurm/submit_body.h"
 #include "staging/job_access.h"
@@ -35,7 +35,7 @@ class LiveJobUser : public ::testing::Test {
  protected:
   void SetUp() override {
     auto config = live::liveConfig();
-    if (!config) GTEST_SKIP() << live::kLiveSkipReason;
+    if (!config) GTEST_SKIP() << live::kSkipReason;
     if (::geteuid() != 0) {
       GTEST_SKIP() << "stages as root for a job run as TUNEPLANE_LIVE_USER: run the live suite "
                       "as root to cover it";

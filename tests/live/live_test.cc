@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "live_env.h"
+#include "live_config.h"
 #include "slurm/rest_client.h"
 
 namespace tuneplane::slurm {
@@ -27,7 +27,7 @@ class LiveSlurm : public ::testing::Test {
   void SetUp() override {
     auto config = liveConfig();
     if (!config) {
-      GTEST_SKIP() << live::kLiveSkipReason;
+      GTEST_SKIP() << live::kSkipReason;
     }
     live_ = *config;
     catalog::SlurmSite site;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2016,SC1003 # values are single-quoted on purpose: never expanded
+# shellcheck disable=SC2016,SC1003,SC2317 # values are single-quoted on purpose: never expanded; trap handlers
 # TunePlane batch script: job job-cpu-pyxis (tabular-baseline), attempt 1. Rendered; do not edit.
 # The #SBATCH lines only mirror the submit request for people: slurmrestd does not read
 # them, every option is in the request's JSON. Values in them are shown with control
@@ -23,6 +23,35 @@ set -euo pipefail
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
+
+# Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this
+# script ends by itself (not when a signal kills it). Written whole or not at all.
+tp_logs_dir='/shared/tuneplane/jobs/job-cpu-pyxis/attempts/1/logs'
+tp_sentinel_pools=('cpu')
+printf -v tp_start_time '%(%s)T' -1
+tp_node=${SLURMD_NODENAME:-$(hostname 2>/dev/null || echo unknown)}
+tp_node=${tp_node//[^A-Za-z0-9._-]/_}
+tp_write_sentinels() { # KIND JSON-MEMBERS
+  local pool tmp
+  for pool in "${tp_sentinel_pools[@]}"; do
+    tmp="$tp_logs_dir/.$1-$pool.json.$$"
+    { printf '{"version":1,%s}\n' "$2" >"$tmp" && mv -f "$tmp" "$tp_logs_dir/$1-$pool.json"; } \
+      2>/dev/null || rm -f "$tmp" 2>/dev/null || true
+  done
+}
+tp_killed=0
+tp_on_exit() { # STATUS
+  if declare -F tp_stop_background >/dev/null; then tp_stop_background; fi
+  if [[ $tp_killed == 0 ]]; then
+    local end_time
+    printf -v end_time '%(%s)T' -1
+    tp_write_sentinels exit "\"node\":\"$tp_node\",\"exit_code\":$1,\"start_time\":$tp_start_time,\"end_time\":$end_time"
+  fi
+}
+trap 'tp_on_exit "$?"' EXIT
+trap 'tp_killed=1; exit 143' TERM
+trap 'tp_killed=1; exit 130' INT
+tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
 
 # srun is found before any job variable is exported: a user's PATH must not pick it.
 tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2016,SC1003 # values are single-quoted on purpose: never expanded
+# shellcheck disable=SC2016,SC1003,SC2317 # values are single-quoted on purpose: never expanded; trap handlers
 # TunePlane batch script: job job-llm-2node (llama-sft), attempt 1. Rendered; do not edit.
 # The #SBATCH lines only mirror the submit request for people: slurmrestd does not read
 # them, every option is in the request's JSON. Values in them are shown with control
@@ -24,6 +24,35 @@ set -euo pipefail
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
+
+# Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this
+# script ends by itself (not when a signal kills it). Written whole or not at all.
+tp_logs_dir='/shared/tuneplane/jobs/job-llm-2node/attempts/1/logs'
+tp_sentinel_pools=('trainers')
+printf -v tp_start_time '%(%s)T' -1
+tp_node=${SLURMD_NODENAME:-$(hostname 2>/dev/null || echo unknown)}
+tp_node=${tp_node//[^A-Za-z0-9._-]/_}
+tp_write_sentinels() { # KIND JSON-MEMBERS
+  local pool tmp
+  for pool in "${tp_sentinel_pools[@]}"; do
+    tmp="$tp_logs_dir/.$1-$pool.json.$$"
+    { printf '{"version":1,%s}\n' "$2" >"$tmp" && mv -f "$tmp" "$tp_logs_dir/$1-$pool.json"; } \
+      2>/dev/null || rm -f "$tmp" 2>/dev/null || true
+  done
+}
+tp_killed=0
+tp_on_exit() { # STATUS
+  if declare -F tp_stop_background >/dev/null; then tp_stop_background; fi
+  if [[ $tp_killed == 0 ]]; then
+    local end_time
+    printf -v end_time '%(%s)T' -1
+    tp_write_sentinels exit "\"node\":\"$tp_node\",\"exit_code\":$1,\"start_time\":$tp_start_time,\"end_time\":$end_time"
+  fi
+}
+trap 'tp_on_exit "$?"' EXIT
+trap 'tp_killed=1; exit 143' TERM
+trap 'tp_killed=1; exit 130' INT
+tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
 
 # srun is found before any job variable is exported: a user's PATH must not pick it.
 tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }
@@ -94,7 +123,8 @@ tp_ray_run_dir=$(mktemp -d) || {
   exit 69
 }
 
-# Background steps (head, workers) are stopped when this script ends, however it ends.
+# Background steps (head, workers) are stopped when this script ends, however it ends
+# (the EXIT trap of the prologue calls tp_stop_background).
 tp_background_pids=()
 tp_stop_background() {
   local pid
@@ -103,7 +133,6 @@ tp_stop_background() {
   done
   rm -rf -- "$tp_ray_run_dir"
 }
-trap tp_stop_background EXIT
 
 # The cluster's token, for each Ray step: exported only in the step's subshell.
 tp_export_ray_env() {
@@ -249,6 +278,4 @@ tp_driver_status=0
     "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN,RAY_ADDRESS' \
     -- 'python3' '-m' 'tuneplane_llm.finetune' '--config' '/tuneplane/attempt/job.json'
 ) || tp_driver_status=$?
-tp_stop_background
-trap - EXIT
 exit "$tp_driver_status"

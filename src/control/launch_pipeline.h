@@ -1,16 +1,21 @@
-// The launch pipeline the CLI commands share (validate, render, slurm submit):
+// The launch pipeline: the one path from a spec to a staged attempt, shared by the CLI
+// (validate, render, slurm submit), the reconciler (every attempt) and the job service
+// (validation at submit time):
 //   site file + registry  ─► loadSiteContext
-//   spec file + context   ─► prepare: parse + judge every rule, identity, attempt dir,
-//                             assemble + verify the artifact, render the script and the
-//                             submit body
+//   spec file or text     ─► prepare / prepareText: parse + judge every rule, identity,
+//     + context              attempt dir, assemble + verify the artifact, render the script
+//                            and the submit body
 //   site + this host      ─► checkJobAccess: can the job user write what TunePlane stages?
 //   PreparedLaunch        ─► stage: write the immutable attempt dir (staging/stager.h)
 // Every step reports all the problems it finds (Checked<>); nothing is rendered unless the
-// spec and the artifact pass.
+// spec and the artifact pass. The error codes keep their "cli." prefix: they are stable and
+// scripts match on them. Thread-safety: free functions; a shared ArtifactVerifier must be
+// safe to share (catalog/artifact_verifier.h).
 #pragma once
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -28,7 +33,7 @@ namespace tuneplane::launch {
 class RandomSource;
 }
 
-namespace tuneplane::cli {
+namespace tuneplane::control {
 
 inline constexpr const char* kSiteFileEnv = "TUNEPLANE_SITE_FILE";
 inline constexpr const char* kRegistryFileEnv = "TUNEPLANE_RUNTIME_REGISTRY_FILE";
@@ -98,6 +103,12 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
 Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext& context,
                                 const PrepareOptions& options, catalog::ArtifactVerifier& verifier,
                                 launch::RandomSource& random);
+// The same from spec text (YAML or JSON) held in memory: a job's spec as stored, or as an
+// API client sent it. Errors: those of prepare() except "cli.file_unreadable".
+Checked<PreparedLaunch> prepareText(std::string_view spec_text, const SiteContext& context,
+                                    const PrepareOptions& options,
+                                    catalog::ArtifactVerifier& verifier,
+                                    launch::RandomSource& random);
 
 // How the site's job user (slurm.user) will write the attempts TunePlane stages from this
 // host (staging/job_access.h): the users and staging.group resolved here, and the way down
@@ -112,5 +123,8 @@ Result<staging::JobAccess> checkJobAccess(const SiteContext& context, staging::O
 // "staging.io".
 Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,
                                      const staging::JobAccess& access);
+// The same through an injected filesystem seam (tests inject failures).
+Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,
+                                     const staging::JobAccess& access, staging::StagingFs& fs);
 
-}  // namespace tuneplane::cli
+}  // namespace tuneplane::control

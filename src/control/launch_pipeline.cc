@@ -1,5 +1,5 @@
 // The launch pipeline shared by validate, render and slurm submit (see launch_pipeline.h).
-#include "cli/launch_pipeline.h"
+#include "control/launch_pipeline.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -19,7 +19,7 @@
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
 
-namespace tuneplane::cli {
+namespace tuneplane::control {
 namespace {
 
 std::optional<std::string> envValue(const char* name) {
@@ -49,6 +49,11 @@ Status checkReadableFile(const std::string& path, const std::string& field,
   ::close(fd);
   return ok();
 }
+
+Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const SiteContext& context,
+                                      const PrepareOptions& options,
+                                      catalog::ArtifactVerifier& verifier,
+                                      launch::RandomSource& random);
 
 }  // namespace
 
@@ -123,6 +128,23 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
   if (auto readable = checkReadableFile(spec_path, "-f", "job spec"); !readable) {
     return failAll({readable.error()});
   }
+  return prepareParsed(spec::loadPartialJobSpecFile(spec_path), context, options, verifier, random);
+}
+
+Checked<PreparedLaunch> prepareText(std::string_view spec_text, const SiteContext& context,
+                                    const PrepareOptions& options,
+                                    catalog::ArtifactVerifier& verifier,
+                                    launch::RandomSource& random) {
+  return prepareParsed(spec::parsePartialJobSpec(spec_text), context, options, verifier, random);
+}
+
+namespace {
+
+// The rest of the pipeline once the spec has been parsed (or failed to).
+Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const SiteContext& context,
+                                      const PrepareOptions& options,
+                                      catalog::ArtifactVerifier& verifier,
+                                      launch::RandomSource& random) {
   // Option problems and spec problems are reported together, so one run shows them all.
   Errors errors;
   if (options.attempt < 1) {
@@ -145,7 +167,6 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
   }
   // Structural errors do not hide the backend's rules: each rule whose inputs parsed is
   // judged too (structural first, then the rules), so one run shows every problem.
-  const spec::PartialSpec parsed = spec::loadPartialJobSpecFile(spec_path);
   Errors problems = launch::judgeSpec(parsed, context.site, context.registry);
   errors.insert(errors.end(), problems.begin(), problems.end());
   if (!errors.empty()) return failAll(std::move(errors));
@@ -182,6 +203,8 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
   return prepared;
 }
 
+}  // namespace
+
 Result<staging::JobAccess> checkJobAccess(const SiteContext& context) {
   staging::PosixOsUsers users;
   staging::PosixStagingFs fs;
@@ -202,7 +225,12 @@ Result<staging::JobAccess> checkJobAccess(const SiteContext& context, staging::O
 Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,
                                      const staging::JobAccess& access) {
   staging::PosixStagingFs fs;
+  return stage(prepared, access, fs);
+}
+
+Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,
+                                     const staging::JobAccess& access, staging::StagingFs& fs) {
   return staging::stageAttempt(prepared.request, prepared.script, prepared.submit_body, access, fs);
 }
 
-}  // namespace tuneplane::cli
+}  // namespace tuneplane::control

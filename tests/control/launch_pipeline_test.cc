@@ -1,6 +1,7 @@
-// The launch pipeline in-process: site context from flag or environment, prepare with an
-// injected random source, and stage — whose files never contain the site's token.
-#include "cli/launch_pipeline.h"
+// The launch pipeline in-process: site context from flag or environment, prepare (from a
+// file or from text) with an injected random source, and stage — whose files never contain
+// the site's token.
+#include "control/launch_pipeline.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -11,14 +12,13 @@
 
 #include "../staging/fake_os_users.h"
 #include "catalog/artifact_verifier.h"
-#include "cli_fixture.h"
 #include "launch/attempt_identity.h"
+#include "site_fixture.h"
 #include "staging/staging_paths.h"
 
-namespace tuneplane::cli {
+namespace tuneplane::control {
 namespace {
 
-using testing::CliFixture;
 using testing::cpuSpec;
 
 class ZeroRandomSource final : public launch::RandomSource {
@@ -29,13 +29,16 @@ class ZeroRandomSource final : public launch::RandomSource {
   }
 };
 
-class LaunchPipelineTest : public CliFixture {
+class LaunchPipelineTest : public ::testing::Test {
  protected:
-  SiteContext context() {
-    auto loaded = loadSiteContext(site(), SiteEnvironment{});
-    EXPECT_TRUE(loaded) << (loaded ? "" : loaded.error().front().describe());
-    return loaded ? *loaded : SiteContext{};
+  std::string site() const { return site_.site(); }
+  SiteContext context() const { return site_.context(); }
+  std::string spec(const std::string& name, const std::string& text) const {
+    return site_.specFile(name, text);
   }
+
+  testing::SiteDir site_{"http://127.0.0.1:9", /*use_token_file=*/true};
+  const std::string dir_ = site_.dir();
   catalog::ArtifactVerifier verifier_;
   ZeroRandomSource random_;
 };
@@ -68,6 +71,22 @@ TEST_F(LaunchPipelineTest, PrepareBuildsIdentityAttemptDirScriptAndBody) {
   EXPECT_TRUE(prepared->script.starts_with("#!"));
   EXPECT_TRUE(prepared->submit_body.contains("job"));
   EXPECT_EQ(prepared->submit_body["script"], prepared->script);
+}
+
+TEST_F(LaunchPipelineTest, PrepareTextGivesWhatPrepareOfTheSameFileGives) {
+  const std::string text = cpuSpec();
+  auto from_file = prepare(spec("job.yaml", text), context(), PrepareOptions{}, verifier_, random_);
+  auto from_text = prepareText(text, context(), PrepareOptions{}, verifier_, random_);
+  ASSERT_TRUE(from_file) << from_file.error().front().describe();
+  ASSERT_TRUE(from_text) << from_text.error().front().describe();
+  EXPECT_EQ(from_text->request.identity, from_file->request.identity);
+  EXPECT_EQ(from_text->request.components, from_file->request.components);
+  EXPECT_EQ(from_text->script, from_file->script);
+  EXPECT_EQ(from_text->submit_body, from_file->submit_body);
+
+  auto bad = prepareText("kind: [", context(), PrepareOptions{}, verifier_, random_);
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(bad.error().front().code.starts_with("spec.")) << bad.error().front().code;
 }
 
 TEST_F(LaunchPipelineTest, StageWritesTheAttemptAndNeverTheToken) {
@@ -104,8 +123,9 @@ TEST_F(LaunchPipelineTest, OptionSpecAndRuleErrorsAreReportedTogetherInOrder) {
   options.attempt = 0;
   options.job_id = "x";
   // Options first, then the structural errors, then the backend's rules.
-  auto prepared = prepare(spec("bad.yaml", cpuSpec("custom-nope", "        colour: blue\n")),
-                          context(), options, verifier_, random_);
+  auto prepared = prepare(
+      spec("bad.yaml", cpuSpec("echo hi", "", "hello", "        colour: blue\n", "custom-nope")),
+      context(), options, verifier_, random_);
   ASSERT_FALSE(prepared);
   std::vector<std::string> codes;
   for (const auto& e : prepared.error()) codes.push_back(e.code);
@@ -115,7 +135,8 @@ TEST_F(LaunchPipelineTest, OptionSpecAndRuleErrorsAreReportedTogetherInOrder) {
 
 TEST_F(LaunchPipelineTest, RuleErrorsDoNotWaitForTheArtifact) {
   // The artifact check may read gigabytes: it runs only once the spec passes every rule.
-  auto prepared = prepare(spec("bad.yaml", cpuSpec("custom-tampered", "        scratch_gb: 5\n")),
+  auto prepared = prepare(spec("bad.yaml", cpuSpec("echo hi", "", "hello",
+                                                   "        scratch_gb: 5\n", "custom-tampered")),
                           context(), PrepareOptions{}, verifier_, random_);
   ASSERT_FALSE(prepared);
   ASSERT_EQ(prepared.error().size(), 1u);
@@ -150,4 +171,4 @@ TEST_F(LaunchPipelineTest, JobAccessChecksTheUsersAndTheWayToTheStagingRoot) {
 }
 
 }  // namespace
-}  // namespace tuneplane::cli
+}  // namespace tuneplane::control

@@ -1,5 +1,6 @@
-// What the live suite runs against: the TUNEPLANE_LIVE_* variables that
-// shared/slurm/testcluster/up.sh prints. Each live test skips itself when they are unset.
+// The live suite's configuration: the TUNEPLANE_LIVE_* variables that
+// shared/slurm/testcluster/up.sh prints. Every live test skips itself when they are unset.
+// Thread-safe: reads the environment only.
 #pragma once
 
 #include <cstdlib>
@@ -8,6 +9,11 @@
 
 namespace tuneplane::live {
 
+inline constexpr const char* kSkipReason =
+    "set TUNEPLANE_LIVE_SLURMRESTD, _USER, _TOKEN_FILE or _JWT_KEY_FILE, _SHARED_DIR and "
+    "_SLURM_BIN to run against a real slurmrestd";
+
+// A variable's value; nullopt when it is unset or empty.
 inline std::optional<std::string> env(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return std::nullopt;
@@ -19,6 +25,7 @@ struct Live {
   std::optional<std::string> token_file, key_file;
 };
 
+// nullopt unless every variable the suite needs is set (a token file or a JWT key).
 inline std::optional<Live> liveConfig() {
   auto url = env("TUNEPLANE_LIVE_SLURMRESTD");
   auto user = env("TUNEPLANE_LIVE_USER");
@@ -29,9 +36,5 @@ inline std::optional<Live> liveConfig() {
   if (!url || !user || !shared || !bin || (!token && !key)) return std::nullopt;
   return Live{*url, *user, *shared, *bin, token, key};
 }
-
-inline constexpr const char* kLiveSkipReason =
-    "set TUNEPLANE_LIVE_SLURMRESTD, _USER, _TOKEN_FILE or _JWT_KEY_FILE, _SHARED_DIR and "
-    "_SLURM_BIN to run against a real slurmrestd";
 
 }  // namespace tuneplane::live

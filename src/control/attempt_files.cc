@@ -1,0 +1,175 @@
+// Safe reads of an attempt's logs/ (see attempt_files.h).
+#include "control/attempt_files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <nlohmann/json.hpp>
+
+#include "slurm/script_renderer.h"
+#include "staging/staging_paths.h"
+
+namespace tuneplane::control {
+namespace {
+
+using nlohmann::json;
+
+// An owned descriptor.
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+Fd openLogsDir(const std::string& attempt_dir) {
+  Fd attempt(::open(attempt_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!attempt.valid()) return Fd(-1);
+  const std::string logs(staging::kLogsDir);
+  return Fd(::openat(attempt.get(), logs.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
+// nullopt when the file does not exist; an error when it exists but is not safe to read.
+Result<std::optional<std::string>> readSmallFile(int dir_fd, const std::string& name) {
+  // O_NONBLOCK: a FIFO planted under the name must not block the loop.
+  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return std::optional<std::string>();
+    return fail("control.bad_sentinel", name,
+                name + ": cannot open (" + std::string(std::strerror(errno)) + ")");
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return fail("control.bad_sentinel", name, name + ": not a regular file");
+  }
+  if (st.st_size > static_cast<off_t>(kMaxSentinelBytes)) {
+    return fail("control.bad_sentinel", name,
+                name + ": larger than " + std::to_string(kMaxSentinelBytes) + " bytes");
+  }
+  std::string text(kMaxSentinelBytes + 1, '\0');
+  size_t have = 0;
+  while (have < text.size()) {
+    const ssize_t n = ::read(fd.get(), text.data() + have, text.size() - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("control.bad_sentinel", name, name + ": read failed");
+    if (n == 0) break;
+    have += static_cast<size_t>(n);
+  }
+  if (have > kMaxSentinelBytes) {
+    return fail("control.bad_sentinel", name, name + ": grew while being read");
+  }
+  text.resize(have);
+  return std::optional<std::string>(std::move(text));
+}
+
+Result<json> parseObject(std::string_view text) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return fail("control.bad_sentinel", "", "not a JSON object");
+  if (!doc.contains("version") || doc["version"] != 1) {
+    return fail("control.bad_sentinel", "version", "version is not 1");
+  }
+  return doc;
+}
+
+template <typename T>
+Result<T> field(const json& doc, const char* name) {
+  auto it = doc.find(name);
+  if (it == doc.end()) return fail("control.bad_sentinel", name, std::string(name) + " missing");
+  if constexpr (std::is_same_v<T, std::string>) {
+    if (!it->is_string())
+      return fail("control.bad_sentinel", name, std::string(name) + " not a string");
+  } else {
+    if (!it->is_number_integer()) {
+      return fail("control.bad_sentinel", name, std::string(name) + " not an integer");
+    }
+  }
+  return it->get<T>();
+}
+
+}  // namespace
+
+Result<StartSentinel> parseStartSentinel(std::string_view text) {
+  auto doc = parseObject(text);
+  if (!doc) return tl::unexpected(doc.error());
+  auto node = field<std::string>(*doc, "node");
+  auto time = field<int64_t>(*doc, "time");
+  if (!node) return tl::unexpected(node.error());
+  if (!time) return tl::unexpected(time.error());
+  return StartSentinel{*node, *time};
+}
+
+Result<ExitSentinel> parseExitSentinel(std::string_view text) {
+  auto doc = parseObject(text);
+  if (!doc) return tl::unexpected(doc.error());
+  auto node = field<std::string>(*doc, "node");
+  auto code = field<int64_t>(*doc, "exit_code");
+  auto start = field<int64_t>(*doc, "start_time");
+  auto end = field<int64_t>(*doc, "end_time");
+  if (!node) return tl::unexpected(node.error());
+  if (!code) return tl::unexpected(code.error());
+  if (!start) return tl::unexpected(start.error());
+  if (!end) return tl::unexpected(end.error());
+  if (*code < 0 || *code > 255) {
+    return fail("control.bad_sentinel", "exit_code", "exit_code outside 0..255");
+  }
+  return ExitSentinel{*node, static_cast<int>(*code), *start, *end};
+}
+
+AttemptSentinels readSentinels(const std::string& attempt_dir,
+                               const std::vector<std::string>& pools) {
+  AttemptSentinels out;
+  Fd logs = openLogsDir(attempt_dir);
+  if (!logs.valid()) {
+    if (errno != ENOENT) out.problems.push_back("logs/: " + std::string(std::strerror(errno)));
+    return out;
+  }
+  for (const std::string& pool : pools) {
+    const std::string start_name = slurm::sentinelFileName(slurm::kStartSentinel, pool);
+    const std::string exit_name = slurm::sentinelFileName(slurm::kExitSentinel, pool);
+    auto start_text = readSmallFile(logs.get(), start_name);
+    if (!start_text) {
+      out.problems.push_back(start_text.error().message);
+    } else if (*start_text) {
+      auto parsed = parseStartSentinel(**start_text);
+      if (parsed) {
+        out.start[pool] = *parsed;
+      } else {
+        out.problems.push_back(start_name + ": " + parsed.error().message);
+      }
+    }
+    auto exit_text = readSmallFile(logs.get(), exit_name);
+    if (!exit_text) {
+      out.problems.push_back(exit_text.error().message);
+    } else if (*exit_text) {
+      auto parsed = parseExitSentinel(**exit_text);
+      if (parsed) {
+        out.exit[pool] = *parsed;
+      } else {
+        out.problems.push_back(exit_name + ": " + parsed.error().message);
+      }
+    }
+  }
+  return out;
+}
+
+bool schedulerLogExists(const std::string& attempt_dir, const std::string& pool) {
+  Fd logs = openLogsDir(attempt_dir);
+  if (!logs.valid()) return false;
+  struct stat st {};
+  const std::string name = pool + ".out";
+  return ::fstatat(logs.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace tuneplane::control

@@ -1,0 +1,93 @@
+// See attempt_launcher.h.
+#include "control/attempt_launcher.h"
+
+#include <fstream>
+#include <sstream>
+#include <utility>
+
+#include "launch/attempt_identity.h"
+#include "staging/stager.h"
+#include "staging/staging_fs.h"
+#include "staging/staging_paths.h"
+
+namespace tuneplane::control {
+namespace {
+
+Result<std::string> readWhole(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail("control.staged_attempt_invalid", path, "cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+Error invalid(const std::string& dir, const std::string& what) {
+  return Error{"control.staged_attempt_invalid", dir,
+               "the staged attempt " + dir + " cannot be submitted: " + what};
+}
+
+}  // namespace
+
+AttemptLauncher::AttemptLauncher(const SiteContext& site, catalog::ArtifactVerifier& verifier,
+                                 launch::RandomSource& random, staging::StagingFs& fs,
+                                 staging::JobAccess access)
+    : site_(site), verifier_(verifier), random_(random), fs_(fs), access_(std::move(access)) {}
+
+Checked<PreparedLaunch> AttemptLauncher::validate(std::string_view spec_text) {
+  return prepareText(spec_text, site_, PrepareOptions{}, verifier_, random_);
+}
+
+Result<std::string> AttemptLauncher::newJobId(std::string_view job_name) {
+  auto identity = launch::newAttemptIdentity(job_name, 1, random_);
+  if (!identity) return tl::unexpected(identity.error());
+  return identity->job_id;
+}
+
+Result<std::string> AttemptLauncher::newSubmitToken(std::string_view job_name) {
+  auto identity = launch::newAttemptIdentity(job_name, 1, random_);
+  if (!identity) return tl::unexpected(identity.error());
+  return identity->submit_token;
+}
+
+Result<std::string> AttemptLauncher::attemptDir(const std::string& job_id, int attempt) const {
+  return staging::attemptDir(site_.site.staging_root, job_id, attempt);
+}
+
+Checked<StagedSubmit> AttemptLauncher::stageOrLoad(std::string_view spec_text,
+                                                   const store::AttemptRecord& attempt) {
+  if (fs_.exists(attempt.staging_dir)) return load(attempt);
+  PrepareOptions options;
+  options.job_id = attempt.job_id;
+  options.attempt = attempt.number;
+  options.submit_token = attempt.submit_token;
+  options.attempt_dir = attempt.staging_dir;
+  auto prepared = prepareText(spec_text, site_, options, verifier_, random_);
+  if (!prepared) return tl::unexpected(prepared.error());
+  auto staged = stage(*prepared, access_, fs_);
+  if (!staged) return failAll({staged.error()});
+  return StagedSubmit{staged->dir, std::move(prepared->submit_body)};
+}
+
+Checked<StagedSubmit> AttemptLauncher::load(const store::AttemptRecord& attempt) {
+  const std::string& dir = attempt.staging_dir;
+  auto manifest_text = readWhole(staging::attemptFile(dir, staging::kManifestFile));
+  auto body_text = readWhole(staging::attemptFile(dir, staging::kSubmitFile));
+  if (!manifest_text || !body_text)
+    return failAll({invalid(dir, "manifest.json or submit.json unreadable")});
+  const auto manifest = nlohmann::json::parse(*manifest_text, nullptr, false);
+  const std::string file(staging::kSubmitFile);
+  if (!manifest.is_object() || !manifest.contains("files") || !manifest["files"].contains(file) ||
+      manifest["files"][file].value("sha256", "") != staging::sha256Hex(*body_text)) {
+    return failAll({invalid(dir, "submit.json does not match manifest.json")});
+  }
+  auto body = nlohmann::json::parse(*body_text, nullptr, false);
+  const auto& first = body.contains("jobs") && body["jobs"].is_array() && !body["jobs"].empty()
+                          ? body["jobs"][0]
+                          : body.value("job", nlohmann::json());
+  if (!first.is_object() || first.value("comment", "") != attempt.submit_token) {
+    return failAll({invalid(dir, "its submit token is not this attempt's")});
+  }
+  return StagedSubmit{dir, std::move(body)};
+}
+
+}  // namespace tuneplane::control

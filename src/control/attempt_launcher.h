@@ -1,0 +1,64 @@
+// AttemptLauncher: the control loop's and the job service's door to the launch pipeline
+// (launch_pipeline.h). It validates a spec exactly as `tuneplane validate` does, hands out
+// job ids and submit tokens, and stages an attempt — or, when a run that stopped before
+// sending already staged it, loads what was staged (submit.json, checked against the
+// manifest), so an attempt is staged once and what was staged is what is submitted.
+// Thread-safety: validate() may be called from several threads when the verifier and the
+// random source allow it; stageOrLoad() is for the loop's one thread.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "control/launch_pipeline.h"
+#include "store/job_store.h"
+
+namespace tuneplane::control {
+
+struct StagedSubmit {
+  std::string dir;
+  nlohmann::json body;  // POST /job/submit, as staged in submit.json
+};
+
+class AttemptLauncher {
+ public:
+  // REQUIRES: every reference outlives the launcher. `access` is how the job user writes
+  // the attempts (checkJobAccess, decided once at start); the default, TunePlane running as
+  // slurm.user, is what tests with a fake filesystem want.
+  AttemptLauncher(const SiteContext& site, catalog::ArtifactVerifier& verifier,
+                  launch::RandomSource& random, staging::StagingFs& fs,
+                  staging::JobAccess access = {});
+
+  const SiteContext& site() const { return site_; }
+
+  // Every rule `tuneplane validate` checks (structure, the backend's rules, the artifact's
+  // hash), with a throwaway identity; nothing is staged. Errors: prepareText's.
+  Checked<PreparedLaunch> validate(std::string_view spec_text);
+
+  // A fresh "<name>-<8 hex>" job id. Errors: launch::newAttemptIdentity's.
+  Result<std::string> newJobId(std::string_view job_name);
+  // A fresh "tp-<32 hex>" submit token. Errors: launch::newAttemptIdentity's.
+  Result<std::string> newSubmitToken(std::string_view job_name);
+  // <staging_root>/jobs/<job_id>/attempts/<n>. Errors: staging::attemptDir's.
+  Result<std::string> attemptDir(const std::string& job_id, int attempt) const;
+
+  // The attempt's submit body: staged now from `spec_text`, or loaded when its directory
+  // already exists. Errors: prepareText's, stage's, and "control.staged_attempt_invalid"
+  // when an existing directory is not this attempt's (manifest, token) — never overwritten.
+  Checked<StagedSubmit> stageOrLoad(std::string_view spec_text,
+                                    const store::AttemptRecord& attempt);
+
+ private:
+  Checked<StagedSubmit> load(const store::AttemptRecord& attempt);
+
+  const SiteContext& site_;
+  catalog::ArtifactVerifier& verifier_;
+  launch::RandomSource& random_;
+  staging::StagingFs& fs_;
+  staging::JobAccess access_;
+};
+
+}  // namespace tuneplane::control

@@ -1,0 +1,111 @@
+// The reconciler's decisions: pure functions from (what the store holds about a job, what
+// Slurm or the attempt's files said, now) to the one store::Change that records the outcome
+// — phase moves with their events, reasons for people, retry or final. No I/O: the
+// reconciler (reconciler.h) gathers the facts, calls one of these, and commits the result.
+// Every function checks its moves against the state machine (ChangeBuilder) and fails with
+// "control.illegal_transition" rather than produce a change that breaks it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "control/attempt_files.h"
+#include "control/status_mapping.h"
+#include "slurm/job_record.h"
+#include "spec/job_spec.h"
+#include "store/job_store.h"
+
+namespace tuneplane::control {
+
+// Consecutive polls in which Slurm has no record of a job before it is judged from its
+// sentinels (one empty answer proves nothing: REFERENCE.md, "Reading jobs").
+inline constexpr int kMissingPollsToJudge = 3;
+
+inline constexpr const char* kMissingLogReason =
+    "the job could not write its log in logs/; check that the job user can write there";
+
+// The attempt a job is on (its last one); nullptr before the first.
+const store::AttemptRecord* currentAttempt(const store::JobView& view);
+
+// A new attempt (Staging, with its durable submit token and staging dir, one component per
+// pool): the job leaves Pending or Retrying for Staging.
+Result<store::Change> beginAttempt(const store::JobView& view, int number,
+                                   const std::string& submit_token, const std::string& staging_dir,
+                                   const std::vector<std::string>& pools, int64_t now_ms);
+
+// The job ends before anything was submitted: cancel requested while Pending, Retrying, or
+// with its attempt still Staging.
+Result<store::Change> cancelBeforeSubmit(const store::JobView& view, int64_t now_ms);
+
+// The submit intent is durable: the request may leave as soon as this is committed.
+Result<store::Change> markSubmitting(const store::JobView& view, int number, int64_t now_ms);
+
+// The submit provably never reached slurmrestd (`not_sent`, or a refused token), or staging
+// failed for a reason that may pass (I/O): the attempt is (back) in Staging and tried
+// again after resendDelay().
+Result<store::Change> deferSubmit(const store::JobView& view, int number, const std::string& why,
+                                  int64_t now_ms);
+
+// The submit may have reached Slurm (lost receipt, or TunePlane stopped mid-submit): the
+// attempt looks for its job by submit token from the next cycle on.
+Result<store::Change> markSubmitUnknown(const store::JobView& view, int number,
+                                        const std::string& why, int64_t now_ms);
+
+// The receipt: Slurm's numeric id, stored before anything else is asked.
+Result<store::Change> markSubmitted(const store::JobView& view, int number, uint64_t job_id,
+                                    int64_t now_ms);
+
+// Nothing runs and nothing will: Slurm refused the submit, or the launch no longer passes
+// the site's rules. The attempt and the job fail with `cause` (never retried).
+Result<store::Change> markRefused(const store::JobView& view, int number, store::EndCause cause,
+                                  const std::string& why, int64_t now_ms);
+
+// A lookup by token did not find the job: look again after lookupDelay(), say so.
+Result<store::Change> markLookupMiss(const store::JobView& view, int number, int64_t now_ms);
+
+// An operator gave up on a lost receipt (recorded with who and why). Not retried: the
+// original may still exist somewhere.
+Result<store::Change> markAbandoned(const store::JobView& view, int number, int64_t now_ms);
+
+// DELETE was sent for every component: Cancelling until Slurm reports the end.
+Result<store::Change> markCancelSent(const store::JobView& view, int number, int64_t now_ms);
+
+// The job fails before an attempt could be created (its stored spec no longer parses).
+Result<store::Change> failJob(const store::JobView& view, const std::string& why, int64_t now_ms);
+
+// Stores an observation that moves no phase (counters, components, reason).
+Result<store::Change> recordObservation(const store::JobView& view,
+                                        const store::AttemptRecord& observed, int64_t now_ms);
+
+// Slurm had no record of the attempt's job this cycle (by SLUID, or by receipt id before
+// the SLUIDs were known). Counts the miss; the caller judges from the sentinels once
+// `missing_polls` reaches kMissingPollsToJudge.
+store::AttemptRecord countMissing(store::AttemptRecord attempt);
+
+// What the sentinels say about a job Slurm no longer knows: an exit sentinel gives the
+// outcome, a start sentinel alone means it ran and ended unobserved, nothing means lost.
+AttemptVerdict judgeFromSentinels(const AttemptSentinels& sentinels, bool cancel_requested);
+
+// Issue 11: a job that failed without its scheduler log could not write into logs/.
+// `pools_without_log`: components whose logs/<pool>.out is missing.
+AttemptVerdict noteMissingLogs(AttemptVerdict verdict,
+                               const std::vector<std::string>& pools_without_log);
+
+// Slurm's records of one job (a het job: one per component), matched to the attempt's
+// components: by SLUID when `by_sluid` (polling; a reused numeric id is not ours), else by
+// het offset (adopting a receipt or a job found by its token). Fills ids, SLUIDs, states.
+// Returns false when a component has no record.
+bool applyRecords(store::AttemptRecord& attempt, const std::vector<slurm::JobRecord>& records,
+                  bool by_sluid);
+
+// The attempt as observed (components updated) and its verdict (rollUp, or the sentinels'
+// judgement) → phases, events, the end and a retry or the final outcome. `retry` is the
+// job's spec.retry.
+Result<store::Change> applyVerdict(const store::JobView& view, store::AttemptRecord observed,
+                                   const AttemptVerdict& verdict, const spec::RetryPolicy& retry,
+                                   int64_t now_ms);
+
+}  // namespace tuneplane::control

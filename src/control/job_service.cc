@@ -1,0 +1,66 @@
+// See job_service.h.
+#include "control/job_service.h"
+
+#include "control/state_machine.h"
+#include "spec/spec_parser.h"
+
+namespace tuneplane::control {
+
+JobService::JobService(store::JobStore& store, AttemptLauncher& launcher, const Clock& clock)
+    : store_(store), launcher_(launcher), clock_(clock) {}
+
+Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const std::string& owner) {
+  Errors errors;
+  if (owner.empty()) errors.push_back({"control.no_owner", "owner", "a job needs an owner"});
+  auto validated = launcher_.validate(spec_text);
+  if (!validated) errors.insert(errors.end(), validated.error().begin(), validated.error().end());
+  if (!errors.empty()) return failAll(std::move(errors));
+  auto spec = spec::parseJobSpec(spec_text);  // passed validation: it parses
+  if (!spec) return failAll(spec.error());
+
+  store::JobRecord job;
+  job.name = spec->metadata.name;
+  job.owner = owner;
+  job.labels = spec->metadata.labels;
+  job.spec = std::string(spec_text);
+  job.phase = store::JobPhase::kPending;
+  job.created_ms = job.updated_ms = clock_.nowMs();
+  job.reason = "accepted; waiting for the control loop to stage the first attempt";
+  for (int i = 0; i < kJobIdTries; ++i) {
+    auto id = launcher_.newJobId(job.name);
+    if (!id) return failAll({id.error()});
+    job.id = *id;
+    auto created = store_.createJob(job, makeEvent(job.id, 0, "", store::toString(job.phase),
+                                                   job.created_ms, "submitted by " + owner, owner));
+    if (created) return job;
+    if (created.error().code != "store.job_exists") return failAll({created.error()});
+  }
+  return failAll({Error{"store.job_exists", "id", "no unused job id after several tries"}});
+}
+
+Status JobService::cancel(const std::string& job_id, const std::string& actor) {
+  return store_.requestCancel(job_id, actor, clock_.nowMs());
+}
+
+Status JobService::abandon(const std::string& job_id, int attempt, const std::string& actor,
+                           const std::string& reason) {
+  if (reason.empty()) {
+    return fail("control.no_reason", "reason",
+                "say why the attempt is abandoned: it is recorded with who did it");
+  }
+  return store_.requestAbandon(job_id, attempt, actor, reason, clock_.nowMs());
+}
+
+Result<std::optional<store::JobView>> JobService::get(const std::string& job_id) {
+  return store_.getJob(job_id);
+}
+
+Result<store::JobPage> JobService::list(const store::JobQuery& query) {
+  return store_.listJobs(query);
+}
+
+Result<std::vector<store::EventRecord>> JobService::events(const std::string& job_id) {
+  return store_.events(job_id);
+}
+
+}  // namespace tuneplane::control

@@ -1,0 +1,152 @@
+// The Reconciler: TunePlane's control loop, one synchronous tick() at a time. Each tick
+// reads every active job from the store and moves it one step through the state machine
+// (state_machine.h), deciding with the pure functions of decisions.h and committing each
+// decision atomically before the next network call that depends on it. The thread that
+// calls tick() every poll interval is ControlLoop's (control_loop.h); tests call tick() by
+// hand with a FakeClock.
+//
+// The submit protocol, per attempt (each arrow a durable commit):
+//   attempt + submit token (Staging) → stage jobs/<id>/attempts/<n>/ → Submitting →
+//   POST job/submit → numeric id (Submitted) → GET /job/<id>, comment == token →
+//   every component's SLUID; from then on the SLUIDs only.
+// A Submitting attempt found at the start of a tick was interrupted (TunePlane stopped
+// mid-submit, or the commit after the answer failed): it becomes SubmitUnknown. A lost
+// receipt is looked for by its token in one `GET /jobs/` per cycle that serves every
+// attempt looking; not found is not proof, so it looks again on a backoff until found
+// (adopted, whatever its state) or abandoned by an operator. Nothing is submitted again
+// for that job meanwhile.
+//
+// Polling, per cycle: one `GET /jobs/state/` for the numeric ids of every tracked
+// component, then `GET /job/{sluid}` only for jobs whose state changed or vanished, that
+// this process has not yet verified by SLUID, or whose slow refresh is due — or one
+// `GET /jobs/` instead when more than listing_threshold need it. Every record is matched
+// by SLUID, never by numeric id, so an id Slurm reused is never taken for ours. A job
+// Slurm no longer knows is judged from its sentinels after kMissingPollsToJudge misses.
+// Every per-tick budget is bounded, so no slow job or burst holds the loop.
+//
+// Thread-safety: one thread calls tick(); the store may be written by others (cancel,
+// abandon requests) at the same time.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/result.h"
+#include "control/attempt_launcher.h"
+#include "control/status_mapping.h"
+#include "slurm/slurm_client.h"
+#include "spec/job_spec.h"
+#include "store/job_store.h"
+
+namespace tuneplane::control {
+
+// The durable steps of the submit protocol, for the step hook (crash tests stop the
+// process right after one of them).
+enum class SubmitStep {
+  kAttemptDurable,     // the attempt row with its token is committed
+  kStaged,             // its directory is staged (or loaded)
+  kSubmittingDurable,  // Submitting is committed; the POST is next
+  kSubmitAnswered,     // slurmrestd answered the POST; nothing stored yet
+  kReceiptDurable,     // the numeric id is committed
+  kSluidsDurable,      // the SLUIDs (and the first state) are committed
+};
+std::string_view toString(SubmitStep step);
+std::optional<SubmitStep> parseSubmitStep(std::string_view text);
+
+struct ReconcilerOptions {
+  // How often ControlLoop ticks; also spreads the slow refresh over ticks.
+  std::chrono::milliseconds poll_interval{10'000};
+  // Every tracked job is re-read by SLUID at least this often, even when its state
+  // stayed the same (a numeric id reused with the same state would otherwise go unseen).
+  std::chrono::milliseconds full_refresh_interval{3'600'000};
+  int max_submits_per_tick = 32;   // attempts staged and submitted in one tick
+  int max_fetches_per_tick = 256;  // GET /job/{sluid} in one tick; the rest wait
+  int listing_threshold = 64;      // more fetches than this → one GET /jobs/ instead
+  // Called after each SubmitStep (tests only).
+  std::function<void(SubmitStep, const std::string& job_id, int attempt)> step_hook;
+};
+
+// What one tick did (tests and benchmarks).
+struct TickReport {
+  int jobs = 0;           // active jobs seen
+  int submits = 0;        // POST job/submit sent
+  int listings = 0;       // GET /jobs/ (lost receipts, or many fetches at once)
+  int state_queries = 0;  // GET /jobs/state/ calls (the client splits long id lists)
+  int fetches = 0;        // GET /job/{id|sluid}
+  int cancels = 0;        // DELETE /job/{sluid}
+  int commits = 0;        // store commits
+  int errors = 0;         // failed store or Slurm calls (logged)
+  bool stopped = false;   // the stop token ended the tick early
+};
+
+class Reconciler {
+ public:
+  // REQUIRES: every collaborator outlives the reconciler.
+  Reconciler(store::JobStore& store, slurm::SlurmClient& slurm, AttemptLauncher& launcher,
+             const Clock& clock, ReconcilerOptions options = {});
+
+  // One pass over every active job. Returns between two store writes when `stop` is
+  // requested, never in the middle of one.
+  TickReport tick(std::stop_token stop = {});
+
+  const ReconcilerOptions& options() const { return options_; }
+
+ private:
+  // reconciler.cc: dispatch and shared helpers.
+  void dispatch(store::JobView view, std::vector<store::JobView>& looking,
+                std::vector<store::JobView>& tracked);
+  bool commit(const store::JobView& view, const Result<store::Change>& change, const char* what);
+  // While batching, commit() queues; flushBatch() writes the queue in one transaction
+  // (JobStore::commitAll: one fsync for a whole poll cycle instead of one per job).
+  void flushBatch();
+  std::optional<store::JobView> reload(const std::string& job_id);
+  void hook(SubmitStep step, const store::JobView& view, int attempt);
+  std::string key(const store::AttemptRecord& attempt) const;
+  std::vector<std::string> poolsWithoutLog(const store::AttemptRecord& attempt) const;
+  AttemptVerdict verdictFor(const store::AttemptRecord& observed, bool cancel_requested) const;
+  spec::RetryPolicy retryOf(const store::JobView& view) const;
+
+  // reconciler_submit.cc: the submit protocol.
+  void startAttempt(const store::JobView& view);
+  void stageAndSubmit(store::JobView view);
+  void resolveReceipt(store::JobView view);
+  void judgeMissing(const store::JobView& view, store::AttemptRecord observed);
+
+  // reconciler_track.cc: lost receipts, polling, cancel.
+  void lookForLostReceipts(const std::vector<store::JobView>& looking);
+  void poll(const std::vector<store::JobView>& tracked, std::stop_token stop);
+  void observe(const store::JobView& view, const std::vector<slurm::JobRecord>& records);
+  bool sendCancel(const store::JobView& view);
+  void cancelComponents(const store::AttemptRecord& attempt, const std::vector<int>& indices);
+  const slurm::JobListing* listing();
+
+  store::JobStore& store_;
+  slurm::SlurmClient& slurm_;
+  AttemptLauncher& launcher_;
+  const Clock& clock_;
+  ReconcilerOptions options_;
+
+  // Per tick.
+  int64_t now_ = 0;
+  std::stop_token stop_;
+  bool batching_ = false;
+  std::vector<store::Change> batch_;
+  TickReport report_;
+  std::optional<slurm::SlurmResult<slurm::JobListing>> listing_;  // at most one GET /jobs/ per tick
+
+  // Per process: when each attempt (key()) was last verified by SLUID, and the het
+  // components already sent a DELETE because another component failed.
+  std::map<std::string, int64_t> verified_ms_;
+  std::set<std::string> cancel_sent_;
+};
+
+}  // namespace tuneplane::control

@@ -1,0 +1,173 @@
+// The submit protocol of the reconciler (reconciler.h): a new attempt and its token made
+// durable, the attempt staged, Submitting made durable, the POST, the receipt made durable,
+// then the job read back by its numeric id — checked to be ours by its comment — and its
+// SLUIDs stored. Each commit happens before the step that depends on it.
+#include <spdlog/spdlog.h>
+
+#include "control/decisions.h"
+#include "control/reconciler.h"
+#include "spec/spec_parser.h"
+
+namespace tuneplane::control {
+namespace {
+
+std::string describeAll(const Errors& errors) {
+  std::string out;
+  for (const auto& e : errors) out += (out.empty() ? "" : "; ") + e.describe();
+  return out;
+}
+
+// Staging errors that may pass by themselves (I/O): tried again, not a refusal.
+bool transientStageError(const Errors& errors) {
+  for (const auto& e : errors) {
+    if (e.code == "staging.io" || e.code == "artifact.unreadable") return true;
+  }
+  return false;
+}
+
+// A submit that failed like this never reached Slurm's decision: safe to send again.
+bool neverActedOn(const slurm::SlurmError& e) {
+  return e.transport == slurm::TransportClass::kNotSent || e.error.code == slurm::kErrAuthFailed ||
+         e.error.code == slurm::kErrTokenUnavailable || e.error.code == slurm::kErrConfig;
+}
+
+// A submit that failed like this may have created the job. A 5xx proves nothing either way.
+bool mayHaveActed(const slurm::SlurmError& e) {
+  return e.transport == slurm::TransportClass::kUnknown || e.error.code == slurm::kErrServerError;
+}
+
+}  // namespace
+
+void Reconciler::startAttempt(const store::JobView& view) {
+  auto spec = spec::parseJobSpec(view.job.spec);
+  if (!spec) {
+    commit(view,
+           failJob(view, "the stored spec no longer parses: " + describeAll(spec.error()), now_),
+           "unparsable spec");
+    return;
+  }
+  const store::AttemptRecord* last = currentAttempt(view);
+  const int number = last ? last->number + 1 : 1;
+  auto token = launcher_.newSubmitToken(spec->metadata.name);
+  auto dir = launcher_.attemptDir(view.job.id, number);
+  if (!token || !dir) {
+    ++report_.errors;
+    spdlog::error("reconciler: job {}: no identity for attempt {}: {}", view.job.id, number,
+                  (!token ? token.error() : dir.error()).describe());
+    return;
+  }
+  std::vector<std::string> pools;
+  for (const auto& pool : spec->resources.pools) pools.push_back(pool.name);
+  if (!commit(view, beginAttempt(view, number, *token, *dir, pools, now_), "new attempt")) return;
+  auto fresh = reload(view.job.id);
+  if (!fresh) return;
+  hook(SubmitStep::kAttemptDurable, *fresh, number);
+  if (stop_.stop_requested()) return;  // the next run stages it
+  stageAndSubmit(std::move(*fresh));
+}
+
+void Reconciler::stageAndSubmit(store::JobView view) {
+  const store::AttemptRecord attempt = view.attempts.back();
+  const int n = attempt.number;
+  auto staged = launcher_.stageOrLoad(view.job.spec, attempt);
+  if (!staged) {
+    const std::string why = describeAll(staged.error());
+    if (transientStageError(staged.error())) {
+      commit(view, deferSubmit(view, n, "staging failed: " + why, now_), "staging failure");
+    } else {
+      commit(view,
+             markRefused(view, n, store::EndCause::kRejected,
+                         "the launch was refused before anything was submitted: " + why, now_),
+             "launch refused");
+    }
+    return;
+  }
+  hook(SubmitStep::kStaged, view, n);
+  // The last point to stop before sending: once Submitting is durable, the POST goes out
+  // and its answer is recorded, so a stop never strands an attempt that was not sent.
+  if (stop_.stop_requested()) return;
+  if (!commit(view, markSubmitting(view, n, now_), "submitting")) return;
+  auto submitting = reload(view.job.id);
+  if (!submitting) return;
+  hook(SubmitStep::kSubmittingDurable, *submitting, n);
+
+  ++report_.submits;
+  auto receipt = slurm_.submit(staged->body);
+  hook(SubmitStep::kSubmitAnswered, *submitting, n);
+  if (!receipt) {
+    const slurm::SlurmError& e = receipt.error();
+    if (neverActedOn(e)) {
+      commit(*submitting,
+             deferSubmit(*submitting, n, "the submit did not reach Slurm (" + e.describe() + ")",
+                         now_),
+             "submit not sent");
+    } else if (mayHaveActed(e)) {
+      commit(*submitting,
+             markSubmitUnknown(*submitting, n, "no receipt came back (" + e.describe() + ")", now_),
+             "lost receipt");
+    } else {
+      commit(*submitting,
+             markRefused(*submitting, n, store::EndCause::kRejected,
+                         "Slurm refused the submit: " + e.describe(), now_),
+             "submit refused");
+    }
+    return;
+  }
+  if (!commit(*submitting, markSubmitted(*submitting, n, receipt->job_id, now_), "receipt")) {
+    return;
+  }
+  auto submitted = reload(view.job.id);
+  if (!submitted) return;
+  hook(SubmitStep::kReceiptDurable, *submitted, n);
+  resolveReceipt(std::move(*submitted));
+}
+
+void Reconciler::resolveReceipt(store::JobView view) {
+  const store::AttemptRecord& attempt = view.attempts.back();
+  ++report_.fetches;
+  auto records = slurm_.getJob(std::to_string(attempt.slurm_job_id));
+  if (!records || records->empty()) {
+    if (records || records.error().error.code == slurm::kErrJobNotFound) {
+      judgeMissing(view, countMissing(attempt));
+    } else {
+      ++report_.errors;
+      spdlog::warn("reconciler: job {}: cannot read Slurm job {} yet: {}", view.job.id,
+                   attempt.slurm_job_id, records.error().describe());
+    }
+    return;
+  }
+  for (const auto& r : *records) {
+    if (r.comment != attempt.submit_token) {
+      // Not ours (an id reused already?): find ours by its token instead.
+      commit(view,
+             markSubmitUnknown(view, attempt.number,
+                               "Slurm job " + std::to_string(r.job_id) +
+                                   " does not carry this attempt's submit token",
+                               now_),
+             "receipt not ours");
+      return;
+    }
+  }
+  store::AttemptRecord observed = attempt;
+  applyRecords(observed, *records, /*by_sluid=*/false);
+  observed.missing_polls = 0;
+  const AttemptVerdict verdict = verdictFor(observed, view.job.cancel_requested);
+  if (!commit(view, applyVerdict(view, observed, verdict, retryOf(view), now_), "SLUIDs")) return;
+  verified_ms_[key(observed)] = now_;
+  hook(SubmitStep::kSluidsDurable, view, attempt.number);
+  if (!verdict.to_cancel.empty()) cancelComponents(observed, verdict.to_cancel);
+}
+
+void Reconciler::judgeMissing(const store::JobView& view, store::AttemptRecord observed) {
+  if (observed.missing_polls < kMissingPollsToJudge) {
+    commit(view, recordObservation(view, observed, now_), "missing record");
+    return;
+  }
+  std::vector<std::string> pools;
+  for (const auto& c : observed.components) pools.push_back(c.pool);
+  const AttemptVerdict verdict =
+      judgeFromSentinels(readSentinels(observed.staging_dir, pools), view.job.cancel_requested);
+  commit(view, applyVerdict(view, observed, verdict, retryOf(view), now_), "judged by sentinels");
+}
+
+}  // namespace tuneplane::control

@@ -1,0 +1,265 @@
+// The reconciler when things go wrong: a dropped submit answer, a lost receipt that is
+// never found (backoff, abandon), a crash after every step of the submit protocol, a submit
+// that never left, a refusal, a numeric id reused by Slurm, a job purged while unwatched.
+#include <filesystem>
+
+#include "control/decisions.h"
+#include "control/retry_policy.h"
+#include "fake_job_store.h"
+#include "reconciler_fixture.h"
+
+namespace tuneplane::control::testing {
+namespace {
+
+using store::AttemptPhase;
+using store::EndCause;
+using store::JobPhase;
+namespace fs = std::filesystem;
+
+// Thrown by a step hook: the process "dies" right after that step (the store keeps what was
+// committed; nothing after the step runs).
+struct Crash {};
+
+class ReconcilerFaultsTest : public ReconcilerFixture {
+ protected:
+  // The numeric id of the Slurm job carrying `token`, from the full listing.
+  std::string slurmIdOf(const std::string& token) {
+    for (const auto& j : allSlurmJobs()) {
+      if (j.value("comment", "") == token) return std::to_string(j.value("job_id", 0));
+    }
+    return "";
+  }
+};
+
+TEST_F(ReconcilerFaultsTest, DroppedSubmitAnswerIsFoundByItsTokenAndRunsExactlyOnce) {
+  sim_->dropNextSubmitResponses(1);
+  const std::string id = submit(cpuSpec("echo once"));
+  const TickReport first = reconciler_->tick();
+  EXPECT_EQ(first.submits, 1);
+  store::JobView v = view(id);
+  ASSERT_EQ(v.job.phase, JobPhase::kSubmitUnknown) << v.job.reason;
+  const std::string token = v.attempts[0].submit_token;
+  EXPECT_NE(v.job.reason.find(token), std::string::npos) << v.job.reason;
+  EXPECT_TRUE(fs::exists(v.attempts[0].staging_dir + "/job.sh"));  // the files stay
+
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kSucceeded));
+  v = view(id);
+  ASSERT_EQ(v.attempts.size(), 1u);
+  EXPECT_EQ(v.attempts[0].submit_token, token);
+  EXPECT_EQ(slurmJobsWithToken(token), 1);
+  EXPECT_EQ(allSlurmJobs().size(), 1u);
+  const auto steps = trail(id);
+  EXPECT_TRUE(hasStep(steps, "a1:Submitting→SubmitUnknown"));
+  EXPECT_NE(std::find_if(steps.begin(), steps.end(),
+                         [](const auto& s) { return s.starts_with("a1:SubmitUnknown→"); }),
+            steps.end());
+}
+
+class ReconcilerFailingStoreTest : public ReconcilerFaultsTest {
+ protected:
+  store::JobStore& store() override { return fake_; }
+  FakeJobStore fake_;
+};
+
+TEST_F(ReconcilerFailingStoreTest, AReceiptTheStoreLostIsHealedByTheTokenLookup) {
+  const std::string id = submit(cpuSpec("echo healed"));
+  // Commits: the attempt, Submitting, then the receipt — which fails to be written.
+  fake_.failCommits(2, 1);
+  const TickReport first = reconciler_->tick();
+  EXPECT_EQ(first.submits, 1);
+  EXPECT_GE(first.errors, 1);
+  EXPECT_EQ(view(id).attempts[0].phase, AttemptPhase::kSubmitting);
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kSucceeded));
+  const store::JobView v = view(id);
+  EXPECT_TRUE(hasStep(trail(id), "a1:Submitting→SubmitUnknown"));
+  EXPECT_EQ(slurmJobsWithToken(v.attempts[0].submit_token), 1);
+}
+
+class ReconcilerPurgeTest : public ReconcilerFaultsTest {
+ protected:
+  void tune(sim::SimulatorOptions& o) override { o.min_job_age = std::chrono::seconds(0); }
+};
+
+TEST_F(ReconcilerPurgeTest, ALostReceiptNeverFoundIsLookedForOnABackoffUntilAbandoned) {
+  sim_->pauseScheduling(true);
+  sim_->dropNextSubmitResponses(1);
+  const std::string id = submit(cpuSpec("echo never"));
+  reconciler_->tick();
+  ASSERT_EQ(view(id).job.phase, JobPhase::kSubmitUnknown);
+  const std::string token = view(id).attempts[0].submit_token;
+  // The job Slurm made goes away before anyone finds it (cancelled while pending, purged).
+  const std::string slurm_id = slurmIdOf(token);
+  ASSERT_FALSE(slurm_id.empty());
+  ASSERT_TRUE(del("/job/" + slurm_id));
+  ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
+
+  TickReport r = reconciler_->tick();
+  EXPECT_EQ(r.listings, 1);
+  store::JobView v = view(id);
+  EXPECT_EQ(v.job.phase, JobPhase::kSubmitUnknown);
+  EXPECT_EQ(v.attempts[0].lookups, 1);
+  EXPECT_NE(v.job.reason.find("not proof"), std::string::npos) << v.job.reason;
+  // Not again before the backoff; then again, with a longer one.
+  EXPECT_EQ(reconciler_->tick().listings, 0);
+  clock_.advance(lookupDelay(1));
+  EXPECT_EQ(reconciler_->tick().listings, 1);
+  EXPECT_EQ(view(id).attempts[0].lookups, 2);
+  EXPECT_EQ(view(id).attempts[0].next_lookup_ms, clock_.nowMs() + lookupDelay(2).count());
+
+  auto refused = service_->abandon(id, 1, "ops-bob", "");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, "control.no_reason");
+  ASSERT_TRUE(service_->abandon(id, 1, "ops-bob", "slurmctld lost its state"));
+  reconciler_->tick();
+  v = view(id);
+  EXPECT_EQ(v.job.phase, JobPhase::kFailed);
+  EXPECT_EQ(v.attempts[0].phase, AttemptPhase::kAbandoned);
+  EXPECT_EQ(v.attempts[0].cause, EndCause::kAbandoned);
+  EXPECT_NE(v.job.reason.find("ops-bob"), std::string::npos) << v.job.reason;
+  bool recorded = false;
+  for (const auto& e : events(id)) {
+    recorded |= e.to == "Abandoned" && e.actor == "ops-bob" &&
+                e.reason.find("slurmctld lost its state") != std::string::npos;
+  }
+  EXPECT_TRUE(recorded);
+  EXPECT_EQ(v.attempts.size(), 1u);  // never a second submit
+  EXPECT_EQ(sim_->jobCount(), 0u);
+}
+
+TEST_F(ReconcilerFaultsTest, ACrashAfterEachSubmitStepLeavesExactlyOneSlurmJob) {
+  for (const SubmitStep step :
+       {SubmitStep::kAttemptDurable, SubmitStep::kStaged, SubmitStep::kSubmittingDurable,
+        SubmitStep::kSubmitAnswered, SubmitStep::kReceiptDurable, SubmitStep::kSluidsDurable}) {
+    SCOPED_TRACE(std::string(toString(step)));
+    const std::string id = submit(cpuSpec("echo crash test"));
+    {
+      ReconcilerOptions o = options();
+      o.step_hook = [step](SubmitStep at, const std::string&, int) {
+        if (at == step) throw Crash{};
+      };
+      Reconciler dying(store(), *client_, *launcher_, clock_, o);
+      EXPECT_THROW(dying.tick(), Crash);
+    }
+    reconciler_ = makeReconciler();  // "restarted": no memory of the dead one
+    if (step == SubmitStep::kSubmittingDurable) {
+      // Stopped after Submitting was durable and before the POST: whether the request left
+      // cannot be known, so the attempt looks for its token and never submits again. No
+      // job exists, so only an operator can end the wait.
+      for (int i = 0; i < 3; ++i) reconciler_->tick();
+      const store::JobView v = view(id);
+      EXPECT_EQ(v.job.phase, JobPhase::kSubmitUnknown);
+      EXPECT_EQ(slurmJobsWithToken(v.attempts[0].submit_token), 0);
+      ASSERT_TRUE(service_->abandon(id, 1, "ops", "checked: it never reached Slurm"));
+      ASSERT_TRUE(tickUntilPhase(id, JobPhase::kFailed));
+      EXPECT_EQ(slurmJobsWithToken(v.attempts[0].submit_token), 0);
+      continue;
+    }
+    ASSERT_TRUE(tickUntilPhase(id, JobPhase::kSucceeded));
+    const store::JobView v = view(id);
+    ASSERT_EQ(v.attempts.size(), 1u);
+    EXPECT_EQ(slurmJobsWithToken(v.attempts[0].submit_token), 1);
+    EXPECT_EQ(hasStep(trail(id), "a1:Submitting→SubmitUnknown"),
+              step == SubmitStep::kSubmitAnswered);
+  }
+}
+
+TEST_F(ReconcilerFaultsTest, ASubmitThatNeverLeftIsSentAgainAfterABackoff) {
+  // A slurmrestd that refuses connections: provably not sent.
+  catalog::SlurmSite dead = context_.site.slurm;
+  dead.url = "http://127.0.0.1:1";
+  auto dead_client = slurm::SlurmRestClient::fromSite(dead);
+  ASSERT_TRUE(dead_client);
+  Reconciler offline(store(), **dead_client, *launcher_, clock_, options());
+  const std::string id = submit(cpuSpec("echo later"));
+  EXPECT_EQ(offline.tick().submits, 1);
+  store::JobView v = view(id);
+  EXPECT_EQ(v.job.phase, JobPhase::kStaging);
+  EXPECT_EQ(v.attempts[0].phase, AttemptPhase::kStaging);
+  EXPECT_NE(v.job.reason.find("did not reach Slurm"), std::string::npos) << v.job.reason;
+  EXPECT_EQ(offline.tick().submits, 0);  // backoff
+  clock_.advance(kResendInitialDelay);
+  EXPECT_EQ(offline.tick().submits, 1);
+  // slurmrestd is back: the same staged attempt is submitted, once.
+  clock_.advance(resendDelay(2));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kSucceeded));
+  v = view(id);
+  ASSERT_EQ(v.attempts.size(), 1u);
+  EXPECT_EQ(slurmJobsWithToken(v.attempts[0].submit_token), 1);
+}
+
+TEST_F(ReconcilerFaultsTest, ASubmitSlurmRefusesFailsTheJobWithSlurmsError) {
+  const std::string id = submit(cpuSpec("echo x", "", "hello", "        partition: nosuch\n"));
+  reconciler_->tick();
+  const store::JobView v = view(id);
+  EXPECT_EQ(v.job.phase, JobPhase::kFailed);
+  EXPECT_EQ(v.attempts[0].cause, EndCause::kRejected);
+  EXPECT_NE(v.job.reason.find("Slurm refused the submit"), std::string::npos) << v.job.reason;
+  EXPECT_TRUE(fs::exists(v.attempts[0].staging_dir + "/job.sh"));
+}
+
+TEST_F(ReconcilerPurgeTest, AReusedNumericIdIsNeverTakenForOurs) {
+  const std::string id = submit(cpuSpec("sleep 60"));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kRunning));
+  const store::AttemptRecord ours = view(id).attempts[0];
+  ASSERT_TRUE(sim::testing::eventually(
+      [&] { return fs::exists(ours.staging_dir + "/logs/start-main.json"); }));
+  // While TunePlane is not looking: our job dies and is purged, slurmctld restarts, and
+  // someone else's job gets our numeric id — in the same RUNNING state we last saw.
+  ASSERT_TRUE(sim_->endJob(ours.components[0].sluid, "NODE_FAIL"));
+  ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
+  sim_->restart();
+  const int other = SimFixture::submit(jobBody("sleep 60"));
+  ASSERT_EQ(static_cast<uint64_t>(other), ours.slurm_job_id);
+  ASSERT_TRUE(waitState(std::to_string(other), json::array({"RUNNING"})));
+
+  for (int i = 0; i < 3; ++i) reconciler_->tick();
+  store::JobView v = view(id);
+  EXPECT_EQ(v.attempts[0].components[0].sluid, ours.components[0].sluid);
+  EXPECT_EQ(v.attempts[0].missing_polls, 0);  // same state under the same id: not yet seen
+  // The slow refresh reads by SLUID: ours is gone; the other job is not adopted.
+  clock_.advance(options().full_refresh_interval);
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kFailed));
+  v = view(id);
+  EXPECT_EQ(v.attempts[0].cause, EndCause::kUnobserved);
+  EXPECT_EQ(v.attempts[0].components[0].sluid, ours.components[0].sluid);
+  EXPECT_NE(v.job.reason.find("ended unobserved"), std::string::npos) << v.job.reason;
+  EXPECT_EQ(state(std::to_string(other)), json::array({"RUNNING"}));  // left alone
+}
+
+TEST_F(ReconcilerPurgeTest, AJobPurgedWhileUnwatchedIsJudgedByItsExitSentinel) {
+  const std::string ok_id = submit(cpuSpec("echo fine"));
+  const std::string bad_id = submit(cpuSpec("exit 5", "", "bad"));
+  reconciler_->tick();  // both submitted; then TunePlane looks away
+  ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
+  ASSERT_TRUE(tickUntilPhase(ok_id, JobPhase::kSucceeded));
+  ASSERT_TRUE(tickUntilPhase(bad_id, JobPhase::kFailed));
+  const store::JobView ok = view(ok_id);
+  const store::JobView bad = view(bad_id);
+  EXPECT_NE(ok.job.reason.find("exit sentinel"), std::string::npos) << ok.job.reason;
+  EXPECT_EQ(bad.attempts[0].cause, EndCause::kUser);
+  EXPECT_NE(bad.job.reason.find("exit code 5"), std::string::npos) << bad.job.reason;
+  EXPECT_GE(bad.attempts[0].missing_polls, kMissingPollsToJudge);
+}
+
+TEST_F(ReconcilerPurgeTest, AJobWithNoRecordAndNoSentinelIsLostAfterSeveralChecks) {
+  sim_->pauseScheduling(true);
+  const std::string id = submit(cpuSpec("echo never started", retryBlock(2, 0, "infrastructure")));
+  reconciler_->tick();
+  ASSERT_EQ(view(id).job.phase, JobPhase::kQueued);
+  ASSERT_TRUE(del("/job/" + std::to_string(view(id).attempts[0].slurm_job_id)));
+  ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
+  for (int i = 1; i < kMissingPollsToJudge; ++i) {
+    reconciler_->tick();
+    EXPECT_EQ(view(id).attempts[0].missing_polls, i);
+    EXPECT_EQ(view(id).job.phase, JobPhase::kQueued);  // one empty answer proves nothing
+  }
+  reconciler_->tick();
+  const store::JobView v = view(id);
+  EXPECT_EQ(v.attempts[0].phase, AttemptPhase::kFailed);
+  EXPECT_EQ(v.attempts[0].cause, EndCause::kInfrastructure);
+  EXPECT_NE(v.attempts[0].reason.find("lost"), std::string::npos) << v.attempts[0].reason;
+  EXPECT_EQ(v.job.phase, JobPhase::kRetrying);  // lost is an infrastructure failure
+}
+
+}  // namespace
+}  // namespace tuneplane::control::testing

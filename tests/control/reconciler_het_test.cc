@@ -1,0 +1,115 @@
+// A heterogeneous (two-pool GPU) job through the reconciler: one Slurm het job, one
+// component per pool each with its own SLUID, rolled up to one attempt phase; a failure
+// and a cancel reach every component. Ray is a stand-in here (a `ray` that just blocks and
+// a python `ray` module whose nodes are all alive): the simulator runs no real Ray.
+#include <filesystem>
+
+#include "reconciler_fixture.h"
+
+namespace tuneplane::control::testing {
+namespace {
+
+using store::AttemptPhase;
+using store::EndCause;
+using store::JobPhase;
+namespace fs = std::filesystem;
+
+std::string hetSpec(const std::string& script, const std::string& extra = "") {
+  return "apiVersion: tuneplane.io/v1\n"
+         "kind: TrainingJob\n"
+         "metadata:\n"
+         "  name: het\n"
+         "spec:\n"
+         "  framework:\n"
+         "    name: custom\n"
+         "    task: custom\n"
+         "    runtime_id: custom-demo\n"
+         "    command: [\"bash\", \"-c\", \"" +
+         script +
+         "\"]\n"
+         "  resources:\n"
+         "    time_limit: 60m\n"
+         "    pools:\n"
+         "      - name: learners\n"
+         "        gpu_series: h100\n"
+         "        gpus_per_node: 2\n"
+         "        cpus: 1\n"
+         "        memory_gb: 1\n"
+         "      - name: actors\n"
+         "        gpu_series: a100\n"
+         "        gpus_per_node: 2\n"
+         "        cpus: 1\n"
+         "        memory_gb: 1\n" +
+         extra;
+}
+
+class ReconcilerHetTest : public ReconcilerFixture {
+ protected:
+  void SetUp() override {
+    fake_ray_ = dir_.path() + "/fake-ray";
+    fs::create_directories(fake_ray_ + "/py");
+    // `ray start --block`: the head reports its address the way Ray does (a file in its
+    // --temp-dir), then every node just blocks.
+    writeFile(fake_ray_ + "/ray",
+              "#!/bin/bash\n"
+              "for arg in \"$@\"; do\n"
+              "  case $arg in --temp-dir=*) echo 127.0.0.1:6379 >\"${arg#*=}/ray_current_cluster\" "
+              ";; esac\n"
+              "done\n"
+              "exec sleep 300\n");
+    fs::permissions(fake_ray_ + "/ray", fs::perms::owner_all);
+    writeFile(fake_ray_ + "/py/ray.py",
+              "_on = False\n"
+              "def is_initialized():\n    return _on\n"
+              "def init(address=None, logging_level=None):\n    global _on\n    _on = True\n"
+              "def nodes():\n    return [{'Alive': True}] * 16\n");
+    ReconcilerFixture::SetUp();
+  }
+  std::string extraJobEnv() override { return "    PYTHONPATH: " + fake_ray_ + "/py\n"; }
+  std::string extraSiteYaml() override {
+    return "ray:\n  executable: " + fake_ray_ + "/ray\n  join_timeout_seconds: 20\n";
+  }
+  std::string fake_ray_;
+};
+
+TEST_F(ReconcilerHetTest, OneHetJobTwoSluidsRolledUpToSuccess) {
+  const std::string id = submit(hetSpec("echo driver ran; exit 0"));
+  ASSERT_FALSE(id.empty());
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kSucceeded, 40s));
+  const store::JobView v = view(id);
+  ASSERT_EQ(v.attempts.size(), 1u);
+  const auto& comps = v.attempts[0].components;
+  ASSERT_EQ(comps.size(), 2u);
+  EXPECT_EQ(comps[0].pool, "learners");
+  EXPECT_EQ(comps[1].pool, "actors");
+  EXPECT_NE(comps[0].sluid, comps[1].sluid);
+  EXPECT_EQ(v.attempts[0].slurm_job_id, comps[0].slurm_job_id);  // the leader's
+  EXPECT_NE(comps[0].slurm_job_id, comps[1].slurm_job_id);
+  EXPECT_EQ(slurmJobsWithToken(v.attempts[0].submit_token), 1);  // one het job
+  for (const char* pool : {"learners", "actors"}) {
+    EXPECT_TRUE(fs::exists(v.attempts[0].staging_dir + "/logs/exit-" + pool + ".json")) << pool;
+  }
+}
+
+TEST_F(ReconcilerHetTest, ANodeFailureFailsTheWholeAttempt) {
+  const std::string id = submit(hetSpec("sleep 60"));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kRunning, 40s));
+  ASSERT_TRUE(sim_->endJob(view(id).attempts[0].components[1].sluid, "NODE_FAIL"));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kFailed, 40s));
+  const store::JobView v = view(id);
+  EXPECT_EQ(v.attempts[0].cause, EndCause::kInfrastructure);
+  for (const auto& c : v.attempts[0].components) EXPECT_EQ(c.state[0], "NODE_FAIL") << c.pool;
+}
+
+TEST_F(ReconcilerHetTest, CancelDeletesEveryComponentBySluid) {
+  const std::string id = submit(hetSpec("sleep 60"));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kRunning, 40s));
+  ASSERT_TRUE(service_->cancel(id, "dave"));
+  EXPECT_EQ(reconciler_->tick().cancels, 2);
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kCancelled, 40s));
+  const store::JobView v = view(id);
+  for (const auto& c : v.attempts[0].components) EXPECT_EQ(c.state[0], "CANCELLED") << c.pool;
+}
+
+}  // namespace
+}  // namespace tuneplane::control::testing

@@ -1,0 +1,103 @@
+// SIGKILL at each step of the submit protocol, for real: a host process runs the
+// reconciler against a SQLite file and the simulator, kills itself right after the named
+// step, and is started again without the hook. Afterwards: exactly one Slurm job per
+// attempt (none when it died before the POST could leave, and then the attempt waits for
+// an operator instead of guessing), and nothing forgotten.
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+
+#include "reconciler_fixture.h"
+#include "store/sqlite_job_store.h"
+#include "support/subprocess.h"
+#include "support/test_paths.h"
+
+extern char** environ;
+
+namespace tuneplane::control::testing {
+namespace {
+
+using store::JobPhase;
+
+std::string hostBinary() {
+  return (test::binaryDir() / "tests/control_reconciler_host").string();
+}
+
+struct HostRun {
+  int exit_code = -1;  // 128 + signal when killed
+  std::string out;
+};
+
+class ReconcilerRestartTest : public ReconcilerFixture {
+ protected:
+  HostRun host(std::vector<std::string> args) {
+    const std::string binary = hostBinary();
+    args.insert(args.begin(), {binary, "--db", db(), "--site", site_->site()});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const std::string out = dir_.path() + "/host.out";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    HostRun run;
+    const int rc = ::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) {
+      ADD_FAILURE() << "cannot start " << binary;
+      return run;
+    }
+    // The host also sets an alarm of its own; this bounds a host that cannot even do that.
+    const std::optional<int> waited = test::waitBounded(pid, test::kChildLimit, binary);
+    if (!waited || *waited < 0) return run;
+    const int status = *waited;
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    run.out = readFile(out);
+    return run;
+  }
+  std::string db() const { return dir_.path() + "/tuneplane.db"; }
+  store::JobView stored(const std::string& id) {
+    auto s = store::SqliteJobStore::open(db());
+    EXPECT_TRUE(s) << s.error().describe();
+    auto v = (*s)->getJob(id);
+    EXPECT_TRUE(v && *v);
+    return v && *v ? **v : store::JobView{};
+  }
+};
+
+TEST_F(ReconcilerRestartTest, SigkillAfterEachSubmitStepThenRestart) {
+  const std::string spec = site_->specFile("job.yaml", cpuSpec("echo survived"));
+  for (const char* step : {"attempt-durable", "staged", "submitting-durable", "submit-answered",
+                           "receipt-durable", "sluids-durable"}) {
+    SCOPED_TRACE(step);
+    const HostRun submitted = host({"--submit", spec});
+    ASSERT_EQ(submitted.exit_code, 0);
+    const std::string id = submitted.out.substr(0, submitted.out.find('\n'));
+    ASSERT_FALSE(id.empty());
+
+    EXPECT_EQ(host({"--kill-at", step}).exit_code, 128 + SIGKILL);
+    ASSERT_EQ(host({"--ticks", "100"}).exit_code, 0);
+    store::JobView v = stored(id);
+    ASSERT_EQ(v.attempts.size(), 1u);
+    const std::string token = v.attempts[0].submit_token;
+    if (std::string(step) == "submitting-durable") {
+      // Killed after Submitting was durable, before the POST: unknowable, so it looks for
+      // its token, submits nothing again, and waits for an operator.
+      EXPECT_EQ(v.job.phase, JobPhase::kSubmitUnknown);
+      EXPECT_EQ(slurmJobsWithToken(token), 0);
+      auto s = store::SqliteJobStore::open(db());
+      ASSERT_TRUE(s);
+      ASSERT_TRUE((*s)->requestAbandon(id, 1, "ops", "it never reached Slurm", 1));
+      ASSERT_EQ(host({"--ticks", "5"}).exit_code, 0);
+      EXPECT_EQ(stored(id).job.phase, JobPhase::kFailed);
+      continue;
+    }
+    EXPECT_EQ(v.job.phase, JobPhase::kSucceeded) << v.job.reason;
+    EXPECT_EQ(slurmJobsWithToken(token), 1);
+  }
+}
+
+}  // namespace
+}  // namespace tuneplane::control::testing

@@ -1,0 +1,162 @@
+// A hermetic site for the control tests: a temp dir with a small runtime artifact (an
+// Apptainer "SIF" the simulator's stand-in accepts), a runtime registry, a JWT key, a
+// staging root and a site file pointing at a slurmrestd URL (the simulator's, or an
+// unreachable one for tests that never talk to Slurm). Specs are built from a few knobs.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "control/launch_pipeline.h"
+#include "support/os_user.h"
+#include "staging/stager.h"
+#include "staging/staging_fs.h"
+
+namespace tuneplane::control::testing {
+
+// Written into the site's token file: it must never appear in anything staged.
+inline constexpr const char* kSentinelToken = "eyJTENTINEL.token-must-never-be-staged.x9";
+inline constexpr const char* kJwtKey = "0123456789abcdef0123456789abcdef-test-key";
+
+inline std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline void writeFile(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << content;
+}
+
+class SiteDir {
+ public:
+  // `slurm_url`: where the site's slurmrestd is. `use_token_file`: a token file holding
+  // kSentinelToken instead of the JWT key (tests that never talk to Slurm).
+  // `extra_job_env`: more `    NAME: value` lines under slurm.job_environment;
+  // `extra_yaml`: more top-level site keys (e.g. a ray block).
+  explicit SiteDir(const std::string& slurm_url = "http://127.0.0.1:9", bool use_token_file = false,
+                   const std::string& extra_job_env = "", const std::string& extra_yaml = "") {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "tp-control-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed";
+    dir_ = tmpl;
+    std::filesystem::create_directories(dir_ + "/artifacts");
+    std::filesystem::create_directories(dir_ + "/staging");
+    artifact_ = dir_ + "/artifacts/demo.sif";
+    writeFile(artifact_, "a stand-in for a SIF image, with a known digest\n");
+    writeFile(dir_ + "/token.jwt", kSentinelToken);
+    writeFile(dir_ + "/jwt.key", kJwtKey);
+    writeFile(dir_ + "/runtimes.yaml",
+              "runtimes:\n"
+              "  - id: custom-demo\n"
+              "    format: sif\n"
+              "    path: " +
+                  artifact_ + "\n    sha256: " + staging::sha256Hex(readFile(artifact_)) +
+                  "\n    frameworks: [custom]\n"
+                  "  - id: custom-tampered\n"
+                  "    format: sif\n"
+                  "    path: " +
+                  artifact_ + "\n    sha256: " + std::string(64, '0') +
+                  "\n    frameworks: [custom]\n");
+    writeFile(site(),
+              "slurm:\n"
+              "  url: " +
+                  slurm_url + "\n  user: " + test::currentUser() + "\n" +
+                  (use_token_file ? "  token_file: token.jwt\n" : "  jwt_key_file: jwt.key\n") +
+                  "  job_environment:\n"
+                  "    PATH: /usr/local/bin:/usr/bin:/bin\n" +
+                  extra_job_env +
+                  "partitions:\n"
+                  "  gpu: gpu\n"
+                  "  cpu: cpu\n"
+                  "gpu_series:\n"
+                  "  - name: h100\n"
+                  "    slurm_constraint: h100\n"
+                  "    gpus_per_node: 2\n"
+                  "    gres_type: h100\n"
+                  "  - name: a100\n"
+                  "    slurm_constraint: a100\n"
+                  "    gpus_per_node: 2\n"
+                  "    gres_type: a100\n"
+                  "container_runtime: apptainer\n"
+                  "staging_root: " +
+                  dir_ + "/staging\nruntime_registry_file: runtimes.yaml\n" + extra_yaml);
+  }
+  // Staged attempts are read-only: the staging seam's removeTree makes them writable first.
+  ~SiteDir() { staging::PosixStagingFs().removeTree(dir_); }
+  SiteDir(const SiteDir&) = delete;
+  SiteDir& operator=(const SiteDir&) = delete;
+
+  const std::string& dir() const { return dir_; }
+  std::string site() const { return dir_ + "/site.yaml"; }
+  std::string stagingRoot() const { return dir_ + "/staging"; }
+  std::string keyFile() const { return dir_ + "/jwt.key"; }
+
+  SiteContext context() const {
+    auto loaded = loadSiteContext(site(), SiteEnvironment{});
+    EXPECT_TRUE(loaded) << (loaded ? "" : loaded.error().front().describe());
+    return loaded ? *loaded : SiteContext{};
+  }
+
+  // Writes a spec into the temp dir and returns its path.
+  std::string specFile(const std::string& name, const std::string& text) const {
+    const std::string path = dir_ + "/" + name;
+    writeFile(path, text);
+    return path;
+  }
+
+ private:
+  std::string dir_;
+  std::string artifact_;
+};
+
+// A CPU-only custom job running `bash -c SCRIPT`; `extra` is appended under `spec:`
+// (e.g. a retry block), `pool_extra` under the pool.
+inline std::string cpuSpec(const std::string& script = "echo hello", const std::string& extra = "",
+                           const std::string& name = "hello", const std::string& pool_extra = "",
+                           const std::string& runtime = "custom-demo") {
+  std::string quoted;
+  for (char c : script) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return "apiVersion: tuneplane.io/v1\n"
+         "kind: TrainingJob\n"
+         "metadata:\n"
+         "  name: " +
+         name +
+         "\n"
+         "spec:\n"
+         "  framework:\n"
+         "    name: custom\n"
+         "    task: custom\n"
+         "    runtime_id: " +
+         runtime +
+         "\n"
+         "    command: [\"bash\", \"-c\", \"" +
+         quoted +
+         "\"]\n"
+         "  resources:\n"
+         "    time_limit: 10m\n"
+         "    pools:\n"
+         "      - name: main\n"
+         "        nodes: 1\n"
+         "        gpus_per_node: 0\n"
+         "        cpus: 1\n"
+         "        memory_gb: 1\n" +
+         pool_extra + extra;
+}
+
+// "  retry:\n    max_attempts: N\n    backoff_seconds: B\n    on: ON\n"
+inline std::string retryBlock(int max_attempts, int backoff_seconds, const std::string& on) {
+  return "  retry:\n    max_attempts: " + std::to_string(max_attempts) +
+         "\n    backoff_seconds: " + std::to_string(backoff_seconds) + "\n    on: " + on + "\n";
+}
+
+}  // namespace tuneplane::control::testing

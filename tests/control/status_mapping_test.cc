@@ -1,0 +1,466 @@
+// Slurm state → attempt phase, from a table per component, and the roll-up across het
+// components.
+#include "control/status_mapping.h"
+
+#include <gtest/gtest.h>
+
+namespace tuneplane::control {
+namespace {
+
+using store::AttemptPhase;
+using store::ComponentRecord;
+using store::EndCause;
+
+struct Row {
+  std::vector<std::string> state;
+  std::string reason;
+  std::optional<int> exit_code;
+  bool cancel_requested;
+  AttemptPhase phase;
+  AttemptPhase outcome;
+  EndCause cause;
+  std::string reason_contains;
+};
+
+const std::vector<Row>& rows() {
+  static const std::vector<Row> table = {
+      {{"PENDING"},
+       "Resources",
+       {},
+       false,
+       AttemptPhase::kQueued,
+       AttemptPhase::kQueued,
+       EndCause::kNone,
+       "Resources"},
+      {{"PENDING"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kQueued,
+       AttemptPhase::kQueued,
+       EndCause::kNone,
+       "queued"},
+      {{"PENDING", "REQUEUE_HOLD"},
+       "JobHeldUser",
+       {},
+       false,
+       AttemptPhase::kQueued,
+       AttemptPhase::kQueued,
+       EndCause::kNone,
+       "JobHeldUser"},
+      {{"RUNNING"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kRunning,
+       AttemptPhase::kRunning,
+       EndCause::kNone,
+       "running"},
+      {{"RUNNING", "CONFIGURING"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kRunning,
+       AttemptPhase::kRunning,
+       EndCause::kNone,
+       "prolog"},
+      {{"RUNNING", "POWER_UP_NODE", "CONFIGURING"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kRunning,
+       AttemptPhase::kRunning,
+       EndCause::kNone,
+       "booting"},
+      {{"RUNNING", "STOPPED"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kRunning,
+       AttemptPhase::kRunning,
+       EndCause::kNone,
+       "stopped"},
+      {{"SUSPENDED"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kRunning,
+       AttemptPhase::kRunning,
+       EndCause::kNone,
+       "suspended"},
+      {{"COMPLETED"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kSucceeded,
+       AttemptPhase::kSucceeded,
+       EndCause::kNone,
+       "completed"},
+      {{"COMPLETED", "COMPLETING"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kReleasing,
+       AttemptPhase::kSucceeded,
+       EndCause::kNone,
+       "epilog"},
+      {{"COMPLETED", "STAGE_OUT"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kReleasing,
+       AttemptPhase::kSucceeded,
+       EndCause::kNone,
+       "staging out"},
+      {{"FAILED"},
+       "NonZeroExitCode",
+       3,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kUser,
+       "exit code 3"},
+      {{"FAILED", "COMPLETING"},
+       "NonZeroExitCode",
+       3,
+       false,
+       AttemptPhase::kReleasing,
+       AttemptPhase::kFailed,
+       EndCause::kUser,
+       "exit code 3"},
+      {{"FAILED"},
+       "NonZeroExitCode",
+       65,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "SHA-256"},
+      {{"FAILED"},
+       "NonZeroExitCode",
+       66,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "missing"},
+      {{"FAILED"},
+       "NonZeroExitCode",
+       67,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "Ray"},
+      {{"FAILED"},
+       "NonZeroExitCode",
+       68,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "head"},
+      {{"FAILED"},
+       "BadConstraints",
+       0,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kRejected,
+       "BadConstraints"},
+      {{"OUT_OF_MEMORY"},
+       "OutOfMemory",
+       0,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kUser,
+       "memory"},
+      {{"TIMEOUT"},
+       "TimeLimit",
+       0,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kUser,
+       "time limit"},
+      {{"TIMEOUT", "COMPLETING"},
+       "TimeLimit",
+       0,
+       false,
+       AttemptPhase::kReleasing,
+       AttemptPhase::kFailed,
+       EndCause::kUser,
+       "time limit"},
+      {{"DEADLINE"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kUser,
+       "deadline"},
+      {{"NODE_FAIL"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "node failed"},
+      {{"NODE_FAIL", "COMPLETING"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kReleasing,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "node failed"},
+      {{"BOOT_FAIL"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "boot"},
+      {{"PREEMPTED"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "preempted"},
+      {{"FAILED", "LAUNCH_FAILED"},
+       "None",
+       1,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "LAUNCH_FAILED"},
+      {{"PENDING", "LAUNCH_FAILED"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       "LAUNCH_FAILED"},
+      {{"CANCELLED"},
+       "None",
+       0,
+       true,
+       AttemptPhase::kCancelled,
+       AttemptPhase::kCancelled,
+       EndCause::kCancelled,
+       "request"},
+      {{"CANCELLED", "COMPLETING"},
+       "None",
+       0,
+       true,
+       AttemptPhase::kReleasing,
+       AttemptPhase::kCancelled,
+       EndCause::kCancelled,
+       "request"},
+      {{"CANCELLED"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kExternalCancel,
+       "outside TunePlane"},
+      {{"COMPLETED", "REQUEUED", "SPECIAL_EXIT"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kSucceeded,
+       AttemptPhase::kSucceeded,
+       EndCause::kNone,
+       "completed"},
+      {{"HIBERNATING"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kUnknown,
+       AttemptPhase::kUnknown,
+       EndCause::kNone,
+       "'HIBERNATING'"},
+      {{"RUNNING", "WARP_DRIVE"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kUnknown,
+       AttemptPhase::kUnknown,
+       EndCause::kNone,
+       "'WARP_DRIVE'"},
+      {{},
+       "",
+       {},
+       false,
+       AttemptPhase::kUnknown,
+       AttemptPhase::kUnknown,
+       EndCause::kNone,
+       "no state"},
+  };
+  return table;
+}
+
+std::string label(const Row& row) {
+  std::string out;
+  for (const auto& s : row.state) out += (out.empty() ? "" : "+") + s;
+  return (out.empty() ? "<none>" : out) + "/" + row.reason + "/" +
+         (row.exit_code ? std::to_string(*row.exit_code) : "-") +
+         (row.cancel_requested ? "/cancel" : "");
+}
+
+TEST(StatusMapping, EveryRowOfTheComponentTable) {
+  for (const Row& row : rows()) {
+    SCOPED_TRACE(label(row));
+    const ComponentVerdict v =
+        mapComponent(row.state, row.reason, row.exit_code, std::nullopt, row.cancel_requested);
+    EXPECT_EQ(v.phase, row.phase);
+    EXPECT_EQ(v.outcome, row.outcome);
+    EXPECT_EQ(v.cause, row.cause);
+    EXPECT_NE(v.reason.find(row.reason_contains), std::string::npos) << v.reason;
+  }
+}
+
+TEST(StatusMapping, KnowsEveryBaseStateAndFlagOfSlurm2605) {
+  for (const char* s :
+       {"PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED", "TIMEOUT",
+        "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY"}) {
+    EXPECT_TRUE(isKnownBaseState(s)) << s;
+  }
+  for (const char* f :
+       {"LAUNCH_FAILED", "REQUEUED", "REQUEUE_HOLD", "SPECIAL_EXIT", "RESIZING", "CONFIGURING",
+        "COMPLETING", "STOPPED", "RECONFIG_FAIL", "POWER_UP_NODE", "REVOKED", "REQUEUE_FED",
+        "RESV_DEL_HOLD", "SIGNALING", "STAGE_OUT", "EXPEDITING"}) {
+    EXPECT_TRUE(isKnownStateFlag(f)) << f;
+  }
+  EXPECT_FALSE(isKnownBaseState("COMPLETING"));  // a flag, never a base
+  EXPECT_FALSE(isKnownStateFlag("RUNNING"));
+}
+
+ComponentRecord component(int index, const std::string& pool, std::vector<std::string> state,
+                          std::optional<int> exit_code = std::nullopt) {
+  ComponentRecord c;
+  c.index = index;
+  c.pool = pool;
+  c.state = std::move(state);
+  c.exit_code = exit_code;
+  return c;
+}
+
+struct RollRow {
+  std::string name;
+  std::vector<std::vector<std::string>> states;  // one per component
+  bool cancel_requested;
+  AttemptPhase phase;
+  EndCause cause;
+  std::vector<int> to_cancel;
+};
+
+TEST(StatusMappingRollUp, EveryRowOfTheRollUpTable) {
+  const std::vector<RollRow> table = {
+      {"all pending",
+       {{"PENDING"}, {"PENDING"}},
+       false,
+       AttemptPhase::kQueued,
+       EndCause::kNone,
+       {}},
+      {"starting", {{"RUNNING"}, {"PENDING"}}, false, AttemptPhase::kRunning, EndCause::kNone, {}},
+      {"all running",
+       {{"RUNNING"}, {"RUNNING"}},
+       false,
+       AttemptPhase::kRunning,
+       EndCause::kNone,
+       {}},
+      {"one done, one running",
+       {{"COMPLETED"}, {"RUNNING"}},
+       false,
+       AttemptPhase::kRunning,
+       EndCause::kNone,
+       {}},
+      {"one releasing",
+       {{"COMPLETED", "COMPLETING"}, {"COMPLETED"}},
+       false,
+       AttemptPhase::kReleasing,
+       EndCause::kNone,
+       {}},
+      {"all completed",
+       {{"COMPLETED"}, {"COMPLETED"}},
+       false,
+       AttemptPhase::kSucceeded,
+       EndCause::kNone,
+       {}},
+      {"one failed, others run: cancel them",
+       {{"RUNNING"}, {"NODE_FAIL"}, {"PENDING"}},
+       false,
+       AttemptPhase::kReleasing,
+       EndCause::kNone,
+       {0, 2}},
+      {"one failed, other releasing",
+       {{"NODE_FAIL"}, {"COMPLETED", "COMPLETING"}},
+       false,
+       AttemptPhase::kReleasing,
+       EndCause::kNone,
+       {}},
+      {"failed one still in epilog",
+       {{"FAILED", "COMPLETING"}, {"COMPLETED"}},
+       false,
+       AttemptPhase::kReleasing,
+       EndCause::kNone,
+       {}},
+      {"failed and the other cancelled by us: cause is the failure",
+       {{"CANCELLED"}, {"NODE_FAIL"}},
+       false,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure,
+       {}},
+      {"user failure wins over success",
+       {{"COMPLETED"}, {"FAILED"}},
+       false,
+       AttemptPhase::kFailed,
+       EndCause::kUser,
+       {}},
+      {"cancelled at our request",
+       {{"CANCELLED"}, {"CANCELLED"}},
+       true,
+       AttemptPhase::kCancelled,
+       EndCause::kCancelled,
+       {}},
+      {"unknown wins",
+       {{"RUNNING"}, {"MYSTERY"}},
+       false,
+       AttemptPhase::kUnknown,
+       EndCause::kNone,
+       {}},
+  };
+  for (const RollRow& row : table) {
+    SCOPED_TRACE(row.name);
+    std::vector<ComponentRecord> comps;
+    for (size_t i = 0; i < row.states.size(); ++i) {
+      comps.push_back(component(int(i), "pool" + std::to_string(i), row.states[i], 0));
+    }
+    const AttemptVerdict v = rollUp(comps, row.cancel_requested);
+    EXPECT_EQ(v.phase, row.phase) << v.reason;
+    EXPECT_EQ(v.cause, row.cause) << v.reason;
+    EXPECT_EQ(v.to_cancel, row.to_cancel);
+  }
+}
+
+TEST(StatusMappingRollUp, HetReasonsNameTheComponentSingleOnesDoNot) {
+  auto het =
+      rollUp({component(0, "learners", {"RUNNING"}), component(1, "actors", {"FAILED"}, 2)}, false);
+  EXPECT_NE(het.reason.find("component 1 (actors)"), std::string::npos) << het.reason;
+  EXPECT_NE(het.reason.find("exit code 2"), std::string::npos) << het.reason;
+  auto single = rollUp({component(0, "main", {"FAILED"}, 2)}, false);
+  EXPECT_EQ(single.reason.find("component"), std::string::npos) << single.reason;
+  EXPECT_EQ(single.phase, AttemptPhase::kFailed);
+}
+
+}  // namespace
+}  // namespace tuneplane::control

@@ -1,0 +1,113 @@
+// The start and exit sentinels the batch script writes (script_renderer.h), run for real
+// with the stub srun first on PATH: both files appear whole, with the script's exit code;
+// a logs dir that cannot be written never changes the job's own outcome.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "slurm/script_renderer.h"
+#include "stubs/test_shell.h"
+#include "support/test_paths.h"
+
+namespace tuneplane::slurm {
+namespace {
+
+namespace fs = std::filesystem;
+namespace sh = shell_test;
+using nlohmann::json;
+
+class SentinelRun : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    fs::create_directories(root() / "bin");
+    fs::create_directories(root() / "records");
+    fs::create_directories(root() / "logs");
+    const fs::path stubs = test::sourceDir() / "tests/slurm/stubs";
+    for (const char* name : {"srun", "tp-stub-in-container"}) {
+      fs::copy_file(stubs / name, root() / "bin" / name);
+      fs::permissions(root() / "bin" / name, fs::perms::owner_all);
+    }
+    sh::writeFile(root() / "image.sqsh", "test");
+  }
+  fs::path root() const { return dir_.path(); }
+
+  launch::LaunchRequest request(const std::string& pool, std::string exit_code) const {
+    launch::LaunchRequest r;
+    r.job_name = "sentinel";
+    r.identity = {"sentinel-0a0b0c0d", 1, "tp-" + std::string(32, 'a')};
+    r.framework = "custom/custom";
+    r.container_runtime = catalog::ContainerRuntime::kPyxis;
+    r.artifact = {(root() / "image.sqsh").string(), catalog::ArtifactFormat::kSqsh,
+                  "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"};
+    r.attempt_dir = root().string();
+    r.logs_dir = (root() / "logs").string();
+    r.output_dir = root().string();
+    r.container_output_dir = root().string();
+    launch::Component c;
+    c.pool_name = pool;
+    c.partition = "cpu";
+    r.components = {c};
+    r.command = {"exit-with", std::move(exit_code)};
+    return r;
+  }
+
+  sh::RunResult run(const std::string& script) {
+    sh::writeFile(root() / "job.sh", script);
+    return sh::runShell("cd " + shellQuote(root().string()) + " && env -i PATH=" +
+                            shellQuote((root() / "bin").string() + ":/usr/bin:/bin") +
+                            " TP_STUB_DIR=" + shellQuote((root() / "records").string()) +
+                            " SLURMD_NODENAME='node\"1 x' bash job.sh",
+                        root());
+  }
+
+  json sentinel(std::string_view kind, const std::string& pool) const {
+    return json::parse(sh::readFile(root() / "logs" / sentinelFileName(kind, pool)), nullptr,
+                       false);
+  }
+
+  sh::TempDir dir_;
+};
+
+TEST_F(SentinelRun, StartAndExitSentinelsCarryNodeTimesAndTheExitCode) {
+  const auto result = run(renderBatchScript(request("main", "7")));
+  ASSERT_EQ(result.exit_code, 7) << result.err;
+  const json start = sentinel(kStartSentinel, "main");
+  const json exit = sentinel(kExitSentinel, "main");
+  ASSERT_TRUE(start.is_object()) << sh::readFile(root() / "logs/start-main.json");
+  ASSERT_TRUE(exit.is_object()) << sh::readFile(root() / "logs/exit-main.json");
+  EXPECT_EQ(start["version"], 1);
+  EXPECT_EQ(start["node"], "node_1_x");  // reduced to [A-Za-z0-9._-]: always valid JSON
+  EXPECT_GT(start["time"].get<int64_t>(), 1'600'000'000);
+  EXPECT_EQ(exit["exit_code"], 7);
+  EXPECT_EQ(exit["node"], "node_1_x");
+  EXPECT_EQ(exit["start_time"], start["time"]);
+  EXPECT_GE(exit["end_time"].get<int64_t>(), exit["start_time"].get<int64_t>());
+  // Nothing half-written is left behind.
+  for (const auto& entry : fs::directory_iterator(root() / "logs")) {
+    EXPECT_NE(entry.path().filename().string().front(), '.') << entry.path();
+  }
+}
+
+TEST_F(SentinelRun, SuccessWritesExitCodeZero) {
+  ASSERT_EQ(run(renderBatchScript(request("main", "0"))).exit_code, 0);
+  EXPECT_EQ(sentinel(kExitSentinel, "main")["exit_code"], 0);
+}
+
+TEST_F(SentinelRun, AnUnwritableLogsDirNeverChangesTheOutcome) {
+  fs::remove_all(root() / "logs");
+  const auto result = run(renderBatchScript(request("main", "5")));
+  EXPECT_EQ(result.exit_code, 5) << result.err;
+  EXPECT_FALSE(fs::exists(root() / "logs"));
+}
+
+TEST_F(SentinelRun, ArtifactFailureStillWritesTheExitSentinel) {
+  sh::writeFile(root() / "image.sqsh", "tampered");
+  const auto result = run(renderBatchScript(request("main", "0")));
+  EXPECT_EQ(result.exit_code, kExitArtifactMismatch);
+  EXPECT_EQ(sentinel(kExitSentinel, "main")["exit_code"], kExitArtifactMismatch);
+}
+
+}  // namespace
+}  // namespace tuneplane::slurm
