@@ -15,13 +15,14 @@ int main(int argc, char** argv) {
       "tuneplane", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   CLI::App app{
       "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
-      "Validate and render job specs, and talk to a site's slurmrestd.",
+      "Validate and render job specs, talk to a site's slurmrestd, and serve the /v1 API.",
       "tuneplane"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tuneplane 0.1.0");
   tuneplane::cli::addValidateCommand(app);
   tuneplane::cli::addRenderCommand(app);
   tuneplane::cli::addSlurmCommand(app);
+  tuneplane::cli::addServeCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include <nlohmann/json.hpp>
@@ -162,6 +163,47 @@ AttemptSentinels readSentinels(const std::string& attempt_dir,
     }
   }
   return out;
+}
+
+Result<std::optional<LogWindow>> readLogWindow(const std::string& attempt_dir,
+                                               const std::string& file_name,
+                                               std::size_t max_bytes) {
+  if (file_name.empty() || file_name == "." || file_name == ".." ||
+      file_name.find('/') != std::string::npos) {
+    return fail("control.unsafe_log", "file", "'" + file_name + "' is not a file name");
+  }
+  Fd logs = openLogsDir(attempt_dir);
+  if (!logs.valid()) {
+    if (errno == ENOENT) return std::optional<LogWindow>();
+    return fail("control.unsafe_log", "logs", "logs/: " + std::string(std::strerror(errno)));
+  }
+  Fd fd(::openat(logs.get(), file_name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd.valid()) {
+    if (errno == ENOENT) return std::optional<LogWindow>();
+    return fail("control.unsafe_log", file_name,
+                file_name + ": cannot open (" + std::string(std::strerror(errno)) + ")");
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
+    return fail("control.unsafe_log", file_name, file_name + ": not a regular file");
+  }
+  LogWindow window;
+  window.file_bytes = static_cast<uint64_t>(st.st_size);
+  const uint64_t want = std::min<uint64_t>(window.file_bytes, max_bytes);
+  const off_t offset = static_cast<off_t>(window.file_bytes - want);
+  window.starts_file = offset == 0;
+  window.bytes.resize(want);
+  std::size_t have = 0;
+  while (have < want) {
+    const ssize_t n = ::pread(fd.get(), window.bytes.data() + have, want - have,
+                              offset + static_cast<off_t>(have));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return fail("control.log_io", file_name, file_name + ": read failed");
+    if (n == 0) break;  // truncated while read
+    have += static_cast<std::size_t>(n);
+  }
+  window.bytes.resize(have);
+  return std::optional<LogWindow>(std::move(window));
 }
 
 bool schedulerLogExists(const std::string& attempt_dir, const std::string& pool) {

@@ -56,6 +56,21 @@ Result<ExitSentinel> parseExitSentinel(std::string_view text);
 AttemptSentinels readSentinels(const std::string& attempt_dir,
                                const std::vector<std::string>& pools);
 
+// The last `max_bytes` (at most) of logs/<file_name>, a scheduler log, opened like the
+// sentinels (O_NOFOLLOW from the attempt dir, regular files only, never blocking on a FIFO)
+// with one fstat and one pread, so the cost does not grow with the log. nullopt when the
+// attempt dir, logs/ or the file does not exist (yet). The API's logs route uses it until
+// the log reader with its line and UTF-8 rules (control/log_tail.h) is merged.
+// Errors: "control.unsafe_log" (a bad name, a symlink, not a regular file), "control.log_io".
+struct LogWindow {
+  std::string bytes;        // the end of the file
+  bool starts_file = true;  // `bytes` begins at the file's first byte
+  uint64_t file_bytes = 0;  // the file's size when read
+};
+Result<std::optional<LogWindow>> readLogWindow(const std::string& attempt_dir,
+                                               const std::string& file_name,
+                                               std::size_t max_bytes);
+
 // True when logs/<pool>.out exists as a regular file (a symlink does not count).
 bool schedulerLogExists(const std::string& attempt_dir, const std::string& pool);
 
