@@ -56,7 +56,7 @@ struct ListenAddress {
 Result<ListenAddress> parseListen(std::string_view text, const std::string& field = "listen");
 
 // The section from the site file's text; `site_dir` resolves a relative `db` (nullopt:
-// relative paths are refused). Errors: "server.<kind>" per problem (unknown_key,
+// relative paths are refused). Errors: "server.<kind>" per problem (unknown_field,
 // wrong_type, missing_field, invalid_listen, invalid_hash, duplicate_user, invalid_value).
 Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
                                         const std::optional<std::string>& site_dir);
