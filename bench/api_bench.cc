@@ -68,9 +68,17 @@ void fillStore(store::JobStore& store) {
     attempt.staging_dir = "/shared/jobs/" + job.id + "/attempts/1";
     attempt.slurm_job_id = 1000 + i;
     attempt.created_ms = attempt.submitted_ms = kT0 + i;
-    attempt.components.push_back(
-        {0, "main", static_cast<uint64_t>(1000 + i), "sCC1M8VPKSJX00", {"RUNNING"}, "None", {}, {},
-         "cpu1", 1'700'000'000, 0});
+    attempt.components.push_back({0,
+                                  "main",
+                                  static_cast<uint64_t>(1000 + i),
+                                  "sCC1M8VPKSJX00",
+                                  {"RUNNING"},
+                                  "None",
+                                  {},
+                                  {},
+                                  "cpu1",
+                                  1'700'000'000,
+                                  0});
     job.phase = store::JobPhase::kRunning;
     if (!store.commit(store::Change{job, {attempt}, {}})) std::abort();
   }
@@ -94,6 +102,7 @@ Figures load(int port, int clients, int requests, const std::function<std::strin
     threads.emplace_back([&, c] {
       httplib::Client http("127.0.0.1", port);
       http.set_keep_alive(true);
+      http.set_tcp_nodelay(true);
       http.set_read_timeout(10, 0);
       const httplib::Headers headers = {{"Authorization", std::string("Bearer ") + kToken}};
       latencies[c].reserve(requests);
@@ -101,7 +110,8 @@ Figures load(int port, int clients, int requests, const std::function<std::strin
         const std::string p = path(c * requests + i);
         const auto t0 = Steady::now();
         auto res = http.Get(p.c_str(), headers);
-        latencies[c].push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
+        latencies[c].push_back(
+            std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
         if (!good(res)) ++errors;
       }
     });
@@ -120,10 +130,11 @@ Figures load(int port, int clients, int requests, const std::function<std::strin
 }
 
 void print(const char* name, const Figures& f, const Figures& base) {
-  std::printf("%-34s %9.0f req/s (%.2fx baseline)  p50 %.3f ms  p99 %.3f ms (%.2fx baseline)  "
-              "errors %lld\n",
-              name, f.per_second, f.per_second / base.per_second, f.p50_ms, f.p99_ms,
-              f.p99_ms / base.p99_ms, static_cast<long long>(f.errors));
+  std::printf(
+      "%-34s %9.0f req/s (%.2fx baseline)  p50 %.3f ms  p99 %.3f ms (%.2fx baseline)  "
+      "errors %lld\n",
+      name, f.per_second, f.per_second / base.per_second, f.p50_ms, f.p99_ms,
+      f.p99_ms / base.p99_ms, static_cast<long long>(f.errors));
 }
 
 }  // namespace
@@ -173,6 +184,7 @@ int main() {
   httplib::Server bare;
   bare.new_task_queue = [] { return new httplib::ThreadPool(api::kDefaultThreads); };
   bare.set_keep_alive_max_count(1000);
+  bare.set_tcp_nodelay(true);  // as the API server
   bare.Get(R"(/v1/jobs/([^/]+))", [&sample](const httplib::Request&, httplib::Response& res) {
     res.set_content(sample, "application/json; charset=utf-8");
   });
@@ -184,8 +196,8 @@ int main() {
   const auto ok = [](const httplib::Result& res) {
     return res && res->status == 200 && res->body.size() > 100;
   };
-  std::printf("api_bench: %d clients x %d GETs, %d jobs in SQLite (WAL, file), %u cores\n",
-              clients, requests, kJobs, std::thread::hardware_concurrency());
+  std::printf("api_bench: %d clients x %d GETs, %d jobs in SQLite (WAL, file), %u cores\n", clients,
+              requests, kJobs, std::thread::hardware_concurrency());
   // Warm both up, then measure the baseline and the API alternately, twice, keeping each
   // one's best, so a neighbour's burst on a shared machine does not decide the ratio.
   load(bare_port, clients, 200, path, ok);

@@ -76,14 +76,14 @@ class ApiServer {
 
  private:
   ApiServer(ApiDependencies deps, ServerOptions options);
-  void installRoutes();         // api_server.cc: middleware and system routes
-  void installJobRoutes();      // job_routes.cc
-  void installSystemRoutes();   // system_routes.cc
+  void installRoutes();        // api_server.cc: middleware and system routes
+  void installJobRoutes();     // job_routes.cc
+  void installSystemRoutes();  // system_routes.cc
 
   // How a route is guarded.
   enum class Access { kPublic, kUser, kAdmin };
-  using Handler = std::function<void(const httplib::Request&, httplib::Response&,
-                                     const Principal&)>;
+  using Handler =
+      std::function<void(const httplib::Request&, httplib::Response&, const Principal&)>;
   void get(const std::string& pattern, const char* route, Access access, Handler handler);
   void post(const std::string& pattern, const char* route, Access access, Handler handler);
   std::function<void(const httplib::Request&, httplib::Response&)> guard(const char* route,

@@ -59,8 +59,7 @@ Result<Principal> Authenticator::authenticate(std::string_view authorization) co
   }
   if (authorization.size() <= kScheme.size() || authorization.size() > kMaxTokenBytes ||
       authorization.substr(0, kScheme.size()) != kScheme) {
-    return fail("auth.missing_token", "Authorization",
-                "expected 'Authorization: Bearer <token>'");
+    return fail("auth.missing_token", "Authorization", "expected 'Authorization: Bearer <token>'");
   }
   const std::string_view token = authorization.substr(kScheme.size());
   unsigned char digest[SHA256_DIGEST_LENGTH];

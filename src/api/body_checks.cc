@@ -35,15 +35,14 @@ Status checkContentType(std::string_view content_type, BodyKind kind) {
   static constexpr std::array<std::string_view, 5> kSpecTypes = {
       "application/yaml", "application/x-yaml", "text/yaml", "application/json", "text/plain"};
   const std::string type = mediaType(content_type);
-  const bool accepted =
-      kind == BodyKind::kJson
-          ? type == "application/json"
-          : std::find(kSpecTypes.begin(), kSpecTypes.end(), type) != kSpecTypes.end();
+  const bool accepted = kind == BodyKind::kJson ? type == "application/json"
+                                                : std::find(kSpecTypes.begin(), kSpecTypes.end(),
+                                                            type) != kSpecTypes.end();
   if (accepted) return ok();
-  return fail("api.unsupported_media_type", "Content-Type",
-              "'" + std::string(content_type) + "' is not accepted here; send " +
-                  (kind == BodyKind::kJson ? "application/json"
-                                           : "application/yaml or application/json"));
+  return fail(
+      "api.unsupported_media_type", "Content-Type",
+      "'" + std::string(content_type) + "' is not accepted here; send " +
+          (kind == BodyKind::kJson ? "application/json" : "application/yaml or application/json"));
 }
 
 bool isValidUtf8(std::string_view text) {

@@ -126,7 +126,8 @@ void ApiServer::installJobRoutes() {
         if (who.admin) {
           if (!owner.empty()) query.owner = owner;
         } else if (!owner.empty() && owner != who.user) {
-          return sendError(res, 403, {"auth.forbidden", "owner", "only an admin lists other users' jobs"});
+          return sendError(res, 403,
+                           {"auth.forbidden", "owner", "only an admin lists other users' jobs"});
         } else {
           query.owner = who.user;
         }
@@ -171,8 +172,8 @@ void ApiServer::installJobRoutes() {
          acceptedJob(view->job.id, res);
        });
 
-  post(std::string(kJobPath) + R"(/attempts/([0-9]+)/abandon)", "/v1/jobs/{id}/attempts/{n}/abandon",
-       Access::kAdmin,
+  post(std::string(kJobPath) + R"(/attempts/([0-9]+)/abandon)",
+       "/v1/jobs/{id}/attempts/{n}/abandon", Access::kAdmin,
        [this, visibleJob, acceptedJob](const httplib::Request& req, httplib::Response& res,
                                        const Principal& who) {
          auto view = visibleJob(req.matches[1], who, res);
@@ -186,8 +187,9 @@ void ApiServer::installJobRoutes() {
          if (auto body = checkBodyText(req.body); !body) return sendError(res, 400, body.error());
          const json body = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
          if (!body.is_object() || !body.contains("reason") || !body["reason"].is_string()) {
-           return sendError(res, 400, {"api.invalid_body", "reason",
-                                       "expected {\"reason\": \"why the attempt is abandoned\"}"});
+           return sendError(res, 400,
+                            {"api.invalid_body", "reason",
+                             "expected {\"reason\": \"why the attempt is abandoned\"}"});
          }
          auto done = deps_.jobs.abandon(view->job.id, *attempt, who.user,
                                         body["reason"].get<std::string>());

@@ -94,9 +94,8 @@ json jobJson(const store::JobView& view) {
 }
 
 json eventJson(const store::EventRecord& e) {
-  return {{"seq", e.seq},         {"time", timeJson(e.time_ms)}, {"attempt", e.attempt},
-          {"from", e.from},       {"to", e.to},                  {"reason", e.reason},
-          {"actor", e.actor}};
+  return {{"seq", e.seq}, {"time", timeJson(e.time_ms)}, {"attempt", e.attempt}, {"from", e.from},
+          {"to", e.to},   {"reason", e.reason},          {"actor", e.actor}};
 }
 
 json errorsJson(const Errors& errors) {

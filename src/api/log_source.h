@@ -25,8 +25,8 @@ enum class LogStream { kStdout, kStderr };
 struct LogSnapshot {
   std::string text;
   bool truncated = false;
-  bool missing = false;         // no such log (yet); see reason
-  std::string reason;           // why it is missing
+  bool missing = false;  // no such log (yet); see reason
+  std::string reason;    // why it is missing
   std::uint64_t file_bytes = 0;
   std::size_t lines = 0;
 };
@@ -38,8 +38,7 @@ Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view poo
 
 // The pure cut: the last kMaxLogLines lines of `window`, starting at a line unless
 // `starts_file`; sets text, truncated and lines.
-LogSnapshot cutLog(std::string_view window, bool starts_file,
-                   std::size_t max_lines = kMaxLogLines);
+LogSnapshot cutLog(std::string_view window, bool starts_file, std::size_t max_lines = kMaxLogLines);
 
 using LogReader = std::function<Result<LogSnapshot>(const std::string& attempt_dir,
                                                     std::string_view pool, LogStream stream)>;

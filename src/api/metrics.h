@@ -36,8 +36,7 @@ class Metrics {
  public:
   // `route` is the route's template ("/v1/jobs/{id}"), never the raw path (ids would make
   // one series per job).
-  void observeRequest(std::string_view method, std::string_view route, int status,
-                      double seconds);
+  void observeRequest(std::string_view method, std::string_view route, int status, double seconds);
   void observeSlurm(std::string_view operation, bool ok, double seconds);
 
   // Every metric this object holds, in text format.

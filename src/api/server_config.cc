@@ -80,9 +80,9 @@ Result<ListenAddress> parseListen(std::string_view text, const std::string& fiel
   }
   const std::string_view port_text = text.substr(colon + 1);
   int port = -1;
-  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 ||
-      port > 65535) {
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 || port > 65535) {
     return bad("the port must be 0..65535");
   }
   return ListenAddress{std::string(host), port};

@@ -59,9 +59,10 @@ void runServe(const ServeFlags& flags) {
   auto store = store::SqliteJobStore::open(config->db);
   if (!store) failLines({store.error()}, kExitFailure);
 
-  auto access = std::make_shared<spdlog::logger>(
-      "access", std::make_shared<spdlog::sinks::stdout_sink_mt>());
+  auto access =
+      std::make_shared<spdlog::logger>("access", std::make_shared<spdlog::sinks::stdout_sink_mt>());
   access->set_pattern("%v");
+  access->flush_on(spdlog::level::info);  // a line per request, even when stdout is a pipe
   api::DaemonOptions options;
   options.server = {*listen, config->tokens, config->max_body_bytes, config->threads};
   options.poll_interval = config->poll_interval;
@@ -92,9 +93,9 @@ void addServeCommand(CLI::App& app) {
       "and the /v1 API'). Settings from the site file's server: section; flags override.\n"
       "SIGTERM/SIGINT stop it at a safe point. Exit codes: 0 stopped by a signal; 1 the\n"
       "store cannot be opened or the address cannot be bound; 2 a bad site file or flag.");
-  cmd->add_option("--site", flags->site_file,
-                  std::string("Site file (YAML) with a server: section; default: $") +
-                      control::kSiteFileEnv);
+  cmd->add_option(
+      "--site", flags->site_file,
+      std::string("Site file (YAML) with a server: section; default: $") + control::kSiteFileEnv);
   cmd->add_option("--db", flags->db,
                   "SQLite database (default: server.db, else tuneplane.db beside the site file)");
   cmd->add_option("--listen", flags->listen,

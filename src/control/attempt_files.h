@@ -68,8 +68,7 @@ struct LogWindow {
   uint64_t file_bytes = 0;  // the file's size when read
 };
 Result<std::optional<LogWindow>> readLogWindow(const std::string& attempt_dir,
-                                               const std::string& file_name,
-                                               std::size_t max_bytes);
+                                               const std::string& file_name, std::size_t max_bytes);
 
 // True when logs/<pool>.out exists as a regular file (a symlink does not count).
 bool schedulerLogExists(const std::string& attempt_dir, const std::string& pool);

@@ -24,9 +24,9 @@
 
 namespace tuneplane::api::testing {
 
-using nlohmann::json;
 using control::testing::cpuSpec;
 using control::testing::SiteDir;
+using nlohmann::json;
 
 inline constexpr const char* kAliceToken = "alice-secret-token-0001";
 inline constexpr const char* kBobToken = "bob-secret-token-0002";

@@ -89,8 +89,8 @@ TEST_F(ApiServerTest, AYamlAliasBombIsRefusedWithoutExpansion) {
   std::string bomb = "a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n";
   for (char c = 'b'; c <= 'j'; ++c) {
     const char prev = static_cast<char>(c - 1);
-    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ",*" + prev + ",*" + prev + ",*" +
-            prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + "]\n";
+    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ",*" + prev + ",*" + prev + ",*" + prev +
+            ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + "]\n";
   }
   auto res = post("/v1/jobs", bomb);
   ASSERT_TRUE(res);

@@ -46,7 +46,7 @@ TEST(BodyChecksTest, Utf8Table) {
       {"\xed\xa0\x80", false},      // a surrogate
       {"\xf4\x90\x80\x80", false},  // above U+10FFFF
       {"\xff", false},
-      {"a\x80", false},             // a lone continuation byte
+      {"a\x80", false},  // a lone continuation byte
   };
   for (const auto& c : cases) EXPECT_EQ(isValidUtf8(c.text), c.ok) << c.text;
 }

@@ -99,8 +99,8 @@ TEST_F(DaemonTest, SubmitRunsToSucceededWithItsLogs) {
 TEST_F(DaemonTest, CancelEndsARunningJob) {
   const std::string id = submit(cpuSpec("sleep 60"));
   ASSERT_TRUE(waitForPhase(id, "Running"));
-  auto res = api_->Post(("/v1/jobs/" + id + "/cancel").c_str(), as(kAliceToken), "",
-                        "application/json");
+  auto res =
+      api_->Post(("/v1/jobs/" + id + "/cancel").c_str(), as(kAliceToken), "", "application/json");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 202);
   ASSERT_TRUE(waitForPhase(id, "Cancelled"));

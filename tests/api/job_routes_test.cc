@@ -101,8 +101,8 @@ TEST_F(JobRoutesTest, RefusalsOnSlurmCarryTheirRuleCodes) {
 TEST_F(JobRoutesTest, AnotherUsersJobIsNotFoundButAnAdminSeesIt) {
   const std::string id = submitJob(kAliceToken);
   EXPECT_EQ(get("/v1/jobs/" + id, kAliceToken)->status, 200);
-  for (const std::string& path : {"/v1/jobs/" + id, "/v1/jobs/" + id + "/events",
-                                 "/v1/jobs/" + id + "/logs"}) {
+  for (const std::string& path :
+       {"/v1/jobs/" + id, "/v1/jobs/" + id + "/events", "/v1/jobs/" + id + "/logs"}) {
     auto res = get(path, kBobToken);
     ASSERT_TRUE(res);
     EXPECT_EQ(res->status, 404) << path;
@@ -158,7 +158,8 @@ TEST_F(JobRoutesTest, ListFiltersByNamePhaseAndLabel) {
   submitJob(kAliceToken, "one");
   submitJob(kAliceToken, "two");
   std::string labelled = cpuSpec("echo", "", "three");
-  labelled.replace(labelled.find("  name: three\n"), 14, "  name: three\n  labels:\n    team: nlp\n");
+  labelled.replace(labelled.find("  name: three\n"), 14,
+                   "  name: three\n  labels:\n    team: nlp\n");
   ASSERT_EQ(post("/v1/jobs", labelled)->status, 201);
   EXPECT_EQ(body(get("/v1/jobs?name=two"))["items"].size(), 1u);
   EXPECT_EQ(body(get("/v1/jobs?phase=Pending"))["items"].size(), 3u);
@@ -216,8 +217,8 @@ TEST_F(JobRoutesTest, AbandonIsForAdminsAndNeedsAReason) {
   auto yaml = post(path, "reason: x", kRootToken, "application/yaml");
   EXPECT_EQ(yaml->status, 415);
   // The job has no SubmitUnknown attempt: there is nothing to abandon.
-  auto nothing = post(path, R"({"reason":"the receipt is lost for good"})", kRootToken,
-                      "application/json");
+  auto nothing =
+      post(path, R"({"reason":"the receipt is lost for good"})", kRootToken, "application/json");
   ASSERT_TRUE(nothing);
   EXPECT_EQ(nothing->status, 404) << nothing->body;
 }

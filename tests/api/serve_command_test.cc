@@ -7,8 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <fcntl.h>
+#include <chrono>
 #include <regex>
 #include <string>
 #include <thread>
@@ -39,8 +39,8 @@ class ServeCommandTest : public sim::testing::SimFixture {
   // Starts `tuneplane serve`; stderr goes to a file the test reads.
   void startServe(const SiteDir& site, const std::vector<std::string>& extra) {
     stderr_path_ = site.dir() + "/serve.err";
-    std::vector<std::string> args = {kBinary, "serve", "--site", site.site(), "--listen",
-                                     "127.0.0.1:0"};
+    std::vector<std::string> args = {kBinary,     "serve",    "--site",
+                                     site.site(), "--listen", "127.0.0.1:0"};
     args.insert(args.end(), extra.begin(), extra.end());
     pid_ = ::fork();
     ASSERT_GE(pid_, 0);
@@ -64,7 +64,8 @@ class ServeCommandTest : public sim::testing::SimFixture {
         [&] {
           std::smatch m;
           const std::string text = readFile(stderr_path_);
-          if (std::regex_search(text, m, std::regex("listening on http://127\\.0\\.0\\.1:([0-9]+)"))) {
+          if (std::regex_search(text, m,
+                                std::regex("listening on http://127\\.0\\.0\\.1:([0-9]+)"))) {
             port = std::stoi(m[1]);
           }
           return port != 0;
@@ -76,8 +77,8 @@ class ServeCommandTest : public sim::testing::SimFixture {
   // The exit status, or -1 if the child did not end within `limit`.
   int waitForExit(std::chrono::milliseconds limit) {
     int status = 0;
-    const bool ended = sim::testing::eventually(
-        [&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, limit);
+    const bool ended =
+        sim::testing::eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, limit);
     if (!ended) return -1;
     pid_ = -1;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -29,20 +29,21 @@ TEST(ServerConfigTest, NoSectionMeansDefaultsBesideTheSiteFile) {
 }
 
 TEST(ServerConfigTest, ReadsEveryField) {
-  auto config = parseServerConfig("server:\n"
-                                  "  listen: 0.0.0.0:9090\n"
-                                  "  db: state/tp.db\n"
-                                  "  poll_interval: 2s\n"
-                                  "  max_body_bytes: 4096\n"
-                                  "  threads: 3\n"
-                                  "  tokens:\n"
-                                  "    - user: alice\n"
-                                  "      token_sha256: " +
-                                      kHash +
-                                      "\n"
-                                      "    - {user: root, token_sha256: " +
-                                      std::string(64, 'b') + ", admin: true}\n",
-                                  "/srv");
+  auto config = parseServerConfig(
+      "server:\n"
+      "  listen: 0.0.0.0:9090\n"
+      "  db: state/tp.db\n"
+      "  poll_interval: 2s\n"
+      "  max_body_bytes: 4096\n"
+      "  threads: 3\n"
+      "  tokens:\n"
+      "    - user: alice\n"
+      "      token_sha256: " +
+          kHash +
+          "\n"
+          "    - {user: root, token_sha256: " +
+          std::string(64, 'b') + ", admin: true}\n",
+      "/srv");
   ASSERT_TRUE(config) << config.error().front().describe();
   EXPECT_EQ(config->listen, "0.0.0.0:9090");
   EXPECT_EQ(config->db, "/srv/state/tp.db");
@@ -56,22 +57,23 @@ TEST(ServerConfigTest, ReadsEveryField) {
 }
 
 TEST(ServerConfigTest, ReportsEveryProblemWithItsField) {
-  auto config = parseServerConfig("server:\n"
-                                  "  listen: nowhere\n"
-                                  "  poll_interval: soon\n"
-                                  "  threads: 0\n"
-                                  "  colour: blue\n"
-                                  "  tokens:\n"
-                                  "    - user: alice\n"
-                                  "      token_sha256: plain-token-not-a-hash\n"
-                                  "    - user: bob\n"
-                                  "      token_sha256: " +
-                                      kHash +
-                                      "\n"
-                                      "    - user: carol\n"
-                                      "      token_sha256: " +
-                                      kHash + "\n",
-                                  "/srv");
+  auto config = parseServerConfig(
+      "server:\n"
+      "  listen: nowhere\n"
+      "  poll_interval: soon\n"
+      "  threads: 0\n"
+      "  colour: blue\n"
+      "  tokens:\n"
+      "    - user: alice\n"
+      "      token_sha256: plain-token-not-a-hash\n"
+      "    - user: bob\n"
+      "      token_sha256: " +
+          kHash +
+          "\n"
+          "    - user: carol\n"
+          "      token_sha256: " +
+          kHash + "\n",
+      "/srv");
   ASSERT_FALSE(config);
   const auto codes = codesOf(config.error());
   EXPECT_TRUE(codes.count("server.invalid_listen@server.listen"));
@@ -105,9 +107,13 @@ TEST(ServerConfigTest, ParseListenTable) {
     int port;
   };
   const std::vector<Case> cases = {
-      {"127.0.0.1:8080", true, "127.0.0.1", 8080}, {"[::1]:0", true, "::1", 0},
-      {"localhost:65535", true, "localhost", 65535}, {"127.0.0.1", false, "", 0},
-      {":80", false, "", 0},   {"h:65536", false, "", 0}, {"h:-1", false, "", 0},
+      {"127.0.0.1:8080", true, "127.0.0.1", 8080},
+      {"[::1]:0", true, "::1", 0},
+      {"localhost:65535", true, "localhost", 65535},
+      {"127.0.0.1", false, "", 0},
+      {":80", false, "", 0},
+      {"h:65536", false, "", 0},
+      {"h:-1", false, "", 0},
       {"h:8o", false, "", 0},
   };
   for (const auto& c : cases) {
