@@ -47,7 +47,8 @@ class SiteParser {
     if (!root) return failAll(r_.takeErrors());
     r_.checkMap(*root, "",
                 {"slurm", "partitions", "gpu_series", "container_runtime", "staging_root",
-                 "staging", "mounts", "runtime_registry_file", "ray", "default_time_limit"});
+                 "staging", "mounts", "runtime_registry_file", "ray", "default_time_limit",
+                 "server"});  // `tuneplane serve`'s section, read by api/server_config.h
     const YAML::Node slurm = r_.require(*root, "slurm", "");
     if (R::present(slurm)) parseSlurm(slurm, "slurm");
     const YAML::Node partitions = R::get(*root, "partitions");

@@ -19,5 +19,6 @@ void addValidateCommand(CLI::App& app);  // validate_command.cc
 void addRenderCommand(CLI::App& app);    // render_command.cc
 void addSlurmCommand(CLI::App& app);     // slurm_command.cc: ping|submit|get|cancel|jobs
 void addDoctorCommand(CLI::App& app);    // doctor_command.cc: check a site, submit nothing
+void addServeCommand(CLI::App& app);     // serve_command.cc: the daemon (api/daemon.h)
 
 }  // namespace tuneplane::cli

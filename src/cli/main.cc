@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
       "tuneplane", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   CLI::App app{
       "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
-      "Validate and render job specs, talk to a site's slurmrestd, and check a site.",
+      "Validate and render job specs, talk to a site's slurmrestd, check a site, and serve the "
+      "/v1 API.",
       "tuneplane"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tuneplane 0.1.0");
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   tuneplane::cli::addRenderCommand(app);
   tuneplane::cli::addSlurmCommand(app);
   tuneplane::cli::addDoctorCommand(app);
+  tuneplane::cli::addServeCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::RuntimeError& e) {

@@ -1,0 +1,110 @@
+// ApiServer: the HTTP API of `tuneplane serve` (/v1, README "tuneplane serve and the /v1
+// API") on cpp-httplib. It authenticates every /v1 call (authenticator.h), scopes jobs to
+// their owner (another user's job is "not found"; an admin sees all), checks bodies before
+// any parser sees them (body_checks.h), answers every 4xx/5xx as {"errors": [...]}, writes
+// one JSON line per request to the access log (never a token, never a query's values of
+// Authorization), and counts requests for /metrics.
+//
+//   request ─► httplib worker ─► pre-routing (clock starts) ─► route: auth ─► checks ─►
+//              JobService / store / log reader ─► JSON ─► access log + metrics
+//
+// Lifetime: start() binds and serves on its own threads; stop() (or the destructor) stops
+// accepting, lets in-flight handlers finish and joins. Thread-safety: handlers run on up to
+// ServerOptions::threads threads at once; every collaborator must be thread-safe (JobService,
+// JobStore, Metrics are). REQUIRES: the dependencies outlive the server.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "api/authenticator.h"
+#include "api/log_source.h"
+#include "api/metrics.h"
+#include "api/server_config.h"
+#include "common/clock.h"
+#include "common/result.h"
+#include "control/attempt_launcher.h"
+#include "control/job_service.h"
+#include "store/job_store.h"
+
+namespace httplib {
+class Server;
+struct Request;
+struct Response;
+}  // namespace httplib
+
+namespace tuneplane::api {
+
+struct ApiDependencies {
+  control::JobService& jobs;
+  store::JobStore& store;              // jobs by phase (/metrics), readiness
+  control::AttemptLauncher& launcher;  // POST /v1/validate, capabilities
+  Metrics& metrics;
+  LogReader logs = readLog;
+  // /readyz: whether slurmrestd answers (nullptr: not checked).
+  std::function<Status()> slurm_ready;
+  // After a job was accepted: wake the control loop so it stages at once (may be empty).
+  std::function<void()> job_submitted;
+  // More /metrics text (the control loop's figures); may be empty.
+  std::function<std::string()> extra_metrics;
+  // One JSON line per request; may be empty (no access log).
+  std::function<void(const std::string&)> access_log;
+};
+
+struct ServerOptions {
+  ListenAddress listen{"127.0.0.1", 0};
+  std::vector<ApiToken> tokens;
+  std::size_t max_body_bytes = kDefaultMaxBodyBytes;
+  int threads = kDefaultThreads;
+};
+
+class ApiServer {
+ public:
+  // Binds and starts serving. Errors: "api.listen" (cannot bind, naming the address).
+  static Result<std::unique_ptr<ApiServer>> start(ApiDependencies deps, ServerOptions options);
+  ~ApiServer();  // stop()
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  int port() const { return port_; }
+  std::string baseUrl() const;
+  // Stops accepting, finishes in-flight requests, joins. Idempotent.
+  void stop();
+
+ private:
+  ApiServer(ApiDependencies deps, ServerOptions options);
+  void installRoutes();        // api_server.cc: middleware and system routes
+  void installJobRoutes();     // job_routes.cc
+  void installSystemRoutes();  // system_routes.cc
+
+  // How a route is guarded.
+  enum class Access { kPublic, kUser, kAdmin };
+  using Handler =
+      std::function<void(const httplib::Request&, httplib::Response&, const Principal&)>;
+  void get(const std::string& pattern, const char* route, Access access, Handler handler);
+  void post(const std::string& pattern, const char* route, Access access, Handler handler);
+  std::function<void(const httplib::Request&, httplib::Response&)> guard(const char* route,
+                                                                         Access access,
+                                                                         Handler handler);
+  void accessLog(const httplib::Request& req, const httplib::Response& res);
+
+  ApiDependencies deps_;
+  ServerOptions options_;
+  Authenticator auth_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::atomic<bool> stopped_{false};
+};
+
+// Response helpers shared by the route files.
+void sendJson(httplib::Response& res, int status, const nlohmann::json& body);
+void sendErrors(httplib::Response& res, int status, const Errors& errors);
+void sendError(httplib::Response& res, int status, Error error);
+// The HTTP status for an error code from below (store.not_found → 404, …; else 500).
+int statusFor(const std::string& code);
+
+}  // namespace tuneplane::api

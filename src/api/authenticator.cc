@@ -1,0 +1,79 @@
+// See authenticator.h.
+#include "api/authenticator.h"
+
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+
+#include <cstdio>
+
+namespace tuneplane::api {
+namespace {
+
+int hexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+bool decodeHex(std::string_view hex, unsigned char (&out)[32]) {
+  if (hex.size() != 64) return false;
+  for (std::size_t i = 0; i < 32; ++i) {
+    const int hi = hexValue(hex[2 * i]);
+    const int lo = hexValue(hex[2 * i + 1]);
+    if (hi < 0 || lo < 0) return false;
+    out[i] = static_cast<unsigned char>(hi * 16 + lo);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string sha256Hex(std::string_view text) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(64);
+  for (unsigned char b : digest) {
+    out += kHex[b >> 4];
+    out += kHex[b & 0xf];
+  }
+  return out;
+}
+
+Authenticator::Authenticator(std::vector<ApiToken> tokens) {
+  for (auto& token : tokens) {
+    Entry entry{};
+    if (!decodeHex(token.token_sha256, entry.digest)) continue;  // the loader refuses these
+    entry.principal = Principal{std::move(token.user), token.admin};
+    entries_.push_back(std::move(entry));
+  }
+}
+
+Result<Principal> Authenticator::authenticate(std::string_view authorization) const {
+  constexpr std::string_view kScheme = "Bearer ";
+  if (authorization.empty()) {
+    return fail("auth.missing_token", "Authorization",
+                "this route needs 'Authorization: Bearer <token>'");
+  }
+  if (authorization.size() <= kScheme.size() || authorization.size() > kMaxTokenBytes ||
+      authorization.substr(0, kScheme.size()) != kScheme) {
+    return fail("auth.missing_token", "Authorization", "expected 'Authorization: Bearer <token>'");
+  }
+  const std::string_view token = authorization.substr(kScheme.size());
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
+  const Entry* match = nullptr;
+  for (const Entry& entry : entries_) {
+    // Every entry is compared, whatever matched before.
+    const bool equal = CRYPTO_memcmp(entry.digest, digest, sizeof digest) == 0;
+    if (equal && match == nullptr) match = &entry;
+  }
+  if (match == nullptr) {
+    return fail("auth.invalid_token", "Authorization", "the token is not valid here");
+  }
+  return match->principal;
+}
+
+}  // namespace tuneplane::api

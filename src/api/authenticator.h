@@ -1,0 +1,44 @@
+// Authenticator: who is calling, from `Authorization: Bearer <token>`. The site file holds
+// only each token's SHA-256, so the server never stores a token; the presented token is
+// hashed and compared with every entry in constant time (CRYPTO_memcmp, and no early exit),
+// so neither the comparison nor the position of the match leaks through timing. Errors never
+// contain the token. Thread-safety: immutable after construction; authenticate() is const.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/server_config.h"
+#include "common/result.h"
+
+namespace tuneplane::api {
+
+struct Principal {
+  std::string user;
+  bool admin = false;
+};
+
+class Authenticator {
+ public:
+  explicit Authenticator(std::vector<ApiToken> tokens);
+
+  // `authorization` is the header's value ("" when absent).
+  // Errors: "auth.missing_token" (no header, or not "Bearer <token>"), "auth.invalid_token".
+  Result<Principal> authenticate(std::string_view authorization) const;
+
+  // Longer headers are refused before hashing (a token is short; this bounds the work).
+  static constexpr std::size_t kMaxTokenBytes = 4096;
+
+ private:
+  struct Entry {
+    unsigned char digest[32];
+    Principal principal;
+  };
+  std::vector<Entry> entries_;
+};
+
+// Lower-case hex SHA-256 of `text` (what the site file's token_sha256 holds).
+std::string sha256Hex(std::string_view text);
+
+}  // namespace tuneplane::api

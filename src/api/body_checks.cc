@@ -1,0 +1,140 @@
+// See body_checks.h.
+#include "api/body_checks.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+
+namespace tuneplane::api {
+namespace {
+
+std::string mediaType(std::string_view content_type) {
+  const auto semicolon = content_type.find(';');
+  std::string_view type = content_type.substr(0, semicolon);
+  while (!type.empty() && std::isspace(static_cast<unsigned char>(type.back()))) {
+    type.remove_suffix(1);
+  }
+  while (!type.empty() && std::isspace(static_cast<unsigned char>(type.front()))) {
+    type.remove_prefix(1);
+  }
+  std::string lower(type);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower;
+}
+
+Status tooDeep(const std::string& why) {
+  return fail("api.too_deep", "body",
+              why + "; no spec nests deeper than " + std::to_string(kMaxNesting) + " levels");
+}
+
+}  // namespace
+
+Status checkContentType(std::string_view content_type, BodyKind kind) {
+  static constexpr std::array<std::string_view, 5> kSpecTypes = {
+      "application/yaml", "application/x-yaml", "text/yaml", "application/json", "text/plain"};
+  const std::string type = mediaType(content_type);
+  const bool accepted = kind == BodyKind::kJson ? type == "application/json"
+                                                : std::find(kSpecTypes.begin(), kSpecTypes.end(),
+                                                            type) != kSpecTypes.end();
+  if (accepted) return ok();
+  return fail(
+      "api.unsupported_media_type", "Content-Type",
+      "'" + std::string(content_type) + "' is not accepted here; send " +
+          (kind == BodyKind::kJson ? "application/json" : "application/yaml or application/json"));
+}
+
+bool isValidUtf8(std::string_view text) {
+  std::size_t i = 0;
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  while (i < text.size()) {
+    const unsigned char c = byte(i);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t extra = 0;
+    uint32_t cp = 0;
+    if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + extra >= text.size()) return false;
+    for (std::size_t k = 1; k <= extra; ++k) {
+      if ((byte(i + k) & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (byte(i + k) & 0x3F);
+    }
+    // Overlong forms, surrogates and code points above U+10FFFF.
+    if ((extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return false;
+    }
+    i += extra + 1;
+  }
+  return true;
+}
+
+Status checkBodyText(std::string_view body) {
+  if (body.find('\0') != std::string_view::npos) {
+    return fail("api.nul_byte", "body", "the body contains a NUL byte");
+  }
+  if (!isValidUtf8(body)) return fail("api.invalid_utf8", "body", "the body is not UTF-8");
+  int depth = 0;
+  char quote = 0;
+  bool comment = false;
+  bool line_start = true;
+  int indent = 0;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (c == '\n') {
+      // A quote is closed at the line's end: a stray apostrophe in a plain scalar ("it's")
+      // must not hide the brackets of the lines after it. (A quoted scalar spanning lines
+      // is only scanned more strictly.)
+      comment = false;
+      quote = 0;
+      line_start = true;
+      indent = 0;
+      continue;
+    }
+    if (line_start) {
+      if (c == ' ') {
+        if (++indent > kMaxIndent) return tooDeep("a line is indented too deeply");
+        continue;
+      }
+      line_start = false;
+    }
+    if (comment) continue;
+    if (quote != 0) {
+      if (c == '\\' && quote == '"') {
+        ++i;  // an escaped character cannot end the string
+      } else if (c == quote) {
+        quote = 0;
+      }
+      continue;
+    }
+    const char before = i == 0 ? ' ' : body[i - 1];
+    const bool token_start = before == ' ' || before == '\t' || before == ':' || before == ',' ||
+                             before == '[' || before == '{' || before == '-' || before == '\n';
+    if ((c == '"' || c == '\'') && token_start) {
+      quote = c;
+    } else if (c == '#' && (before == ' ' || before == '\t' || before == '\n')) {
+      comment = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting) return tooDeep("brackets nest too deeply");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return ok();
+}
+
+}  // namespace tuneplane::api

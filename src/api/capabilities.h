@@ -1,0 +1,21 @@
+// GET /v1/capabilities: what this backend can and cannot do on this site, and why — the
+// kinds it runs and refuses, the refused features, the CPU-only rules, the site's GPU series
+// (and whether each is usable: one without a slurm_constraint is refused), partitions,
+// container runtime and registered runtimes. Also the reasons POST /v1/playgrounds and
+// /v1/deployments are refused with. Pure functions of the site.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "control/launch_pipeline.h"
+
+namespace tuneplane::api {
+
+nlohmann::json capabilitiesJson(const control::SiteContext& site);
+
+// The 422 body's error for a kind Slurm cannot run ("Playground", "ModelDeployment"):
+// code launch.kind_not_supported, field "kind".
+Error kindRefusal(const std::string& kind);
+
+}  // namespace tuneplane::api

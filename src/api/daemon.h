@@ -1,0 +1,75 @@
+// Daemon: everything `tuneplane serve` runs, wired together — the Slurm client (metered for
+// /metrics), the launch pipeline's collaborators, the job service, the reconciler on its
+// ControlLoop thread, a second Slurm client for /readyz (one try, short timeout, so a probe
+// never queues behind the loop's requests), and the ApiServer. The store is the caller's
+// (serve opens SQLite; tests pass one in memory).
+//
+// Stop order: the HTTP server first (no new request; in-flight ones finish, so every store
+// write they started completes), then the loop at its next safe point. Slurm jobs keep
+// running; a restart picks every job up from the store.
+// Thread-safety: start() and stop() from one thread.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "api/api_server.h"
+#include "api/metered_slurm_client.h"
+#include "api/metrics.h"
+#include "catalog/artifact_verifier.h"
+#include "common/clock.h"
+#include "control/control_loop.h"
+#include "control/job_service.h"
+#include "control/reconciler.h"
+#include "launch/attempt_identity.h"
+#include "slurm/rest_client.h"
+#include "staging/staging_fs.h"
+
+namespace tuneplane::api {
+
+struct DaemonOptions {
+  ServerOptions server;
+  std::chrono::milliseconds poll_interval{10'000};
+  std::function<void(const std::string&)> access_log;  // one JSON line per request
+};
+
+class Daemon {
+ public:
+  // Builds and starts everything. Errors: "slurm.config" (the site's slurm section),
+  // "api.listen". REQUIRES: `site` and `store` outlive the daemon.
+  static Result<std::unique_ptr<Daemon>> start(const control::SiteContext& site,
+                                               store::JobStore& store, DaemonOptions options);
+  ~Daemon();  // stop()
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  int port() const { return server_->port(); }
+  std::string baseUrl() const { return server_->baseUrl(); }
+  control::ControlLoop& loop() { return *loop_; }
+  // See above. Idempotent.
+  void stop();
+
+ private:
+  Daemon(const control::SiteContext& site, store::JobStore& store);
+  std::string loopMetrics() const;
+
+  const control::SiteContext& site_;
+  store::JobStore& store_;
+  SystemClock clock_;
+  Metrics metrics_;
+  catalog::ArtifactVerifier verifier_;
+  launch::OpenSslRandomSource random_;
+  staging::PosixStagingFs fs_;
+  std::unique_ptr<slurm::SlurmRestClient> slurm_;
+  std::unique_ptr<slurm::SlurmRestClient> probe_;
+  std::unique_ptr<MeteredSlurmClient> metered_;
+  std::unique_ptr<control::AttemptLauncher> launcher_;
+  std::unique_ptr<control::JobService> service_;
+  std::unique_ptr<control::Reconciler> reconciler_;
+  std::unique_ptr<control::ControlLoop> loop_;
+  std::unique_ptr<ApiServer> server_;
+};
+
+}  // namespace tuneplane::api

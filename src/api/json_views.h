@@ -1,0 +1,36 @@
+// The /v1 API's objects as JSON (README, "tuneplane serve and the /v1 API"): a job (full,
+// or the list's summary), its attempts and components, events, and errors. Times are
+// RFC 3339 UTC with milliseconds, null when unset. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/result.h"
+#include "store/job_store.h"
+
+namespace tuneplane::api {
+
+// "2026-12-03T05:07:38.123Z"; null for 0 (unset).
+nlohmann::json timeJson(int64_t unix_ms);
+
+nlohmann::json componentJson(const store::ComponentRecord& component);
+// `with_components`: false for the list's current_attempt summary.
+nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components);
+// GET /v1/jobs/{id}: the job with its spec and every attempt.
+nlohmann::json jobJson(const store::JobView& view);
+// One item of GET /v1/jobs: no spec and no attempts; attempt_count and current_attempt
+// instead. `attempts` may be empty (the list does not read them).
+nlohmann::json jobSummaryJson(const store::JobRecord& job);
+nlohmann::json eventJson(const store::EventRecord& event);
+
+// {"errors": [{code, field, message}, …]}
+nlohmann::json errorsJson(const Errors& errors);
+
+// Serialises for a response: invalid UTF-8 in a string (a log, a spec) becomes U+FFFD
+// instead of throwing.
+std::string dump(const nlohmann::json& value);
+
+}  // namespace tuneplane::api

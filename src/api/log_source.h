@@ -1,0 +1,32 @@
+// What GET /v1/jobs/{id}/logs reads: one component's scheduler log through the log reader
+// (control/log_tail.h: 64 KiB / 2,000-line tail, safe opening, valid UTF-8), behind a seam
+// (LogReader) so route tests can inject logs. Thread-safety: free functions, no shared state.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "common/result.h"
+#include "control/log_tail.h"
+#include "store/job_store.h"
+
+namespace tuneplane::api {
+
+using LogStream = control::LogStream;
+using LogSnapshot = control::LogTail;
+
+using LogReader =
+    std::function<Result<LogSnapshot>(const std::string& attempt_dir, std::string_view pool,
+                                      LogStream stream, control::JobState job)>;
+
+// control::readLogTail with the default limits.
+Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view pool,
+                            LogStream stream, control::JobState job);
+
+// kRanAndEnded when Slurm started the component (it has a start time) and the attempt has
+// ended: a log still missing then was never written (the job user's permissions).
+control::JobState logJobState(const store::AttemptRecord& attempt,
+                              const store::ComponentRecord* component);
+
+}  // namespace tuneplane::api

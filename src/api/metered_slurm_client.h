@@ -1,0 +1,38 @@
+// MeteredSlurmClient: a SlurmClient decorator that times every call to slurmrestd and
+// counts it by operation and outcome in Metrics (GET /metrics). `tuneplane serve` hands it
+// to the reconciler in place of the real client. Thread-safety: as the wrapped client's;
+// Metrics is thread-safe.
+#pragma once
+
+#include "api/metrics.h"
+#include "slurm/slurm_client.h"
+
+namespace tuneplane::api {
+
+class MeteredSlurmClient final : public slurm::SlurmClient {
+ public:
+  // REQUIRES: `inner` and `metrics` outlive the decorator.
+  MeteredSlurmClient(slurm::SlurmClient& inner, Metrics& metrics)
+      : inner_(inner), metrics_(metrics) {}
+
+  // slurm::SlurmClient:
+  slurm::SlurmResult<slurm::PingResult> ping() override;
+  slurm::SlurmResult<slurm::SubmitReceipt> submit(const nlohmann::json& body) override;
+  slurm::SlurmResult<std::vector<slurm::JobRecord>> getJob(const std::string& job) override;
+  slurm::SlurmResult<slurm::JobListing> listJobs(std::optional<int64_t> update_time) override;
+  slurm::SlurmResult<std::vector<slurm::JobStateEntry>> listJobStates(
+      const std::vector<uint64_t>& job_ids) override;
+  slurm::SlurmStatus cancel(const std::string& sluid,
+                            const std::optional<std::string>& signal) override;
+  slurm::SlurmResult<std::vector<slurm::PartitionInfo>> listPartitions() override;
+  slurm::SlurmResult<std::vector<slurm::NodeInfo>> listNodes() override;
+
+ private:
+  template <typename Call>
+  auto timed(const char* operation, Call&& call);
+
+  slurm::SlurmClient& inner_;
+  Metrics& metrics_;
+};
+
+}  // namespace tuneplane::api

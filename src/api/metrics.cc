@@ -1,0 +1,98 @@
+// See metrics.h.
+#include "api/metrics.h"
+
+#include <fmt/format.h>
+
+namespace tuneplane::api {
+
+std::string escapeLabel(std::string_view value) {
+  std::string out;
+  out.reserve(value.size());
+  for (char c : value) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void Histogram::observe(double seconds) {
+  ++count_;
+  sum_ += seconds;
+  for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i) {
+    if (seconds <= kLatencyBuckets[i]) {
+      ++buckets_[i];
+      return;
+    }
+  }
+}
+
+void Histogram::render(std::string& out, std::string_view name, const std::string& labels) const {
+  const std::string sep = labels.empty() ? "" : ",";
+  uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i) {
+    cumulative += buckets_[i];
+    out += fmt::format("{}_bucket{{{}{}le=\"{}\"}} {}\n", name, labels, sep, kLatencyBuckets[i],
+                       cumulative);
+  }
+  out += fmt::format("{}_bucket{{{}{}le=\"+Inf\"}} {}\n", name, labels, sep, count_);
+  const std::string braces = labels.empty() ? "" : "{" + labels + "}";
+  out += fmt::format("{}_sum{} {}\n{}_count{} {}\n", name, braces, sum_, name, braces, count_);
+}
+
+void Metrics::observeRequest(std::string_view method, std::string_view route, int status,
+                             double seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++requests_[{std::string(method), std::string(route), status}];
+  request_seconds_[std::string(route)].observe(seconds);
+}
+
+void Metrics::observeSlurm(std::string_view operation, bool ok, double seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ++slurm_calls_[{std::string(operation), ok}];
+  slurm_seconds_[std::string(operation)].observe(seconds);
+}
+
+std::string Metrics::render() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out;
+  out +=
+      "# HELP tuneplane_http_requests_total HTTP requests served, by route template and status.\n"
+      "# TYPE tuneplane_http_requests_total counter\n";
+  for (const auto& [key, count] : requests_) {
+    const auto& [method, route, status] = key;
+    out += fmt::format(
+        "tuneplane_http_requests_total{{method=\"{}\",route=\"{}\",status=\"{}\"}} {}\n",
+        escapeLabel(method), escapeLabel(route), status, count);
+  }
+  out +=
+      "# HELP tuneplane_http_request_duration_seconds Time to answer an HTTP request.\n"
+      "# TYPE tuneplane_http_request_duration_seconds histogram\n";
+  for (const auto& [route, histogram] : request_seconds_) {
+    histogram.render(out, "tuneplane_http_request_duration_seconds",
+                     "route=\"" + escapeLabel(route) + "\"");
+  }
+  out +=
+      "# HELP tuneplane_slurm_requests_total Calls to slurmrestd, by operation and outcome.\n"
+      "# TYPE tuneplane_slurm_requests_total counter\n";
+  for (const auto& [key, count] : slurm_calls_) {
+    out += fmt::format("tuneplane_slurm_requests_total{{operation=\"{}\",outcome=\"{}\"}} {}\n",
+                       escapeLabel(key.first), key.second ? "ok" : "error", count);
+  }
+  out +=
+      "# HELP tuneplane_slurm_request_duration_seconds Time of a slurmrestd call, retries "
+      "included (operation=\"submit\" is the submit latency).\n"
+      "# TYPE tuneplane_slurm_request_duration_seconds histogram\n";
+  for (const auto& [operation, histogram] : slurm_seconds_) {
+    histogram.render(out, "tuneplane_slurm_request_duration_seconds",
+                     "operation=\"" + escapeLabel(operation) + "\"");
+  }
+  return out;
+}
+
+}  // namespace tuneplane::api

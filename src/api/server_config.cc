@@ -1,0 +1,158 @@
+// See server_config.h.
+#include "api/server_config.h"
+
+#include <charconv>
+#include <set>
+
+#include "catalog/file_paths.h"
+#include "spec/names.h"
+#include "spec/yaml_reader.h"
+
+namespace tuneplane::api {
+namespace {
+
+using spec::YamlReader;
+using R = spec::YamlReader;
+
+bool isLowerHex64(std::string_view s) {
+  if (s.size() != 64) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+void parseTokens(YamlReader& r, const YAML::Node& list, std::vector<ApiToken>& out) {
+  if (!list.IsSequence()) {
+    r.report("wrong_type", "server.tokens", "expected a list of {user, token_sha256, admin}");
+    return;
+  }
+  std::set<std::string> hashes;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string path = R::index("server.tokens", i);
+    const YAML::Node entry = list[i];
+    if (!r.checkMap(entry, path, {"user", "token_sha256", "admin"})) continue;
+    ApiToken token;
+    if (auto user = r.str(r.require(entry, "user", path), R::child(path, "user"))) {
+      token.user = *user;
+    }
+    const YAML::Node hash = r.require(entry, "token_sha256", path);
+    if (R::present(hash)) {
+      if (auto text = r.str(hash, R::child(path, "token_sha256"))) {
+        if (!isLowerHex64(*text)) {
+          r.report("invalid_hash", R::child(path, "token_sha256"),
+                   "expected the token's SHA-256 as 64 lower-case hex digits "
+                   "(printf %s TOKEN | sha256sum), never the token itself");
+        } else if (!hashes.insert(*text).second) {
+          r.report("duplicate_token", R::child(path, "token_sha256"),
+                   "two entries share this token: each token names one user");
+        } else {
+          token.token_sha256 = *text;
+        }
+      }
+    }
+    const YAML::Node admin = R::get(entry, "admin");
+    if (R::present(admin)) {
+      if (auto v = r.boolean(admin, R::child(path, "admin"))) token.admin = *v;
+    }
+    if (!token.user.empty() && !spec::isDnsLabel(token.user)) {
+      r.report("invalid_value", R::child(path, "user"),
+               "'" + token.user + "' is not a user name (lower-case letters, digits, '-')");
+    }
+    // A user may hold several tokens (rotation): only the hash must be unique.
+    if (!token.user.empty() && !token.token_sha256.empty()) out.push_back(std::move(token));
+  }
+}
+
+}  // namespace
+
+Result<ListenAddress> parseListen(std::string_view text, const std::string& field) {
+  const auto bad = [&](const std::string& why) {
+    return fail("server.invalid_listen", field,
+                "'" + std::string(text) + "' is not HOST:PORT: " + why);
+  };
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return bad("expected HOST:PORT");
+  std::string_view host = text.substr(0, colon);
+  if (host.front() == '[') {
+    if (host.back() != ']' || host.size() < 3) return bad("an IPv6 host is written [ADDR]");
+    host = host.substr(1, host.size() - 2);
+  }
+  const std::string_view port_text = text.substr(colon + 1);
+  int port = -1;
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (ec != std::errc() || end != port_text.data() + port_text.size() || port < 0 || port > 65535) {
+    return bad("the port must be 0..65535");
+  }
+  return ListenAddress{std::string(host), port};
+}
+
+Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
+                                        const std::optional<std::string>& site_dir) {
+  YamlReader r("server");
+  ServerConfig config;
+  config.db = site_dir ? *site_dir + "/" + kDefaultDbName : kDefaultDbName;
+  const auto root = r.parseRoot(site_yaml);
+  if (!root) return failAll(r.takeErrors());
+  const YAML::Node server = R::get(*root, "server");
+  if (!R::present(server)) return config;  // every default; no tokens: every /v1 call is 401
+  if (!r.checkMap(server, "server",
+                  {"listen", "db", "poll_interval", "max_body_bytes", "threads", "tokens"})) {
+    return failAll(r.takeErrors());
+  }
+  if (auto listen = r.optStr(server, "listen", "server")) {
+    if (auto parsed = parseListen(*listen, "server.listen"); !parsed) {
+      r.report("invalid_listen", "server.listen", parsed.error().message);
+    }
+    config.listen = *listen;
+  }
+  if (auto db = r.optStr(server, "db", "server")) {
+    if (auto resolved = catalog::resolveAgainst(*db, site_dir)) {
+      config.db = *resolved;
+    } else {
+      r.report("invalid_path", "server.db", "a relative db path needs the site file's directory");
+    }
+  }
+  const YAML::Node poll = R::get(server, "poll_interval");
+  if (R::present(poll)) {
+    auto text = r.str(poll, "server.poll_interval", spec::Text::kAnyScalar);
+    auto parsed = text ? spec::parseDuration(*text) : std::nullopt;
+    if (text && (!parsed || parsed->count() <= 0)) {
+      r.report("invalid_duration", "server.poll_interval",
+               "'" + *text + "' is not a positive duration (e.g. 10s, 500ms)");
+    } else if (parsed) {
+      config.poll_interval = *parsed;
+    }
+  }
+  const YAML::Node max_body = R::get(server, "max_body_bytes");
+  if (R::present(max_body)) {
+    auto v = r.integer(max_body, "server.max_body_bytes");
+    if (v && (*v < 1024 || *v > 64LL * 1024 * 1024)) {
+      r.report("invalid_value", "server.max_body_bytes", "must be 1024..67108864");
+    } else if (v) {
+      config.max_body_bytes = static_cast<std::size_t>(*v);
+    }
+  }
+  if (auto threads = r.optInt(server, "threads", "server")) {
+    if (*threads < 1 || *threads > 256) {
+      r.report("invalid_value", "server.threads", "must be 1..256");
+    } else {
+      config.threads = *threads;
+    }
+  }
+  const YAML::Node tokens = R::get(server, "tokens");
+  if (R::present(tokens)) parseTokens(r, tokens, config.tokens);
+  if (r.hasErrors()) return failAll(r.takeErrors());
+  return config;
+}
+
+Checked<ServerConfig> loadServerConfig(const std::string& site_path) {
+  auto text = catalog::readWholeFile(site_path);
+  if (!text) {
+    return failAll({Error{"server.file_unreadable", "--site", "cannot read " + site_path}});
+  }
+  return parseServerConfig(*text, catalog::absoluteDirectoryOf(site_path));
+}
+
+}  // namespace tuneplane::api

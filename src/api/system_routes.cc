@@ -1,0 +1,122 @@
+// The routes of ApiServer (api_server.h) that are not about one job: validation, the refused
+// kinds, capabilities, whoami, health, readiness and metrics. /healthz, /readyz and /metrics
+// are public (probes and scrapers carry no token; they reveal no job, user or spec — only
+// counts by phase and by route template). Everything under /v1 needs a token.
+#include <httplib.h>
+
+#include "api/api_server.h"
+#include "api/body_checks.h"
+#include "api/capabilities.h"
+#include "api/json_views.h"
+
+namespace tuneplane::api {
+namespace {
+
+using nlohmann::json;
+
+json validationSummary(const launch::LaunchRequest& request) {
+  json components = json::array();
+  int64_t minutes = 0;
+  for (const auto& c : request.components) {
+    components.push_back({{"pool", c.pool_name},
+                          {"partition", c.partition},
+                          {"constraint", c.constraint ? json(*c.constraint) : json()},
+                          {"nodes", c.nodes},
+                          {"gpus_per_node", c.gpus_per_node},
+                          {"cpus_per_node", c.cpus_per_node},
+                          {"memory_mb", c.memory_mb}});
+    minutes = std::max<int64_t>(minutes, c.time_limit.count());
+  }
+  return {{"valid", true},
+          {"job_name", request.job_name},
+          {"framework", request.framework},
+          {"container_runtime", catalog::toString(request.container_runtime)},
+          {"artifact", {{"path", request.artifact.path}, {"sha256", request.artifact.sha256}}},
+          {"time_limit", {{"minutes", minutes}}},
+          {"components", std::move(components)},
+          {"warnings", json::array()}};
+}
+
+}  // namespace
+
+void ApiServer::installSystemRoutes() {
+  post("/v1/validate", "/v1/validate", Access::kUser,
+       [this](const httplib::Request& req, httplib::Response& res, const Principal&) {
+         if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kSpec);
+             !type) {
+           return sendError(res, 415, type.error());
+         }
+         if (auto body = checkBodyText(req.body); !body) return sendError(res, 400, body.error());
+         auto prepared = deps_.launcher.validate(req.body);
+         if (!prepared) return sendErrors(res, 422, prepared.error());
+         sendJson(res, 200, validationSummary(prepared->request));
+       });
+
+  for (const auto& [path, kind] : {std::pair{"/v1/playgrounds", "Playground"},
+                                   std::pair{"/v1/deployments", "ModelDeployment"}}) {
+    post(path, path, Access::kUser,
+         [kind](const httplib::Request&, httplib::Response& res, const Principal&) {
+           sendError(res, 422, kindRefusal(kind));
+         });
+  }
+
+  get("/v1/capabilities", "/v1/capabilities", Access::kUser,
+      [this](const httplib::Request&, httplib::Response& res, const Principal&) {
+        sendJson(res, 200, capabilitiesJson(deps_.launcher.site()));
+      });
+
+  get("/v1/whoami", "/v1/whoami", Access::kUser,
+      [](const httplib::Request&, httplib::Response& res, const Principal& who) {
+        sendJson(res, 200, {{"user", who.user}, {"admin", who.admin}});
+      });
+
+  get("/healthz", "/healthz", Access::kPublic,
+      [](const httplib::Request&, httplib::Response& res, const Principal&) {
+        sendJson(res, 200, {{"status", "ok"}});
+      });
+
+  get("/readyz", "/readyz", Access::kPublic,
+      [this](const httplib::Request&, httplib::Response& res, const Principal&) {
+        Errors errors;
+        json checks = json::object();
+        if (auto counted = deps_.store.countJobsByPhase(); counted) {
+          checks["store"] = "ok";
+        } else {
+          checks["store"] = counted.error().message;
+          errors.push_back({"api.store_unavailable", "store", counted.error().message});
+        }
+        if (deps_.slurm_ready) {
+          if (auto answered = deps_.slurm_ready(); answered) {
+            checks["slurm"] = "ok";
+          } else {
+            checks["slurm"] = answered.error().message;
+            errors.push_back({"api.slurm_unavailable", "slurm", answered.error().message});
+          }
+        }
+        if (!errors.empty()) {
+          json body = errorsJson(errors);
+          body["checks"] = std::move(checks);
+          return sendJson(res, 503, body);
+        }
+        sendJson(res, 200, {{"status", "ready"}, {"checks", std::move(checks)}});
+      });
+
+  get("/metrics", "/metrics", Access::kPublic,
+      [this](const httplib::Request&, httplib::Response& res, const Principal&) {
+        std::string text =
+            "# HELP tuneplane_jobs Jobs in the store, by phase.\n"
+            "# TYPE tuneplane_jobs gauge\n";
+        if (auto counts = deps_.store.countJobsByPhase()) {
+          for (const auto& [phase, count] : *counts) {
+            text += "tuneplane_jobs{phase=\"" + std::string(store::toString(phase)) + "\"} " +
+                    std::to_string(count) + "\n";
+          }
+        }
+        text += deps_.metrics.render();
+        if (deps_.extra_metrics) text += deps_.extra_metrics();
+        res.status = 200;
+        res.set_content(text, "text/plain; version=0.0.4; charset=utf-8");
+      });
+}
+
+}  // namespace tuneplane::api

@@ -1,0 +1,106 @@
+// `tuneplane serve --site FILE [--db PATH] [--listen HOST:PORT]`: the control plane's
+// daemon — the reconciler and the /v1 HTTP API in one process (api/daemon.h). Settings come
+// from the site file's `server:` section (api/server_config.h); the flags override them.
+// SIGTERM or SIGINT stops it at a safe point (exit 0); Slurm jobs keep running and the next
+// start picks them up from the store. Logs go to stderr; the access log (one JSON line per
+// request, never a token) to stdout.
+#include <pthread.h>
+#include <signal.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "api/daemon.h"
+#include "api/server_config.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "control/launch_pipeline.h"
+#include "store/sqlite_job_store.h"
+
+namespace tuneplane::cli {
+namespace {
+
+struct ServeFlags {
+  std::optional<std::string> site_file;
+  std::optional<std::string> db;
+  std::optional<std::string> listen;
+};
+
+[[noreturn]] void failLines(const Errors& errors, int code) {
+  failWith(errors, OutputFormat::kText, code, std::cout, std::cerr);
+}
+
+void runServe(const ServeFlags& flags) {
+  // Every thread started from here on inherits this mask, so the signals reach only the
+  // sigwait below: no handler runs in the middle of a store write.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  auto context = control::loadSiteContext(flags.site_file);
+  if (!context) failLines(context.error(), kExitInvalid);
+  auto config = api::loadServerConfig(context->site_path);
+  if (!config) failLines(config.error(), kExitInvalid);
+  if (flags.db) config->db = *flags.db;
+  if (flags.listen) config->listen = *flags.listen;
+  auto listen = api::parseListen(config->listen, flags.listen ? "--listen" : "server.listen");
+  if (!listen) failLines({listen.error()}, kExitInvalid);
+  if (config->tokens.empty()) {
+    spdlog::warn("serve: server.tokens is empty: every /v1 request will be refused (401)");
+  }
+
+  auto store = store::SqliteJobStore::open(config->db);
+  if (!store) failLines({store.error()}, kExitFailure);
+
+  auto access =
+      std::make_shared<spdlog::logger>("access", std::make_shared<spdlog::sinks::stdout_sink_mt>());
+  access->set_pattern("%v");
+  access->flush_on(spdlog::level::info);  // a line per request, even when stdout is a pipe
+  api::DaemonOptions options;
+  options.server = {*listen, config->tokens, config->max_body_bytes, config->threads};
+  options.poll_interval = config->poll_interval;
+  options.access_log = [access](const std::string& line) { access->info(line); };
+  auto daemon = api::Daemon::start(*context, **store, std::move(options));
+  if (!daemon) {
+    failLines({daemon.error()}, daemon.error().code == "api.listen" ? kExitFailure : kExitInvalid);
+  }
+  spdlog::info("serve: listening on {} (db {}, polling every {} ms)", (*daemon)->baseUrl(),
+               config->db, config->poll_interval.count());
+
+  int signal_number = 0;
+  while (sigwait(&stop_signals, &signal_number) != 0) {
+  }
+  spdlog::info("serve: {} received; stopping at a safe point (Slurm jobs keep running)",
+               signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  (*daemon)->stop();
+  spdlog::info("serve: stopped");
+}
+
+}  // namespace
+
+void addServeCommand(CLI::App& app) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "serve",
+      "Run the control plane: the reconciler and the /v1 HTTP API (README, 'tuneplane serve\n"
+      "and the /v1 API'). Settings from the site file's server: section; flags override.\n"
+      "SIGTERM/SIGINT stop it at a safe point. Exit codes: 0 stopped by a signal; 1 the\n"
+      "store cannot be opened or the address cannot be bound; 2 a bad site file or flag.");
+  cmd->add_option(
+      "--site", flags->site_file,
+      std::string("Site file (YAML) with a server: section; default: $") + control::kSiteFileEnv);
+  cmd->add_option("--db", flags->db,
+                  "SQLite database (default: server.db, else tuneplane.db beside the site file)");
+  cmd->add_option("--listen", flags->listen,
+                  "HOST:PORT to listen on (default: server.listen, else 127.0.0.1:8080)");
+  cmd->callback([flags] { runServe(*flags); });
+}
+
+}  // namespace tuneplane::cli

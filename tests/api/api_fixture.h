@@ -1,0 +1,123 @@
+// ApiFixture: an ApiServer on loopback port 0 over SqliteJobStore in memory and a hermetic
+// site (tests/control/site_fixture.h) whose slurmrestd is unreachable — the route tests never
+// talk to Slurm; the control loop is not running, so jobs stay where the API put them.
+// Three callers: alice and bob (users) and root (admin). The access log is captured.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "../control/site_fixture.h"
+#include "api/api_server.h"
+#include "catalog/artifact_verifier.h"
+#include "control/job_service.h"
+#include "launch/attempt_identity.h"
+#include "staging/staging_fs.h"
+#include "store/sqlite_job_store.h"
+
+namespace tuneplane::api::testing {
+
+using control::testing::cpuSpec;
+using control::testing::SiteDir;
+using nlohmann::json;
+
+inline constexpr const char* kAliceToken = "alice-secret-token-0001";
+inline constexpr const char* kBobToken = "bob-secret-token-0002";
+inline constexpr const char* kRootToken = "root-secret-token-0003";
+
+class ApiFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = store::SqliteJobStore::open(store::SqliteJobStore::kInMemory);
+    ASSERT_TRUE(opened) << opened.error().describe();
+    store_ = std::move(*opened);
+    launcher_ = std::make_unique<control::AttemptLauncher>(context_, verifier_, random_, fs_);
+    service_ = std::make_unique<control::JobService>(*store_, *launcher_, clock_);
+    startServer();
+  }
+
+  virtual void tune(ApiDependencies& deps, ServerOptions& options) {
+    (void)deps;
+    (void)options;
+  }
+
+  void startServer() {
+    ApiDependencies deps{*service_, *store_, *launcher_, metrics_, readLog, {}, {}, {}, {}};
+    deps.job_submitted = [this] { ++wakes_; };
+    deps.access_log = [this](const std::string& line) {
+      std::lock_guard<std::mutex> lock(mu_);
+      access_.push_back(line);
+    };
+    ServerOptions options;
+    options.tokens = {{"alice", sha256Hex(kAliceToken), false},
+                      {"bob", sha256Hex(kBobToken), false},
+                      {"root", sha256Hex(kRootToken), true}};
+    options.max_body_bytes = 64 * 1024;
+    options.threads = 4;
+    tune(deps, options);
+    auto started = ApiServer::start(std::move(deps), std::move(options));
+    ASSERT_TRUE(started) << started.error().describe();
+    server_ = std::move(*started);
+    http_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
+    http_->set_read_timeout(30, 0);
+  }
+
+  void TearDown() override { server_.reset(); }
+
+  static httplib::Headers bearer(const std::string& token) {
+    if (token.empty()) return {};
+    return {{"Authorization", "Bearer " + token}};
+  }
+  httplib::Result get(const std::string& path, const std::string& token = kAliceToken) {
+    return http_->Get(path.c_str(), bearer(token));
+  }
+  httplib::Result post(const std::string& path, const std::string& body,
+                       const std::string& token = kAliceToken,
+                       const std::string& type = "application/yaml") {
+    return http_->Post(path.c_str(), bearer(token), body, type.c_str());
+  }
+  static json body(const httplib::Result& res) {
+    return res ? json::parse(res->body, nullptr, false) : json();
+  }
+  // The first error's code of an error answer.
+  static std::string code(const httplib::Result& res) {
+    const json b = body(res);
+    if (!b.contains("errors") || b["errors"].empty()) return "<no errors>";
+    return b["errors"][0].value("code", "");
+  }
+  // Submits a CPU job as `token`'s user; returns its id.
+  std::string submitJob(const std::string& token = kAliceToken, const std::string& name = "hello") {
+    auto res = post("/v1/jobs", cpuSpec("echo hello", "", name), token);
+    EXPECT_TRUE(res && res->status == 201) << (res ? res->body : "no answer");
+    return body(res).value("id", "");
+  }
+  std::vector<std::string> accessLines() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return access_;
+  }
+
+  SiteDir site_{"http://127.0.0.1:9", /*use_token_file=*/true};
+  control::SiteContext context_ = site_.context();
+  catalog::ArtifactVerifier verifier_;
+  launch::OpenSslRandomSource random_;
+  staging::PosixStagingFs fs_;
+  FakeClock clock_;
+  Metrics metrics_;
+  std::unique_ptr<store::SqliteJobStore> store_;
+  std::unique_ptr<control::AttemptLauncher> launcher_;
+  std::unique_ptr<control::JobService> service_;
+  std::unique_ptr<ApiServer> server_;
+  std::unique_ptr<httplib::Client> http_;
+  std::atomic<int> wakes_{0};
+  std::mutex mu_;
+  std::vector<std::string> access_;
+};
+
+}  // namespace tuneplane::api::testing

@@ -1,0 +1,122 @@
+// The guard every route goes through: authentication (401), admin routes (403), JSON errors
+// for what httplib answers itself (404, 413), body checks, and the access log.
+#include <filesystem>
+
+#include "api_fixture.h"
+
+namespace tuneplane::api::testing {
+namespace {
+
+class ApiServerTest : public ApiFixture {};
+
+TEST_F(ApiServerTest, NoTokenIs401MissingToken) {
+  auto res = get("/v1/whoami", "");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401);
+  EXPECT_EQ(code(res), "auth.missing_token");
+  EXPECT_EQ(res->get_header_value("WWW-Authenticate"), "Bearer");
+}
+
+TEST_F(ApiServerTest, AWrongTokenIs401InvalidToken) {
+  auto res = get("/v1/whoami", "not-a-token");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401);
+  EXPECT_EQ(code(res), "auth.invalid_token");
+  EXPECT_EQ(res->body.find("not-a-token"), std::string::npos);
+}
+
+TEST_F(ApiServerTest, ABasicAuthHeaderIsNotABearerToken) {
+  auto res = http_->Get("/v1/whoami", {{"Authorization", std::string("Basic ") + kAliceToken}});
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 401);
+  EXPECT_EQ(code(res), "auth.missing_token");
+}
+
+TEST_F(ApiServerTest, WhoamiNamesTheTokensUser) {
+  auto alice = get("/v1/whoami", kAliceToken);
+  ASSERT_TRUE(alice);
+  EXPECT_EQ(alice->status, 200);
+  EXPECT_EQ(body(alice), json({{"user", "alice"}, {"admin", false}}));
+  EXPECT_EQ(body(get("/v1/whoami", kRootToken)), json({{"user", "root"}, {"admin", true}}));
+}
+
+TEST_F(ApiServerTest, AnUnknownRouteIsAJson404) {
+  auto res = get("/v1/nothing-here");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  EXPECT_EQ(code(res), "api.not_found");
+}
+
+TEST_F(ApiServerTest, ABodyOverTheLimitIs413AndNothingIsStored) {
+  auto res = post("/v1/jobs", std::string(65 * 1024, 'a'));
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 413);
+  EXPECT_EQ(code(res), "api.body_too_large");
+  auto page = store_->listJobs({});
+  ASSERT_TRUE(page);
+  EXPECT_TRUE(page->jobs.empty());
+}
+
+TEST_F(ApiServerTest, AWrongContentTypeIs415) {
+  auto res = post("/v1/jobs", cpuSpec(), kAliceToken, "application/octet-stream");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 415);
+  EXPECT_EQ(code(res), "api.unsupported_media_type");
+}
+
+TEST_F(ApiServerTest, MalformedBodiesGetA400NamingTheProblem) {
+  struct Case {
+    std::string body;
+    std::string code;
+  };
+  const std::vector<Case> cases = {
+      {"name: \xff\xfe", "api.invalid_utf8"},
+      {std::string("name: a\0b", 9), "api.nul_byte"},
+      {"a: " + std::string(5000, '[') + std::string(5000, ']'), "api.too_deep"},
+      {"a: " + std::string(40, '{'), "api.too_deep"},
+  };
+  for (const auto& c : cases) {
+    auto res = post("/v1/jobs", c.body);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << c.code;
+    EXPECT_EQ(code(res), c.code);
+  }
+  // The server is still up.
+  EXPECT_EQ(get("/healthz", "")->status, 200);
+}
+
+TEST_F(ApiServerTest, AYamlAliasBombIsRefusedWithoutExpansion) {
+  std::string bomb = "a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n";
+  for (char c = 'b'; c <= 'j'; ++c) {
+    const char prev = static_cast<char>(c - 1);
+    bomb += std::string(1, c) + ": &" + c + " [*" + prev + ",*" + prev + ",*" + prev + ",*" + prev +
+            ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + ",*" + prev + "]\n";
+  }
+  auto res = post("/v1/jobs", bomb);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 422);  // refused by the spec's rules; nothing was expanded
+}
+
+TEST_F(ApiServerTest, TheAccessLogHasOneJsonLinePerRequestAndNoToken) {
+  ASSERT_TRUE(get("/v1/whoami", kAliceToken));
+  ASSERT_TRUE(get("/v1/whoami", "wrong-token-xyz"));
+  // The logger runs after the answer is written: wait (bounded) for both lines.
+  for (int i = 0; i < 500 && accessLines().size() < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  const auto lines = accessLines();
+  ASSERT_EQ(lines.size(), 2u);
+  const json first = json::parse(lines[0]);
+  EXPECT_EQ(first["user"], "alice");
+  EXPECT_EQ(first["route"], "/v1/whoami");
+  EXPECT_EQ(first["status"], 200);
+  EXPECT_EQ(json::parse(lines[1])["status"], 401);
+  EXPECT_TRUE(json::parse(lines[1])["user"].is_null());
+  for (const auto& line : lines) {
+    EXPECT_EQ(line.find(kAliceToken), std::string::npos);
+    EXPECT_EQ(line.find("wrong-token-xyz"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace tuneplane::api::testing

@@ -1,0 +1,311 @@
+// The /v1/jobs routes against the real job service and SQLite in memory: submit (201 with
+// Location, or 422 with every error and nothing stored or staged), owner scoping (another
+// user's job is 404; an admin sees all), listing with filters and pages, events, cancel,
+// abandon (admin only), and logs through an injected reader.
+#include <filesystem>
+#include <set>
+
+#include "api_fixture.h"
+
+namespace tuneplane::api::testing {
+namespace {
+
+class JobRoutesTest : public ApiFixture {};
+
+bool isEmptyDir(const std::string& dir) {
+  return std::filesystem::is_empty(dir);
+}
+
+TEST_F(JobRoutesTest, SubmitReturns201WithLocationAndTheJobAsStored) {
+  auto res = post("/v1/jobs", cpuSpec("echo hi", "", "hello"));
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 201) << res->body;
+  const json job = body(res);
+  EXPECT_EQ(res->get_header_value("Location"), "/v1/jobs/" + job["id"].get<std::string>());
+  EXPECT_EQ(job["name"], "hello");
+  EXPECT_EQ(job["owner"], "alice");
+  EXPECT_EQ(job["phase"], "Pending");
+  EXPECT_EQ(job["spec"], cpuSpec("echo hi", "", "hello"));
+  EXPECT_EQ(job["attempts"], json::array());
+  EXPECT_TRUE(job["created"].get<std::string>().ends_with("Z"));
+  EXPECT_EQ(wakes_.load(), 1);  // the control loop is told at once
+  auto stored = store_->getJob(job["id"]);
+  ASSERT_TRUE(stored && *stored);
+  EXPECT_EQ((*stored)->job.owner, "alice");
+}
+
+TEST_F(JobRoutesTest, AJsonSpecIsAcceptedToo) {
+  const std::string spec = R"({"apiVersion":"tuneplane.io/v1","kind":"TrainingJob",
+    "metadata":{"name":"jsonjob"},
+    "spec":{"framework":{"name":"custom","task":"custom","runtime_id":"custom-demo",
+      "command":["bash","-c","echo hi"]},
+      "resources":{"time_limit":"10m","pools":[{"name":"main","nodes":1,"gpus_per_node":0,
+      "cpus":1,"memory_gb":1}]}}})";
+  auto res = post("/v1/jobs", spec, kAliceToken, "application/json; charset=utf-8");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 201) << res->body;
+  EXPECT_EQ(body(res)["name"], "jsonjob");
+}
+
+TEST_F(JobRoutesTest, ABadSpecIs422WithEveryErrorAndNothingStoredOrStaged) {
+  // Two problems at once: a data volume and a multi-node CPU job.
+  std::string multi = cpuSpec("echo hi", "  data:\n    volumes:\n      - name: ds\n", "bad");
+  multi.replace(multi.find("nodes: 1"), 8, "nodes: 2");
+  auto res = post("/v1/jobs", multi);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 422) << res->body;
+  const json errors = body(res)["errors"];
+  ASSERT_GE(errors.size(), 1u);
+  std::set<std::string> codes;
+  for (const auto& e : errors) {
+    codes.insert(e["code"].get<std::string>());
+    EXPECT_TRUE(e.contains("field"));
+    EXPECT_FALSE(e["message"].get<std::string>().empty());
+  }
+  EXPECT_TRUE(codes.count("launch.volumes_not_supported")) << errors.dump();
+  EXPECT_TRUE(codes.count("launch.cpu_only_multi_node")) << errors.dump();
+  auto page = store_->listJobs({});
+  ASSERT_TRUE(page);
+  EXPECT_TRUE(page->jobs.empty());
+  EXPECT_TRUE(isEmptyDir(site_.stagingRoot()));
+  EXPECT_EQ(wakes_.load(), 0);
+}
+
+TEST_F(JobRoutesTest, RefusalsOnSlurmCarryTheirRuleCodes) {
+  struct Case {
+    std::string name;
+    std::string spec;
+    std::string code;
+  };
+  std::string volumes = cpuSpec("echo", "  data:\n    volumes:\n      - name: ds\n");
+  std::string playground = cpuSpec();
+  playground.replace(playground.find("TrainingJob"), 11, "Playground");
+  std::string multi = cpuSpec();
+  multi.replace(multi.find("nodes: 1"), 8, "nodes: 2");
+  const std::vector<Case> cases = {
+      {"volumes", volumes, "launch.volumes_not_supported"},
+      {"playground kind", playground, "launch.kind_not_supported"},
+      {"cpu multi-node", multi, "launch.cpu_only_multi_node"},
+  };
+  for (const auto& c : cases) {
+    auto res = post("/v1/jobs", c.spec);
+    ASSERT_TRUE(res) << c.name;
+    EXPECT_EQ(res->status, 422) << c.name << ": " << res->body;
+    bool found = false;
+    const json answer = body(res);
+    for (const auto& e : answer["errors"]) found = found || e["code"] == c.code;
+    EXPECT_TRUE(found) << c.name << ": " << res->body;
+  }
+}
+
+TEST_F(JobRoutesTest, AnotherUsersJobIsNotFoundButAnAdminSeesIt) {
+  const std::string id = submitJob(kAliceToken);
+  EXPECT_EQ(get("/v1/jobs/" + id, kAliceToken)->status, 200);
+  for (const std::string& path :
+       {"/v1/jobs/" + id, "/v1/jobs/" + id + "/events", "/v1/jobs/" + id + "/logs"}) {
+    auto res = get(path, kBobToken);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 404) << path;
+    EXPECT_EQ(code(res), "api.not_found");
+  }
+  auto cancel = post("/v1/jobs/" + id + "/cancel", "", kBobToken);
+  EXPECT_EQ(cancel->status, 404);
+  auto stored = store_->getJob(id);
+  ASSERT_TRUE(stored && *stored);
+  EXPECT_FALSE((*stored)->job.cancel_requested);
+  auto admin = get("/v1/jobs/" + id, kRootToken);
+  ASSERT_TRUE(admin);
+  EXPECT_EQ(admin->status, 200);
+  EXPECT_EQ(body(admin)["owner"], "alice");
+}
+
+TEST_F(JobRoutesTest, AMalformedOrUnknownIdIs404) {
+  EXPECT_EQ(get("/v1/jobs/..%2F..%2Fetc")->status, 404);
+  EXPECT_EQ(get("/v1/jobs/hello-00000000")->status, 404);
+  EXPECT_EQ(code(get("/v1/jobs/hello-00000000")), "api.not_found");
+}
+
+TEST_F(JobRoutesTest, ListIsScopedToTheOwnerNewestFirstAndPaged) {
+  const std::string a1 = submitJob(kAliceToken, "first");
+  clock_.advance(std::chrono::seconds(1));
+  const std::string a2 = submitJob(kAliceToken, "second");
+  clock_.advance(std::chrono::seconds(1));
+  const std::string b1 = submitJob(kBobToken, "bobs");
+  auto res = get("/v1/jobs?limit=1", kAliceToken);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json page = body(res);
+  ASSERT_EQ(page["items"].size(), 1u);
+  EXPECT_EQ(page["items"][0]["id"], a2);
+  EXPECT_EQ(page["items"][0]["attempt_count"], 0);
+  EXPECT_TRUE(page["items"][0]["current_attempt"].is_null());
+  EXPECT_FALSE(page["items"][0].contains("spec"));
+  ASSERT_FALSE(page["continue"].get<std::string>().empty());
+  auto next = get("/v1/jobs?limit=1&continue=" + page["continue"].get<std::string>(), kAliceToken);
+  json page2 = body(next);
+  ASSERT_EQ(page2["items"].size(), 1u);
+  EXPECT_EQ(page2["items"][0]["id"], a1);
+  // An admin sees everyone's, or one owner's.
+  EXPECT_EQ(body(get("/v1/jobs", kRootToken))["items"].size(), 3u);
+  auto bobs = body(get("/v1/jobs?owner=bob", kRootToken));
+  ASSERT_EQ(bobs["items"].size(), 1u);
+  EXPECT_EQ(bobs["items"][0]["id"], b1);
+  // A user cannot ask for another's.
+  EXPECT_EQ(get("/v1/jobs?owner=bob", kAliceToken)->status, 403);
+}
+
+TEST_F(JobRoutesTest, ListFiltersByNamePhaseAndLabel) {
+  submitJob(kAliceToken, "one");
+  submitJob(kAliceToken, "two");
+  std::string labelled = cpuSpec("echo", "", "three");
+  labelled.replace(labelled.find("  name: three\n"), 14,
+                   "  name: three\n  labels:\n    team: nlp\n");
+  ASSERT_EQ(post("/v1/jobs", labelled)->status, 201);
+  EXPECT_EQ(body(get("/v1/jobs?name=two"))["items"].size(), 1u);
+  EXPECT_EQ(body(get("/v1/jobs?phase=Pending"))["items"].size(), 3u);
+  EXPECT_EQ(body(get("/v1/jobs?phase=Running"))["items"].size(), 0u);
+  auto labelled_page = body(get("/v1/jobs?label=team%3Dnlp"));
+  ASSERT_EQ(labelled_page["items"].size(), 1u);
+  EXPECT_EQ(labelled_page["items"][0]["labels"]["team"], "nlp");
+}
+
+TEST_F(JobRoutesTest, BadListParametersAre400NamingEach) {
+  auto res = get("/v1/jobs?phase=Sleeping&limit=0&label=novalue");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  std::set<std::string> fields;
+  const json answer = body(res);
+  for (const auto& e : answer["errors"]) fields.insert(e["field"].get<std::string>());
+  EXPECT_EQ(fields, (std::set<std::string>{"phase", "limit", "label"}));
+  EXPECT_EQ(get("/v1/jobs?continue=garbage")->status, 400);
+}
+
+TEST_F(JobRoutesTest, EventsListTheCreation) {
+  const std::string id = submitJob();
+  auto res = get("/v1/jobs/" + id + "/events");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  const json items = body(res)["items"];
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0]["from"], "");
+  EXPECT_EQ(items[0]["to"], "Pending");
+  EXPECT_EQ(items[0]["actor"], "alice");
+  EXPECT_EQ(items[0]["seq"], 1);
+}
+
+TEST_F(JobRoutesTest, CancelIs202AndRecordsWhoAsked) {
+  const std::string id = submitJob();
+  auto res = post("/v1/jobs/" + id + "/cancel", "");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 202) << res->body;
+  EXPECT_EQ(body(res)["cancel_requested"], true);
+  EXPECT_EQ(body(res)["cancel_requested_by"], "alice");
+  // An admin may cancel anyone's job; the request is idempotent.
+  EXPECT_EQ(post("/v1/jobs/" + id + "/cancel", "", kRootToken)->status, 202);
+}
+
+TEST_F(JobRoutesTest, AbandonIsForAdminsAndNeedsAReason) {
+  const std::string id = submitJob();
+  const std::string path = "/v1/jobs/" + id + "/attempts/1/abandon";
+  auto user = post(path, R"({"reason":"gone"})", kAliceToken, "application/json");
+  ASSERT_TRUE(user);
+  EXPECT_EQ(user->status, 403);
+  EXPECT_EQ(code(user), "auth.forbidden");
+  auto no_reason = post(path, R"({"why":"x"})", kRootToken, "application/json");
+  EXPECT_EQ(no_reason->status, 400);
+  EXPECT_EQ(code(no_reason), "api.invalid_body");
+  auto yaml = post(path, "reason: x", kRootToken, "application/yaml");
+  EXPECT_EQ(yaml->status, 415);
+  // The job has no SubmitUnknown attempt: there is nothing to abandon.
+  auto nothing =
+      post(path, R"({"reason":"the receipt is lost for good"})", kRootToken, "application/json");
+  ASSERT_TRUE(nothing);
+  EXPECT_EQ(nothing->status, 404) << nothing->body;
+}
+
+TEST_F(JobRoutesTest, AbandonOfALostReceiptIsRecordedWithWhoAndWhy) {
+  const std::string id = submitJob();
+  auto view = store_->getJob(id);
+  ASSERT_TRUE(view && *view);
+  store::AttemptRecord attempt;
+  attempt.job_id = id;
+  attempt.number = 1;
+  attempt.phase = store::AttemptPhase::kSubmitUnknown;
+  attempt.submit_token = "tp-0123456789abcdef0123456789abcdef";
+  attempt.staging_dir = site_.stagingRoot() + "/jobs/" + id + "/attempts/1";
+  store::JobRecord job = (*view)->job;
+  job.phase = store::JobPhase::kSubmitUnknown;
+  ASSERT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
+  auto res = post("/v1/jobs/" + id + "/attempts/1/abandon",
+                  R"({"reason":"the receipt is lost for good"})", kRootToken, "application/json");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 202) << res->body;
+  const json a = body(res)["attempts"][0];
+  EXPECT_EQ(a["abandoned_by"], "root");
+  EXPECT_EQ(a["abandon_reason"], "the receipt is lost for good");
+}
+
+class LogRoutesTest : public ApiFixture {
+ protected:
+  void tune(ApiDependencies& deps, ServerOptions&) override {
+    deps.logs = [this](const std::string& dir, std::string_view pool,
+                       LogStream stream, control::JobState) -> Result<LogSnapshot> {
+      asked_ = dir + "|" + std::string(pool) + "|" + (stream == LogStream::kStdout ? "out" : "err");
+      LogSnapshot snapshot;
+      snapshot.text = "line 1\nline 2\n";
+      snapshot.lines = 2;
+      snapshot.file_bytes = 14;
+      return snapshot;
+    };
+  }
+  // Gives the job an attempt with one component, as the reconciler would.
+  std::string withAttempt() {
+    const std::string id = submitJob();
+    auto view = store_->getJob(id);
+    store::AttemptRecord attempt;
+    attempt.job_id = id;
+    attempt.number = 1;
+    attempt.phase = store::AttemptPhase::kRunning;
+    attempt.submit_token = "tp-00112233445566778899aabbccddeeff";
+    attempt.staging_dir = "/staging/jobs/" + id + "/attempts/1";
+    attempt.components.push_back({0, "main", 7, "sX", {"RUNNING"}, "None", {}, {}, "cpu1", 0, 0});
+    store::JobRecord job = (*view)->job;
+    job.phase = store::JobPhase::kRunning;
+    EXPECT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
+    return id;
+  }
+  std::string asked_;
+};
+
+TEST_F(LogRoutesTest, LogsDefaultToTheLastAttemptsFirstComponentStdout) {
+  const std::string id = withAttempt();
+  auto res = get("/v1/jobs/" + id + "/logs");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const json log = body(res);
+  EXPECT_EQ(log["attempt"], 1);
+  EXPECT_EQ(log["component"], "main");
+  EXPECT_EQ(log["stream"], "stdout");
+  EXPECT_EQ(log["content"], "line 1\nline 2\n");
+  EXPECT_EQ(log["lines"], 2);
+  EXPECT_EQ(log["truncated"], false);
+  EXPECT_TRUE(log["missing_reason"].is_null());
+  EXPECT_EQ(asked_, "/staging/jobs/" + id + "/attempts/1|main|out");
+  ASSERT_EQ(get("/v1/jobs/" + id + "/logs?stream=stderr&attempt=1&component=main")->status, 200);
+  EXPECT_EQ(asked_, "/staging/jobs/" + id + "/attempts/1|main|err");
+}
+
+TEST_F(LogRoutesTest, UnknownAttemptComponentOrStreamAreRefused) {
+  const std::string id = withAttempt();
+  EXPECT_EQ(get("/v1/jobs/" + id + "/logs?attempt=2")->status, 404);
+  EXPECT_EQ(get("/v1/jobs/" + id + "/logs?component=other")->status, 404);
+  EXPECT_EQ(get("/v1/jobs/" + id + "/logs?component=..%2F..%2Fetc")->status, 404);
+  EXPECT_EQ(get("/v1/jobs/" + id + "/logs?stream=stdin")->status, 400);
+  const std::string pending = submitJob();
+  auto none = get("/v1/jobs/" + pending + "/logs");
+  EXPECT_EQ(none->status, 404);
+  EXPECT_EQ(body(none)["errors"][0]["field"], "attempt");
+}
+
+}  // namespace
+}  // namespace tuneplane::api::testing

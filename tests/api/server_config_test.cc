@@ -1,0 +1,131 @@
+// The site file's server: section: defaults, every field, and every problem reported.
+#include "api/server_config.h"
+#include "support/test_paths.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "api/authenticator.h"
+#include "catalog/site_loader.h"
+
+namespace tuneplane::api {
+namespace {
+
+const std::string kHash(64, 'a');
+
+std::set<std::string> codesOf(const Errors& errors) {
+  std::set<std::string> codes;
+  for (const auto& e : errors) codes.insert(e.code + "@" + e.field);
+  return codes;
+}
+
+TEST(ServerConfigTest, NoSectionMeansDefaultsBesideTheSiteFile) {
+  auto config = parseServerConfig("slurm: {}\n", "/etc/tuneplane");
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->listen, kDefaultListen);
+  EXPECT_EQ(config->db, "/etc/tuneplane/tuneplane.db");
+  EXPECT_TRUE(config->tokens.empty());
+  EXPECT_EQ(config->max_body_bytes, kDefaultMaxBodyBytes);
+}
+
+TEST(ServerConfigTest, ReadsEveryField) {
+  auto config = parseServerConfig(
+      "server:\n"
+      "  listen: 0.0.0.0:9090\n"
+      "  db: state/tp.db\n"
+      "  poll_interval: 2s\n"
+      "  max_body_bytes: 4096\n"
+      "  threads: 3\n"
+      "  tokens:\n"
+      "    - user: alice\n"
+      "      token_sha256: " +
+          kHash +
+          "\n"
+          "    - {user: root, token_sha256: " +
+          std::string(64, 'b') + ", admin: true}\n",
+      "/srv");
+  ASSERT_TRUE(config) << config.error().front().describe();
+  EXPECT_EQ(config->listen, "0.0.0.0:9090");
+  EXPECT_EQ(config->db, "/srv/state/tp.db");
+  EXPECT_EQ(config->poll_interval, std::chrono::seconds(2));
+  EXPECT_EQ(config->max_body_bytes, 4096u);
+  EXPECT_EQ(config->threads, 3);
+  ASSERT_EQ(config->tokens.size(), 2u);
+  EXPECT_EQ(config->tokens[0].user, "alice");
+  EXPECT_FALSE(config->tokens[0].admin);
+  EXPECT_TRUE(config->tokens[1].admin);
+}
+
+TEST(ServerConfigTest, ReportsEveryProblemWithItsField) {
+  auto config = parseServerConfig(
+      "server:\n"
+      "  listen: nowhere\n"
+      "  poll_interval: soon\n"
+      "  threads: 0\n"
+      "  colour: blue\n"
+      "  tokens:\n"
+      "    - user: alice\n"
+      "      token_sha256: plain-token-not-a-hash\n"
+      "    - user: bob\n"
+      "      token_sha256: " +
+          kHash +
+          "\n"
+          "    - user: carol\n"
+          "      token_sha256: " +
+          kHash + "\n",
+      "/srv");
+  ASSERT_FALSE(config);
+  const auto codes = codesOf(config.error());
+  EXPECT_TRUE(codes.count("server.invalid_listen@server.listen"));
+  EXPECT_TRUE(codes.count("server.invalid_duration@server.poll_interval"));
+  EXPECT_TRUE(codes.count("server.invalid_value@server.threads"));
+  EXPECT_TRUE(codes.count("server.unknown_field@server.colour"));
+  EXPECT_TRUE(codes.count("server.invalid_hash@server.tokens[0].token_sha256"));
+  EXPECT_TRUE(codes.count("server.duplicate_token@server.tokens[2].token_sha256"));
+  // The refused value is never echoed: it might be a token pasted by mistake.
+  for (const auto& e : config.error()) {
+    EXPECT_EQ(e.message.find("plain-token-not-a-hash"), std::string::npos);
+  }
+}
+
+TEST(ServerConfigTest, TheExampleSiteFileIsValid) {
+  const std::string path = (test::sourceDir() / "examples/site-serve.yaml").string();
+  auto config = loadServerConfig(path);
+  ASSERT_TRUE(config) << config.error().front().describe();
+  EXPECT_EQ(config->tokens.size(), 2u);
+  EXPECT_TRUE(config->tokens[1].admin);
+  EXPECT_EQ(config->tokens[0].token_sha256, sha256Hex("alice-demo-token"));
+  auto site = catalog::loadSiteConfigFile(path);  // the rest of the file, as catalog reads it
+  EXPECT_TRUE(site) << site.error().front().describe();
+}
+
+TEST(ServerConfigTest, ParseListenTable) {
+  struct Case {
+    std::string text;
+    bool ok;
+    std::string host;
+    int port;
+  };
+  const std::vector<Case> cases = {
+      {"127.0.0.1:8080", true, "127.0.0.1", 8080},
+      {"[::1]:0", true, "::1", 0},
+      {"localhost:65535", true, "localhost", 65535},
+      {"127.0.0.1", false, "", 0},
+      {":80", false, "", 0},
+      {"h:65536", false, "", 0},
+      {"h:-1", false, "", 0},
+      {"h:8o", false, "", 0},
+  };
+  for (const auto& c : cases) {
+    auto parsed = parseListen(c.text);
+    EXPECT_EQ(parsed.has_value(), c.ok) << c.text;
+    if (parsed && c.ok) {
+      EXPECT_EQ(parsed->host, c.host) << c.text;
+      EXPECT_EQ(parsed->port, c.port) << c.text;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tuneplane::api
