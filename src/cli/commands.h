@@ -1,8 +1,18 @@
 // The `tuneplane` command's subcommands. Each adds itself to the CLI11 app; its callback
 // throws CLI::RuntimeError(exit_code) to end the process with that code.
-// Exit codes scripts can trust: 0 success, 1 operational failure (I/O, Slurm unreachable),
-// 2 invalid input or refusal (the error on stderr), 3 authentication failed,
-// 4 outcome unknown (a submit that may have reached Slurm).
+// Exit codes scripts can trust (the README's table is the reference):
+//   0   success; with --wait, the job Succeeded
+//   1   the job ended Failed or Cancelled (--wait); for the offline and `slurm` commands,
+//       an operational failure (I/O, slurmrestd unreachable)
+//   2   invalid input or refusal: a bad flag, spec or config, a spec the server refused
+//       (422, every error printed with its field), no such job (404), another 4xx
+//   3   authentication: slurmrestd refused the token; the server answered 401 or 403
+//   4   outcome unknown: a request that changes something (submit, cancel, abandon) was sent
+//       but no answer came back — it may have been carried out
+//   5   the TunePlane server could not be reached, or failed (5xx, an answer that is not
+//       the API's)
+//   6   --timeout passed before the job (or the followed attempt) ended; nothing cancelled
+//   130 interrupted (Ctrl-C) while waiting or following; the job was not cancelled
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -14,10 +24,19 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitInvalid = 2;
 inline constexpr int kExitAuth = 3;
 inline constexpr int kExitUnknownOutcome = 4;
+inline constexpr int kExitJobFailed = 1;  // --wait: the job ended Failed or Cancelled
+inline constexpr int kExitServer = 5;
+inline constexpr int kExitTimeout = 6;
+inline constexpr int kExitInterrupted = 130;
 
 void addValidateCommand(CLI::App& app);  // validate_command.cc
 void addRenderCommand(CLI::App& app);    // render_command.cc
 void addSlurmCommand(CLI::App& app);     // slurm_command.cc: ping|submit|get|cancel|jobs
 void addDoctorCommand(CLI::App& app);    // doctor_command.cc: check a site, submit nothing
+// The verbs that talk to `tuneplane serve` (server_commands.h has their flags and runners).
+void addSubmitCommand(CLI::App& app);         // submit_command.cc: submit -f SPEC [--wait]
+void addGetCommands(CLI::App& app);           // get_commands.cc: get, describe, events
+void addLogsCommand(CLI::App& app);           // logs_command.cc: logs [-f]
+void addJobActionCommands(CLI::App& app);     // job_action_commands.cc: cancel, attempt abandon
 
 }  // namespace tuneplane::cli

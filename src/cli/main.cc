@@ -15,10 +15,16 @@ int main(int argc, char** argv) {
       "tuneplane", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   CLI::App app{
       "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
-      "Validate and render job specs, talk to a site's slurmrestd, and check a site.",
+      "Submit and follow jobs on a TunePlane server (submit, get, describe, logs, events,\n"
+      "cancel, attempt); validate and render job specs offline; check a site (doctor); talk\n"
+      "to a site's slurmrestd directly (slurm).",
       "tuneplane"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tuneplane 0.1.0");
+  tuneplane::cli::addSubmitCommand(app);
+  tuneplane::cli::addGetCommands(app);
+  tuneplane::cli::addLogsCommand(app);
+  tuneplane::cli::addJobActionCommands(app);
   tuneplane::cli::addValidateCommand(app);
   tuneplane::cli::addRenderCommand(app);
   tuneplane::cli::addSlurmCommand(app);
