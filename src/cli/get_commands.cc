@@ -1,4 +1,5 @@
-// `tuneplane get [ID]`, `describe ID` and `events ID`: reading jobs. Text for people (see
+// `tuneplane get jobs [ID]` (also `get job ID`, `get [ID]`), `describe [job] ID` and
+// `events ID`: reading jobs. Text for people (see
 // job_views.h for the terminal/pipe rule), -o json|yaml with the server's objects verbatim:
 // `get` prints the list answer ({"items", "continue"}; with --all every page's items in one
 // list and an empty continue) or the job; `describe` prints {"job": …, "events": […]};
@@ -151,11 +152,11 @@ int runEvents(const JobIdFlags& flags, CommandIo& io) {
   return kExitOk;
 }
 
-void addGetCommands(CLI::App& app) {
+void addGetCommands(CLI::App& app, IoSource io) {
   auto get = std::make_shared<GetFlags>();
   CLI::App* cmd = app.add_subcommand(
       "get", "List your jobs (newest first), or show one job: ID NAME OWNER PHASE ATTEMPTS "
-             "CREATED REASON");
+             "CREATED REASON. kubectl's forms work too: get jobs [ID], get job ID");
   cmd->add_option("ID", get->id, "A job id; without one, list jobs");
   cmd->add_option("--phase", get->phase, "Only jobs in this phase (e.g. Running, Failed)");
   cmd->add_option("--name", get->name, "Only jobs with this metadata.name");
@@ -165,28 +166,43 @@ void addGetCommands(CLI::App& app) {
   cmd->add_option("--continue", get->continue_token, "The page after this continue token");
   cmd->add_flag("--all", get->all, "Every page, following the continue tokens");
   addServerFlags(*cmd, get->server);
-  cmd->footer(std::string(
-                  "On a terminal the table is aligned and times are relative (5m ago); piped, "
+  const std::string footer =
+      std::string("On a terminal the table is aligned and times are relative (5m ago); piped, "
                   "columns are\ntab-separated and times RFC 3339. -o json|yaml print the "
                   "server's objects.\n") +
-              kServerExitCodes);
-  bindRunner(*cmd, get, runGet);
+      kServerExitCodes;
+  cmd->footer(footer);
+  // `get jobs [ID]` and `get job ID`: the nouns take the ID; every other flag falls through
+  // to `get`, whose callback runs the command once.
+  CLI::App* jobs = cmd->add_subcommand("jobs", "List jobs, or show the job ID")->fallthrough();
+  jobs->add_option("ID", get->id, "A job id; without one, list jobs");
+  CLI::App* job = cmd->add_subcommand("job", "Show one job")->fallthrough();
+  job->add_option("ID", get->id, "The job id")->required();
+  cmd->require_subcommand(0, 1);
+  bindRunner(*cmd, get, io, runGet);
 
   auto describe = std::make_shared<JobIdFlags>();
   cmd = app.add_subcommand(
       "describe", "Show a job in full: each attempt with its Slurm components, and the recent "
-                  "events");
-  cmd->add_option("ID", describe->id, "The job id")->required();
+                  "events (also: describe job ID)");
+  CLI::Option* id = cmd->add_option("ID", describe->id, "The job id");
   addServerFlags(*cmd, describe->server);
   cmd->footer(kServerExitCodes);
-  bindRunner(*cmd, describe, runDescribe);
+  job = cmd->add_subcommand("job", "Show one job in full")->fallthrough();
+  job->add_option("ID", describe->id, "The job id")->required();
+  cmd->require_subcommand(0, 1);
+  // Either `describe ID` or `describe job ID`.
+  cmd->callback([describe, io, id, job] {
+    if (id->count() == 0 && job->count() == 0) throw CLI::RequiredError("ID");
+    if (const int code = runDescribe(*describe, io()); code != 0) throw CLI::RuntimeError(code);
+  });
 
   auto events = std::make_shared<JobIdFlags>();
   cmd = app.add_subcommand("events", "List every recorded transition of a job, oldest first");
   cmd->add_option("ID", events->id, "The job id")->required();
   addServerFlags(*cmd, events->server);
   cmd->footer(kServerExitCodes);
-  bindRunner(*cmd, events, runEvents);
+  bindRunner(*cmd, events, std::move(io), runEvents);
 }
 
 }  // namespace tuneplane::cli

@@ -46,14 +46,14 @@ int runAbandon(const AbandonFlags& flags, CommandIo& io) {
   return printChanged(*session, *job, fmt::format("attempt {} abandoned", flags.attempt));
 }
 
-void addJobActionCommands(CLI::App& app) {
+void addJobActionCommands(CLI::App& app, IoSource io) {
   auto cancel = std::make_shared<JobIdFlags>();
   CLI::App* cmd = app.add_subcommand(
       "cancel", "Cancel a job: TunePlane cancels its Slurm job and makes no further attempt");
   cmd->add_option("ID", cancel->id, "The job id")->required();
   addServerFlags(*cmd, cancel->server);
   cmd->footer(kServerExitCodes);
-  bindRunner(*cmd, cancel, runCancel);
+  bindRunner(*cmd, cancel, io, runCancel);
 
   CLI::App* attempt = app.add_subcommand("attempt", "Operate on one attempt of a job (admins)");
   attempt->require_subcommand(1);
@@ -67,7 +67,7 @@ void addJobActionCommands(CLI::App& app) {
   cmd->add_option("--reason", abandon->reason, "Why (required; stored with the attempt)");
   addServerFlags(*cmd, abandon->server);
   cmd->footer(kServerExitCodes);
-  bindRunner(*cmd, abandon, runAbandon);
+  bindRunner(*cmd, abandon, std::move(io), runAbandon);
 }
 
 }  // namespace tuneplane::cli

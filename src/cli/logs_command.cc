@@ -1,4 +1,4 @@
-// `tuneplane logs ID [--attempt N] [--component POOL] [--stderr] [-f]`: an attempt's
+// `tuneplane logs ID [--attempt N] [--component POOL] [--stream stdout|stderr] [-f]`: an attempt's
 // scheduler log. The server returns at most the last 64 KiB / 2,000 lines of a log; what is
 // left out is said on stderr (stdout holds only the log). -f follows the attempt until it
 // ends (client/log_follow.h says how, and what happens when more than the window is
@@ -14,6 +14,10 @@
 
 namespace tuneplane::cli {
 namespace {
+
+bool wantsStderr(const LogsFlags& flags) {
+  return flags.stderr_stream || flags.stream == "stderr";
+}
 
 // Where the whole file is: the attempt's logs/ folder (see control/log_tail.h).
 std::string logPath(const client::AttemptView& attempt, const client::LogsView& logs) {
@@ -48,7 +52,7 @@ void printChunk(ServerSession& session, const client::LogChunk& chunk,
 }
 
 int follow(ServerSession& session, const LogsFlags& flags, const client::PollOptions& options) {
-  client::LogsQuery query{flags.attempt, flags.component, flags.stderr_stream};
+  client::LogsQuery query{flags.attempt, flags.component, wantsStderr(flags)};
   bool warned = false;
   client::LogFollowCallbacks callbacks;
   callbacks.on_chunk = [&](const client::LogChunk& chunk, const client::LogsView& logs,
@@ -109,6 +113,12 @@ int runLogs(const LogsFlags& flags, CommandIo& io) {
   if (!session) return session.error();
   auto options = pollOptions(flags.wait_flags);
   if (!options) return session->fail({options.error()}, kExitInvalid);
+  if (flags.stream && *flags.stream != "stdout" && *flags.stream != "stderr") {
+    return session->fail({{"cli.invalid_stream", "--stream",
+                           fmt::format("--stream must be stdout or stderr, not '{}'",
+                                       *flags.stream)}},
+                         kExitInvalid);
+  }
   if (flags.attempt && *flags.attempt < 1) {
     return session->fail({{"cli.invalid_attempt", "--attempt", "--attempt must be at least 1"}},
                          kExitInvalid);
@@ -127,7 +137,7 @@ int runLogs(const LogsFlags& flags, CommandIo& io) {
                          kExitInvalid);
   }
   auto answer = session->api().jobLogs(
-      flags.id, client::LogsQuery{flags.attempt, flags.component, flags.stderr_stream});
+      flags.id, client::LogsQuery{flags.attempt, flags.component, wantsStderr(flags)});
   if (!answer) return session->fail(answer.error(), false);
   if (session->format() != OutputFormat::kText) {
     session->printDocument(*answer);
@@ -144,14 +154,15 @@ int runLogs(const LogsFlags& flags, CommandIo& io) {
   return kExitOk;
 }
 
-void addLogsCommand(CLI::App& app) {
+void addLogsCommand(CLI::App& app, IoSource io) {
   auto flags = std::make_shared<LogsFlags>();
   CLI::App* cmd = app.add_subcommand(
       "logs", "Print an attempt's log (the last 64 KiB / 2,000 lines); -f follows it");
   cmd->add_option("ID", flags->id, "The job id")->required();
   cmd->add_option("--attempt", flags->attempt, "Attempt number (default: the latest)");
   cmd->add_option("--component", flags->component, "Pool name (default: the first component)");
-  cmd->add_flag("--stderr", flags->stderr_stream, "The stderr log instead of stdout");
+  CLI::Option* stream = cmd->add_option("--stream", flags->stream, "stdout (the default) or stderr");
+  cmd->add_flag("--stderr", flags->stderr_stream, "Short for --stream stderr")->excludes(stream);
   cmd->add_flag("-f,--follow", flags->follow,
                 "Follow until the attempt ends (then exit 0); prints only new output");
   addWaitFlags(*cmd, flags->wait_flags);
@@ -159,7 +170,7 @@ void addLogsCommand(CLI::App& app) {
   cmd->footer(std::string("The log goes to stdout; notes about what is not shown go to "
                           "stderr.\n") +
               kServerExitCodes);
-  bindRunner(*cmd, flags, runLogs);
+  bindRunner(*cmd, flags, std::move(io), runLogs);
 }
 
 }  // namespace tuneplane::cli

@@ -16,15 +16,12 @@ int main(int argc, char** argv) {
   CLI::App app{
       "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
       "Submit and follow jobs on a TunePlane server (submit, get, describe, logs, events,\n"
-      "cancel, attempt); validate and render job specs offline; check a site (doctor); talk\n"
-      "to a site's slurmrestd directly (slurm).",
+      "cancel, attempt, whoami); validate and render job specs offline; check a site\n"
+      "(doctor); talk to a site's slurmrestd directly (slurm).",
       "tuneplane"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tuneplane 0.1.0");
-  tuneplane::cli::addSubmitCommand(app);
-  tuneplane::cli::addGetCommands(app);
-  tuneplane::cli::addLogsCommand(app);
-  tuneplane::cli::addJobActionCommands(app);
+  tuneplane::cli::addServerCommands(app);
   tuneplane::cli::addValidateCommand(app);
   tuneplane::cli::addRenderCommand(app);
   tuneplane::cli::addSlurmCommand(app);

@@ -78,6 +78,7 @@ int exitCodeFor(const ApiError& error, bool changes) {
       return changes ? kExitUnknownOutcome : kExitServer;
     case FailureKind::kHttp:
       if (error.http_status == 401 || error.http_status == 403) return kExitAuth;
+      if (error.http_status == 404) return kExitNotFound;
       if (error.http_status >= 400 && error.http_status < 500 && error.http_status != 429) {
         return kExitInvalid;
       }

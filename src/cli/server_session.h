@@ -6,6 +6,7 @@
 // Thread-safety: one session per command run.
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -47,6 +48,10 @@ struct CommandIo {
 // std::cout/std::cerr, isatty(stdout), the system clock, the Ctrl-C-aware sleeper, getenv.
 CommandIo& processIo();
 
+// Where a verb's callback finds its world when it runs: processIo in the binary; the tests
+// parse real command lines in-process with their own streams, clock and environment.
+using IoSource = std::function<CommandIo&()>;
+
 // --timeout and --poll-interval of the waiting verbs, as durations ("90s", "30m", "1h").
 struct WaitFlags {
   std::optional<std::string> timeout;
@@ -65,6 +70,8 @@ class ServerSession {
   client::ApiClient& api() { return *api_; }
   OutputFormat format() const { return format_; }
   CommandIo& io() { return io_; }
+  // Where the server and the token came from (never print config().token).
+  const client::ClientConfig& config() const { return config_; }
   ViewOptions view() const { return {io_.clock.nowMs(), io_.terminal}; }
 
   // -o json|yaml: prints `document` (REQUIRES: format() is not kText).

@@ -1,4 +1,4 @@
-// `tuneplane submit -f SPEC [--wait]`: POST /v1/jobs with the spec as written (YAML or JSON;
+// `tuneplane submit SPEC [--wait]` (or `-f SPEC`): POST /v1/jobs with the spec as written (YAML or JSON;
 // "-" reads stdin). A refused spec prints every error with its field (exit 2). --wait
 // follows the job to its end: exit 0 Succeeded, 1 Failed or Cancelled, 6 --timeout,
 // 130 Ctrl-C — neither of the last two cancels the job.
@@ -24,9 +24,9 @@ std::string phaseLine(const client::JobView& job) {
 const char* const kServerExitCodes =
     "Exit codes: 0 success (with --wait: the job Succeeded); 1 the job ended Failed or\n"
     "Cancelled (--wait); 2 invalid input or refusal (a bad flag or config, a refused spec —\n"
-    "every error printed with its field — no such job, another 4xx); 3 authentication\n"
-    "(401/403); 4 a submit/cancel/abandon sent without an answer (it may have happened);\n"
-    "5 the server unreachable or failing (5xx); 6 --timeout passed (nothing cancelled);\n"
+    "every error printed with its field — another 4xx); 3 no such job (404); 4 authentication\n"
+    "(401/403); 5 the server unreachable or failing (5xx); 6 a submit/cancel/abandon sent\n"
+    "without an answer (it may have happened); 7 --timeout passed (nothing cancelled);\n"
     "130 interrupted by Ctrl-C while waiting (nothing cancelled).";
 
 int runSubmit(const SubmitFlags& flags, CommandIo& io) {
@@ -39,9 +39,12 @@ int runSubmit(const SubmitFlags& flags, CommandIo& io) {
                            "--timeout and --poll-interval apply only with --wait"}},
                          kExitInvalid);
   }
-  auto path = requireOption(flags.file, "-f");
-  if (!path) return session->fail({path.error()}, kExitInvalid);
-  auto spec = readInputFile(*path, "-f", "job spec", io.in);
+  if (!flags.file || flags.file->empty()) {
+    return session->fail({{"cli.missing_option", "SPEC",
+                           "a job spec is required: tuneplane submit SPEC ('-' reads stdin)"}},
+                         kExitInvalid);
+  }
+  auto spec = readInputFile(*flags.file, "SPEC", "job spec", io.in);
   if (!spec) return session->fail({spec.error()}, kExitInvalid);
 
   auto created = session->api().submitJob(*spec);
@@ -95,17 +98,20 @@ int runSubmit(const SubmitFlags& flags, CommandIo& io) {
   return kExitServer;
 }
 
-void addSubmitCommand(CLI::App& app) {
+void addSubmitCommand(CLI::App& app, IoSource io) {
   auto flags = std::make_shared<SubmitFlags>();
   CLI::App* cmd = app.add_subcommand(
       "submit", "Submit a job spec to the TunePlane server (and with --wait, follow it)");
-  cmd->add_option("-f,--file", flags->file, "Job spec, YAML or JSON ('-' reads stdin)");
+  CLI::Option* positional =
+      cmd->add_option("SPEC", flags->file, "Job spec, YAML or JSON ('-' reads stdin)");
+  cmd->add_option("-f,--file", flags->file, "The job spec, as an option (kubectl's way)")
+      ->excludes(positional);
   cmd->add_flag("--wait", flags->wait,
                 "Follow the job until it ends: exit 0 Succeeded, 1 Failed or Cancelled");
   addWaitFlags(*cmd, flags->wait_flags);
   addServerFlags(*cmd, flags->server);
   cmd->footer(kServerExitCodes);
-  bindRunner(*cmd, flags, runSubmit);
+  bindRunner(*cmd, flags, std::move(io), runSubmit);
 }
 
 }  // namespace tuneplane::cli

@@ -187,4 +187,8 @@ ApiResult<Json> ApiClient::abandonAttempt(std::string_view id, int attempt,
               body.dump(), "application/json");
 }
 
+ApiResult<Json> ApiClient::whoami() {
+  return call("GET", "/v1/whoami");
+}
+
 }  // namespace tuneplane::client

@@ -68,6 +68,8 @@ class ApiClient {
   ApiResult<Json> cancelJob(std::string_view id);
   // POST /v1/jobs/{id}/attempts/{n}/abandon {"reason"} → 202 job (admins).
   ApiResult<Json> abandonAttempt(std::string_view id, int attempt, std::string_view reason);
+  // GET /v1/whoami → {"user": "alice", "admin": false}.
+  ApiResult<Json> whoami();
 
  private:
   ApiResult<Json> call(std::string method, std::string target, std::string body = "",
