@@ -1,11 +1,15 @@
 // `tuneplane`: the command line of the TunePlane control plane.
+#include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/run_app.h"
 
 int main(int argc, char** argv) {
   // Libraries log through spdlog (e.g. the Slurm client's retries), whose default logger
@@ -26,15 +30,6 @@ int main(int argc, char** argv) {
   tuneplane::cli::addRenderCommand(app);
   tuneplane::cli::addSlurmCommand(app);
   tuneplane::cli::addDoctorCommand(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::RuntimeError& e) {
-    return e.get_exit_code();  // a command's own outcome (see commands.h)
-  } catch (const CLI::ParseError& e) {
-    // --help and --version exit 0; every other usage error is bad input: exit 2, so
-    // scripts see the same code for a bad flag as for a bad spec.
-    const int code = app.exit(e);
-    return code == 0 ? 0 : tuneplane::cli::kExitInvalid;
-  }
-  return tuneplane::cli::kExitOk;
+  return tuneplane::cli::runApp(app, std::vector<std::string>(argv + 1, argv + argc), std::cout,
+                                std::cerr);
 }

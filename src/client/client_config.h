@@ -53,7 +53,7 @@ std::optional<std::string> configFilePath(const ClientEnvironment& env);
 
 // Resolves the server and the token. A config file that does not exist is not an error.
 // Errors (all reported at once where they can be): "config.unreadable", "config.invalid_yaml"
-// and the YAML reader's "config.*" kinds (unknown_key, wrong_type, …),
+// and the YAML reader's "config.*" kinds (unknown_field, wrong_type, …),
 // "config.conflicting_fields" (token and token_file), "config.insecure_permissions" (the
 // config or token file; the message says which bits and the chmod that fixes it),
 // "config.token_file_unreadable", "config.empty_token", "cli.no_server",
