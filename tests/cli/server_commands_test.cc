@@ -65,7 +65,7 @@ std::string errorsJson(const std::string& code, const std::string& field,
   return Json{{"errors", {{{"code", code}, {"field", field}, {"message", message}}}}}.dump();
 }
 
-struct Run {
+struct Outcome {
   int code = -1;
   std::string out;
   std::string err;
@@ -87,7 +87,7 @@ class ServerCommandsTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  Run run(std::vector<std::string> args, const std::string& stdin_text = "",
+  Outcome run(std::vector<std::string> args, const std::string& stdin_text = "",
           bool terminal = false) {
     std::ostringstream out, err;
     std::istringstream in(stdin_text);
@@ -97,7 +97,7 @@ class ServerCommandsTest : public ::testing::Test {
     CLI::App app{"tuneplane", "tuneplane"};
     app.require_subcommand(1);
     addServerCommands(app, [&io]() -> CommandIo& { return io; });
-    Run result;
+    Outcome result;
     result.code = runApp(app, std::move(args), out, err);
     result.out = out.str();
     result.err = err.str();
@@ -123,7 +123,7 @@ const std::string kSpec = "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetad
 
 TEST_F(ServerCommandsTest, SubmitPostsTheFileAsWrittenAndPrintsTheId) {
   server_.on("POST", "/v1/jobs", 201, jobJson("Pending"));
-  const Run r = run({"submit", writeSpec(kSpec)});
+  const Outcome r = run({"submit", writeSpec(kSpec)});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out, "hello-1a2b3c4d submitted (Pending)\n");
   const auto sent = server_.requests("POST", "/v1/jobs");
@@ -145,10 +145,10 @@ TEST_F(ServerCommandsTest, SubmitTakesTheSpecFromDashFOrStdin) {
 }
 
 TEST_F(ServerCommandsTest, SubmitWithoutASpecOrWithAMissingFileSendsNothing) {
-  const Run none = run({"submit"});
+  const Outcome none = run({"submit"});
   EXPECT_EQ(none.code, kExitInvalid);
   EXPECT_NE(none.err.find("a job spec is required"), std::string::npos) << none.err;
-  const Run missing = run({"submit", dir_ + "/nope.yaml"});
+  const Outcome missing = run({"submit", dir_ + "/nope.yaml"});
   EXPECT_EQ(missing.code, kExitInvalid);
   EXPECT_NE(missing.err.find("nope.yaml"), std::string::npos) << missing.err;
   EXPECT_NE(missing.err.find("[cli.file_unreadable]"), std::string::npos) << missing.err;
@@ -159,7 +159,7 @@ TEST_F(ServerCommandsTest, ARefusedSpecPrintsEveryErrorWithItsField) {
   server_.on("POST", "/v1/jobs", 422,
              R"({"errors":[{"code":"spec.required","field":"spec.pools[0].image","message":"image is required"},)"
              R"({"code":"launch.no_constraint","field":"spec.pools[0].gpu","message":"no GPU series h200"}]})");
-  const Run text = run({"submit", writeSpec(kSpec)});
+  const Outcome text = run({"submit", writeSpec(kSpec)});
   EXPECT_EQ(text.code, kExitInvalid);
   EXPECT_EQ(text.out, "");
   EXPECT_NE(text.err.find("spec.pools[0].image: image is required [spec.required]"),
@@ -168,7 +168,7 @@ TEST_F(ServerCommandsTest, ARefusedSpecPrintsEveryErrorWithItsField) {
   EXPECT_NE(text.err.find("spec.pools[0].gpu: no GPU series h200 [launch.no_constraint]"),
             std::string::npos);
 
-  const Run json = run({"submit", writeSpec(kSpec), "-o", "json"});
+  const Outcome json = run({"submit", writeSpec(kSpec), "-o", "json"});
   EXPECT_EQ(json.code, kExitInvalid);
   const auto doc = nlohmann::json::parse(json.out);
   ASSERT_EQ(doc["errors"].size(), 2u);
@@ -180,7 +180,7 @@ TEST_F(ServerCommandsTest, SubmitWaitExitsZeroWhenTheJobSucceeds) {
   for (const char* phase : {"Pending", "Running", "Succeeded"}) {
     server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson(phase));
   }
-  const Run r = run({"submit", writeSpec(kSpec), "--wait"});
+  const Outcome r = run({"submit", writeSpec(kSpec), "--wait"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out, "hello-1a2b3c4d: Succeeded\n");
   EXPECT_NE(r.err.find("hello-1a2b3c4d: Running"), std::string::npos) << r.err;
@@ -190,12 +190,12 @@ TEST_F(ServerCommandsTest, SubmitWaitExitsZeroWhenTheJobSucceeds) {
 TEST_F(ServerCommandsTest, SubmitWaitExitsOneWhenTheJobFailsOrIsCancelled) {
   server_.on("POST", "/v1/jobs", 201, jobJson("Pending"));
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Failed", "exit code 3"));
-  const Run failed = run({"submit", writeSpec(kSpec), "--wait"});
+  const Outcome failed = run({"submit", writeSpec(kSpec), "--wait"});
   EXPECT_EQ(failed.code, kExitJobFailed);
   EXPECT_EQ(failed.out, "hello-1a2b3c4d: Failed (exit code 3)\n");
 
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Cancelled"));
-  const Run json = run({"submit", writeSpec(kSpec), "--wait", "-o", "json"});
+  const Outcome json = run({"submit", writeSpec(kSpec), "--wait", "-o", "json"});
   EXPECT_EQ(json.code, kExitJobFailed);
   EXPECT_EQ(nlohmann::json::parse(json.out)["phase"], "Cancelled");  // the final job
 }
@@ -203,12 +203,12 @@ TEST_F(ServerCommandsTest, SubmitWaitExitsOneWhenTheJobFailsOrIsCancelled) {
 TEST_F(ServerCommandsTest, SubmitWaitTimeoutAndCtrlCStopWaitingButNeverCancel) {
   server_.on("POST", "/v1/jobs", 201, jobJson("Pending"));
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Running"));
-  const Run timed_out = run({"submit", writeSpec(kSpec), "--wait", "--timeout", "10s"});
+  const Outcome timed_out = run({"submit", writeSpec(kSpec), "--wait", "--timeout", "10s"});
   EXPECT_EQ(timed_out.code, kExitTimeout);
   EXPECT_NE(timed_out.err.find("keeps running"), std::string::npos) << timed_out.err;
 
   sleeper_.interruptAt(static_cast<int>(sleeper_.sleeps().size()) + 2);
-  const Run interrupted = run({"submit", writeSpec(kSpec), "--wait"});
+  const Outcome interrupted = run({"submit", writeSpec(kSpec), "--wait"});
   EXPECT_EQ(interrupted.code, kExitInterrupted);
   EXPECT_NE(interrupted.err.find("tuneplane cancel hello-1a2b3c4d"), std::string::npos)
       << interrupted.err;
@@ -225,7 +225,7 @@ TEST_F(ServerCommandsTest, WaitFlagsAreCheckedBeforeAnythingIsSent) {
 TEST_F(ServerCommandsTest, GetJobsListsATableAndSendsTheFilters) {
   const std::string list = R"({"items":[)" + jobJson("Running") + R"(],"continue":""})";
   server_.on("GET", "/v1/jobs", 200, list);
-  const Run r = run({"get", "jobs", "--phase", "Running", "-l", "team=nlp", "--limit", "10"});
+  const Outcome r = run({"get", "jobs", "--phase", "Running", "-l", "team=nlp", "--limit", "10"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "ID\tNAME\tOWNER\tPHASE\tATTEMPTS\tCREATED\tREASON\n"
@@ -236,7 +236,7 @@ TEST_F(ServerCommandsTest, GetJobsListsATableAndSendsTheFilters) {
   EXPECT_EQ(sent.param("limit"), "10");
 
   // On a terminal: aligned, with relative times.
-  const Run tty = run({"get"}, "", /*terminal=*/true);
+  const Outcome tty = run({"get"}, "", /*terminal=*/true);
   EXPECT_EQ(tty.code, kExitOk);
   EXPECT_NE(tty.out.find("hello-1a2b3c4d  hello  alice  Running  1         5m ago"),
             std::string::npos)
@@ -246,7 +246,7 @@ TEST_F(ServerCommandsTest, GetJobsListsATableAndSendsTheFilters) {
 TEST_F(ServerCommandsTest, GetAllFollowsContinueTokens) {
   server_.on("GET", "/v1/jobs", 200, R"({"items":[)" + jobJson("Running") + R"(],"continue":"p2"})");
   server_.on("GET", "/v1/jobs", 200, R"({"items":[)" + jobJson("Failed") + R"(],"continue":""})");
-  const Run r = run({"get", "jobs", "--all", "-o", "json"});
+  const Outcome r = run({"get", "jobs", "--all", "-o", "json"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   const auto doc = nlohmann::json::parse(r.out);
   ASSERT_EQ(doc["items"].size(), 2u);
@@ -256,12 +256,12 @@ TEST_F(ServerCommandsTest, GetAllFollowsContinueTokens) {
 
 TEST_F(ServerCommandsTest, GetJobPrintsTheServersObjectAsJsonOrYaml) {
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Running"));
-  const Run json = run({"get", "job", "hello-1a2b3c4d", "-o", "json"});
+  const Outcome json = run({"get", "job", "hello-1a2b3c4d", "-o", "json"});
   EXPECT_EQ(json.code, kExitOk) << json.err;
   EXPECT_EQ(Json::parse(json.out), Json::parse(jobJson("Running")));  // verbatim, key order too
   EXPECT_EQ(Json::parse(json.out).begin().key(), "id");
 
-  const Run yaml = run({"get", "hello-1a2b3c4d", "-o", "yaml"});
+  const Outcome yaml = run({"get", "hello-1a2b3c4d", "-o", "yaml"});
   EXPECT_EQ(yaml.code, kExitOk) << yaml.err;
   const YAML::Node doc = YAML::Load(yaml.out);
   EXPECT_EQ(doc["phase"].as<std::string>(), "Running");
@@ -274,14 +274,14 @@ TEST_F(ServerCommandsTest, DescribeShowsAttemptsComponentsAndEvents) {
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Succeeded"));
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d/events", 200,
              R"({"items":[{"seq":1,"time":"2026-12-03T04:55:00.000Z","attempt":0,"from":"","to":"Pending","reason":"submitted","actor":"alice"}]})");
-  const Run r = run({"describe", "job", "hello-1a2b3c4d"});
+  const Outcome r = run({"describe", "job", "hello-1a2b3c4d"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   for (const char* part : {"ID:            hello-1a2b3c4d", "Labels:        team=nlp",
                            "Attempt 1:", "sCC1M8VPKSJX00", "COMPLETED", "cpu1",
                            "/shared/jobs/hello-1a2b3c4d/attempts/1", "Events:", "submitted"}) {
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
   }
-  const Run json = run({"describe", "hello-1a2b3c4d", "-o", "json"});
+  const Outcome json = run({"describe", "hello-1a2b3c4d", "-o", "json"});
   const auto doc = Json::parse(json.out);
   EXPECT_EQ(doc["job"]["id"], "hello-1a2b3c4d");
   EXPECT_EQ(doc["events"][0]["to"], "Pending");
@@ -291,7 +291,7 @@ TEST_F(ServerCommandsTest, EventsListsEveryTransition) {
   server_.on("GET", "/v1/jobs/j/events", 200,
              R"({"items":[{"seq":1,"time":"2026-12-03T04:55:00.000Z","attempt":0,"from":"","to":"Pending","reason":"submitted","actor":"alice"},)"
              R"({"seq":2,"time":"2026-12-03T04:56:00.000Z","attempt":1,"from":"Pending","to":"Running","reason":"","actor":"tuneplane"}]})");
-  const Run r = run({"events", "j"});
+  const Outcome r = run({"events", "j"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out,
             "SEQ\tTIME\tATTEMPT\tFROM\tTO\tACTOR\tREASON\n"
@@ -302,7 +302,7 @@ TEST_F(ServerCommandsTest, EventsListsEveryTransition) {
 TEST_F(ServerCommandsTest, LogsSendsTheQueryAndPrintsOnlyTheLog) {
   server_.on("GET", "/v1/jobs/j/logs", 200,
              R"({"attempt":2,"component":"gpu","stream":"stderr","content":"oops\n","truncated":false,"bytes":5,"lines":1,"missing_reason":null})");
-  const Run r = run({"logs", "j", "--attempt", "2", "--component", "gpu", "--stream", "stderr"});
+  const Outcome r = run({"logs", "j", "--attempt", "2", "--component", "gpu", "--stream", "stderr"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out, "oops\n");
   const auto sent = server_.requests("GET", "/v1/jobs/j/logs").at(0);
@@ -321,7 +321,7 @@ TEST_F(ServerCommandsTest, LogsFollowPrintsNewOutputUntilTheAttemptEnds) {
              R"({"attempt":1,"component":"cpu","stream":"stdout","content":"step 1\n","bytes":7})");
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d/logs", 200,
              R"({"attempt":1,"component":"cpu","stream":"stdout","content":"step 1\nstep 2\n","bytes":14})");
-  const Run r = run({"logs", "hello-1a2b3c4d", "-f"});
+  const Outcome r = run({"logs", "hello-1a2b3c4d", "-f"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out, "step 1\nstep 2\n");
   EXPECT_NE(r.err.find("attempt 1 ended: Succeeded"), std::string::npos) << r.err;
@@ -329,12 +329,12 @@ TEST_F(ServerCommandsTest, LogsFollowPrintsNewOutputUntilTheAttemptEnds) {
 
 TEST_F(ServerCommandsTest, CancelAndAbandonPostAndPrintTheJob) {
   server_.on("POST", "/v1/jobs/hello-1a2b3c4d/cancel", 202, jobJson("Running"));
-  const Run cancel = run({"cancel", "hello-1a2b3c4d"});
+  const Outcome cancel = run({"cancel", "hello-1a2b3c4d"});
   EXPECT_EQ(cancel.code, kExitOk) << cancel.err;
   EXPECT_EQ(cancel.out, "hello-1a2b3c4d: cancel requested (phase Running)\n");
 
   server_.on("POST", "/v1/jobs/hello-1a2b3c4d/attempts/1/abandon", 202, jobJson("Pending"));
-  const Run abandon =
+  const Outcome abandon =
       run({"attempt", "abandon", "hello-1a2b3c4d", "1", "--reason", "receipt lost"});
   EXPECT_EQ(abandon.code, kExitOk) << abandon.err;
   const auto sent = server_.requests("POST", "/v1/jobs/hello-1a2b3c4d/attempts/1/abandon");
@@ -349,7 +349,7 @@ TEST_F(ServerCommandsTest, CancelAndAbandonPostAndPrintTheJob) {
 
 TEST_F(ServerCommandsTest, WhoamiNamesTheUserAndWhereTheTokenCameFrom) {
   server_.on("GET", "/v1/whoami", 200, R"({"user":"alice","admin":true})");
-  const Run r = run({"whoami"});
+  const Outcome r = run({"whoami"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out, "alice (admin)\n");
   EXPECT_NE(r.err.find("token from TUNEPLANE_TOKEN"), std::string::npos) << r.err;
@@ -366,14 +366,14 @@ TEST_F(ServerCommandsTest, EachFailureHasItsExitCode) {
                                                         "application/json", true});
   server_.on("GET", "/v1/jobs/slow", CannedReply{200, jobJson("Running"), "application/json", true});
 
-  const Run not_found = run({"get", "job", "gone"});
+  const Outcome not_found = run({"get", "job", "gone"});
   EXPECT_EQ(not_found.code, kExitNotFound);
   EXPECT_NE(not_found.err.find("id: no job 'gone' [api.not_found]"), std::string::npos)
       << not_found.err;
   EXPECT_EQ(run({"describe", "theirs"}).code, kExitAuth);
   EXPECT_EQ(run({"get", "broken"}).code, kExitServer);
   EXPECT_EQ(run({"get", "bad"}).code, kExitInvalid);
-  const Run unauthorized = run({"whoami"});
+  const Outcome unauthorized = run({"whoami"});
   EXPECT_EQ(unauthorized.code, kExitAuth);
   EXPECT_NE(unauthorized.err.find("refused the token from TUNEPLANE_TOKEN"), std::string::npos)
       << unauthorized.err;
@@ -392,7 +392,7 @@ TEST_F(ServerCommandsTest, AnUnreachableServerExitsFive) {
     FakeApiServer gone;
     port = gone.port();
   }
-  const Run r = run({"get", "--server", "http://127.0.0.1:" + std::to_string(port)});
+  const Outcome r = run({"get", "--server", "http://127.0.0.1:" + std::to_string(port)});
   EXPECT_EQ(r.code, kExitServer);
   EXPECT_NE(r.err.find("[client.unreachable]"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(from --server)"), std::string::npos) << r.err;
@@ -406,13 +406,13 @@ TEST_F(ServerCommandsTest, TheConfigFileIsUsedOnlyWhenPrivate) {
   std::ofstream(config) << "server: " << server_.url() << "\ntoken: " << kToken << "\n";
   ASSERT_EQ(::chmod(config.c_str(), 0644), 0);
   server_.on("GET", "/v1/whoami", 200, R"({"user":"bob","admin":false})");
-  const Run open = run({"whoami"});
+  const Outcome open = run({"whoami"});
   EXPECT_EQ(open.code, kExitInvalid);
   EXPECT_NE(open.err.find("[config.insecure_permissions]"), std::string::npos) << open.err;
   EXPECT_TRUE(server_.requests().empty());
 
   ASSERT_EQ(::chmod(config.c_str(), 0600), 0);
-  const Run private_file = run({"whoami"});
+  const Outcome private_file = run({"whoami"});
   EXPECT_EQ(private_file.code, kExitOk) << private_file.err;
   EXPECT_EQ(private_file.out, "bob\n");
   EXPECT_EQ(server_.requests().at(0).header("Authorization"), std::string("Bearer ") + kToken);
