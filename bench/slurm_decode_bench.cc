@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "slurm/job_record.h"
+#include "support/test_paths.h"
 
 namespace {
 
@@ -206,7 +207,8 @@ int main(int argc, char** argv) {
   fs::create_directories(dir);
   std::string jobs_path = (dir / "jobs.json").string();
   std::string states_path = (dir / "states.json").string();
-  std::ofstream(jobs_path, std::ios::binary) << buildJobsAnswer(TUNEPLANE_TEST_DATA_DIR);
+  std::ofstream(jobs_path, std::ios::binary)
+      << buildJobsAnswer(tuneplane::test::testDataDir().string());
   std::ofstream(states_path, std::ios::binary) << buildStatesAnswer();
   report("GET /jobs/", jobs_path, false);
   report("GET /jobs/state/", states_path, true);

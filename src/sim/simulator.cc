@@ -114,7 +114,17 @@ Status SimulatorImpl::serve() {
     if (!bridge) return fail(bridge.error());
     bridge_ = std::move(*bridge);
   }
-  server_thread_ = std::thread([this] { server_.listen_after_bind(); });
+  server_thread_ = std::thread([this] {
+    server_.listen_after_bind();
+    listen_returned_ = true;
+  });
+  // httplib 0.11's stop() does nothing until listen_after_bind() has marked the server
+  // running (0.12 added wait_until_ready for this): a Simulator destroyed right after
+  // start, as in a test that fails at once, would leave the accept loop running and the
+  // join in the destructor hanging. So start() returns once the loop runs (or has ended).
+  while (!server_.is_running() && !listen_returned_) {
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
   ticker_thread_ = std::thread([this] { tickerLoop(); });
   return ok();
 }

@@ -120,6 +120,7 @@ class SimulatorImpl final : public Simulator {
   int port_ = 0;
   std::unique_ptr<UnixBridge> bridge_;
   std::thread server_thread_;
+  std::atomic<bool> listen_returned_{false};  // the server thread's listen loop has ended
   std::thread ticker_thread_;
   std::atomic<bool> stopping_{false};
 };

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "catalog/site_loader.h"
+#include "support/test_paths.h"
 #include "temp_dir.h"
 
 namespace tuneplane::catalog {
@@ -13,8 +14,7 @@ using tuneplane::testing::TempDir;
 const std::string kSha(64, 'a');
 
 TEST(RuntimeRegistry, ReadsTheExample) {
-  const auto reg = loadRuntimeRegistryFile(
-      (std::filesystem::path(TUNEPLANE_SOURCE_DIR) / "examples/runtimes.yaml").string());
+  const auto reg = loadRuntimeRegistryFile((test::sourceDir() / "examples/runtimes.yaml").string());
   ASSERT_TRUE(reg.has_value()) << reg.error().front().describe();
   ASSERT_EQ(reg->runtimes.size(), 4u);
   const Runtime* lf = reg->find("llamafactory-0.9-cu124");

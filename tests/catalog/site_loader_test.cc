@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "support/test_paths.h"
 #include "temp_dir.h"
 
 namespace tuneplane::catalog {
@@ -31,7 +32,7 @@ std::string replaced(std::string text, const std::string& from, const std::strin
 }
 
 std::string examples(const std::string& name) {
-  return (std::filesystem::path(TUNEPLANE_SOURCE_DIR) / "examples" / name).string();
+  return (test::sourceDir() / "examples" / name).string();
 }
 
 TEST(SiteLoader, ReadsThePyxisExampleCompletely) {

@@ -5,11 +5,8 @@
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <fcntl.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,12 +18,16 @@
 #include <vector>
 
 #include "staging/staging_fs.h"
+#include "support/subprocess.h"
+#include "support/test_paths.h"
 
 extern char** environ;
 
 namespace tuneplane::cli::testing {
 
-inline constexpr const char* kTuneplaneBinary = TUNEPLANE_BINARY_DIR "/src/cli/tuneplane";
+inline std::string tuneplaneBinary() {
+  return (test::binaryDir() / "src/cli/tuneplane").string();
+}
 // Written into the site's token file: it must never appear in anything staged or printed.
 inline constexpr const char* kSentinelToken = "eyJTENTINEL.token-must-never-be-staged.x9";
 
@@ -142,7 +143,8 @@ class CliFixture : public ::testing::Test {
 
   std::string site() const { return dir_ + "/site.yaml"; }
 
-  // Runs the built binary; `env` entries are added to the parent's env minus TUNEPLANE_*.
+  // Runs the built binary (bounded: see support/subprocess.h); `env` entries are added to
+  // the parent's env minus TUNEPLANE_*.
   RunResult run(const std::vector<std::string>& args,
                 const std::map<std::string, std::string>& env = {}) const {
     std::vector<std::string> env_entries;
@@ -151,38 +153,10 @@ class CliFixture : public ::testing::Test {
       env_entries.emplace_back(*e);
     }
     for (const auto& [k, v] : env) env_entries.push_back(k + "=" + v);
-    std::vector<std::string> argv_entries = {kTuneplaneBinary};
-    argv_entries.insert(argv_entries.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& a : argv_entries) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (auto& e : env_entries) envp.push_back(e.data());
-    envp.push_back(nullptr);
-
-    const std::string out_path = dir_ + "/.stdout";
-    const std::string err_path = dir_ + "/.stderr";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                     0644);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    pid_t pid = 0;
-    RunResult result;
-    const int rc = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << argv[0] << ": " << std::strerror(rc);
-      return result;
-    }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    result.out = readFile(out_path);
-    result.err = readFile(err_path);
-    return result;
+    std::vector<std::string> argv = {tuneplaneBinary()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    const auto child = test::runProcess(argv, {.scratch = dir_, .env = env_entries});
+    return {child.exit_code, child.out, child.err};
   }
 
   // Runs `bash -n` on a script; true when it parses.

@@ -3,13 +3,18 @@
 // what each sends (method, path, query, Authorization, body), what it prints for people and
 // for scripts, and the exit code of every kind of failure. Time is a FakeClock moved by a
 // fake sleeper, so --wait and -f never sleep; no test can hang (see fake_api_server.h).
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "../support/fake_api_server.h"
-#include "../support/fake_sleeper.h"
+#include "support/fake_api_server.h"
+#include "support/fake_sleeper.h"
 #include "cli/commands.h"
 #include "cli/run_app.h"
 #include "cli/server_commands.h"

@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/fake_api_server.h"
+#include "support/fake_api_server.h"
 
 namespace tuneplane::client {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "../support/fake_api_server.h"
-#include "../support/fake_sleeper.h"
+#include "support/fake_api_server.h"
+#include "support/fake_sleeper.h"
 
 namespace tuneplane::client {
 namespace {

@@ -8,6 +8,8 @@
 #include "catalog/artifact_verifier.h"
 #include "catalog/site_loader.h"
 #include "fixtures.h"
+#include "support/fixtures.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::launch {
 namespace {
@@ -194,15 +196,15 @@ TEST(Assembler, PrepareDoesNotReadTheArtifactWhenAssemblyFails) {
 }
 
 TEST(Assembler, EveryExampleJobAssemblesAgainstTheExampleSite) {
-  const std::filesystem::path examples = std::filesystem::path(TUNEPLANE_SOURCE_DIR) / "examples";
+  const std::filesystem::path examples = test::sourceDir() / "examples";
   const auto site = catalog::loadSiteConfigFile((examples / "site.yaml").string());
   ASSERT_TRUE(site.has_value()) << site.error().front().describe();
   const auto registry = catalog::loadRuntimeRegistryFile(*site->runtime_registry_file);
   ASSERT_TRUE(registry.has_value()) << registry.error().front().describe();
   int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(examples / "jobs")) {
-    SCOPED_TRACE(entry.path().string());
-    const auto spec = spec::loadJobSpecFile(entry.path().string());
+  for (const auto& file : test::fixtureFiles(examples / "jobs")) {
+    SCOPED_TRACE(file.string());
+    const auto spec = spec::loadJobSpecFile(file.string());
     ASSERT_TRUE(spec.has_value()) << spec.error().front().describe();
     const auto req = assembleLaunch(*spec, *site, *registry, kIdentity, kAttemptDir);
     ASSERT_TRUE(req.has_value()) << req.error().front().describe();

@@ -5,10 +5,10 @@
 // recursively (values aside; array elements compared by shape; integer vs float kept).
 // GCC 12's <regex> trips -Wmaybe-uninitialized under ASan (a known false positive).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <fstream>
 #include <regex>
 
 #include "sim_test_support.h"
+#include "support/fixtures.h"
 
 namespace tuneplane::sim::testing {
 namespace {
@@ -56,11 +56,6 @@ TEST(ShapeDiff, CatchesMissingExtraAndTypeChanges) {
             json::parse(R"({"a": 1.5, "b": {"d": "x"}, "e": null})"), "", d);
   EXPECT_EQ(d, (std::vector<std::string>{"/a: integer vs float", "/b/c: missing", "/b/d: extra",
                                          "/e: extra"}));
-}
-
-json loadTranscript(const std::string& name) {
-  std::ifstream in(std::string(TUNEPLANE_TEST_DATA_DIR) + "/slurm/transcripts/" + name + ".json");
-  return json::parse(in, nullptr, false);
 }
 
 std::vector<int> errorNumbers(const json& body) {
@@ -209,8 +204,7 @@ class Conformance : public SimFixture {
   // `aliases`: real ids the transcript names without having shown their submit (e.g. the
   // last of 200 bulk submits), mapped onto another real id whose submit it shows.
   void replay(const std::string& name, const std::map<std::string, std::string>& aliases = {}) {
-    const json t = loadTranscript(name);
-    ASSERT_TRUE(t.is_object()) << "cannot read transcript " << name;
+    const json t = test::transcript(name);  // a missing transcript fails the test here
     for (const auto& ex : t["exchanges"]) {
       const std::string label = ex["label"].is_string() ? ex["label"].get<std::string>() : "";
       SCOPED_TRACE(name + ": " + label);

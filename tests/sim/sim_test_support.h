@@ -83,7 +83,9 @@ class SimFixture : public ::testing::Test {
     ASSERT_TRUE(started.has_value()) << started.error().describe();
     sim_ = std::move(*started);
     client_ = std::make_unique<httplib::Client>(sim_->baseUrl());
+    client_->set_connection_timeout(10, 0);  // bounds on a hung simulator, not timing checks
     client_->set_read_timeout(30, 0);
+    client_->set_write_timeout(30, 0);
   }
 
   std::string token(const std::string& user = "tpuser", int64_t lifetime = 600) const {

@@ -1,5 +1,6 @@
 // Faults (in-process and through the admin route), restart and purge, the unix-socket
 // listener, and the tuneplane-slurmsim binary itself.
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -8,6 +9,8 @@
 #include <cstdio>
 
 #include "sim_test_support.h"
+#include "support/subprocess.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::sim::testing {
 namespace {
@@ -100,6 +103,8 @@ std::string unixRequest(const std::string& path, const std::string& request) {
     close(fd);
     return "connect failed";
   }
+  const timeval limit{30, 0};  // a bound on a server that never closes, not a timing check
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
   (void)!write(fd, request.data(), request.size());
   std::string out;
   char buf[4096];
@@ -142,20 +147,53 @@ TEST_F(UnixSocketTest, ServesOverUnixSocketAndDropsLikeTcp) {
   EXPECT_NE(list.find("\"job_id\": \"1\""), std::string::npos) << list;
 }
 
+// A simulator destroyed right after it started (a test that fails at once, e.g. on a
+// missing transcript) stops: httplib 0.11 ignores a stop() that comes before its listen
+// loop runs, so the simulator must not return from start() before that. Were it to hang,
+// this test would end by its ctest timeout.
+TEST(SimulatorLifetime, StoppedRightAfterStartDoesNotHang) {
+  TempDir dir;
+  const std::string key = dir.path() + "/key";
+  std::ofstream(key) << "lifetime-test-key";
+  for (int i = 0; i < 100; ++i) {
+    SimulatorOptions options;
+    options.jwt_key_file = key;
+    options.state_dir = dir.path() + "/state" + std::to_string(i);
+    auto sim = Simulator::start(options);
+    ASSERT_TRUE(sim.has_value()) << sim.error().describe();
+  }
+}
+
 std::string binary() {
-  return std::string(TUNEPLANE_BINARY_DIR) + "/src/sim/tuneplane-slurmsim";
+  return (test::binaryDir() / "src/sim/tuneplane-slurmsim").string();
 }
 
 TEST(SimulatorBinary, HelpSaysItIsASimulator) {
-  FILE* p = popen((binary() + " --help 2>&1").c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  char buf[512];
-  while (fgets(buf, sizeof buf, p)) out += buf;
-  EXPECT_EQ(pclose(p), 0);
+  TempDir dir;
+  const auto help = test::runProcess({binary(), "--help"}, {.scratch = dir.path()});
+  EXPECT_EQ(help.exit_code, 0) << help.err;
+  const std::string out = help.out + help.err;
   EXPECT_NE(out.find("SIMULATOR"), std::string::npos) << out;
   EXPECT_NE(out.find("NOT Slurm"), std::string::npos);
   EXPECT_NE(out.find("--listen"), std::string::npos);
+}
+
+// The first line the child writes to `fd`, waiting at most `limit` for it.
+std::string readLineBounded(int fd, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  std::string line;
+  char c = 0;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) {
+      ADD_FAILURE() << "no line within " << limit.count() << " ms; got: " << line;
+      return line;
+    }
+    if (::read(fd, &c, 1) != 1 || c == '\n') return line;
+    line += c;
+  }
 }
 
 TEST(SimulatorBinary, PrintsItsUrlServesAndStopsOnSigterm) {
@@ -175,9 +213,16 @@ TEST(SimulatorBinary, PrintsItsUrlServesAndStopsOnSigterm) {
     _exit(127);
   }
   close(out_pipe[1]);
-  std::string url;
-  char c;
-  while (read(out_pipe[0], &c, 1) == 1 && c != '\n') url += c;
+  struct StopOnExit {  // a failed assertion below must not leave the simulator running
+    pid_t pid;
+    ~StopOnExit() {
+      if (pid > 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, nullptr, 0);
+      }
+    }
+  } guard{pid};
+  const std::string url = readLineBounded(out_pipe[0], std::chrono::seconds(30));
   close(out_pipe[0]);
   ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
   httplib::Client client(url);
@@ -186,10 +231,12 @@ TEST(SimulatorBinary, PrintsItsUrlServesAndStopsOnSigterm) {
   ASSERT_TRUE(ping);
   EXPECT_EQ(json::parse(ping->body)["pings"][0]["responding"], true);
   kill(pid, SIGTERM);
-  int status = 0;
-  ASSERT_EQ(waitpid(pid, &status, 0), pid);
-  EXPECT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  const auto status =
+      test::waitBounded(pid, std::chrono::seconds(30), "tuneplane-slurmsim after SIGTERM");
+  guard.pid = 0;  // reaped (or killed and reaped) by waitBounded
+  ASSERT_TRUE(status.has_value());
+  EXPECT_TRUE(WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 0);
 }
 
 }  // namespace

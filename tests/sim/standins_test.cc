@@ -1,9 +1,8 @@
 // The compute-node stand-ins (srun with Pyxis options, scontrol, apptainer), run directly
 // from the simulator's bin dir with the variables a simulated batch step has.
-#include <cstdio>
-
 #include "sim/standins.h"
 #include "sim_test_support.h"
+#include "support/subprocess.h"
 
 namespace tuneplane::sim::testing {
 namespace {
@@ -25,12 +24,8 @@ class StandinTest : public ::testing::Test {
                             dir_.path() + " ";
     const std::string script = dir_.path() + "/cmd.sh";
     std::ofstream(script) << command << "\n";
-    FILE* p = popen((env + "bash " + script + " 2>&1").c_str(), "r");
-    std::string out;
-    char buf[512];
-    while (fgets(buf, sizeof buf, p)) out += buf;
-    const int status = pclose(p);
-    return {WEXITSTATUS(status), out};
+    const auto child = test::runShell(env + "bash " + script + " 2>&1", {.scratch = dir_.path()});
+    return {child.exit_code, child.out};
   }
 
   TempDir dir_;

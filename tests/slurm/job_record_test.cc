@@ -1,35 +1,23 @@
-// Decoding of real slurmrestd 26.05.3 answers (shared/slurm/transcripts) into typed records.
+// Decoding of real slurmrestd 26.05.3 answers (tests/data/slurm/transcripts) into typed records.
 #include "slurm/job_record.h"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include "support/fixtures.h"
 
 namespace tuneplane::slurm {
 namespace {
 
 using nlohmann::json;
 
-json transcript(const std::string& name) {
-  std::ifstream in(std::string(TUNEPLANE_TEST_DATA_DIR) + "/slurm/transcripts/" + name);
-  EXPECT_TRUE(in) << name;
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str());
-}
+using test::transcript;
 
 // The response body of the exchange whose label starts with `label`.
 json body(const std::string& file, const std::string& label) {
-  const json doc = transcript(file);  // outlives the loop (range-for temporaries do not)
-  for (const auto& e : doc["exchanges"]) {
-    if (e["label"].is_string() && e["label"].get<std::string>().rfind(label, 0) == 0)
-      return e["response"]["body"];
-  }
-  ADD_FAILURE() << "no exchange " << label << " in " << file;
-  return nullptr;
+  return test::transcriptResponseBody(file, label);
 }
 
 TEST(NoValNumber, DecodesStructPlainAndMissingForms) {

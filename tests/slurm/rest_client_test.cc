@@ -11,7 +11,6 @@
 
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <mutex>
 #include <sstream>
@@ -23,23 +22,14 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include "support/fixtures.h"
+
 namespace tuneplane::slurm {
 namespace {
 
 using nlohmann::json;
 
-json transcriptBody(const std::string& file, const std::string& label) {
-  std::ifstream in(std::string(TUNEPLANE_TEST_DATA_DIR) + "/slurm/transcripts/" + file);
-  std::stringstream text;
-  text << in.rdbuf();
-  const json doc = json::parse(text.str());  // outlives the loop
-  for (const auto& e : doc["exchanges"]) {
-    if (e["label"].is_string() && e["label"].get<std::string>().rfind(label, 0) == 0)
-      return e["response"]["body"];
-  }
-  ADD_FAILURE() << label;
-  return nullptr;
-}
+using test::transcriptResponseBody;
 
 struct Seen {
   std::string method, path, body;
@@ -65,7 +55,15 @@ class ScriptedServer {
     server_.Post(".*", serve);
     server_.Delete(".*", serve);
     port_ = server_.bind_to_any_port("127.0.0.1");  // listening from here on
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    thread_ = std::thread([this] {
+      server_.listen_after_bind();
+      listen_returned_ = true;
+    });
+    // httplib 0.11 ignores a stop() that comes before the listen loop runs: wait for it,
+    // so that a test that ends at once does not hang in the destructor's join.
+    while (!server_.is_running() && !listen_returned_) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
   }
   ~ScriptedServer() {
     server_.stop();
@@ -82,6 +80,7 @@ class ScriptedServer {
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;
+  std::atomic<bool> listen_returned_{false};
   std::mutex mu_;
   std::vector<Seen> seen_;
 };
@@ -164,7 +163,7 @@ TEST(SlurmRestClient, RejectsAnUnsupportedUrlScheme) {
 
 TEST(SlurmRestClient, PingSendsAuthHeadersAndDecodes) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("01_ping.json", "ping without"));
+    reply(res, 200, transcriptResponseBody("01_ping.json", "ping without"));
   });
   Harness h(server.url());
   auto ping = h.client->ping();
@@ -181,7 +180,7 @@ TEST(SlurmRestClient, PingSendsAuthHeadersAndDecodes) {
 
 TEST(SlurmRestClient, SubmitPostsTheBodyAndReturnsTheReceipt) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("02_submit_single.json", "submit"));
+    reply(res, 200, transcriptResponseBody("02_submit_single.json", "submit"));
   });
   Harness h(server.url());
   json body = {{"script", "#!/bin/bash\ntrue\n"}, {"job", {{"name", "x"}}}};
@@ -198,7 +197,7 @@ TEST(SlurmRestClient, SubmitPostsTheBodyAndReturnsTheReceipt) {
 
 TEST(SlurmRestClient, SubmitRejectionCarriesSlurmErrorAndIsNotRetried) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 422, transcriptBody("13c_submit_errors.json", "constraint exists but not"));
+    reply(res, 422, transcriptResponseBody("13c_submit_errors.json", "constraint exists but not"));
   });
   Harness h(server.url());
   auto receipt = h.client->submit(json::object());
@@ -234,7 +233,7 @@ TEST(SlurmRestClient, SubmitSuccessWithoutReadableJobIdIsOutcomeUnknown) {
 
 TEST(SlurmRestClient, GetJobBySluidReturnsEveryHetComponent) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("11_hetjob.json", "GET /job/{sluid of component 0}"));
+    reply(res, 200, transcriptResponseBody("11_hetjob.json", "GET /job/{sluid of component 0}"));
   });
   Harness h(server.url());
   auto jobs = h.client->getJob("sCC1M8VPP7X700");
@@ -246,7 +245,7 @@ TEST(SlurmRestClient, GetJobBySluidReturnsEveryHetComponent) {
 
 TEST(SlurmRestClient, GetUnknownJobIsJobNotFound) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 404, transcriptBody("13b_job_lookup_errors.json", "unknown numeric"));
+    reply(res, 404, transcriptResponseBody("13b_job_lookup_errors.json", "unknown numeric"));
   });
   Harness h(server.url());
   auto jobs = h.client->getJob("999999");
@@ -260,8 +259,8 @@ TEST(SlurmRestClient, ListJobsPassesUpdateTimeAndReportsNoChanges) {
   ScriptedServer server([](const httplib::Request& req, auto& res, int) {
     reply(res, 200,
           req.has_param("update_time")
-              ? transcriptBody("12_jobs_list.json", "GET /jobs/?update_time=<last_update f")
-              : transcriptBody("12_jobs_list.json", "GET /jobs/ (no update_time)"));
+              ? transcriptResponseBody("12_jobs_list.json", "GET /jobs/?update_time=<last_update f")
+              : transcriptResponseBody("12_jobs_list.json", "GET /jobs/ (no update_time)"));
   });
   Harness h(server.url());
   auto all = h.client->listJobs(std::nullopt);
@@ -276,7 +275,7 @@ TEST(SlurmRestClient, ListJobsPassesUpdateTimeAndReportsNoChanges) {
 
 TEST(SlurmRestClient, ListJobStatesRepeatsJobIdAndSplitsLongLists) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("12b_jobs_state_query.json", "job_id=1&job_id=2"));
+    reply(res, 200, transcriptResponseBody("12b_jobs_state_query.json", "job_id=1&job_id=2"));
   });
   Harness h(server.url());
   auto two = h.client->listJobStates({1, 2});
@@ -299,12 +298,14 @@ TEST(SlurmRestClient, ListJobStatesRepeatsJobIdAndSplitsLongLists) {
 TEST(SlurmRestClient, CancelTurnsStatusRefusalsIntoErrors) {
   ScriptedServer server([](const httplib::Request& req, auto& res, int) {
     if (req.path.ends_with("sCC1M8VPG9ZZZZ")) {
-      reply(res, 200, transcriptBody("13e_delete_unknown_sluid.json", "DELETE"));
+      reply(res, 200, transcriptResponseBody("13e_delete_unknown_sluid.json", "DELETE"));
     } else if (req.path.ends_with("sCC1M8VPMRAC00")) {
-      reply(res, 200,
-            transcriptBody("07_pending_held_then_cancel.json", "DELETE /job/{sluid} again"));
+      reply(
+          res, 200,
+          transcriptResponseBody("07_pending_held_then_cancel.json", "DELETE /job/{sluid} again"));
     } else {
-      reply(res, 200, transcriptBody("07_pending_held_then_cancel.json", "DELETE /job/{sluid}"));
+      reply(res, 200,
+            transcriptResponseBody("07_pending_held_then_cancel.json", "DELETE /job/{sluid}"));
     }
   });
   Harness h(server.url());
@@ -344,7 +345,7 @@ TEST(SlurmRestClient, ReadsAreRetriedWithBackoffOn5xx) {
     if (call <= 2) {
       reply(res, call == 1 ? 503 : 500, json::object());
     } else {
-      reply(res, 200, transcriptBody("01_ping.json", "ping without"));
+      reply(res, 200, transcriptResponseBody("01_ping.json", "ping without"));
     }
   });
   Harness h(server.url());
@@ -370,9 +371,10 @@ TEST(SlurmRestClient, ReadsGiveUpAfterMaxAttempts) {
 TEST(SlurmRestClient, ExpiredTokenIsRefreshedOnceThenTheRequestIsRetried) {
   ScriptedServer server([](const httplib::Request& req, auto& res, int) {
     if (req.get_header_value("X-SLURM-USER-TOKEN") == "tok-0") {
-      reply(res, 511, transcriptBody("13d_auth_errors_other_endpoints.json", "POST /job/submit"));
+      reply(res, 511,
+            transcriptResponseBody("13d_auth_errors_other_endpoints.json", "POST /job/submit"));
     } else {
-      reply(res, 200, transcriptBody("02_submit_single.json", "submit"));
+      reply(res, 200, transcriptResponseBody("02_submit_single.json", "submit"));
     }
   });
   Harness h(server.url());
@@ -392,7 +394,7 @@ TEST(SlurmRestClient, AuthFailureAfterOneRefreshIsAuthFailed) {
         res.set_content("Authentication failure", "text/plain");
       } else {
         reply(res, status,
-              transcriptBody("13d_auth_errors_other_endpoints.json", "GET /jobs/ expired"));
+              transcriptResponseBody("13d_auth_errors_other_endpoints.json", "GET /jobs/ expired"));
       }
     });
     Harness h(server.url());
@@ -407,7 +409,7 @@ TEST(SlurmRestClient, AuthFailureAfterOneRefreshIsAuthFailed) {
 
 TEST(SlurmRestClient, PingRefusingTheTokenCountsAsAuthFailure) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(res, 200, transcriptBody("13a_auth_errors.json", "expired token"));
+    reply(res, 200, transcriptResponseBody("13a_auth_errors.json", "expired token"));
   });
   Harness h(server.url());
   auto ping = h.client->ping();
@@ -479,6 +481,8 @@ int closedPort() {
 }
 
 std::string readRequestHead(int fd) {
+  const timeval limit{30, 0};  // a bound on a client that never sends, not a timing check
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
   std::string data;
   char buf[4096];
   while (data.find("\r\n\r\n") == std::string::npos) {
@@ -601,7 +605,7 @@ TEST(TransportClass, UnixSocketUrlReachesTheServer) {
   std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
   ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
   ASSERT_EQ(::listen(fd, 4), 0);
-  std::string body = transcriptBody("01_ping.json", "ping without").dump();
+  std::string body = transcriptResponseBody("01_ping.json", "ping without").dump();
   std::string request_seen;
   {
     RawServer server(fd, [&](int client) {

@@ -15,6 +15,7 @@
 #include "slurm/script_checks.h"
 #include "slurm/script_renderer.h"
 #include "stubs/test_shell.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -45,8 +46,8 @@ class ScriptRun {
   ScriptRun() {
     fs::create_directories(bin());
     fs::create_directories(records());
-    const fs::path stubs = fs::path(TUNEPLANE_SOURCE_DIR) / "tests/slurm/stubs";
-    for (const char* name : {"srun", "apptainer", "scontrol", "getent"}) {
+    const fs::path stubs = test::sourceDir() / "tests/slurm/stubs";
+    for (const char* name : {"srun", "apptainer", "tp-stub-in-container", "scontrol", "getent"}) {
       fs::copy_file(stubs / name, bin() / name);
       fs::permissions(bin() / name, fs::perms::owner_all);
     }
@@ -379,6 +380,28 @@ TEST_P(HostileRayTest, HeadWorkersWaitAndDriverGetExactArguments) {
   EXPECT_THAT(driver->srun, Contains("--nodelist=h0"));
   EXPECT_THAT(result.out, HasSubstr("the Ray head is up at " + address));
   run.expectNoCanaries();
+}
+
+// Nodes that join late (the stubbed `ray start` steps sleep before their records are
+// whole): the script's waits, not luck, must keep the driver and the script's end (which
+// stops the background Ray steps) until every node joined. A stub wait that returned at
+// once let the script kill half-recorded steps under load: argv empty, a flaky test.
+TEST_P(HostileRayTest, NodesThatJoinLateAreWaitedForBeforeTheDriver) {
+  ScriptRun run;
+  const LaunchRequest r = hostileRequest(run, GetParam(), /*gpu=*/true);
+  const auto result = run.run(renderBatchScript(r), "TP_STUB_SLOW_JOIN=1");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto steps = run.steps();
+  EXPECT_EQ(steps.size(), 5u);  // the head, two worker steps, the wait, the driver
+  int ray_steps = 0;            // the node launcher in the head or worker role
+  for (const auto& step : steps) {
+    ASSERT_FALSE(step.argv.empty()) << "a step was stopped before it was recorded";
+    if (step.argv.size() > 3 && step.argv[0] == "python3" &&
+        (step.argv[3] == "head" || step.argv[3] == "worker")) {
+      ++ray_steps;
+    }
+  }
+  EXPECT_EQ(ray_steps, 3);
 }
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, HostileRayTest,

@@ -12,6 +12,8 @@
 #include "slurm/script_renderer.h"
 #include "slurm/submit_body.h"
 #include "stubs/test_shell.h"
+#include "support/fixtures.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -20,7 +22,7 @@ using launch::Component;
 using launch::LaunchRequest;
 namespace fs = std::filesystem;
 
-const fs::path kGoldenDir = fs::path(TUNEPLANE_SOURCE_DIR) / "tests/slurm/golden";
+const fs::path kGoldenDir = test::sourceDir() / "tests/slurm/golden";
 constexpr const char* kSha =
     "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";  // sha256("test")
 
@@ -181,7 +183,7 @@ void expectGolden(const fs::path& file, const std::string& actual) {
     return;
   }
   ASSERT_TRUE(fs::exists(file)) << file << " missing; run with TUNEPLANE_UPDATE_GOLDEN=1";
-  EXPECT_EQ(shell_test::readFile(file), actual)
+  EXPECT_EQ(test::readFixture(file), actual)
       << "rendered output differs from " << file
       << "; if the change is intended, regenerate with TUNEPLANE_UPDATE_GOLDEN=1";
 }

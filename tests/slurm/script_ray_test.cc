@@ -30,6 +30,7 @@
 #include "slurm/script_renderer.h"
 #include "stubs/process_group.h"
 #include "stubs/test_shell.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -45,7 +46,7 @@ constexpr const char* kArtifactSha =
     "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";  // sha256("test")
 // Bounds a whole run of two jobs; they take a few seconds. Only a hang reaches it.
 constexpr std::chrono::seconds kRunLimit{120};
-const fs::path kStubs = fs::path(TUNEPLANE_SOURCE_DIR) / "tests/slurm/stubs";
+const fs::path kStubs = test::sourceDir() / "tests/slurm/stubs";
 
 // Waits until both jobs are up (or the other one has ended), so that the two clusters
 // certainly live at the same time; then writes what it sees of its own cluster.

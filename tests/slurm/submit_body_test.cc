@@ -2,7 +2,6 @@
 // we build against the real slurmrestd 26.05.3 OpenAPI document (strictly: unknown fields
 // are errors), and the checker itself proven on the real accepted requests in transcripts/.
 #include <filesystem>
-#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,6 +13,8 @@
 #include "openapi_schema.h"
 #include "slurm/script_renderer.h"
 #include "slurm/submit_body.h"
+#include "support/fixtures.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -27,16 +28,15 @@ using ::testing::IsEmpty;
 namespace fs = std::filesystem;
 
 constexpr const char* kSubmitSchema = "v0.0.45_job_submit_req";
-const fs::path kTestData = TUNEPLANE_TEST_DATA_DIR;
-const fs::path kGoldenDir = fs::path(TUNEPLANE_SOURCE_DIR) / "tests/slurm/golden";
+using test::readJsonFixture;
 
-json readJson(const fs::path& path) {
-  std::ifstream in(path);
-  return json::parse(in);
+fs::path goldenDir() {
+  return test::sourceDir() / "tests/slurm/golden";
 }
 
 const openapi::SchemaChecker& checker() {
-  static const openapi::SchemaChecker instance(readJson(kTestData / "slurm/openapi-v0.0.45.json"));
+  static const openapi::SchemaChecker instance(
+      readJsonFixture(test::testDataDir() / "slurm/openapi-v0.0.45.json"));
   return instance;
 }
 
@@ -49,9 +49,8 @@ struct RealSubmit {
 // Every exchange in transcripts/ that POSTed /job/submit and was answered 200.
 std::vector<RealSubmit> realAcceptedSubmits() {
   std::vector<RealSubmit> out;
-  for (const auto& entry : fs::directory_iterator(kTestData / "slurm/transcripts")) {
-    if (entry.path().extension() != ".json") continue;
-    const json transcript = readJson(entry.path());
+  for (const auto& file : test::fixtureFiles(test::transcriptsDir(), ".json")) {
+    const json transcript = readJsonFixture(file);
     for (const auto& exchange : transcript["exchanges"]) {
       const auto& request = exchange["request"];
       if (request["method"] != "POST" ||
@@ -59,8 +58,8 @@ std::vector<RealSubmit> realAcceptedSubmits() {
           exchange["response"]["status"] != 200 || !request["body"].is_object()) {
         continue;
       }
-      out.push_back({entry.path().filename().string() + " / " + exchange["label"].dump(),
-                     request["body"], exchange["response"]["body"]});
+      out.push_back({file.filename().string() + " / " + exchange["label"].dump(), request["body"],
+                     exchange["response"]["body"]});
     }
   }
   return out;
@@ -228,10 +227,9 @@ TEST(SubmitBodySchema, CheckerRejectsWhatSlurmrestdWouldOnlyWarnAbout) {
 
 TEST(SubmitBodySchema, EveryGoldenBodyConforms) {
   int bodies = 0;
-  for (const auto& entry : fs::directory_iterator(kGoldenDir)) {
-    if (entry.path().extension() != ".json") continue;
+  for (const auto& file : test::fixtureFiles(goldenDir(), ".json")) {
     ++bodies;
-    EXPECT_THAT(checker().check(readJson(entry.path()), kSubmitSchema), IsEmpty()) << entry.path();
+    EXPECT_THAT(checker().check(readJsonFixture(file), kSubmitSchema), IsEmpty()) << file;
   }
   EXPECT_GE(bodies, 5);
 }

@@ -5,16 +5,17 @@
 #include <filesystem>
 
 #include "spec/spec_parser.h"
+#include "support/fixtures.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::spec {
 namespace {
 
 TEST(Examples, EveryExampleJobSpecParses) {
-  const std::filesystem::path dir = std::filesystem::path(TUNEPLANE_SOURCE_DIR) / "examples/jobs";
   int seen = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    SCOPED_TRACE(entry.path().string());
-    const auto spec = loadJobSpecFile(entry.path().string());
+  for (const auto& file : test::fixtureFiles(test::sourceDir() / "examples/jobs")) {
+    SCOPED_TRACE(file.string());
+    const auto spec = loadJobSpecFile(file.string());
     ASSERT_TRUE(spec.has_value()) << spec.error().front().describe();
     EXPECT_EQ(spec->kind, JobKind::kTrainingJob);
     ++seen;

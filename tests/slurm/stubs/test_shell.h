@@ -1,9 +1,7 @@
 // Helpers for the slurm tests that run rendered scripts: a temporary directory, whole-file
-// I/O, and running a shell command line with its stdout/stderr captured. Header-only
-// because tests/CMakeLists.txt compiles only *_test.cc files.
+// I/O, and running a shell command line (bounded) with its stdout/stderr captured.
+// Header-only because tests/CMakeLists.txt compiles only *_test.cc files.
 #pragma once
-
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -13,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "slurm/script_renderer.h"
+#include "support/subprocess.h"
 
 namespace tuneplane::slurm::shell_test {
 
@@ -48,24 +46,12 @@ inline void writeFile(const std::filesystem::path& path, const std::string& cont
   out << content;
 }
 
-struct RunResult {
-  int exit_code = -1;  // -1 when the command did not exit normally
-  std::string out;
-  std::string err;
-};
+using RunResult = test::ProcessResult;
 
-// Runs `command` with /bin/sh; its stdout and stderr go to files in `scratch`.
+// Runs `command` with /bin/sh, bounded (support/subprocess.h); its stdout and stderr are
+// captured in files in `scratch`.
 inline RunResult runShell(const std::string& command, const std::filesystem::path& scratch) {
-  const auto out = scratch / "run.stdout";
-  const auto err = scratch / "run.stderr";
-  const std::string full =
-      command + " >" + shellQuote(out.string()) + " 2>" + shellQuote(err.string());
-  const int status = std::system(full.c_str());
-  RunResult result;
-  if (status != -1 && WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  result.out = readFile(out);
-  result.err = readFile(err);
-  return result;
+  return test::runShell(command, {.scratch = scratch});
 }
 
 inline std::vector<std::string> splitNul(const std::string& text) {

@@ -1,0 +1,128 @@
+// Bounded child processes for tests (see subprocess.h).
+#include "support/subprocess.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+extern char** environ;
+
+namespace tuneplane::test {
+namespace {
+
+std::string slurp(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string describe(const std::vector<std::string>& argv) {
+  std::string text;
+  for (const auto& arg : argv) {
+    if (!text.empty()) text += ' ';
+    text += arg.size() > 200 ? arg.substr(0, 200) + "…" : arg;
+  }
+  return text;
+}
+
+// Polls waitpid until the child exits (its wait status) or `deadline` passes (nullopt).
+// The short first sleeps keep quick children quick; the cap keeps the loop cheap.
+std::optional<int> pollExit(pid_t pid, std::chrono::steady_clock::time_point deadline,
+                            const std::string& what) {
+  auto pause = std::chrono::microseconds(200);
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) {
+      ADD_FAILURE() << what << ": waitpid: " << std::strerror(errno);
+      return -1;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(pause);
+    pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(10));
+  }
+}
+
+}  // namespace
+
+std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit,
+                               const std::string& what) {
+  if (auto status = pollExit(pid, std::chrono::steady_clock::now() + limit, what)) return status;
+  ADD_FAILURE() << what << ": still running after " << limit.count() << " ms; killed";
+  ::kill(-pid, SIGKILL);  // its process group, when it leads one
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return std::nullopt;
+}
+
+ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  ProcessResult result;
+  const auto out_path = options.scratch / ".child.stdout";
+  const auto err_path = options.scratch / ".child.stderr";
+  std::vector<std::string> args = argv;
+  std::vector<char*> arg_ptrs;
+  for (auto& a : args) arg_ptrs.push_back(a.data());
+  arg_ptrs.push_back(nullptr);
+  std::vector<std::string> env_entries;
+  std::vector<char*> env_ptrs;
+  if (options.env) {
+    env_entries = *options.env;
+    for (auto& e : env_entries) env_ptrs.push_back(e.data());
+    env_ptrs.push_back(nullptr);
+  }
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attributes, 0);  // its own group: a hang is killed as a whole
+  pid_t pid = 0;
+  const int rc = ::posix_spawnp(&pid, arg_ptrs[0], &actions, &attributes, arg_ptrs.data(),
+                                options.env ? env_ptrs.data() : environ);
+  posix_spawnattr_destroy(&attributes);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    ADD_FAILURE() << "cannot start " << describe(argv) << ": " << std::strerror(rc);
+    return result;
+  }
+  const auto status = waitBounded(pid, options.limit, describe(argv));
+  ::kill(-pid, SIGKILL);  // whatever it left running in its group (none, normally)
+  result.out = slurp(out_path);
+  result.err = slurp(err_path);
+  if (!status) {
+    result.timed_out = true;
+    result.exit_code = 128 + SIGKILL;
+    return result;
+  }
+  if (*status == -1) return result;  // waitpid itself failed (reported)
+  result.exit_code = WIFEXITED(*status) ? WEXITSTATUS(*status)
+                                        : 128 + (WIFSIGNALED(*status) ? WTERMSIG(*status) : 0);
+  return result;
+}
+
+ProcessResult runShell(const std::string& command, const ProcessOptions& options) {
+  return runProcess({"/bin/sh", "-c", command}, options);
+}
+
+}  // namespace tuneplane::test

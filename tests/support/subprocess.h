@@ -1,0 +1,47 @@
+// Child processes started by tests, always bounded: a child that outlives its limit is
+// killed with its whole process group and the test fails naming the command, so no test
+// waits forever on a stuck script, binary or stand-in. Thread-safe: no shared state (each
+// call spawns and reaps its own child).
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tuneplane::test {
+
+// Long enough for any child a test starts (a CLI call, a rendered script with stubs) on a
+// loaded machine under sanitizers; a bound on a hang, not a timing assertion.
+inline constexpr std::chrono::seconds kChildLimit{120};
+
+// Every member has a default, so designated initializers may leave any out.
+struct ProcessOptions {
+  std::filesystem::path scratch = {};  // stdout and stderr are captured in files here
+  std::optional<std::vector<std::string>> env = std::nullopt;  // the whole env; unset: ours
+  std::chrono::milliseconds limit = kChildLimit;
+};
+
+struct ProcessResult {
+  int exit_code = -1;  // the exit status, 128 + N when killed by signal N, -1 if not started
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+};
+
+// Runs argv[0] (a path, or a name looked up on PATH) in its own process group, stdin from
+// /dev/null. After it exits, what it left running in its group is killed too.
+ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options);
+
+// `/bin/sh -c command`, as runProcess.
+ProcessResult runShell(const std::string& command, const ProcessOptions& options);
+
+// Waits for child `pid` at most `limit`. Returns its wait status (-1 when waitpid itself
+// failed, reported as a failure); on expiry fails the test naming `what`, kills the child's
+// process group (and the child) and returns nullopt.
+std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit, const std::string& what);
+
+}  // namespace tuneplane::test
