@@ -199,6 +199,7 @@ TEST_F(ServerCommandsTest, SubmitWaitExitsOneWhenTheJobFailsOrIsCancelled) {
   EXPECT_EQ(failed.code, kExitJobFailed);
   EXPECT_EQ(failed.out, "hello-1a2b3c4d: Failed (exit code 3)\n");
 
+  server_.clear("GET", "/v1/jobs/hello-1a2b3c4d");
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Cancelled"));
   const Outcome json = run({"submit", writeSpec(kSpec), "--wait", "-o", "json"});
   EXPECT_EQ(json.code, kExitJobFailed);

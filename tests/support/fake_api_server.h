@@ -91,6 +91,12 @@ class FakeApiServer {
     on(method, path, CannedReply{status, std::move(body)});
   }
 
+  // Drops the replies still queued for `method` `path` (the route answers 404 again).
+  void clear(const std::string& method, const std::string& path) {
+    std::lock_guard lock(mutex_);
+    replies_.erase(method + " " + path);
+  }
+
   std::vector<RecordedRequest> requests() const {
     std::lock_guard lock(mutex_);
     return requests_;
