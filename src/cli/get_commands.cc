@@ -32,8 +32,7 @@ Status checkLabels(const std::vector<std::string>& labels) {
   for (const std::string& label : labels) {
     const auto equals = label.find('=');
     if (equals == std::string::npos || equals == 0) {
-      return fail("cli.invalid_label", "-l",
-                  fmt::format("'{}' is not key=value", label));
+      return fail("cli.invalid_label", "-l", fmt::format("'{}' is not key=value", label));
     }
   }
   return ok();
@@ -73,7 +72,7 @@ int runGet(const GetFlags& flags, CommandIo& io) {
     return session->fail({{"cli.invalid_option", "--limit", "--limit must be at least 1"}},
                          kExitInvalid);
   }
-  client::ListQuery query{flags.phase, flags.name,  flags.owner,
+  client::ListQuery query{flags.phase,  flags.name,  flags.owner,
                           flags.labels, flags.limit, flags.continue_token};
   client::Json page;
   client::Json items = client::Json::array();
@@ -155,8 +154,9 @@ int runEvents(const JobIdFlags& flags, CommandIo& io) {
 void addGetCommands(CLI::App& app, IoSource io) {
   auto get = std::make_shared<GetFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "get", "List your jobs (newest first), or show one job: ID NAME OWNER PHASE ATTEMPTS "
-             "CREATED REASON. kubectl's forms work too: get jobs [ID], get job ID");
+      "get",
+      "List your jobs (newest first), or show one job: ID NAME OWNER PHASE ATTEMPTS "
+      "CREATED REASON. kubectl's forms work too: get jobs [ID], get job ID");
   cmd->add_option("ID", get->id, "A job id; without one, list jobs");
   cmd->add_option("--phase", get->phase, "Only jobs in this phase (e.g. Running, Failed)");
   cmd->add_option("--name", get->name, "Only jobs with this metadata.name");
@@ -167,9 +167,10 @@ void addGetCommands(CLI::App& app, IoSource io) {
   cmd->add_flag("--all", get->all, "Every page, following the continue tokens");
   addServerFlags(*cmd, get->server);
   const std::string footer =
-      std::string("On a terminal the table is aligned and times are relative (5m ago); piped, "
-                  "columns are\ntab-separated and times RFC 3339. -o json|yaml print the "
-                  "server's objects.\n") +
+      std::string(
+          "On a terminal the table is aligned and times are relative (5m ago); piped, "
+          "columns are\ntab-separated and times RFC 3339. -o json|yaml print the "
+          "server's objects.\n") +
       kServerExitCodes;
   cmd->footer(footer);
   // `get jobs [ID]` and `get job ID`: the nouns take the ID; every other flag falls through
@@ -183,8 +184,9 @@ void addGetCommands(CLI::App& app, IoSource io) {
 
   auto describe = std::make_shared<JobIdFlags>();
   cmd = app.add_subcommand(
-      "describe", "Show a job in full: each attempt with its Slurm components, and the recent "
-                  "events (also: describe job ID)");
+      "describe",
+      "Show a job in full: each attempt with its Slurm components, and the recent "
+      "events (also: describe job ID)");
   CLI::Option* id = cmd->add_option("ID", describe->id, "The job id");
   addServerFlags(*cmd, describe->server);
   cmd->footer(kServerExitCodes);

@@ -47,7 +47,9 @@ class InterruptSleeper final : public client::Sleeper {
       const auto left =
           std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Steady::now());
       if (left.count() <= 0) break;
-      struct pollfd wake {g_wake_read, POLLIN, 0};
+      struct pollfd wake {
+        g_wake_read, POLLIN, 0
+      };
       // Without a pipe (pipe2 failed) poll on nothing: still a bounded sleep.
       ::poll(&wake, g_wake_read >= 0 ? 1 : 0, static_cast<int>(left.count()));
     }

@@ -70,13 +70,12 @@ void describeAttempt(std::string& out, const AttemptView& a, const ViewOptions& 
     return;
   }
   out += in + "Components:\n";
-  Table table({"INDEX", "POOL", "JOB ID", "SLUID", "STATE", "REASON", "EXIT", "NODES", "STARTED",
-               "ENDED"});
+  Table table(
+      {"INDEX", "POOL", "JOB ID", "SLUID", "STATE", "REASON", "EXIT", "NODES", "STARTED", "ENDED"});
   for (const ComponentView& c : a.components) {
-    table.add({std::to_string(c.index), orDash(c.pool),
-               c.job_id ? std::to_string(*c.job_id) : "-", orDash(c.sluid),
-               orDash(joined(c.state, ",")), orDash(c.reason), exitText(c), orDash(c.nodes),
-               showTime(c.start_time, view.now_ms, view.terminal),
+    table.add({std::to_string(c.index), orDash(c.pool), c.job_id ? std::to_string(*c.job_id) : "-",
+               orDash(c.sluid), orDash(joined(c.state, ",")), orDash(c.reason), exitText(c),
+               orDash(c.nodes), showTime(c.start_time, view.now_ms, view.terminal),
                showTime(c.end_time, view.now_ms, view.terminal)});
   }
   out += table.render(true, in + "  ");

@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "catalog/artifact_verifier.h"
-#include "cli/input_file.h"
 #include "catalog/site_loader.h"
+#include "cli/input_file.h"
 #include "launch/assembler.h"
 #include "launch/attempt_identity.h"
 #include "slurm/script_checks.h"

@@ -23,29 +23,33 @@ bool wantsStderr(const LogsFlags& flags) {
 std::string logPath(const client::AttemptView& attempt, const client::LogsView& logs) {
   const std::string name = logs.component + (logs.stream == "stderr" ? ".err" : ".out");
   if (attempt.staging_dir.empty() || logs.component.empty()) {
-    return fmt::format("{} in the attempt's logs/ folder (`tuneplane describe` shows its "
-                       "staging dir)",
-                       logs.component.empty() ? "the log" : name);
+    return fmt::format(
+        "{} in the attempt's logs/ folder (`tuneplane describe` shows its "
+        "staging dir)",
+        logs.component.empty() ? "the log" : name);
   }
   return attempt.staging_dir + "/logs/" + name;
 }
 
-void printChunk(ServerSession& session, const client::LogChunk& chunk,
-                const client::LogsView& logs, const client::AttemptView& attempt) {
+void printChunk(ServerSession& session, const client::LogChunk& chunk, const client::LogsView& logs,
+                const client::AttemptView& attempt) {
   if (chunk.earlier_bytes > 0) {
-    session.note(fmt::format("[tuneplane: the first {} of this log are not shown (the server "
-                             "returns the last 64 KiB / 2,000 lines); the whole file: {}]",
-                             doctor::formatBytes(chunk.earlier_bytes), logPath(attempt, logs)));
+    session.note(
+        fmt::format("[tuneplane: the first {} of this log are not shown (the server "
+                    "returns the last 64 KiB / 2,000 lines); the whole file: {}]",
+                    doctor::formatBytes(chunk.earlier_bytes), logPath(attempt, logs)));
   }
   if (chunk.skipped_bytes > 0) {
-    session.note(fmt::format("[tuneplane: {} of output not shown: more than the server's log "
-                             "window (64 KiB / 2,000 lines) was written between two polls; the "
-                             "whole file: {}]",
-                             doctor::formatBytes(chunk.skipped_bytes), logPath(attempt, logs)));
+    session.note(
+        fmt::format("[tuneplane: {} of output not shown: more than the server's log "
+                    "window (64 KiB / 2,000 lines) was written between two polls; the "
+                    "whole file: {}]",
+                    doctor::formatBytes(chunk.skipped_bytes), logPath(attempt, logs)));
   }
   if (chunk.restarted) {
-    session.note("[tuneplane: the log got shorter (replaced or truncated); shown from its new "
-                 "start]");
+    session.note(
+        "[tuneplane: the log got shorter (replaced or truncated); shown from its new "
+        "start]");
   }
   session.io().out << chunk.text;
   session.io().out.flush();
@@ -77,25 +81,25 @@ int follow(ServerSession& session, const LogsFlags& flags, const client::PollOpt
       if (!result.job || !result.attempt) return kExitOk;
       const client::AttemptView* a = result.job->attempt(*result.attempt);
       if (a == nullptr) {
-        session.note(fmt::format("[tuneplane: {} ended ({}) before any attempt started]",
-                                 flags.id, result.job->phase));
+        session.note(fmt::format("[tuneplane: {} ended ({}) before any attempt started]", flags.id,
+                                 result.job->phase));
         return kExitOk;
       }
       session.note(fmt::format("[tuneplane: attempt {} ended: {}]", attempt, a->phase));
       if (result.job->current_attempt && result.job->current_attempt->number > *result.attempt) {
-        session.note(fmt::format("[tuneplane: attempt {} has started: tuneplane logs {} "
-                                 "--attempt {} -f]",
-                                 result.job->current_attempt->number, flags.id,
-                                 result.job->current_attempt->number));
+        session.note(fmt::format(
+            "[tuneplane: attempt {} has started: tuneplane logs {} "
+            "--attempt {} -f]",
+            result.job->current_attempt->number, flags.id, result.job->current_attempt->number));
       } else if (!result.job->terminal()) {
-        session.note(fmt::format("[tuneplane: the job is {}; a retry may follow]",
-                                 result.job->phase));
+        session.note(
+            fmt::format("[tuneplane: the job is {}; a retry may follow]", result.job->phase));
       }
       return kExitOk;
     }
     case client::PollEnd::kTimedOut:
-      session.note(fmt::format("[tuneplane: timed out; attempt {} of {} keeps running]", attempt,
-                               flags.id));
+      session.note(
+          fmt::format("[tuneplane: timed out; attempt {} of {} keeps running]", attempt, flags.id));
       return kExitTimeout;
     case client::PollEnd::kInterrupted:
       session.note(fmt::format("[tuneplane: interrupted; {} keeps running]", flags.id));
@@ -114,10 +118,10 @@ int runLogs(const LogsFlags& flags, CommandIo& io) {
   auto options = pollOptions(flags.wait_flags);
   if (!options) return session->fail({options.error()}, kExitInvalid);
   if (flags.stream && *flags.stream != "stdout" && *flags.stream != "stderr") {
-    return session->fail({{"cli.invalid_stream", "--stream",
-                           fmt::format("--stream must be stdout or stderr, not '{}'",
-                                       *flags.stream)}},
-                         kExitInvalid);
+    return session->fail(
+        {{"cli.invalid_stream", "--stream",
+          fmt::format("--stream must be stdout or stderr, not '{}'", *flags.stream)}},
+        kExitInvalid);
   }
   if (flags.attempt && *flags.attempt < 1) {
     return session->fail({{"cli.invalid_attempt", "--attempt", "--attempt must be at least 1"}},
@@ -132,9 +136,9 @@ int runLogs(const LogsFlags& flags, CommandIo& io) {
     return follow(*session, flags, *options);
   }
   if (flags.wait_flags.timeout || flags.wait_flags.poll_interval) {
-    return session->fail({{"cli.invalid_option", "--timeout",
-                           "--timeout and --poll-interval apply only with -f"}},
-                         kExitInvalid);
+    return session->fail(
+        {{"cli.invalid_option", "--timeout", "--timeout and --poll-interval apply only with -f"}},
+        kExitInvalid);
   }
   auto answer = session->api().jobLogs(
       flags.id, client::LogsQuery{flags.attempt, flags.component, wantsStderr(flags)});
@@ -161,7 +165,8 @@ void addLogsCommand(CLI::App& app, IoSource io) {
   cmd->add_option("ID", flags->id, "The job id")->required();
   cmd->add_option("--attempt", flags->attempt, "Attempt number (default: the latest)");
   cmd->add_option("--component", flags->component, "Pool name (default: the first component)");
-  CLI::Option* stream = cmd->add_option("--stream", flags->stream, "stdout (the default) or stderr");
+  CLI::Option* stream =
+      cmd->add_option("--stream", flags->stream, "stdout (the default) or stderr");
   cmd->add_flag("--stderr", flags->stderr_stream, "Short for --stream stderr")->excludes(stream);
   cmd->add_flag("-f,--follow", flags->follow,
                 "Follow until the attempt ends (then exit 0); prints only new output");

@@ -47,9 +47,9 @@ Result<client::PollOptions> pollOptions(const WaitFlags& flags) {
   if (flags.poll_interval) {
     const auto interval = spec::parseDuration(*flags.poll_interval);
     if (!interval) {
-      return fail("cli.invalid_poll_interval", "--poll-interval",
-                  fmt::format("'{}' is not a duration such as 500ms, 2s or 1m",
-                              *flags.poll_interval));
+      return fail(
+          "cli.invalid_poll_interval", "--poll-interval",
+          fmt::format("'{}' is not a duration such as 500ms, 2s or 1m", *flags.poll_interval));
     }
     options.interval = client::clampPollInterval(*interval);
   }

@@ -1,4 +1,5 @@
-// `tuneplane submit SPEC [--wait]` (or `-f SPEC`): POST /v1/jobs with the spec as written (YAML or JSON;
+// `tuneplane submit SPEC [--wait]` (or `-f SPEC`): POST /v1/jobs with the spec as written (YAML or
+// JSON;
 // "-" reads stdin). A refused spec prints every error with its field (exit 2). --wait
 // follows the job to its end: exit 0 Succeeded, 1 Failed or Cancelled, 6 --timeout,
 // 130 Ctrl-C — neither of the last two cancels the job.
@@ -60,17 +61,18 @@ int runSubmit(const SubmitFlags& flags, CommandIo& io) {
     return kExitOk;
   }
 
-  session->note(fmt::format("{} submitted; waiting for it to end (Ctrl-C stops waiting, not "
-                            "the job)",
-                            job->id));
+  session->note(
+      fmt::format("{} submitted; waiting for it to end (Ctrl-C stops waiting, not "
+                  "the job)",
+                  job->id));
   bool warned = false;
   client::JobWaitCallbacks callbacks;
   callbacks.on_change = [&](const client::JobView& now) { session->note(phaseLine(now)); };
   callbacks.on_retry = [&](const client::ApiError& error) {
     if (warned) return;
     warned = true;
-    session->note(fmt::format("the server did not answer ({}); still trying",
-                              error.errors.front().message));
+    session->note(
+        fmt::format("the server did not answer ({}); still trying", error.errors.front().message));
   };
   const client::JobWait wait =
       client::waitForJob(session->api(), job->id, *poll, io.clock, io.sleeper, callbacks);
@@ -84,13 +86,14 @@ int runSubmit(const SubmitFlags& flags, CommandIo& io) {
       if (session->format() == OutputFormat::kText) io.out << phaseLine(*final_view) << '\n';
       return final_view->succeeded() ? kExitOk : kExitJobFailed;
     case client::PollEnd::kTimedOut:
-      session->note(fmt::format("timed out waiting for {} (now {}); it keeps running", job->id,
-                                phase));
+      session->note(
+          fmt::format("timed out waiting for {} (now {}); it keeps running", job->id, phase));
       return kExitTimeout;
     case client::PollEnd::kInterrupted:
-      session->note(fmt::format("interrupted: {} keeps running (now {}); `tuneplane cancel {}` "
-                                "stops it",
-                                job->id, phase, job->id));
+      session->note(
+          fmt::format("interrupted: {} keeps running (now {}); `tuneplane cancel {}` "
+                      "stops it",
+                      job->id, phase, job->id));
       return kExitInterrupted;
     case client::PollEnd::kFailed:
       break;

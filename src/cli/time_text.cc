@@ -28,8 +28,7 @@ std::optional<int64_t> parseRfc3339Ms(std::string_view text) {
       !digits(text, 17, 2, second)) {
     return std::nullopt;
   }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
-      second > 60) {
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
     return std::nullopt;
   }
   size_t at = 19;

@@ -24,7 +24,7 @@ std::string lower(std::string_view text) {
 bool needsQuotes(std::string_view text) {
   if (text.empty()) return true;
   static constexpr std::array<std::string_view, 16> kWords = {
-      "true", "false", "yes", "no", "on", "off", "y", "n",
+      "true", "false", "yes",  "no",   "on",    "off",   "y",  "n",
       "null", "~",     ".nan", ".inf", "-.inf", "+.inf", "<<", "="};
   if (std::find(kWords.begin(), kWords.end(), lower(text)) != kWords.end()) return true;
   const char first = text.front();

@@ -72,8 +72,7 @@ Result<std::unique_ptr<ApiClient>> ApiClient::connect(const ClientConfig& config
 
 std::string ApiClient::redact(std::string text) const {
   if (!token_ || token_->empty()) return text;
-  for (size_t at = text.find(*token_); at != std::string::npos;
-       at = text.find(*token_, at + 10)) {
+  for (size_t at = text.find(*token_); at != std::string::npos; at = text.find(*token_, at + 10)) {
     text.replace(at, token_->size(), "<redacted>");
   }
   return text;
@@ -117,11 +116,11 @@ ApiResult<Json> ApiClient::call(std::string method, std::string target, std::str
     ApiError error{FailureKind::kBadResponse, response->status, {}};
     error.errors.push_back(
         {kErrBadResponse, "",
-         redact(fmt::format("{}: the answer (HTTP {}, {}) is not a JSON object; is the server a "
-                            "TunePlane server?",
-                            what, response->status,
-                            response->content_type.empty() ? "no content type"
-                                                           : response->content_type))});
+         redact(fmt::format(
+             "{}: the answer (HTTP {}, {}) is not a JSON object; is the server a "
+             "TunePlane server?",
+             what, response->status,
+             response->content_type.empty() ? "no content type" : response->content_type))});
     return tl::unexpected(std::move(error));
   }
 
@@ -176,14 +175,14 @@ ApiResult<Json> ApiClient::jobLogs(std::string_view id, const LogsQuery& query) 
 }
 
 ApiResult<Json> ApiClient::cancelJob(std::string_view id) {
-  return call("POST", "/v1/jobs/" + escapeUriComponent(id) + "/cancel", "{}",
-              "application/json");
+  return call("POST", "/v1/jobs/" + escapeUriComponent(id) + "/cancel", "{}", "application/json");
 }
 
 ApiResult<Json> ApiClient::abandonAttempt(std::string_view id, int attempt,
                                           std::string_view reason) {
   const Json body = {{"reason", std::string(reason)}};
-  return call("POST", fmt::format("/v1/jobs/{}/attempts/{}/abandon", escapeUriComponent(id), attempt),
+  return call("POST",
+              fmt::format("/v1/jobs/{}/attempts/{}/abandon", escapeUriComponent(id), attempt),
               body.dump(), "application/json");
 }
 

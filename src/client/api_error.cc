@@ -8,8 +8,7 @@ bool ApiError::transient() const {
     case FailureKind::kNoAnswer:
       return true;
     case FailureKind::kHttp:
-      return http_status == 429 || http_status == 502 || http_status == 503 ||
-             http_status == 504;
+      return http_status == 429 || http_status == 502 || http_status == 503 || http_status == 504;
     case FailureKind::kBadResponse:
       return false;
   }

@@ -20,10 +20,10 @@ enum class FailureKind {
 };
 
 // Codes of the client itself (the server's are api.*, auth.*, spec.*, launch.*, …).
-inline constexpr const char* kErrUnreachable = "client.unreachable";        // kNotSent
-inline constexpr const char* kErrNoAnswer = "client.no_answer";             // kNoAnswer
-inline constexpr const char* kErrHttp = "client.http_error";  // a 4xx/5xx without errors[]
-inline constexpr const char* kErrBadResponse = "client.bad_response";       // kBadResponse
+inline constexpr const char* kErrUnreachable = "client.unreachable";   // kNotSent
+inline constexpr const char* kErrNoAnswer = "client.no_answer";        // kNoAnswer
+inline constexpr const char* kErrHttp = "client.http_error";           // a 4xx/5xx without errors[]
+inline constexpr const char* kErrBadResponse = "client.bad_response";  // kBadResponse
 
 struct ApiError {
   FailureKind kind = FailureKind::kHttp;

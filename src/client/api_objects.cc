@@ -147,8 +147,7 @@ Result<JobView> jobFromJson(const Json& j) {
   if (auto it = j.find("attempts"); it != j.end() && it->is_array()) {
     for (const Json& a : *it) job.attempts.push_back(attemptFromJson(a));
   }
-  job.attempt_count =
-      optInt32(j, "attempt_count").value_or(static_cast<int>(job.attempts.size()));
+  job.attempt_count = optInt32(j, "attempt_count").value_or(static_cast<int>(job.attempts.size()));
   if (auto it = j.find("current_attempt"); it != j.end() && it->is_object()) {
     job.current_attempt = attemptFromJson(*it);
   } else if (!job.attempts.empty()) {

@@ -62,7 +62,7 @@ struct JobView {
   bool cancel_requested = false;
   std::optional<std::string> cancel_requested_by;
   std::optional<std::string> next_attempt_at;
-  int attempt_count = 0;  // the list's attempt_count, else attempts.size()
+  int attempt_count = 0;                       // the list's attempt_count, else attempts.size()
   std::optional<AttemptView> current_attempt;  // the list's summary, else the last attempt
   std::vector<AttemptView> attempts;           // only in GET /v1/jobs/{id}
 

@@ -218,12 +218,12 @@ Checked<ClientConfig> resolveClientConfig(const ClientFlags& flags, const Client
   }
   while (config.server.size() > 1 && config.server.back() == '/') config.server.pop_back();
   if (config.server.empty()) {
-    errors.push_back({"cli.no_server", "--server",
-                      fmt::format("no server: pass --server URL, set {}, or write 'server: URL' "
-                                  "in {}",
-                                  kServerEnv,
-                                  configFilePath(env).value_or("~/.config/" +
-                                                               std::string(kConfigRelative)))});
+    errors.push_back(
+        {"cli.no_server", "--server",
+         fmt::format("no server: pass --server URL, set {}, or write 'server: URL' "
+                     "in {}",
+                     kServerEnv,
+                     configFilePath(env).value_or("~/.config/" + std::string(kConfigRelative)))});
   } else if (!validServerUrl(config.server)) {
     errors.push_back({"cli.invalid_server", config.server_source,
                       fmt::format("the server URL '{}' must start with http://, https:// or "
@@ -251,8 +251,8 @@ Checked<ClientConfig> resolveClientConfig(const ClientFlags& flags, const Client
       errors.push_back(read.error());
     } else if (!read->exists) {
       errors.push_back({"config.token_file_unreadable", "token_file",
-                        fmt::format("the token file '{}' (token_file in {}) does not exist",
-                                    path, *config.config_file)});
+                        fmt::format("the token file '{}' (token_file in {}) does not exist", path,
+                                    *config.config_file)});
     } else if (auto problem = privateFileProblem(path, read->st, "token file", "token_file")) {
       errors.push_back(*problem);
     } else {

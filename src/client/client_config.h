@@ -39,10 +39,10 @@ struct ClientFlags {
 };
 
 struct ClientConfig {
-  std::string server;                 // http://, https:// or unix:// URL
-  std::optional<std::string> token;   // nullopt: send no Authorization header
-  std::string server_source;          // "--server", "TUNEPLANE_SERVER" or the config file
-  std::string token_source;           // "--token", "TUNEPLANE_TOKEN", the config or token file
+  std::string server;                      // http://, https:// or unix:// URL
+  std::optional<std::string> token;        // nullopt: send no Authorization header
+  std::string server_source;               // "--server", "TUNEPLANE_SERVER" or the config file
+  std::string token_source;                // "--token", "TUNEPLANE_TOKEN", the config or token file
   std::optional<std::string> config_file;  // the file that was read, if one existed
 };
 

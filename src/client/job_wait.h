@@ -23,8 +23,8 @@ struct JobWaitCallbacks {
 
 struct JobWait {
   PollEnd end = PollEnd::kFailed;
-  std::optional<Json> job;         // the last job the server sent, if any
-  std::optional<ApiError> error;   // when end is kFailed
+  std::optional<Json> job;        // the last job the server sent, if any
+  std::optional<ApiError> error;  // when end is kFailed
 };
 
 JobWait waitForJob(ApiClient& client, std::string_view id, const PollOptions& options,

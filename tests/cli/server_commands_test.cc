@@ -13,11 +13,11 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
-#include "support/fake_api_server.h"
-#include "support/fake_sleeper.h"
 #include "cli/commands.h"
 #include "cli/run_app.h"
 #include "cli/server_commands.h"
+#include "support/fake_api_server.h"
+#include "support/fake_sleeper.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -43,9 +43,15 @@ std::string jobJson(const std::string& phase, const std::string& reason = "") {
               {"cancel_requested_by", nullptr},
               {"next_attempt_at", nullptr},
               {"spec", "apiVersion: tuneplane.io/v1\nkind: TrainingJob\n"}};
-  Json component = {{"index", 0},          {"pool", "cpu"},      {"job_id", 123},
-                    {"sluid", "sCC1M8VPKSJX00"}, {"state", {"COMPLETED"}}, {"reason", "None"},
-                    {"exit_code", 0},      {"signal", nullptr},  {"nodes", "cpu1"},
+  Json component = {{"index", 0},
+                    {"pool", "cpu"},
+                    {"job_id", 123},
+                    {"sluid", "sCC1M8VPKSJX00"},
+                    {"state", {"COMPLETED"}},
+                    {"reason", "None"},
+                    {"exit_code", 0},
+                    {"signal", nullptr},
+                    {"nodes", "cpu1"},
                     {"start_time", "2026-12-03T04:56:00.000Z"},
                     {"end_time", "2026-12-03T04:58:00.000Z"}};
   job["attempts"] = Json::array({{{"number", 1},
@@ -93,12 +99,18 @@ class ServerCommandsTest : public ::testing::Test {
   }
 
   Outcome run(std::vector<std::string> args, const std::string& stdin_text = "",
-          bool terminal = false) {
+              bool terminal = false) {
     std::ostringstream out, err;
     std::istringstream in(stdin_text);
-    CommandIo io{out, err, in, terminal, clock_, sleeper_, env_,
-                 client::ClientTimeouts{std::chrono::milliseconds(2000),
-                                        std::chrono::milliseconds(1500)}};
+    CommandIo io{
+        out,
+        err,
+        in,
+        terminal,
+        clock_,
+        sleeper_,
+        env_,
+        client::ClientTimeouts{std::chrono::milliseconds(2000), std::chrono::milliseconds(1500)}};
     CLI::App app{"tuneplane", "tuneplane"};
     app.require_subcommand(1);
     addServerCommands(app, [&io]() -> CommandIo& { return io; });
@@ -124,7 +136,8 @@ class ServerCommandsTest : public ::testing::Test {
   std::string everything_;
 };
 
-const std::string kSpec = "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: hello\n";
+const std::string kSpec =
+    "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: hello\n";
 
 TEST_F(ServerCommandsTest, SubmitPostsTheFileAsWrittenAndPrintsTheId) {
   server_.on("POST", "/v1/jobs", 201, jobJson("Pending"));
@@ -161,9 +174,10 @@ TEST_F(ServerCommandsTest, SubmitWithoutASpecOrWithAMissingFileSendsNothing) {
 }
 
 TEST_F(ServerCommandsTest, ARefusedSpecPrintsEveryErrorWithItsField) {
-  server_.on("POST", "/v1/jobs", 422,
-             R"({"errors":[{"code":"spec.required","field":"spec.pools[0].image","message":"image is required"},)"
-             R"({"code":"launch.no_constraint","field":"spec.pools[0].gpu","message":"no GPU series h200"}]})");
+  server_.on(
+      "POST", "/v1/jobs", 422,
+      R"({"errors":[{"code":"spec.required","field":"spec.pools[0].image","message":"image is required"},)"
+      R"({"code":"launch.no_constraint","field":"spec.pools[0].gpu","message":"no GPU series h200"}]})");
   const Outcome text = run({"submit", writeSpec(kSpec)});
   EXPECT_EQ(text.code, kExitInvalid);
   EXPECT_EQ(text.out, "");
@@ -223,8 +237,7 @@ TEST_F(ServerCommandsTest, SubmitWaitTimeoutAndCtrlCStopWaitingButNeverCancel) {
 
 TEST_F(ServerCommandsTest, WaitFlagsAreCheckedBeforeAnythingIsSent) {
   EXPECT_EQ(run({"submit", writeSpec(kSpec), "--timeout", "10s"}).code, kExitInvalid);
-  EXPECT_EQ(run({"submit", writeSpec(kSpec), "--wait", "--timeout", "soon"}).code,
-            kExitInvalid);
+  EXPECT_EQ(run({"submit", writeSpec(kSpec), "--wait", "--timeout", "soon"}).code, kExitInvalid);
   EXPECT_TRUE(server_.requests().empty());
 }
 
@@ -250,7 +263,8 @@ TEST_F(ServerCommandsTest, GetJobsListsATableAndSendsTheFilters) {
 }
 
 TEST_F(ServerCommandsTest, GetAllFollowsContinueTokens) {
-  server_.on("GET", "/v1/jobs", 200, R"({"items":[)" + jobJson("Running") + R"(],"continue":"p2"})");
+  server_.on("GET", "/v1/jobs", 200,
+             R"({"items":[)" + jobJson("Running") + R"(],"continue":"p2"})");
   server_.on("GET", "/v1/jobs", 200, R"({"items":[)" + jobJson("Failed") + R"(],"continue":""})");
   const Outcome r = run({"get", "jobs", "--all", "-o", "json"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
@@ -278,13 +292,14 @@ TEST_F(ServerCommandsTest, GetJobPrintsTheServersObjectAsJsonOrYaml) {
 
 TEST_F(ServerCommandsTest, DescribeShowsAttemptsComponentsAndEvents) {
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Succeeded"));
-  server_.on("GET", "/v1/jobs/hello-1a2b3c4d/events", 200,
-             R"({"items":[{"seq":1,"time":"2026-12-03T04:55:00.000Z","attempt":0,"from":"","to":"Pending","reason":"submitted","actor":"alice"}]})");
+  server_.on(
+      "GET", "/v1/jobs/hello-1a2b3c4d/events", 200,
+      R"({"items":[{"seq":1,"time":"2026-12-03T04:55:00.000Z","attempt":0,"from":"","to":"Pending","reason":"submitted","actor":"alice"}]})");
   const Outcome r = run({"describe", "job", "hello-1a2b3c4d"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
-  for (const char* part : {"ID:            hello-1a2b3c4d", "Labels:        team=nlp",
-                           "Attempt 1:", "sCC1M8VPKSJX00", "COMPLETED", "cpu1",
-                           "/shared/jobs/hello-1a2b3c4d/attempts/1", "Events:", "submitted"}) {
+  for (const char* part :
+       {"ID:            hello-1a2b3c4d", "Labels:        team=nlp", "Attempt 1:", "sCC1M8VPKSJX00",
+        "COMPLETED", "cpu1", "/shared/jobs/hello-1a2b3c4d/attempts/1", "Events:", "submitted"}) {
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
   }
   const Outcome json = run({"describe", "hello-1a2b3c4d", "-o", "json"});
@@ -294,9 +309,10 @@ TEST_F(ServerCommandsTest, DescribeShowsAttemptsComponentsAndEvents) {
 }
 
 TEST_F(ServerCommandsTest, EventsListsEveryTransition) {
-  server_.on("GET", "/v1/jobs/j/events", 200,
-             R"({"items":[{"seq":1,"time":"2026-12-03T04:55:00.000Z","attempt":0,"from":"","to":"Pending","reason":"submitted","actor":"alice"},)"
-             R"({"seq":2,"time":"2026-12-03T04:56:00.000Z","attempt":1,"from":"Pending","to":"Running","reason":"","actor":"tuneplane"}]})");
+  server_.on(
+      "GET", "/v1/jobs/j/events", 200,
+      R"({"items":[{"seq":1,"time":"2026-12-03T04:55:00.000Z","attempt":0,"from":"","to":"Pending","reason":"submitted","actor":"alice"},)"
+      R"({"seq":2,"time":"2026-12-03T04:56:00.000Z","attempt":1,"from":"Pending","to":"Running","reason":"","actor":"tuneplane"}]})");
   const Outcome r = run({"events", "j"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out,
@@ -306,9 +322,11 @@ TEST_F(ServerCommandsTest, EventsListsEveryTransition) {
 }
 
 TEST_F(ServerCommandsTest, LogsSendsTheQueryAndPrintsOnlyTheLog) {
-  server_.on("GET", "/v1/jobs/j/logs", 200,
-             R"({"attempt":2,"component":"gpu","stream":"stderr","content":"oops\n","truncated":false,"bytes":5,"lines":1,"missing_reason":null})");
-  const Outcome r = run({"logs", "j", "--attempt", "2", "--component", "gpu", "--stream", "stderr"});
+  server_.on(
+      "GET", "/v1/jobs/j/logs", 200,
+      R"({"attempt":2,"component":"gpu","stream":"stderr","content":"oops\n","truncated":false,"bytes":5,"lines":1,"missing_reason":null})");
+  const Outcome r =
+      run({"logs", "j", "--attempt", "2", "--component", "gpu", "--stream", "stderr"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out, "oops\n");
   const auto sent = server_.requests("GET", "/v1/jobs/j/logs").at(0);
@@ -325,8 +343,9 @@ TEST_F(ServerCommandsTest, LogsFollowPrintsNewOutputUntilTheAttemptEnds) {
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Succeeded"));
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d/logs", 200,
              R"({"attempt":1,"component":"cpu","stream":"stdout","content":"step 1\n","bytes":7})");
-  server_.on("GET", "/v1/jobs/hello-1a2b3c4d/logs", 200,
-             R"({"attempt":1,"component":"cpu","stream":"stdout","content":"step 1\nstep 2\n","bytes":14})");
+  server_.on(
+      "GET", "/v1/jobs/hello-1a2b3c4d/logs", 200,
+      R"({"attempt":1,"component":"cpu","stream":"stdout","content":"step 1\nstep 2\n","bytes":14})");
   const Outcome r = run({"logs", "hello-1a2b3c4d", "-f"});
   EXPECT_EQ(r.code, kExitOk) << r.err;
   EXPECT_EQ(r.out, "step 1\nstep 2\n");
@@ -348,8 +367,7 @@ TEST_F(ServerCommandsTest, CancelAndAbandonPostAndPrintTheJob) {
   EXPECT_EQ(nlohmann::json::parse(sent[0].body), nlohmann::json({{"reason", "receipt lost"}}));
 
   EXPECT_EQ(run({"attempt", "abandon", "hello-1a2b3c4d", "1"}).code, kExitInvalid);
-  EXPECT_EQ(run({"attempt", "abandon", "hello-1a2b3c4d", "0", "--reason", "x"}).code,
-            kExitInvalid);
+  EXPECT_EQ(run({"attempt", "abandon", "hello-1a2b3c4d", "0", "--reason", "x"}).code, kExitInvalid);
   EXPECT_EQ(server_.requests("POST", "/v1/jobs/hello-1a2b3c4d/attempts/1/abandon").size(), 1u);
 }
 
@@ -368,9 +386,10 @@ TEST_F(ServerCommandsTest, EachFailureHasItsExitCode) {
   server_.on("GET", "/v1/jobs/broken", 500, errorsJson("api.internal", "", "store failed"));
   server_.on("GET", "/v1/jobs/bad", 400, errorsJson("api.bad_request", "limit", "not a number"));
   server_.on("GET", "/v1/whoami", 401, errorsJson("auth.invalid_token", "", "unknown token"));
-  server_.on("POST", "/v1/jobs/slow/cancel", CannedReply{202, jobJson("Running"),
-                                                        "application/json", true});
-  server_.on("GET", "/v1/jobs/slow", CannedReply{200, jobJson("Running"), "application/json", true});
+  server_.on("POST", "/v1/jobs/slow/cancel",
+             CannedReply{202, jobJson("Running"), "application/json", true});
+  server_.on("GET", "/v1/jobs/slow",
+             CannedReply{200, jobJson("Running"), "application/json", true});
 
   const Outcome not_found = run({"get", "job", "gone"});
   EXPECT_EQ(not_found.code, kExitNotFound);

@@ -21,8 +21,8 @@ std::unique_ptr<ApiClient> clientFor(const std::string& server,
   ClientConfig config;
   config.server = server;
   config.token = std::move(token);
-  auto client = ApiClient::connect(config, {std::chrono::milliseconds(2000),
-                                            std::chrono::milliseconds(1500)});
+  auto client = ApiClient::connect(
+      config, {std::chrono::milliseconds(2000), std::chrono::milliseconds(1500)});
   EXPECT_TRUE(client.has_value());
   return client ? std::move(*client) : nullptr;
 }
@@ -48,8 +48,7 @@ TEST(ApiClientTest, AJsonSpecIsSentAsJson) {
   server.on("POST", "/v1/jobs", 201, kJob);
   auto client = clientFor(server.url());
   ASSERT_TRUE(client->submitJob("  {\"apiVersion\": \"tuneplane.io/v1\"}").has_value());
-  EXPECT_EQ(server.requests("POST", "/v1/jobs").at(0).header("Content-Type"),
-            "application/json");
+  EXPECT_EQ(server.requests("POST", "/v1/jobs").at(0).header("Content-Type"), "application/json");
 }
 
 TEST(ApiClientTest, NoTokenSendsNoAuthorizationHeader) {
@@ -87,8 +86,8 @@ TEST(ApiClientTest, ListSendsOnlyTheFiltersThatAreSetEscaped) {
 
 TEST(ApiClientTest, RoutesAndBodiesOfEveryVerb) {
   FakeApiServer server;
-  for (const char* path : {"/v1/jobs/a-1", "/v1/jobs/a-1/events", "/v1/jobs/a-1/logs",
-                           "/v1/whoami"}) {
+  for (const char* path :
+       {"/v1/jobs/a-1", "/v1/jobs/a-1/events", "/v1/jobs/a-1/logs", "/v1/whoami"}) {
     server.on("GET", path, 200, kJob);
   }
   server.on("POST", "/v1/jobs/a-1/cancel", 202, kJob);
@@ -128,9 +127,10 @@ TEST(ApiClientTest, AnIdIsOnePathSegment) {
 
 TEST(ApiClientTest, TheServersErrorsAreReadWithTheirFields) {
   FakeApiServer server;
-  server.on("POST", "/v1/jobs", 422,
-            R"({"errors":[{"code":"spec.required","field":"spec.pools[0].image","message":"required"},)"
-            R"({"code":"spec.invalid","field":"metadata.name","message":"bad name"}]})");
+  server.on(
+      "POST", "/v1/jobs", 422,
+      R"({"errors":[{"code":"spec.required","field":"spec.pools[0].image","message":"required"},)"
+      R"({"code":"spec.invalid","field":"metadata.name","message":"bad name"}]})");
   auto client = clientFor(server.url());
   auto answer = client->submitJob("kind: TrainingJob\n");
   ASSERT_FALSE(answer.has_value());

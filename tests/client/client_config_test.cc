@@ -29,9 +29,7 @@ class ClientConfigTest : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(home_); }
 
   std::string configPath() const { return home_ + "/.config/tuneplane/config.yaml"; }
-  void writeConfig(const std::string& text, mode_t mode = 0600) {
-    write(configPath(), text, mode);
-  }
+  void writeConfig(const std::string& text, mode_t mode = 0600) { write(configPath(), text, mode); }
   static void write(const std::string& path, const std::string& text, mode_t mode) {
     std::ofstream(path, std::ios::trunc) << text;
     ASSERT_EQ(::chmod(path.c_str(), mode), 0);
@@ -136,14 +134,12 @@ TEST_F(ClientConfigTest, BadConfigsNameTheFieldAndTheFile) {
     std::string field;
   };
   const std::vector<Case> cases = {
-      {"server: http://s:1\ntoken: a\ntoken_file: b\n", "config.conflicting_fields",
-       "token_file"},
+      {"server: http://s:1\ntoken: a\ntoken_file: b\n", "config.conflicting_fields", "token_file"},
       {"server: http://s:1\nport: 8080\n", "config.unknown_field", "port"},
       {"server: ftp://s\n", "cli.invalid_server", ""},
       {"server: http://user:pw@s:1\n", "cli.invalid_server", ""},
       {"server: http://s:1\ntoken: \"  \"\n", "config.empty_token", "token"},
-      {"server: http://s:1\ntoken_file: missing\n", "config.token_file_unreadable",
-       "token_file"},
+      {"server: http://s:1\ntoken_file: missing\n", "config.token_file_unreadable", "token_file"},
   };
   for (const Case& c : cases) {
     writeConfig(c.text);

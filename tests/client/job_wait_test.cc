@@ -65,9 +65,9 @@ TEST_F(JobWaitTest, TheTimeoutIsBoundedAndLeavesTheJobAlone) {
   const JobWait result = wait(options);
   EXPECT_EQ(result.end, PollEnd::kTimedOut);
   // 2 s, 2 s, then the 1 s left: never past the deadline.
-  EXPECT_EQ(sleeper_.sleeps(), (std::vector<std::chrono::milliseconds>{
-                                   std::chrono::seconds(2), std::chrono::seconds(2),
-                                   std::chrono::seconds(1)}));
+  EXPECT_EQ(sleeper_.sleeps(),
+            (std::vector<std::chrono::milliseconds>{
+                std::chrono::seconds(2), std::chrono::seconds(2), std::chrono::seconds(1)}));
   expectOnlyGets();
 }
 

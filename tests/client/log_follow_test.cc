@@ -31,10 +31,10 @@ TEST(LogWindowTest, SuccessiveWindowsShowEachByteOnce) {
   };
   const std::vector<Step> steps = {
       {window("abc", 3), "abc"},
-      {window("abc", 3), ""},                        // nothing new
-      {window("bcdef", 6), "def"},                   // the window slid: only the new part
-      {window("xyz", 20), "xyz", 0, 11},             // 11 bytes never seen between two polls
-      {window("new", 3), "new", 0, 0, true},         // the file got shorter: shown anew
+      {window("abc", 3), ""},                 // nothing new
+      {window("bcdef", 6), "def"},            // the window slid: only the new part
+      {window("xyz", 20), "xyz", 0, 11},      // 11 bytes never seen between two polls
+      {window("new", 3), "new", 0, 0, true},  // the file got shorter: shown anew
   };
   LogWindow log;
   for (size_t i = 0; i < steps.size(); ++i) {

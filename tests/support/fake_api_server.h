@@ -112,8 +112,9 @@ class FakeApiServer {
 
  private:
   void handle(const httplib::Request& req, httplib::Response& res) {
-    CannedReply reply{404,
-                      R"({"errors":[{"code":"api.not_found","field":"","message":"no such route or job"}]})"};
+    CannedReply reply{
+        404,
+        R"({"errors":[{"code":"api.not_found","field":"","message":"no such route or job"}]})"};
     std::unique_lock lock(mutex_);
     requests_.push_back({req.method, req.path, req.params, req.headers, req.body});
     auto it = replies_.find(req.method + " " + req.path);
