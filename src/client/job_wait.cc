@@ -4,38 +4,24 @@ namespace tuneplane::client {
 
 JobWait waitForJob(ApiClient& client, std::string_view id, const PollOptions& options,
                    const Clock& clock, Sleeper& sleeper, const JobWaitCallbacks& callbacks) {
-  Poller poller(options, clock, sleeper);
   JobWait wait;
   std::optional<std::pair<std::string, std::string>> last;  // phase, reason
-  for (;;) {
+  auto poll = [&]() -> tl::expected<bool, ApiError> {
     auto job = client.getJob(id);
-    if (job) {
-      poller.succeeded();
-      auto view = jobFromJson(*job);
-      if (!view) {
-        wait.error = ApiError{FailureKind::kBadResponse, 200, {view.error()}};
-        return wait;
-      }
-      wait.job = std::move(*job);
-      if (!last || last->first != view->phase || last->second != view->reason) {
-        last.emplace(view->phase, view->reason);
-        if (callbacks.on_change) callbacks.on_change(*view);
-      }
-      if (view->terminal()) {
-        wait.end = PollEnd::kDone;
-        return wait;
-      }
-    } else if (poller.tolerate(job.error())) {
-      if (callbacks.on_retry) callbacks.on_retry(job.error());
-    } else {
-      wait.error = std::move(job.error());
-      return wait;
+    if (!job) return tl::unexpected(std::move(job.error()));
+    auto view = jobFromJson(*job);
+    if (!view) return tl::unexpected(ApiError{FailureKind::kBadResponse, 200, {view.error()}});
+    wait.job = std::move(*job);
+    if (!last || last->first != view->phase || last->second != view->reason) {
+      last.emplace(view->phase, view->reason);
+      if (callbacks.on_change) callbacks.on_change(*view);
     }
-    if (auto end = poller.pause()) {
-      wait.end = *end;
-      return wait;
-    }
-  }
+    return view->terminal();
+  };
+  PollOutcome outcome = pollUntil(options, clock, sleeper, poll, callbacks.on_retry);
+  wait.end = outcome.end;
+  wait.error = std::move(outcome.error);
+  return wait;
 }
 
 }  // namespace tuneplane::client

@@ -29,7 +29,6 @@ LogChunk LogWindow::next(const LogsView& window) {
 LogFollow followLogs(ApiClient& client, std::string_view id, const LogsQuery& query,
                      const PollOptions& options, const Clock& clock, Sleeper& sleeper,
                      const LogFollowCallbacks& callbacks) {
-  Poller poller(options, clock, sleeper);
   LogFollow follow;
   follow.attempt = query.attempt;
   LogWindow window;
@@ -74,25 +73,10 @@ LogFollow followLogs(ApiClient& client, std::string_view id, const LogsQuery& qu
     }
     return ended;
   };
-  for (;;) {
-    auto ended = poll();
-    if (ended) {
-      poller.succeeded();
-      if (*ended) {
-        follow.end = PollEnd::kDone;
-        return follow;
-      }
-    } else if (poller.tolerate(ended.error())) {
-      if (callbacks.on_retry) callbacks.on_retry(ended.error());
-    } else {
-      follow.error = std::move(ended.error());
-      return follow;
-    }
-    if (auto end = poller.pause()) {
-      follow.end = *end;
-      return follow;
-    }
-  }
+  PollOutcome outcome = pollUntil(options, clock, sleeper, poll, callbacks.on_retry);
+  follow.end = outcome.end;
+  follow.error = std::move(outcome.error);
+  return follow;
 }
 
 }  // namespace tuneplane::client

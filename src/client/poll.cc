@@ -25,6 +25,24 @@ std::optional<PollEnd> Poller::pause() {
   return std::nullopt;
 }
 
+PollOutcome pollUntil(const PollOptions& options, const Clock& clock, Sleeper& sleeper,
+                      const std::function<tl::expected<bool, ApiError>()>& poll,
+                      const std::function<void(const ApiError&)>& on_retry) {
+  Poller poller(options, clock, sleeper);
+  for (;;) {
+    auto done = poll();
+    if (done) {
+      poller.succeeded();
+      if (*done) return {PollEnd::kDone, std::nullopt};
+    } else if (poller.tolerate(done.error())) {
+      if (on_retry) on_retry(done.error());
+    } else {
+      return {PollEnd::kFailed, std::move(done.error())};
+    }
+    if (auto end = poller.pause()) return {*end, std::nullopt};
+  }
+}
+
 std::chrono::milliseconds clampPollInterval(std::chrono::milliseconds interval) {
   return std::clamp(interval, kMinPollInterval, kMaxPollInterval);
 }

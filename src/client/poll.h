@@ -6,7 +6,10 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
+
+#include <tl/expected.hpp>
 
 #include "client/api_error.h"
 #include "common/clock.h"
@@ -63,6 +66,18 @@ class Poller {
   int64_t start_ms_;
   std::optional<int64_t> failing_since_ms_;
 };
+
+// The loop of `submit --wait` and `logs -f`: calls `poll` (true: what was awaited happened)
+// until it happens (kDone), the timeout passes, Ctrl-C, or a failure that polling again will
+// not mend or that outlasts the grace period (kFailed, with the error). `on_retry` hears of
+// each failure that is ridden over.
+struct PollOutcome {
+  PollEnd end = PollEnd::kFailed;
+  std::optional<ApiError> error;  // when end is kFailed
+};
+PollOutcome pollUntil(const PollOptions& options, const Clock& clock, Sleeper& sleeper,
+                      const std::function<tl::expected<bool, ApiError>()>& poll,
+                      const std::function<void(const ApiError&)>& on_retry);
 
 // Clamps a --poll-interval into [kMinPollInterval, kMaxPollInterval].
 std::chrono::milliseconds clampPollInterval(std::chrono::milliseconds interval);

@@ -443,5 +443,41 @@ TEST_F(ServerCommandsTest, TheConfigFileIsUsedOnlyWhenPrivate) {
   EXPECT_EQ(server_.requests().at(0).header("Authorization"), std::string("Bearer ") + kToken);
 }
 
+TEST_F(ServerCommandsTest, KubectlsNounFormsReachTheSameRoutes) {
+  server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Running"));
+  server_.on("GET", "/v1/jobs/hello-1a2b3c4d/events", 200, R"({"items":[]})");
+  EXPECT_EQ(run({"get", "jobs", "hello-1a2b3c4d"}).code, kExitOk);
+  EXPECT_EQ(run({"get", "job", "hello-1a2b3c4d"}).code, kExitOk);
+  EXPECT_EQ(run({"get", "hello-1a2b3c4d"}).code, kExitOk);
+  EXPECT_EQ(run({"describe", "job", "hello-1a2b3c4d"}).code, kExitOk);
+  EXPECT_EQ(server_.requests("GET", "/v1/jobs/hello-1a2b3c4d").size(), 4u);
+  // A noun without its ID, or an ID with list filters, is a usage error: nothing is sent.
+  EXPECT_EQ(run({"get", "job"}).code, kExitInvalid);
+  EXPECT_EQ(run({"describe"}).code, kExitInvalid);
+  EXPECT_EQ(run({"get", "jobs", "hello-1a2b3c4d", "--phase", "Running"}).code, kExitInvalid);
+  EXPECT_EQ(server_.requests().size(), 5u);
+}
+
+class ServerVerbHelpTest : public ServerCommandsTest,
+                           public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(ServerVerbHelpTest, HelpListsTheConnectionFlagsAndTheExitCodes) {
+  std::vector<std::string> args;
+  std::istringstream words(GetParam());
+  for (std::string word; words >> word;) args.push_back(word);
+  args.push_back("--help");
+  const Outcome r = run(args);
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  for (const char* part : {"--server", "--token", "--output", "Exit codes: 0", "3 no such job",
+                           "4 authentication", "5 the server unreachable"}) {
+    EXPECT_NE(r.out.find(part), std::string::npos) << GetParam() << ": " << part << "\n" << r.out;
+  }
+  EXPECT_TRUE(server_.requests().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Verbs, ServerVerbHelpTest,
+                         ::testing::Values("submit", "get", "describe", "events", "logs", "cancel",
+                                           "attempt abandon", "whoami"));
+
 }  // namespace
 }  // namespace tuneplane::cli
