@@ -77,12 +77,22 @@ struct RayConfig {
   bool pinsPorts() const { return !pinnedPorts().empty(); }
 };
 
+// How the OS user Slurm runs jobs as (slurm.user) gets to write an attempt's logs/ and
+// output/ (the rule is staging/job_access.h).
+struct StagingSettings {
+  // A group that slurm.user belongs to and TunePlane can give files to: logs/ and output/
+  // are made group-owned, group-writable and setgid. Absent: TunePlane itself must run as
+  // slurm.user, so the job owns what it writes.
+  std::optional<std::string> group;
+};
+
 struct SiteConfig {
   SlurmSite slurm;
   Partitions partitions;
   std::vector<GpuSeries> gpu_series;
   ContainerRuntime container_runtime = ContainerRuntime::kPyxis;
   std::string staging_root;  // absolute; the shared filesystem
+  StagingSettings staging;
   std::vector<SiteMount> mounts;
   std::optional<std::string> runtime_registry_file;
   RayConfig ray;

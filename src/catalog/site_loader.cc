@@ -46,8 +46,8 @@ class SiteParser {
     const auto root = r_.parseRoot(text);
     if (!root) return failAll(r_.takeErrors());
     r_.checkMap(*root, "",
-                {"slurm", "partitions", "gpu_series", "container_runtime", "staging_root", "mounts",
-                 "runtime_registry_file", "ray", "default_time_limit"});
+                {"slurm", "partitions", "gpu_series", "container_runtime", "staging_root",
+                 "staging", "mounts", "runtime_registry_file", "ray", "default_time_limit"});
     const YAML::Node slurm = r_.require(*root, "slurm", "");
     if (R::present(slurm)) parseSlurm(slurm, "slurm");
     const YAML::Node partitions = R::get(*root, "partitions");
@@ -79,6 +79,8 @@ class SiteParser {
         site_.staging_root = *v;
       }
     }
+    const YAML::Node staging_section = R::get(*root, "staging");
+    if (R::present(staging_section)) parseStaging(staging_section, "staging");
     const YAML::Node mounts = R::get(*root, "mounts");
     if (R::present(mounts)) parseMounts(mounts, "mounts");
     site_.runtime_registry_file = file(*root, "runtime_registry_file", "");
@@ -247,6 +249,18 @@ class SiteParser {
         if (auto v = r_.boolean(ro, R::child(p, "read_only"))) mount.read_only = *v;
       }
       site_.mounts.push_back(std::move(mount));
+    }
+  }
+
+  void parseStaging(const YAML::Node& node, const std::string& path) {
+    if (!r_.checkMap(node, path, {"group"})) return;
+    // Any name the host's group database may hold (LDAP names can have spaces), but never
+    // ':' (the separator of /etc/group).
+    if (auto v = nonEmpty(node, "group", path)) {
+      if (v->find(':') != std::string::npos) {
+        r_.report("invalid_name", R::child(path, "group"), "a group name cannot contain ':'");
+      }
+      site_.staging.group = *v;
     }
   }
 

@@ -161,9 +161,27 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
   return prepared;
 }
 
-Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared) {
+Result<staging::JobAccess> checkJobAccess(const SiteContext& context) {
+  staging::PosixOsUsers users;
   staging::PosixStagingFs fs;
-  return staging::stageAttempt(prepared.request, prepared.script, prepared.submit_body, fs);
+  return checkJobAccess(context, users, fs);
+}
+
+Result<staging::JobAccess> checkJobAccess(const SiteContext& context, staging::OsUsers& users,
+                                          staging::StagingFs& fs) {
+  auto access = staging::resolveJobAccess(context.site, users);
+  if (!access) return access;
+  if (auto reachable = staging::checkJobCanReach(context.site.staging_root, *access, fs);
+      !reachable) {
+    return fail(reachable.error());
+  }
+  return access;
+}
+
+Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,
+                                     const staging::JobAccess& access) {
+  staging::PosixStagingFs fs;
+  return staging::stageAttempt(prepared.request, prepared.script, prepared.submit_body, access, fs);
 }
 
 }  // namespace tuneplane::cli

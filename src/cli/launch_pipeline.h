@@ -3,6 +3,7 @@
 //   spec file + context   ─► prepare: parse + judge every rule, identity, attempt dir,
 //                             assemble + verify the artifact, render the script and the
 //                             submit body
+//   site + this host      ─► checkJobAccess: can the job user write what TunePlane stages?
 //   PreparedLaunch        ─► stage: write the immutable attempt dir (staging/stager.h)
 // Every step reports all the problems it finds (Checked<>); nothing is rendered unless the
 // spec and the artifact pass.
@@ -17,6 +18,7 @@
 #include "catalog/site_config.h"
 #include "common/result.h"
 #include "launch/launch_request.h"
+#include "staging/job_access.h"
 #include "staging/stager.h"
 
 namespace tuneplane::catalog {
@@ -97,8 +99,18 @@ Checked<PreparedLaunch> prepare(const std::string& spec_path, const SiteContext&
                                 const PrepareOptions& options, catalog::ArtifactVerifier& verifier,
                                 launch::RandomSource& random);
 
+// How the site's job user (slurm.user) will write the attempts TunePlane stages from this
+// host (staging/job_access.h): the users and staging.group resolved here, and the way down
+// to the staging root checked. A submit refuses before staging anything when this fails.
+// Errors: those of staging::resolveJobAccess and staging::checkJobCanReach.
+Result<staging::JobAccess> checkJobAccess(const SiteContext& context);
+Result<staging::JobAccess> checkJobAccess(const SiteContext& context, staging::OsUsers& users,
+                                          staging::StagingFs& fs);
+
 // Stages prepared.request.attempt_dir with the real filesystem (staging::stageAttempt).
-// Errors: "staging.attempt_exists", "staging.invalid_attempt_dir", "staging.io".
-Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared);
+// Errors: "staging.attempt_exists", "staging.invalid_attempt_dir", "staging.not_traversable",
+// "staging.io".
+Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,
+                                     const staging::JobAccess& access);
 
 }  // namespace tuneplane::cli

@@ -53,6 +53,12 @@ void runRender(const RenderFlags& flags) {
   options.attempt_dir = flags.attempt_dir;
   auto prepared = prepare(*spec_file, *context, options);
   if (!prepared) invalid(prepared.error());
+  // Rendering is for looking, possibly on another host than the one that submits: a job
+  // user who could not write the attempt is a warning here, and a refusal at submit.
+  if (auto access = checkJobAccess(*context); !access) {
+    std::cerr << "warning: `tuneplane slurm submit` from this host would refuse this site: "
+              << access.error().describe() << "\n";
+  }
 
   if (flags.what == "script") {
     std::cout << prepared->script;
@@ -71,7 +77,8 @@ void addRenderCommand(CLI::App& app) {
       "Print what would be submitted for a job spec: the batch script (default) or the\n"
       "JSON body of POST /slurm/v0.0.45/job/submit. Validates like `validate` first; stages\n"
       "and submits nothing. Exit codes: 0 printed; 2 refused or a file missing/unreadable\n"
-      "(every error on stderr as 'field: message [code]').");
+      "(every error on stderr as 'field: message [code]'). A job user who could not write\n"
+      "the attempt from this host (see `validate`) is a warning on stderr, not a failure.");
   cmd->add_option("-f,--file", flags->spec_file, "Job spec file, YAML or JSON (required)");
   cmd->add_option("--site", flags->site_file,
                   std::string("Site file (YAML); default: $") + kSiteFileEnv);

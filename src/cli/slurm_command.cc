@@ -148,9 +148,15 @@ void runSubmit(const SlurmFlags& flags) {
   if (!spec) failWith({spec.error()}, format, kExitInvalid, std::cout, std::cerr);
   auto context = loadSiteContext(flags.site);
   if (!context) failWith(context.error(), format, kExitInvalid, std::cout, std::cerr);
+  // A job whose user cannot write the attempt fails with an empty logs/: refuse it here,
+  // before anything is staged or sent, together with any problem of the spec.
+  Errors errors;
+  auto access = checkJobAccess(*context);
+  if (!access) errors.push_back(access.error());
   auto prepared = prepare(*spec, *context, PrepareOptions{});
-  if (!prepared) failWith(prepared.error(), format, kExitInvalid, std::cout, std::cerr);
-  auto staged = stage(*prepared);
+  if (!prepared) errors.insert(errors.end(), prepared.error().begin(), prepared.error().end());
+  if (!errors.empty()) failWith(errors, format, kExitInvalid, std::cout, std::cerr);
+  auto staged = stage(*prepared, *access);
   if (!staged) failWith({staged.error()}, format, kExitFailure, std::cout, std::cerr);
   auto client = connect(context->site, format);
   auto receipt = client->submit(prepared->submit_body);

@@ -1,5 +1,6 @@
 // `tuneplane validate`: checks a job spec against a site (structure, the backend's rules,
-// the runtime artifact's hash) and prints a short summary. Exit 0 valid, 2 invalid.
+// the runtime artifact's hash, and whether the job user could write an attempt staged from
+// this host) and prints a short summary. Exit 0 valid, 2 invalid.
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -21,6 +22,14 @@ struct ValidateFlags {
   std::optional<std::string> site_file;
   std::string output = "text";
 };
+
+nlohmann::json accessJson(const staging::JobAccess& access) {
+  const bool shared = access.mode == staging::JobAccessMode::kSharedGroup && access.group;
+  return {{"mode", shared ? "shared_group" : "same_user"},
+          {"job_user", access.job_user.name},
+          {"tuneplane_user", access.process_user.name},
+          {"group", shared ? nlohmann::json(access.group->name) : nullptr}};
+}
 
 // Every component gets the job's time limit; 0 when none is sent.
 std::chrono::minutes jobTimeLimit(const launch::LaunchRequest& request) {
@@ -45,7 +54,7 @@ nlohmann::json minutesOrNull(std::chrono::minutes limit) {
   return limit.count() > 0 ? nlohmann::json(limit.count()) : nlohmann::json(nullptr);
 }
 
-nlohmann::json summaryJson(const launch::LaunchRequest& request) {
+nlohmann::json summaryJson(const launch::LaunchRequest& request, const staging::JobAccess& access) {
   nlohmann::json components = nlohmann::json::array();
   for (const auto& c : request.components) {
     components.push_back({{"pool", c.pool_name},
@@ -65,10 +74,12 @@ nlohmann::json summaryJson(const launch::LaunchRequest& request) {
           {"time_limit",
            {{"minutes", minutesOrNull(jobTimeLimit(request))},
             {"source", launch::toString(request.time_limit_source)}}},
-          {"components", std::move(components)}};
+          {"components", std::move(components)},
+          {"job_access", accessJson(access)}};
 }
 
-void printSummary(std::ostream& out, const launch::LaunchRequest& request) {
+void printSummary(std::ostream& out, const launch::LaunchRequest& request,
+                  const staging::JobAccess& access) {
   out << "valid: " << request.job_name << " (" << request.framework << ")\n";
   out << "  runtime: " << catalog::toString(request.container_runtime) << ", "
       << request.artifact.path << " (sha256 verified)\n";
@@ -81,6 +92,7 @@ void printSummary(std::ostream& out, const launch::LaunchRequest& request) {
     if (c.constraint) out << ", constraint " << *c.constraint;
     out << "\n";
   }
+  out << "  logs and output: " << access.describe() << "\n";
 }
 
 void runValidate(const ValidateFlags& flags) {
@@ -91,14 +103,19 @@ void runValidate(const ValidateFlags& flags) {
 
   auto context = loadSiteContext(flags.site_file);
   if (!context) failWith(context.error(), *format, kExitInvalid, std::cout, std::cerr);
+  // What `slurm submit` from this host would refuse: the job user's access, and the spec.
+  Errors errors;
+  auto access = checkJobAccess(*context);
+  if (!access) errors.push_back(access.error());
   // A throwaway identity: validation needs one to assemble, nothing is staged.
   auto prepared = prepare(*spec_file, *context, PrepareOptions{});
-  if (!prepared) failWith(prepared.error(), *format, kExitInvalid, std::cout, std::cerr);
+  if (!prepared) errors.insert(errors.end(), prepared.error().begin(), prepared.error().end());
+  if (!errors.empty()) failWith(errors, *format, kExitInvalid, std::cout, std::cerr);
 
   if (*format == OutputFormat::kJson) {
-    std::cout << summaryJson(prepared->request).dump(2) << '\n';
+    std::cout << summaryJson(prepared->request, *access).dump(2) << '\n';
   } else {
-    printSummary(std::cout, prepared->request);
+    printSummary(std::cout, prepared->request, *access);
   }
 }
 
@@ -108,10 +125,12 @@ void addValidateCommand(CLI::App& app) {
   auto flags = std::make_shared<ValidateFlags>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
-      "Check a job spec against a site: structure, the Slurm backend's rules and the runtime\n"
-      "artifact's SHA-256. Prints a summary (job, framework, which time limit applies and\n"
-      "where it comes from, components). Nothing is staged or submitted. Every problem is\n"
-      "reported in one run. Exit codes: 0 valid; 2 invalid or a file missing/unreadable (every\n"
+      "Check a job spec against a site: structure, the Slurm backend's rules, the runtime\n"
+      "artifact's SHA-256, and whether the job user (slurm.user) could write the attempt\n"
+      "staged from this host (see staging.group). Prints a summary (job, framework, which\n"
+      "time limit applies and where it comes from, components, who writes logs/). Nothing is\n"
+      "staged or submitted. Every problem is reported in one run. Exit codes: 0 valid; 2\n"
+      "invalid or a file missing/unreadable (every\n"
       "error on stderr as 'field: message [code]', or as JSON on stdout with --output json).");
   cmd->add_option("-f,--file", flags->spec_file, "Job spec file, YAML or JSON (required)");
   cmd->add_option("--site", flags->site_file,

@@ -9,8 +9,8 @@
 
 namespace tuneplane::doctor {
 
-std::optional<std::string> stagingGroupOf(const catalog::SiteConfig& /*site*/) {
-  return std::nullopt;  // HOOK (issue 11): return site.staging.group once it exists.
+std::optional<std::string> stagingGroupOf(const catalog::SiteConfig& site) {
+  return site.staging.group;
 }
 
 SlurmFacts gatherSlurmFacts(const catalog::SiteConfig& site, const SlurmAccess& access) {

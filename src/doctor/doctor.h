@@ -71,10 +71,8 @@ ArtifactFacts gatherArtifactFacts(const catalog::Runtime& runtime,
                                   catalog::ArtifactVerifier& verifier,
                                   const ArtifactProgress& progress);
 
-// HOOK (issue 11, `staging.group`): the shared group the site names for attempt output, once
-// the site file has that field. Until then nullopt, and staging/user applies the default
-// rule (TunePlane must run as slurm.user). When catalog::SiteConfig gains the field, return
-// it here; staging_checks already judges the group rule.
+// The shared group the site names for attempt output (`staging.group`, issue 11), if any;
+// staging/user judges the group rule with it, the default rule without.
 std::optional<std::string> stagingGroupOf(const catalog::SiteConfig& site);
 
 }  // namespace tuneplane::doctor

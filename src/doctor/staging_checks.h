@@ -4,7 +4,8 @@
 //   staging/user        issue 11: Slurm runs each job as slurm.user, and the job must write
 //                       its attempt's logs/ and output/. So TunePlane must run as slurm.user
 //                       (resolved on this host) — or, when the site names a shared
-//                       staging.group, both users must be in that group
+//                       staging.group, slurm.user must be in that group, and so must
+//                       TunePlane's user unless it is root (as staging/job_access.h rules)
 //   staging/filesystem  statfs(2) f_type of the root: a network or cluster filesystem
 //                       (NFS, Lustre, GPFS, BeeGFS, CephFS, …) → ok; a local one (ext4, xfs,
 //                       tmpfs, overlay, …) → warn, since compute nodes would each see their

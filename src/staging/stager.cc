@@ -30,6 +30,17 @@ class TempDirGuard {
   bool committed_ = false;
 };
 
+// logs/ and output/: writable by the job user, whichever way the site gives it access. In a
+// shared group the group comes first: chmod cannot set setgid on a file of another group.
+Status makeWritableDir(const std::string& path, const JobAccess& access, StagingFs& fs) {
+  if (auto made = fs.makeDir(path, kSameUserWritableDirMode); !made) return made;
+  if (access.mode == JobAccessMode::kSharedGroup && access.group) {
+    if (auto given = fs.changeGroup(path, access.group->gid); !given) return given;
+    return fs.changeMode(path, access.writableDirMode());
+  }
+  return ok();
+}
+
 }  // namespace
 
 std::string sha256Hex(const std::string& data) {
@@ -54,7 +65,8 @@ nlohmann::json manifestJson(const StagedAttempt& attempt) {
 }
 
 Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const std::string& script,
-                                   const nlohmann::json& submit_body, StagingFs& fs) {
+                                   const nlohmann::json& submit_body, const JobAccess& access,
+                                   StagingFs& fs) {
   const std::string& final_dir = request.attempt_dir;
   if (!isCleanAbsolutePath(final_dir) || final_dir == "/") {
     return fail("staging.invalid_attempt_dir", "attempt_dir",
@@ -67,6 +79,9 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
                 "attempt directory '" + final_dir + "' already exists; it is never overwritten");
   }
   const std::string parent = parentDir(final_dir);
+  if (auto reachable = checkJobCanReach(parent, access, fs); !reachable) {
+    return fail(reachable.error());
+  }
   if (auto made = fs.makeDirs(parent, kParentDirMode); !made) return fail(made.error());
 
   auto temp = fs.makeTempDir(stagingTempPrefix(final_dir));
@@ -93,7 +108,7 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
     return fail(written.error());
   }
   for (std::string_view dir : {kLogsDir, kOutputDir}) {
-    if (auto made = fs.makeDir(attemptFile(*temp, dir), kWritableDirMode); !made) {
+    if (auto made = makeWritableDir(attemptFile(*temp, dir), access, fs); !made) {
       return fail(made.error());
     }
   }

@@ -3,6 +3,8 @@
 // fsyncs them, makes the files 0444 and the attempt dir 0555, then renames it into place.
 // A crash or an error therefore leaves no half-written attempt, and an existing attempt is
 // never overwritten. Credentials never reach a staged file: a LaunchRequest holds none.
+// Who may write logs/ and output/ follows the site's JobAccess (job_access.h): 0755 when
+// TunePlane runs as the job user, or staging.group's, 02775, checked before anything is made.
 #pragma once
 
 #include <map>
@@ -12,14 +14,14 @@
 
 #include "common/result.h"
 #include "launch/launch_request.h"
+#include "staging/job_access.h"
 #include "staging/staging_fs.h"
 
 namespace tuneplane::staging {
 
 inline constexpr mode_t kFileMode = 0444;
 inline constexpr mode_t kAttemptDirMode = 0555;
-inline constexpr mode_t kWritableDirMode = 0755;  // logs/ and output/
-inline constexpr mode_t kParentDirMode = 0755;    // jobs/<id>/attempts/ when created
+inline constexpr mode_t kParentDirMode = 0755;  // jobs/<id>/attempts/ when created
 
 struct StagedFile {
   std::string sha256;  // lower-case hex
@@ -31,10 +33,13 @@ struct StagedAttempt {
   std::map<std::string, StagedFile> files;  // name → digest; what manifest.json holds
 };
 
+// `access` comes from resolveJobAccess for the site the request was assembled for.
 // REQUIRES: request.attempt_dir is a clean absolute path (isCleanAbsolutePath).
-// Errors: "staging.invalid_attempt_dir", "staging.attempt_exists", "staging.io".
+// Errors: "staging.invalid_attempt_dir", "staging.attempt_exists", "staging.not_traversable"
+// (nothing made), "staging.io".
 Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const std::string& script,
-                                   const nlohmann::json& submit_body, StagingFs& fs);
+                                   const nlohmann::json& submit_body, const JobAccess& access,
+                                   StagingFs& fs);
 
 // The manifest as written: {"version":1,"files":{"job.sh":{"sha256":…,"bytes":…},…}}.
 nlohmann::json manifestJson(const StagedAttempt& attempt);

@@ -10,31 +10,14 @@
 #include <filesystem>
 #include <vector>
 
+#include "common/unique_fd.h"
+
 namespace tuneplane::staging {
 namespace {
 
 tl::unexpected<Error> ioError(const std::string& what, const std::string& path, int err) {
   return fail("staging.io", path, what + " '" + path + "' failed: " + std::strerror(err));
 }
-
-// Closes an fd on every path out of a scope.
-class FdCloser {
- public:
-  explicit FdCloser(int fd) : fd_(fd) {}
-  ~FdCloser() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  FdCloser(const FdCloser&) = delete;
-  FdCloser& operator=(const FdCloser&) = delete;
-  int release() {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-
- private:
-  int fd_;
-};
 
 }  // namespace
 
@@ -48,7 +31,10 @@ Status PosixStagingFs::makeDirs(const std::string& path, mode_t mode) {
     prefix = path.substr(0, next);
     pos = next;
     if (prefix.empty()) continue;
-    if (::mkdir(prefix.c_str(), mode) != 0 && errno != EEXIST) {
+    if (::mkdir(prefix.c_str(), mode) == 0) {
+      // mkdir's mode is filtered by the umask: a job user must be able to pass through.
+      if (auto changed = changeMode(prefix, mode); !changed) return changed;
+    } else if (errno != EEXIST) {
       return ioError("mkdir", prefix, errno);
     }
   }
@@ -75,7 +61,7 @@ Status PosixStagingFs::makeDir(const std::string& path, mode_t mode) {
 Status PosixStagingFs::writeFile(const std::string& path, const std::string& content, mode_t mode) {
   const int raw = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if (raw < 0) return ioError("create", path, errno);
-  FdCloser closer(raw);
+  UniqueFd closer(raw);
   std::size_t written = 0;
   while (written < content.size()) {
     const ssize_t n = ::write(raw, content.data() + written, content.size() - written);
@@ -92,13 +78,38 @@ Status PosixStagingFs::writeFile(const std::string& path, const std::string& con
 
 Status PosixStagingFs::changeMode(const std::string& path, mode_t mode) {
   if (::chmod(path.c_str(), mode) != 0) return ioError("chmod", path, errno);
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return ioError("stat", path, errno);
+  if ((st.st_mode & 07777) != mode) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "mode %04o did not take (it is %04o)", mode,
+                  static_cast<unsigned>(st.st_mode & 07777));
+    return fail("staging.io", path, "chmod '" + path + "': " + buf);
+  }
   return ok();
+}
+
+Status PosixStagingFs::changeGroup(const std::string& path, gid_t group) {
+  if (::chown(path.c_str(), static_cast<uid_t>(-1), group) != 0) {
+    return ioError("chown to gid " + std::to_string(group) + " of", path, errno);
+  }
+  return ok();
+}
+
+Result<std::optional<PathInfo>> PosixStagingFs::statPath(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return std::optional<PathInfo>();
+    return ioError("stat", path, errno);
+  }
+  return std::optional<PathInfo>(
+      PathInfo{st.st_uid, st.st_gid, static_cast<mode_t>(st.st_mode & 07777), S_ISDIR(st.st_mode)});
 }
 
 Status PosixStagingFs::syncDir(const std::string& path) {
   const int raw = ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (raw < 0) return ioError("open", path, errno);
-  FdCloser closer(raw);
+  UniqueFd closer(raw);
   if (::fsync(raw) != 0) return ioError("fsync", path, errno);
   return ok();
 }

@@ -1,27 +1,45 @@
 // The filesystem seam of staging: the few POSIX calls a stage makes, behind an interface so
-// tests can inject a failure at any step (as root, permission bits cannot make a write fail).
-// PosixStagingFs is the real one. Errors are Error values with codes "staging.io".
+// tests can inject a failure at any step (as root, permission bits cannot make a write fail)
+// and see which owners and modes a stage asks for. PosixStagingFs is the real one. Errors
+// are Error values with codes "staging.io".
 #pragma once
 
 #include <sys/types.h>
+
+#include <optional>
 #include <string>
 
 #include "common/result.h"
 
 namespace tuneplane::staging {
 
+// What stat(2) says about a path (symlinks followed).
+struct PathInfo {
+  uid_t uid = 0;
+  gid_t gid = 0;
+  mode_t mode = 0;  // permission bits, setgid and sticky included (st_mode & 07777)
+  bool is_directory = false;
+};
+
 class StagingFs {
  public:
   virtual ~StagingFs() = default;
 
-  // mkdir -p with `mode` for each directory it creates; ok when it already exists.
+  // mkdir -p; each directory it creates gets exactly `mode` (whatever the umask); existing
+  // ones are left as they are.
   virtual Status makeDirs(const std::string& path, mode_t mode) = 0;
   // A new, empty directory `<prefix>XXXXXX` (mkdtemp), mode 0700; returns its path.
   virtual Result<std::string> makeTempDir(const std::string& prefix) = 0;
   virtual Status makeDir(const std::string& path, mode_t mode) = 0;
   // Creates `path` (must not exist), writes all of `content`, fsyncs and closes it.
   virtual Status writeFile(const std::string& path, const std::string& content, mode_t mode) = 0;
+  // chmod, then a check that the mode took (the kernel silently drops setgid when the
+  // process is not in the file's group).
   virtual Status changeMode(const std::string& path, mode_t mode) = 0;
+  // chown(path, -1, group): gives `path` to `group`, keeping its owner.
+  virtual Status changeGroup(const std::string& path, gid_t group) = 0;
+  // nullopt when `path` does not exist.
+  virtual Result<std::optional<PathInfo>> statPath(const std::string& path) = 0;
   // fsync of a directory, so the entries created or renamed in it are durable.
   virtual Status syncDir(const std::string& path) = 0;
   // Renames a directory, never replacing an existing `to` (RENAME_NOREPLACE). When `to`
@@ -40,6 +58,8 @@ class PosixStagingFs final : public StagingFs {
   Status makeDir(const std::string& path, mode_t mode) override;
   Status writeFile(const std::string& path, const std::string& content, mode_t mode) override;
   Status changeMode(const std::string& path, mode_t mode) override;
+  Status changeGroup(const std::string& path, gid_t group) override;
+  Result<std::optional<PathInfo>> statPath(const std::string& path) override;
   Status syncDir(const std::string& path) override;
   Status renameNoReplace(const std::string& from, const std::string& to) override;
   bool exists(const std::string& path) override;

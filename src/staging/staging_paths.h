@@ -12,8 +12,11 @@
 //                   ├── job.sh         the rendered batch script (0444)
 //                   ├── submit.json    the slurmrestd submit body (0444)
 //                   ├── manifest.json  sha256 + size of each file above (0444)
-//                   ├── logs/          Slurm writes each component's stdout/stderr here (writable)
-//                   └── output/        the job's results (writable)
+//                   ├── logs/          writable by the job user (job_access.h): 0755, or
+//                   │   │              staging.group's 02775
+//                   │   ├── <pool>.out Slurm writes each component's stdout here
+//                   │   └── <pool>.err … and its stderr (control/log_tail.h reads both)
+//                   └── output/        the job's results (writable, like logs/)
 #pragma once
 
 #include <string>

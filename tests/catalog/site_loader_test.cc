@@ -219,6 +219,13 @@ std::vector<Row> siteRows() {
       {"zero join timeout", m + "ray: {join_timeout_seconds: 0}\n", "site.non_positive",
        "ray.join_timeout_seconds"},
       {"NUL in user", r("user: tp", "user: \"t\\0p\""), "site.nul_byte", "slurm.user"},
+      {"staging not a map", m + "staging: tpjobs\n", "site.wrong_type", "staging"},
+      {"unknown staging key", m + "staging: {mode: shared}\n", "site.unknown_field",
+       "staging.mode"},
+      {"empty staging group", m + "staging: {group: ''}\n", "site.invalid_value", "staging.group"},
+      {"staging group with colon", m + "staging: {group: 'a:b'}\n", "site.invalid_name",
+       "staging.group"},
+      {"numeric staging group", m + "staging: {group: 1234}\n", "site.wrong_type", "staging.group"},
       {"default_time_limit without unit", m + "default_time_limit: 90\n", "site.invalid_duration",
        "default_time_limit"},
       {"default_time_limit in seconds", m + "default_time_limit: 90s\n", "site.invalid_duration",
@@ -240,6 +247,15 @@ TEST(SiteLoader, EachSiteRuleHasItsCodeAndField) {
     EXPECT_EQ(site.error()[0].code, row.code) << site.error()[0].describe();
     EXPECT_EQ(site.error()[0].field, row.field) << site.error()[0].describe();
   }
+}
+
+TEST(SiteLoader, StagingGroupIsOptional) {
+  auto without = parseSiteConfig(kMinimalSite);
+  ASSERT_TRUE(without.has_value()) << without.error().front().describe();
+  EXPECT_EQ(without->staging.group, std::nullopt);
+  auto with = parseSiteConfig(std::string(kMinimalSite) + "staging:\n  group: domain users\n");
+  ASSERT_TRUE(with.has_value()) << with.error().front().describe();
+  EXPECT_EQ(with->staging.group, "domain users");
 }
 
 TEST(SiteLoader, ReadsPinnedRayPorts) {

@@ -3,8 +3,10 @@
 // runner that starts the built `tuneplane` binary with TUNEPLANE_* cleared from its env.
 #pragma once
 
+#include <grp.h>
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -56,6 +58,24 @@ inline std::string sha256Of(const std::string& data) {
   return hex;
 }
 
+// The user this test runs as: the sites below name it as slurm.user, so the staging rule
+// (TunePlane must run as slurm.user unless staging.group is set) is met.
+inline std::string currentUser() {
+  const struct passwd* pw = ::getpwuid(::geteuid());
+  return pw != nullptr ? pw->pw_name : "uid-" + std::to_string(::geteuid());
+}
+
+// A user of this host who is not this process's user (for the refusal tests).
+inline std::string anotherUser() {
+  return ::geteuid() == 0 ? "nobody" : "root";
+}
+
+// The name of this process's effective group.
+inline std::string currentGroup() {
+  const struct group* gr = ::getgrgid(::getegid());
+  return gr != nullptr ? gr->gr_name : "gid-" + std::to_string(::getegid());
+}
+
 struct RunResult {
   int exit_code = -1;
   std::string out;
@@ -83,7 +103,9 @@ class CliFixture : public ::testing::Test {
   std::string siteYaml(const std::string& registry) const {
     return "slurm:\n"
            "  url: http://127.0.0.1:6820\n"
-           "  user: tpuser\n"
+           "  user: " +
+           currentUser() +
+           "\n"
            "  token_file: token.jwt\n"
            "  job_environment:\n"
            "    PATH: /usr/local/bin:/usr/bin:/bin\n"

@@ -3,11 +3,13 @@
 #include "cli/launch_pipeline.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "../staging/fake_os_users.h"
 #include "catalog/artifact_verifier.h"
 #include "cli_fixture.h"
 #include "launch/attempt_identity.h"
@@ -73,7 +75,9 @@ TEST_F(LaunchPipelineTest, StageWritesTheAttemptAndNeverTheToken) {
   options.attempt = 2;
   auto prepared = prepare(spec("job.yaml", cpuSpec()), context(), options, verifier_, random_);
   ASSERT_TRUE(prepared) << prepared.error().front().describe();
-  auto staged = stage(*prepared);
+  auto access = checkJobAccess(context());
+  ASSERT_TRUE(access) << access.error().describe();
+  auto staged = stage(*prepared, *access);
   ASSERT_TRUE(staged) << staged.error().describe();
   EXPECT_EQ(staged->dir, dir_ + "/staging/jobs/hello-abababab/attempts/2");
 
@@ -90,7 +94,7 @@ TEST_F(LaunchPipelineTest, StageWritesTheAttemptAndNeverTheToken) {
             prepared->script);
 
   // Same attempt again: refused, the staged one untouched.
-  auto again = stage(*prepared);
+  auto again = stage(*prepared, *access);
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().code, "staging.attempt_exists");
 }
@@ -117,6 +121,32 @@ TEST_F(LaunchPipelineTest, RuleErrorsDoNotWaitForTheArtifact) {
   ASSERT_EQ(prepared.error().size(), 1u);
   EXPECT_EQ(prepared.error()[0].code, "launch.cpu_only_scratch");
   EXPECT_EQ(verifier_.fullReads(), 0);
+}
+
+TEST_F(LaunchPipelineTest, JobAccessChecksTheUsersAndTheWayToTheStagingRoot) {
+  // The fixture's temp dir is 0700: fine for the same user, closed to a job user who only
+  // shares a group with TunePlane.
+  staging::testing::FakeOsUsers users;
+  users.user("root", 0, 0).user("tpuser", 4242, 4242, {777}).group("jobs", 777).process(0, {0});
+  SiteContext site = context();
+  site.site.slurm.user = "tpuser";
+  staging::PosixStagingFs fs;
+
+  auto mismatch = checkJobAccess(site, users, fs);
+  ASSERT_FALSE(mismatch);
+  EXPECT_EQ(mismatch.error().code, "staging.job_user_mismatch");
+
+  site.site.staging.group = "jobs";
+  ASSERT_EQ(::chmod(dir_.c_str(), 0700), 0);
+  auto closed = checkJobAccess(site, users, fs);
+  ASSERT_FALSE(closed);
+  EXPECT_EQ(closed.error().code, "staging.not_traversable");
+  EXPECT_NE(closed.error().message.find("'" + dir_ + "'"), std::string::npos);
+
+  ASSERT_EQ(::chmod(dir_.c_str(), 0711), 0);
+  auto open = checkJobAccess(site, users, fs);
+  ASSERT_TRUE(open) << open.error().describe();
+  EXPECT_EQ(open->mode, staging::JobAccessMode::kSharedGroup);
 }
 
 }  // namespace

@@ -189,5 +189,20 @@ TEST_P(HelpTest, HelpSaysWhatTheCommandDoesAndListsItsOptions) {
 
 INSTANTIATE_TEST_SUITE_P(Commands, HelpTest, ::testing::Values("", "validate", "render", "slurm"));
 
+TEST_F(RenderCommandTest, AJobUserWhoCouldNotWriteTheAttemptIsOnlyAWarning) {
+  const std::string text = testing::readFile(site());
+  const std::string from = "user: " + testing::currentUser();
+  std::string other = text;
+  other.replace(other.find(from), from.size(), "user: " + testing::anotherUser());
+  testing::writeFile(site(), other);
+  auto r = run({"render", "-f", spec("job.yaml", cpuSpec()), "--site", site()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("#!"));
+  EXPECT_TRUE(r.err.starts_with("warning: `tuneplane slurm submit` from this host would refuse"))
+      << r.err;
+  EXPECT_NE(r.err.find("[staging.job_user_mismatch]"), std::string::npos) << r.err;
+  EXPECT_TRUE(stagingIsEmpty());
+}
+
 }  // namespace
 }  // namespace tuneplane::cli

@@ -99,7 +99,8 @@ class SlurmCommandTest : public CliFixture {
 
   // A site file pointing at `url`, minting tokens from `key_file` (relative to the site).
   std::string writeSite(const std::string& name, const std::string& url,
-                        const std::string& key_file) const {
+                        const std::string& key_file,
+                        const std::string& user = testing::currentUser()) const {
     const char* path_env = std::getenv("PATH");
     const std::string path = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
     writeFile(dir_ + "/" + name,
@@ -108,7 +109,9 @@ class SlurmCommandTest : public CliFixture {
                   url +
                   "\n"
                   "  api_version: v0.0.45\n"
-                  "  user: tpuser\n"
+                  "  user: " +
+                  user +
+                  "\n"
                   "  jwt_key_file: " +
                   key_file +
                   "\n"
@@ -358,6 +361,22 @@ TEST_F(SlurmCommandTest, InvalidSpecSubmitsNothingAndStagesNothing) {
       slurm({"submit", "-f", spec("job.yaml", simSpec(R"(["true"])")), "--output", "json"});
   EXPECT_EQ(tampered.exit_code, kExitInvalid) << tampered.out << tampered.err;
   EXPECT_NE(tampered.out.find("artifact.sha256_mismatch"), std::string::npos) << tampered.out;
+  EXPECT_EQ(sim_->jobCount(), 0u);
+  EXPECT_EQ(attemptDirsUnder(dir_ + "/staging"), 0u);
+}
+
+TEST_F(SlurmCommandTest, AJobUserWhoCouldNotWriteItsLogsIsRefusedBeforeStaging) {
+  const std::string other =
+      writeSite("other-user.yaml", sim_->baseUrl(), "jwt.key", testing::anotherUser());
+  auto r =
+      slurm({"submit", "-f", spec("job.yaml", simSpec(R"(["true"])")), "--output", "json"}, other);
+  EXPECT_EQ(r.exit_code, kExitInvalid) << r.out << r.err;
+  const json doc = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << r.out;
+  EXPECT_EQ(doc["code"], "staging.job_user_mismatch") << r.out;
+  EXPECT_EQ(doc["field"], "slurm.user");
+  EXPECT_NE(doc["message"].get<std::string>().find("'" + testing::anotherUser() + "'"),
+            std::string::npos);
   EXPECT_EQ(sim_->jobCount(), 0u);
   EXPECT_EQ(attemptDirsUnder(dir_ + "/staging"), 0u);
 }

@@ -304,5 +304,71 @@ TEST_F(ValidateCommandTest, MissingFileOptionAndBadOutputExitTwo) {
   EXPECT_NE(bad_output.err.find("[cli.invalid_output]"), std::string::npos) << bad_output.err;
 }
 
+// ---- who writes the attempt (staging.group, slurm.user) ----------------------------------
+
+class ValidateJobAccessTest : public ValidateCommandTest {
+ protected:
+  void setSiteUser(const std::string& user) {
+    testing::writeFile(site(), replaced(testing::readFile(site()),
+                                        "user: " + testing::currentUser(), "user: " + user));
+  }
+};
+
+TEST_F(ValidateJobAccessTest, TheSummarySaysWhoWritesLogsAndOutput) {
+  auto text = run({"validate", "-f", spec("job.yaml", cpuSpec()), "--site", site()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("logs and output: jobs run as '" + testing::currentUser() + "'"),
+            std::string::npos)
+      << text.out;
+  auto json =
+      run({"validate", "-f", spec("job.yaml", cpuSpec()), "--site", site(), "--output", "json"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["job_access"]["mode"], "same_user");
+  EXPECT_EQ(doc["job_access"]["job_user"], testing::currentUser());
+  EXPECT_EQ(doc["job_access"]["group"], nullptr);
+}
+
+TEST_F(ValidateJobAccessTest, ASharedGroupNamedByTheSiteIsUsed) {
+  testing::writeFile(
+      site(), testing::readFile(site()) + "staging:\n  group: " + testing::currentGroup() + "\n");
+  auto r =
+      run({"validate", "-f", spec("job.yaml", cpuSpec()), "--site", site(), "--output", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["job_access"]["mode"], "shared_group");
+  EXPECT_EQ(doc["job_access"]["group"], testing::currentGroup());
+}
+
+TEST_F(ValidateJobAccessTest, AnotherJobUserIsRefusedTogetherWithTheSpecErrors) {
+  setSiteUser(testing::anotherUser());
+  auto codes = jsonCodes(
+      run({"validate", "-f", spec("bad.yaml", cpuSpec("custom-demo", "        colour: blue\n")),
+           "--site", site(), "--output", "json"}));
+  EXPECT_TRUE(codes.count("staging.job_user_mismatch"));
+  EXPECT_TRUE(codes.count("spec.unknown_field"));
+
+  auto text = run({"validate", "-f", spec("job.yaml", cpuSpec()), "--site", site()});
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_NE(text.err.find("slurm.user: TunePlane runs as '" + testing::currentUser() + "'"),
+            std::string::npos)
+      << text.err;
+  EXPECT_NE(text.err.find("staging.group"), std::string::npos) << text.err;
+}
+
+TEST_F(ValidateJobAccessTest, AJobUserUnknownToThisHostIsRefused) {
+  setSiteUser("tp-no-such-user-x9");
+  auto codes = jsonCodes(
+      run({"validate", "-f", spec("job.yaml", cpuSpec()), "--site", site(), "--output", "json"}));
+  EXPECT_EQ(codes, std::set<std::string>{"staging.unknown_job_user"});
+}
+
+TEST_F(ValidateJobAccessTest, AnUnknownStagingGroupIsRefused) {
+  testing::writeFile(site(), testing::readFile(site()) + "staging:\n  group: tp-no-such-group\n");
+  auto codes = jsonCodes(
+      run({"validate", "-f", spec("job.yaml", cpuSpec()), "--site", site(), "--output", "json"}));
+  EXPECT_EQ(codes, std::set<std::string>{"staging.unknown_group"});
+}
+
 }  // namespace
 }  // namespace tuneplane::cli

@@ -77,6 +77,7 @@ class FakeHost final : public HostProbe {
   Status probe = ok();
   uint64_t fs_type = 0x6969;  // NFS
   UserInfo me{"tpuser", 1001, 1001, {1001}};
+  std::optional<GroupInfo> group;  // what findGroup answers (for any name)
   std::map<std::string, int> calls;
 
   // HostProbe:
@@ -97,10 +98,12 @@ class FakeHost final : public HostProbe {
     if (name != "tpuser") return std::nullopt;
     return UserInfo{"tpuser", 1001, 1001, {1001}};
   }
-  std::optional<GroupInfo> findGroup(const std::string&) override {
+  std::optional<GroupInfo> findGroup(const std::string& name) override {
     ++calls["findGroup"];
-    return std::nullopt;
+    asked_group = name;
+    return group;
   }
+  std::string asked_group;
 };
 
 class DoctorTest : public ::testing::Test {
@@ -178,7 +181,7 @@ TEST_F(DoctorTest, EveryCheckInItsOrderAndAllPassOnAHealthySite) {
   EXPECT_EQ(client_.calls,
             (std::map<std::string, int>{{"ping", 1}, {"listPartitions", 1}, {"listNodes", 1}}));
   EXPECT_EQ(host_.calls["probeWrite"], 1);
-  EXPECT_EQ(host_.calls["findGroup"], 0);  // no staging.group in the site file (yet)
+  EXPECT_EQ(host_.calls["findGroup"], 0);  // no staging.group in this site file
 }
 
 TEST_F(DoctorTest, TheTokenNeverReachesTheReport) {
@@ -258,8 +261,33 @@ TEST_F(DoctorTest, ABrokenRegistryIsAFindingNotAStop) {
   EXPECT_EQ(named(checks, "slurmrestd").status, CheckStatus::kOk);
 }
 
-TEST(StagingGroupHookTest, NoGroupUntilTheSiteFileHasOne) {
-  EXPECT_EQ(stagingGroupOf(testing::site()), std::nullopt);
+// The site's staging.group reaches staging/user: root staging for tpuser passes only through
+// a group that holds tpuser, and fails without one (the default rule of issue 11).
+TEST_F(DoctorTest, StagingUserJudgesTheSiteFilesGroup) {
+  host_.me = UserInfo{"root", 0, 0, {0}};
+  auto checks = run();
+  EXPECT_EQ(host_.calls["findGroup"], 0);
+  EXPECT_EQ(named(checks, "staging/user").status, CheckStatus::kFail);
+
+  input_.site.staging.group = "tpstage";
+  checks = run();
+  EXPECT_EQ(host_.asked_group, "tpstage");
+  EXPECT_EQ(named(checks, "staging/user").status, CheckStatus::kFail);  // no such group here
+  EXPECT_TRUE(contains(named(checks, "staging/user").message, "'tpstage' does not exist"))
+      << named(checks, "staging/user").message;
+
+  host_.group = GroupInfo{"tpstage", 1001};  // tpuser's primary group
+  checks = run();
+  const CheckResult& user = named(checks, "staging/user");
+  EXPECT_EQ(user.status, CheckStatus::kOk) << user.message << " / " << user.fix;
+  EXPECT_TRUE(contains(user.message, "staging.group 'tpstage'")) << user.message;
+}
+
+TEST(StagingGroupTest, TheGroupComesFromTheSiteFile) {
+  catalog::SiteConfig site = testing::site();
+  EXPECT_EQ(stagingGroupOf(site), std::nullopt);
+  site.staging.group = "tpstage";
+  EXPECT_EQ(stagingGroupOf(site), "tpstage");
 }
 
 }  // namespace

@@ -118,6 +118,11 @@ TEST(StagingChecksTest, JobUserRuleOfIssue11) {
   group_missing.group.reset();
   StagingFacts job_user_outside = group_ok;
   job_user_outside.job_user->groups = {1001};
+  StagingFacts root_outside = group_ok;  // root gives files to any group
+  root_outside.process_user.groups = {0};
+  StagingFacts service_outside = group_ok;
+  service_outside.process_user = user("svc", 2001);
+  service_outside.process_user.groups = {2001};
   expectRows(
       {
           {"same user", healthy(), CheckStatus::kOk, "TunePlane runs as tpuser (uid 1001)", ""},
@@ -132,6 +137,10 @@ TEST(StagingChecksTest, JobUserRuleOfIssue11) {
            "staging.group 'tpstage' does not exist", "create group 'tpstage'"},
           {"job user outside the group", job_user_outside, CheckStatus::kFail,
            "does not hold tpuser (uid 1001), who runs the jobs", "add both users"},
+          {"root outside the group", root_outside, CheckStatus::kOk,
+           "both are in staging.group 'tpstage'", ""},
+          {"service account outside the group", service_outside, CheckStatus::kFail,
+           "does not hold svc (uid 2001), who runs TunePlane", "add both users"},
       },
       checkStagingUser);
 }

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "live_env.h"
 #include "slurm/rest_client.h"
 
 namespace tuneplane::slurm {
@@ -18,35 +19,15 @@ namespace {
 
 using nlohmann::json;
 
-std::optional<std::string> env(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
-}
-
-struct Live {
-  std::string url, user, shared_dir, slurm_bin;
-  std::optional<std::string> token_file, key_file;
-};
-
-std::optional<Live> liveConfig() {
-  auto url = env("TUNEPLANE_LIVE_SLURMRESTD");
-  auto user = env("TUNEPLANE_LIVE_USER");
-  auto shared = env("TUNEPLANE_LIVE_SHARED_DIR");
-  auto bin = env("TUNEPLANE_LIVE_SLURM_BIN");
-  auto token = env("TUNEPLANE_LIVE_TOKEN_FILE");
-  auto key = env("TUNEPLANE_LIVE_JWT_KEY_FILE");
-  if (!url || !user || !shared || !bin || (!token && !key)) return std::nullopt;
-  return Live{*url, *user, *shared, *bin, token, key};
-}
+using live::Live;
+using live::liveConfig;
 
 class LiveSlurm : public ::testing::Test {
  protected:
   void SetUp() override {
     auto config = liveConfig();
     if (!config) {
-      GTEST_SKIP() << "set TUNEPLANE_LIVE_SLURMRESTD, _USER, _TOKEN_FILE or _JWT_KEY_FILE, "
-                      "_SHARED_DIR and _SLURM_BIN to run against a real slurmrestd";
+      GTEST_SKIP() << live::kLiveSkipReason;
     }
     live_ = *config;
     catalog::SlurmSite site;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -77,6 +78,13 @@ class FaultyStagingFs final : public StagingFs {
     if (shouldFail("changeMode")) return injected(path);
     return real_.changeMode(path, mode);
   }
+  Status changeGroup(const std::string& path, gid_t group) override {
+    if (shouldFail("changeGroup")) return injected(path);
+    return real_.changeGroup(path, group);
+  }
+  Result<std::optional<PathInfo>> statPath(const std::string& path) override {
+    return real_.statPath(path);
+  }
   Status syncDir(const std::string& path) override {
     if (shouldFail("syncDir")) return injected(path);
     return real_.syncDir(path);
@@ -104,6 +112,70 @@ class FaultyStagingFs final : public StagingFs {
   std::string failed_;
 };
 
+// TunePlane is the job user (this process).
+JobAccess sameUser() {
+  JobAccess access;
+  access.job_user = access.process_user = OsUser{"me", ::geteuid(), ::getegid()};
+  access.job_groups = {::getegid()};
+  return access;
+}
+
+// Another job user, 4242, writes through a shared group. The group is this process's own
+// effective gid, so the stager's real chown works without root; RecordingStagingFs shows
+// which group each path was given.
+JobAccess sharedGroup() {
+  JobAccess access;
+  access.mode = JobAccessMode::kSharedGroup;
+  access.job_user = OsUser{"job", 4242, 4242};
+  access.job_groups = {4242, ::getegid()};
+  access.process_user = OsUser{"me", ::geteuid(), ::getegid()};
+  access.group = OsGroup{"shared", ::getegid()};
+  return access;
+}
+
+// The real filesystem, with a log of every changeGroup and changeMode call in order.
+class RecordingStagingFs final : public StagingFs {
+ public:
+  std::vector<std::string> calls;
+
+  // StagingFs
+  Status makeDirs(const std::string& path, mode_t mode) override {
+    return real_.makeDirs(path, mode);
+  }
+  Result<std::string> makeTempDir(const std::string& prefix) override {
+    return real_.makeTempDir(prefix);
+  }
+  Status makeDir(const std::string& path, mode_t mode) override {
+    return real_.makeDir(path, mode);
+  }
+  Status writeFile(const std::string& path, const std::string& content, mode_t mode) override {
+    return real_.writeFile(path, content, mode);
+  }
+  Status changeMode(const std::string& path, mode_t mode) override {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%04o", mode);
+    calls.push_back("chmod " + std::string(buf) + " " + baseName(path));
+    return real_.changeMode(path, mode);
+  }
+  Status changeGroup(const std::string& path, gid_t group) override {
+    calls.push_back("chgrp " + std::to_string(group) + " " + baseName(path));
+    return real_.changeGroup(path, group);
+  }
+  Result<std::optional<PathInfo>> statPath(const std::string& path) override {
+    return real_.statPath(path);
+  }
+  Status syncDir(const std::string& path) override { return real_.syncDir(path); }
+  Status renameNoReplace(const std::string& from, const std::string& to) override {
+    return real_.renameNoReplace(from, to);
+  }
+  bool exists(const std::string& path) override { return real_.exists(path); }
+  void removeTree(const std::string& path) override { real_.removeTree(path); }
+
+ private:
+  static std::string baseName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+  PosixStagingFs real_;
+};
+
 class StagerTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -126,10 +198,11 @@ class StagerTest : public ::testing::Test {
   std::string script_ = "#!/bin/bash\necho hello\n";
   nlohmann::json body_;
   PosixStagingFs fs_;
+  JobAccess access_ = sameUser();  // TunePlane runs as the job user
 };
 
 TEST_F(StagerTest, WritesTheLayoutWithFaithfulContents) {
-  auto staged = stageAttempt(request_, script_, body_, fs_);
+  auto staged = stageAttempt(request_, script_, body_, access_, fs_);
   ASSERT_TRUE(staged) << staged.error().describe();
   EXPECT_EQ(staged->dir, attempt_dir_);
 
@@ -151,7 +224,7 @@ TEST_F(StagerTest, WritesTheLayoutWithFaithfulContents) {
 }
 
 TEST_F(StagerTest, ManifestHoldsTheSha256OfEveryStagedFile) {
-  auto staged = stageAttempt(request_, script_, body_, fs_);
+  auto staged = stageAttempt(request_, script_, body_, access_, fs_);
   ASSERT_TRUE(staged) << staged.error().describe();
   const auto manifest = nlohmann::json::parse(readFile(attemptFile(attempt_dir_, kManifestFile)));
   EXPECT_EQ(manifest, manifestJson(*staged));
@@ -167,7 +240,7 @@ TEST_F(StagerTest, ManifestHoldsTheSha256OfEveryStagedFile) {
 
 TEST_F(StagerTest, FilesAndAttemptDirAreReadOnlyButLogsAndOutputAreWritable) {
   const mode_t old_umask = ::umask(0077);  // the modes are the contract, whatever the umask
-  auto staged = stageAttempt(request_, script_, body_, fs_);
+  auto staged = stageAttempt(request_, script_, body_, access_, fs_);
   ::umask(old_umask);
   ASSERT_TRUE(staged) << staged.error().describe();
   for (auto name : {kLaunchFile, kScriptFile, kSubmitFile, kManifestFile}) {
@@ -179,10 +252,10 @@ TEST_F(StagerTest, FilesAndAttemptDirAreReadOnlyButLogsAndOutputAreWritable) {
 }
 
 TEST_F(StagerTest, AnExistingAttemptIsNeverOverwritten) {
-  ASSERT_TRUE(stageAttempt(request_, script_, body_, fs_));
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, access_, fs_));
   const std::string first = readFile(attemptFile(attempt_dir_, kScriptFile));
 
-  auto again = stageAttempt(request_, "#!/bin/bash\necho other\n", body_, fs_);
+  auto again = stageAttempt(request_, "#!/bin/bash\necho other\n", body_, access_, fs_);
   ASSERT_FALSE(again);
   EXPECT_EQ(again.error().code, "staging.attempt_exists");
   EXPECT_EQ(readFile(attemptFile(attempt_dir_, kScriptFile)), first);
@@ -191,7 +264,7 @@ TEST_F(StagerTest, AnExistingAttemptIsNeverOverwritten) {
 
 TEST_F(StagerTest, AnEmptyDirectoryInTheWayIsNotReplacedEither) {
   ASSERT_TRUE(fs_.makeDirs(attempt_dir_, 0755));
-  auto staged = stageAttempt(request_, script_, body_, fs_);
+  auto staged = stageAttempt(request_, script_, body_, access_, fs_);
   ASSERT_FALSE(staged);
   EXPECT_EQ(staged.error().code, "staging.attempt_exists");
   EXPECT_TRUE(entriesOf(attempt_dir_).empty());
@@ -212,7 +285,7 @@ TEST_F(StagerTest, RenameRefusesAnExistingTargetEvenAfterTheEarlyCheck) {
 TEST_F(StagerTest, AttemptDirMustBeCleanAndAbsolute) {
   for (const std::string dir : {"relative/2", "/shared/../etc", "/", ""}) {
     request_.attempt_dir = dir;
-    auto staged = stageAttempt(request_, script_, body_, fs_);
+    auto staged = stageAttempt(request_, script_, body_, access_, fs_);
     ASSERT_FALSE(staged) << dir;
     EXPECT_EQ(staged.error().code, "staging.invalid_attempt_dir") << dir;
   }
@@ -220,36 +293,96 @@ TEST_F(StagerTest, AttemptDirMustBeCleanAndAbsolute) {
 }
 
 TEST_F(StagerTest, AFailureAtAnyStepLeavesNoAttemptAndNoTemporaryDirectory) {
-  FaultyStagingFs counting(-1);
-  ASSERT_TRUE(stageAttempt(request_, script_, body_, counting));
-  const int total = counting.calls();
-  ASSERT_GT(total, 10);
-  fs_.removeTree(root_ + "/jobs");
+  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);  // the shared-group job user must get through
+  for (const JobAccess& access : {sameUser(), sharedGroup()}) {
+    SCOPED_TRACE(access.describe());
+    FaultyStagingFs counting(-1);
+    ASSERT_TRUE(stageAttempt(request_, script_, body_, access, counting));
+    const int total = counting.calls();
+    ASSERT_GT(total, 10);
+    fs_.removeTree(root_ + "/jobs");
 
-  // Every call but the last: the last is the parent's fsync after the rename, tested below.
-  for (int fail_at = 0; fail_at < total - 1; ++fail_at) {
-    FaultyStagingFs faulty(fail_at);
-    auto staged = stageAttempt(request_, script_, body_, faulty);
-    ASSERT_FALSE(staged) << "step " << fail_at << " (" << faulty.failedCall() << ")";
-    EXPECT_EQ(staged.error().code, "staging.io") << faulty.failedCall();
-    EXPECT_FALSE(fs::exists(attempt_dir_))
-        << "step " << fail_at << " (" << faulty.failedCall() << ") left the attempt behind";
-    EXPECT_TRUE(entriesOf(attemptsDir()).empty())
-        << "step " << fail_at << " (" << faulty.failedCall() << ") left "
-        << (entriesOf(attemptsDir()).empty() ? "" : entriesOf(attemptsDir()).front());
+    // Every call but the last: the last is the parent's fsync after the rename, tested below.
+    for (int fail_at = 0; fail_at < total - 1; ++fail_at) {
+      FaultyStagingFs faulty(fail_at);
+      auto staged = stageAttempt(request_, script_, body_, access, faulty);
+      ASSERT_FALSE(staged) << "step " << fail_at << " (" << faulty.failedCall() << ")";
+      EXPECT_EQ(staged.error().code, "staging.io") << faulty.failedCall();
+      EXPECT_FALSE(fs::exists(attempt_dir_))
+          << "step " << fail_at << " (" << faulty.failedCall() << ") left the attempt behind";
+      EXPECT_TRUE(entriesOf(attemptsDir()).empty())
+          << "step " << fail_at << " (" << faulty.failedCall() << ") left "
+          << (entriesOf(attemptsDir()).empty() ? "" : entriesOf(attemptsDir()).front());
+    }
+    // A failed attempt never blocks the next try of the same attempt.
+    EXPECT_TRUE(stageAttempt(request_, script_, body_, access, fs_));
+    fs_.removeTree(root_ + "/jobs");
   }
-  // A failed attempt never blocks the next try of the same attempt.
-  EXPECT_TRUE(stageAttempt(request_, script_, body_, fs_));
+}
+
+TEST_F(StagerTest, ASharedGroupGetsLogsAndOutputGroupWritableAndSetgid) {
+  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);
+  const JobAccess access = sharedGroup();
+  const std::string gid = std::to_string(access.group->gid);
+  RecordingStagingFs recording;
+  const mode_t old_umask = ::umask(0077);
+  auto staged = stageAttempt(request_, script_, body_, access, recording);
+  ::umask(old_umask);
+  ASSERT_TRUE(staged) << staged.error().describe();
+
+  // The group is given first, then the mode, so setgid is not dropped; nothing else changes
+  // group.
+  std::vector<std::string> group_calls;
+  for (const auto& call : recording.calls) {
+    if (call.starts_with("chgrp") || call.find("2775") != std::string::npos) {
+      group_calls.push_back(call);
+    }
+  }
+  EXPECT_EQ(group_calls,
+            (std::vector<std::string>{"chgrp " + gid + " logs", "chmod 2775 logs",
+                                      "chgrp " + gid + " output", "chmod 2775 output"}));
+  for (auto dir : {kLogsDir, kOutputDir}) {
+    EXPECT_EQ(modeOf(attemptFile(attempt_dir_, dir)), 02775u) << dir;
+    struct stat st {};
+    ASSERT_EQ(::stat(attemptFile(attempt_dir_, dir).c_str(), &st), 0);
+    EXPECT_EQ(st.st_gid, access.group->gid) << dir;
+  }
+  // Everything else stays read-only for all.
+  for (auto name : {kLaunchFile, kScriptFile, kSubmitFile, kManifestFile}) {
+    EXPECT_EQ(modeOf(attemptFile(attempt_dir_, name)), 0444u) << name;
+  }
+  EXPECT_EQ(modeOf(attempt_dir_), 0555u);
+}
+
+TEST_F(StagerTest, ParentsItCreatesAreTraversableWhateverTheUmask) {
+  const mode_t old_umask = ::umask(0077);
+  auto staged = stageAttempt(request_, script_, body_, access_, fs_);
+  ::umask(old_umask);
+  ASSERT_TRUE(staged) << staged.error().describe();
+  const std::string job_dir = parentDir(attemptsDir());
+  for (const std::string& dir : {parentDir(job_dir), job_dir, attemptsDir()}) {
+    EXPECT_EQ(modeOf(dir), 0755u) << dir;
+  }
+}
+
+TEST_F(StagerTest, AStagingRootTheJobUserCannotReachIsRefusedBeforeAnythingIsMade) {
+  ASSERT_EQ(::chmod(root_.c_str(), 0700), 0);  // the job user is "other" here, or in its group
+  auto staged = stageAttempt(request_, script_, body_, sharedGroup(), fs_);
+  ASSERT_FALSE(staged);
+  EXPECT_EQ(staged.error().code, "staging.not_traversable");
+  EXPECT_NE(staged.error().message.find("'" + root_ + "'"), std::string::npos)
+      << staged.error().message;
+  EXPECT_TRUE(entriesOf(root_).empty());
 }
 
 TEST_F(StagerTest, AFailedFsyncAfterTheRenameReportsAnErrorButTheAttemptIsComplete) {
   FaultyStagingFs counting(-1);
-  ASSERT_TRUE(stageAttempt(request_, script_, body_, counting));
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, access_, counting));
   const int last = counting.calls() - 1;
   fs_.removeTree(root_ + "/jobs");
 
   FaultyStagingFs faulty(last);
-  auto staged = stageAttempt(request_, script_, body_, faulty);
+  auto staged = stageAttempt(request_, script_, body_, access_, faulty);
   ASSERT_FALSE(staged);
   EXPECT_EQ(faulty.failedCall(), "syncDir");
   EXPECT_EQ(readFile(attemptFile(attempt_dir_, kScriptFile)), script_);
@@ -257,7 +390,7 @@ TEST_F(StagerTest, AFailedFsyncAfterTheRenameReportsAnErrorButTheAttemptIsComple
 }
 
 TEST_F(StagerTest, RemoveTreeDeletesReadOnlyTrees) {
-  ASSERT_TRUE(stageAttempt(request_, script_, body_, fs_));
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, access_, fs_));
   fs_.removeTree(attempt_dir_);
   EXPECT_FALSE(fs::exists(attempt_dir_));
 }

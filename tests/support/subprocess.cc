@@ -70,6 +70,23 @@ std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit,
   return std::nullopt;
 }
 
+std::optional<int> runInChild(const std::function<int()>& child, const std::string& what,
+                              std::chrono::milliseconds limit) {
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ADD_FAILURE() << what << ": fork: " << std::strerror(errno);
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its own group, so waitBounded kills all of it on expiry
+    ::_exit(child());
+  }
+  const auto status = waitBounded(pid, limit, what);
+  if (!status || *status == -1) return std::nullopt;
+  return WIFEXITED(*status) ? WEXITSTATUS(*status)
+                            : 128 + (WIFSIGNALED(*status) ? WTERMSIG(*status) : 0);
+}
+
 ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
   ProcessResult result;
   const auto out_path = options.scratch / ".child.stdout";

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,5 +44,13 @@ ProcessResult runShell(const std::string& command, const ProcessOptions& options
 // failed, reported as a failure); on expiry fails the test naming `what`, kills the child's
 // process group (and the child) and returns nullopt.
 std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit, const std::string& what);
+
+// Forks; the child (in its own process group) runs `child` and exits with the int it
+// returns — for code under test that might block (a FIFO) or that must run as another user
+// (setuid). Waits with waitBounded. Returns the exit code (128 + N when killed by signal N),
+// or nullopt when the fork failed or the child outlived `limit` (each reported as a failure
+// naming `what`). The child must not touch GoogleTest: it reports through its exit code.
+std::optional<int> runInChild(const std::function<int()>& child, const std::string& what,
+                              std::chrono::milliseconds limit = std::chrono::seconds(20));
 
 }  // namespace tuneplane::test

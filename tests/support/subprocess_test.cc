@@ -4,6 +4,7 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -68,6 +69,31 @@ TEST_F(SubprocessTest, AMissingProgramIsAFailureNotAHang) {
   EXPECT_NONFATAL_FAILURE(r = runProcess({(dir_ / "no-such-program").string()}, {.scratch = dir_}),
                           "cannot start");
   EXPECT_EQ(r.exit_code, -1);
+}
+
+TEST(RunInChildTest, TheChildsResultComesBackAndItsMemoryIsItsOwn) {
+  int touched = 0;
+  EXPECT_EQ(runInChild(
+                [&touched] {
+                  touched = 1;
+                  return 42;
+                },
+                "returning 42"),
+            42);
+  EXPECT_EQ(touched, 0);  // a forked copy, not a thread
+  EXPECT_EQ(runInChild([] { return ::raise(SIGTERM); }, "killed by SIGTERM"), 128 + SIGTERM);
+}
+
+TEST(RunInChildTest, AChildThatBlocksIsKilledAtItsLimitAndReported) {
+  std::optional<int> result = 0;
+  EXPECT_NONFATAL_FAILURE(result = runInChild(
+                              [] {
+                                ::pause();  // blocks until a signal: the hang under test
+                                return 0;
+                              },
+                              "a blocked child", std::chrono::milliseconds(300)),
+                          "a blocked child: still running after 300 ms; killed");
+  EXPECT_EQ(result, std::nullopt);
 }
 
 }  // namespace

@@ -1,0 +1,37 @@
+// What the live suite runs against: the TUNEPLANE_LIVE_* variables that
+// shared/slurm/testcluster/up.sh prints. Each live test skips itself when they are unset.
+#pragma once
+
+#include <cstdlib>
+#include <optional>
+#include <string>
+
+namespace tuneplane::live {
+
+inline std::optional<std::string> env(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+struct Live {
+  std::string url, user, shared_dir, slurm_bin;
+  std::optional<std::string> token_file, key_file;
+};
+
+inline std::optional<Live> liveConfig() {
+  auto url = env("TUNEPLANE_LIVE_SLURMRESTD");
+  auto user = env("TUNEPLANE_LIVE_USER");
+  auto shared = env("TUNEPLANE_LIVE_SHARED_DIR");
+  auto bin = env("TUNEPLANE_LIVE_SLURM_BIN");
+  auto token = env("TUNEPLANE_LIVE_TOKEN_FILE");
+  auto key = env("TUNEPLANE_LIVE_JWT_KEY_FILE");
+  if (!url || !user || !shared || !bin || (!token && !key)) return std::nullopt;
+  return Live{*url, *user, *shared, *bin, token, key};
+}
+
+inline constexpr const char* kLiveSkipReason =
+    "set TUNEPLANE_LIVE_SLURMRESTD, _USER, _TOKEN_FILE or _JWT_KEY_FILE, _SHARED_DIR and "
+    "_SLURM_BIN to run against a real slurmrestd";
+
+}  // namespace tuneplane::live
