@@ -1,11 +1,15 @@
 // `tuneplane`: the command line of the TunePlane control plane.
+#include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
+#include "cli/run_app.h"
 
 int main(int argc, char** argv) {
   // Libraries log through spdlog (e.g. the Slurm client's retries), whose default logger
@@ -15,25 +19,18 @@ int main(int argc, char** argv) {
       "tuneplane", std::make_shared<spdlog::sinks::stderr_color_sink_mt>()));
   CLI::App app{
       "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
-      "Validate and render job specs, talk to a site's slurmrestd, check a site, and serve the "
-      "/v1 API.",
+      "Submit and follow jobs on a TunePlane server (submit, get, describe, logs, events,\n"
+      "cancel, attempt, whoami); run the server (serve); validate and render job specs\n"
+      "offline; check a site (doctor); talk to a site's slurmrestd directly (slurm).",
       "tuneplane"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tuneplane 0.1.0");
+  tuneplane::cli::addServerCommands(app);
   tuneplane::cli::addValidateCommand(app);
   tuneplane::cli::addRenderCommand(app);
   tuneplane::cli::addSlurmCommand(app);
   tuneplane::cli::addDoctorCommand(app);
   tuneplane::cli::addServeCommand(app);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::RuntimeError& e) {
-    return e.get_exit_code();  // a command's own outcome (see commands.h)
-  } catch (const CLI::ParseError& e) {
-    // --help and --version exit 0; every other usage error is bad input: exit 2, so
-    // scripts see the same code for a bad flag as for a bad spec.
-    const int code = app.exit(e);
-    return code == 0 ? 0 : tuneplane::cli::kExitInvalid;
-  }
-  return tuneplane::cli::kExitOk;
+  return tuneplane::cli::runApp(app, std::vector<std::string>(argv + 1, argv + argc), std::cout,
+                                std::cerr);
 }

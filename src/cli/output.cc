@@ -7,11 +7,14 @@
 
 namespace tuneplane::cli {
 
-Result<OutputFormat> parseOutputFormat(const std::string& value) {
+Result<OutputFormat> parseOutputFormat(const std::string& value, bool allow_yaml) {
   if (value == "text") return OutputFormat::kText;
   if (value == "json") return OutputFormat::kJson;
+  if (allow_yaml && value == "yaml") return OutputFormat::kYaml;
   return fail("cli.invalid_output", "--output",
-              "--output must be 'text' or 'json', not '" + value + "'");
+              std::string(allow_yaml ? "--output must be 'text', 'json' or 'yaml', not '"
+                                     : "--output must be 'text' or 'json', not '") +
+                  value + "'");
 }
 
 void printErrorLines(std::ostream& out, const Errors& errors) {

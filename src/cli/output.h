@@ -16,10 +16,12 @@ namespace tuneplane::cli {
 enum class OutputFormat {
   kText,  // for people
   kJson,  // for scripts: one JSON document on stdout
+  kYaml,  // for scripts and people: the same document as YAML (server verbs only)
 };
 
-// "text" or "json"; errors: "cli.invalid_output" (field "--output").
-Result<OutputFormat> parseOutputFormat(const std::string& value);
+// "text" or "json" (and "yaml" when `allow_yaml`); errors: "cli.invalid_output" (field
+// "--output").
+Result<OutputFormat> parseOutputFormat(const std::string& value, bool allow_yaml = false);
 
 // One line per error, "field: message [code]".
 void printErrorLines(std::ostream& out, const Errors& errors);

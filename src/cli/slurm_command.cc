@@ -1,6 +1,6 @@
 // `tuneplane slurm ping|submit|get|cancel|jobs`: talks to the site's slurmrestd through
-// slurm::SlurmRestClient. Output as text or JSON (--output). Exit codes (commands.h): auth → 3,
-// a submit whose outcome is unknown → 4, a refusal by Slurm or bad input → 2, else 1.
+// slurm::SlurmRestClient. Output as text or JSON (--output). Exit codes (commands.h): auth → 4,
+// a submit whose outcome is unknown → 6, a refusal by Slurm or bad input → 2, else 1.
 #include <iostream>
 #include <memory>
 #include <optional>

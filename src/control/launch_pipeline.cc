@@ -10,6 +10,7 @@
 
 #include "catalog/artifact_verifier.h"
 #include "catalog/site_loader.h"
+#include "common/input_file.h"
 #include "launch/assembler.h"
 #include "launch/attempt_identity.h"
 #include "slurm/script_checks.h"
@@ -26,28 +27,6 @@ std::optional<std::string> envValue(const char* name) {
   const char* value = std::getenv(name);
   if (value == nullptr) return std::nullopt;
   return std::string(value);
-}
-
-// A clear message naming the file before a parser reports something vaguer. `what` says
-// which file it is ("site file", "job spec", …).
-Status checkReadableFile(const std::string& path, const std::string& field,
-                         const std::string& what) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    return fail("cli.file_unreadable", field,
-                "cannot read " + what + " '" + path + "': " + std::strerror(errno));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return fail("cli.file_unreadable", field,
-                "cannot read " + what + " '" + path + "': not a regular file");
-  }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return fail("cli.file_unreadable", field,
-                "cannot read " + what + " '" + path + "': " + std::strerror(errno));
-  }
-  ::close(fd);
-  return ok();
 }
 
 Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const SiteContext& context,

@@ -1,0 +1,89 @@
+// The HTTP client of TunePlane's /v1 API (see the README's API section): one method per
+// route the CLI uses, each returning the server's JSON object verbatim (key order kept, so
+// `-o json` prints what the server sent) or an ApiError with the server's errors[].
+//
+// It rides on slurm::HttpTransport (libcurl: http, https, unix sockets; keep-alive), and
+// sends the bearer token only in the Authorization header. The token is never logged and is
+// removed from every error message, including text the server sent back.
+// Thread-safety: calls are serialised by the transport; one client may be shared.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "client/api_error.h"
+#include "client/client_config.h"
+#include "slurm/http_transport.h"
+
+namespace tuneplane::client {
+
+using Json = nlohmann::ordered_json;
+
+// GET /v1/jobs filters; unset members are not sent.
+struct ListQuery {
+  std::optional<std::string> phase;
+  std::optional<std::string> name;
+  std::optional<std::string> owner;  // admins only
+  std::vector<std::string> labels;   // each "key=value", sent as label=key=value
+  std::optional<int> limit;
+  std::optional<std::string> continue_token;
+};
+
+// GET /v1/jobs/{id}/logs; unset: the server's defaults (last attempt, first component).
+struct LogsQuery {
+  std::optional<int> attempt;
+  std::optional<std::string> component;
+  bool stderr_stream = false;  // stream=stderr instead of stdout
+};
+
+struct ClientTimeouts {
+  std::chrono::milliseconds connect{5000};
+  std::chrono::milliseconds request{30000};
+};
+
+class ApiClient {
+ public:
+  // `token` nullopt: no Authorization header (the server answers 401).
+  ApiClient(std::unique_ptr<slurm::HttpTransport> transport, std::optional<std::string> token);
+
+  // A client over libcurl for `config.server`. Errors: "cli.invalid_server".
+  static Result<std::unique_ptr<ApiClient>> connect(const ClientConfig& config,
+                                                    ClientTimeouts timeouts = {});
+
+  // POST /v1/jobs: the spec as written; JSON when it starts with '{', else YAML. → 201 job.
+  ApiResult<Json> submitJob(std::string_view spec_text);
+  // GET /v1/jobs → {"items": [...], "continue": "..."}.
+  ApiResult<Json> listJobs(const ListQuery& query);
+  ApiResult<Json> getJob(std::string_view id);
+  // GET /v1/jobs/{id}/events → {"items": [...]}.
+  ApiResult<Json> jobEvents(std::string_view id);
+  ApiResult<Json> jobLogs(std::string_view id, const LogsQuery& query);
+  // POST /v1/jobs/{id}/cancel → 202 job.
+  ApiResult<Json> cancelJob(std::string_view id);
+  // POST /v1/jobs/{id}/attempts/{n}/abandon {"reason"} → 202 job (admins).
+  ApiResult<Json> abandonAttempt(std::string_view id, int attempt, std::string_view reason);
+  // GET /v1/whoami → {"user": "alice", "admin": false}.
+  ApiResult<Json> whoami();
+
+ private:
+  ApiResult<Json> call(std::string method, std::string target, std::string body = "",
+                       std::string content_type = "");
+  std::string redact(std::string text) const;
+
+  std::unique_ptr<slurm::HttpTransport> transport_;
+  std::optional<std::string> token_;
+};
+
+// Percent-encodes one path segment or query value (RFC 3986 unreserved characters kept).
+std::string escapeUriComponent(std::string_view text);
+
+// "application/json" when the first non-blank character is '{', else "application/yaml".
+std::string specContentType(std::string_view spec_text);
+
+}  // namespace tuneplane::client
