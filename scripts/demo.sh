@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The quick start's main job, end to end, on the embedded default: the bundled slurmrestd
-# SIMULATOR (tuneplane-slurmsim — not Slurm) on a loopback port. Writes a throw-away site
-# under BUILD/demo/, submits examples/demo/hello-cpu.yaml through slurmrestd's REST API,
-# follows the job by its SLUID until it has finished, and prints its log and its result.
+# SIMULATOR (tuneplane-slurmsim — not Slurm) on a loopback port and `tuneplane serve` with
+# its SQLite store, both started here and stopped at the end. Writes a throw-away site under
+# BUILD/demo/, submits examples/demo/hello-cpu.yaml with the CLI (`tuneplane submit --wait`),
+# and shows the job with `get`, `describe` and `logs`, then its result file.
 #   scripts/demo.sh [BUILD_DIR]        (default: build; `make demo` builds it first)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,13 +11,15 @@ build=${1:-build}
 case "$build" in /*) ;; *) build=$repo/$build ;; esac
 tuneplane=$build/src/cli/tuneplane
 slurmsim=$build/src/sim/tuneplane-slurmsim
-[ -x "$tuneplane" ] && [ -x "$slurmsim" ] || { echo "demo: build first (make build)" >&2; exit 2; }
+if [ ! -x "$tuneplane" ] || [ ! -x "$slurmsim" ]; then echo "demo: build first (make build)" >&2; exit 2; fi
 
 demo=$build/demo
 rm -rf "$demo"
 mkdir -p "$demo/shared/runtimes" "$demo/shared/staging" "$demo/secrets"
 sim_pid=""
-cleanup() { if [ -n "$sim_pid" ]; then kill "$sim_pid" 2>/dev/null || true; wait "$sim_pid" 2>/dev/null || true; fi; }
+serve_pid=""
+stop() { if [ -n "$1" ]; then kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; fi; }
+cleanup() { stop "$serve_pid"; stop "$sim_pid"; }
 trap cleanup EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
@@ -82,35 +85,62 @@ step "tuneplane slurm ping"
 step "tuneplane validate -f examples/demo/hello-cpu.yaml"
 "$tuneplane" validate -f "$spec"
 
-step "tuneplane slurm submit -f examples/demo/hello-cpu.yaml"
-receipt=$("$tuneplane" slurm submit -f "$spec" --output json)
-echo "$receipt"
-field() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1" <<<"$receipt"; }
-sluid=$(field sluid)
-attempt_dir=$(field attempt_dir)
-[ -n "$sluid" ] || { echo "demo: no SLUID in the receipt" >&2; exit 1; }
-
-step "follow $sluid until it has finished (tuneplane slurm get)"
-state=""
-for _ in $(seq 1 300); do
-  line=$("$tuneplane" slurm get "$sluid")
-  new_state=$(awk '{print $4}' <<<"$line")
-  if [ "$new_state" != "$state" ]; then echo "$line"; state=$new_state; fi
-  case "$state" in
-    COMPLETED) break ;;
-    FAILED* | CANCELLED* | TIMEOUT* | NODE_FAIL* | OUT_OF_MEMORY* | PREEMPTED*)
-      [[ $state == *COMPLETING* ]] || { echo "demo: the job ended $state" >&2; exit 1; } ;;
-  esac
-  sleep 0.2
+step "start tuneplane serve (the control loop and the /v1 API; SQLite in $demo)"
+# One API token for the demo user: the site file keeps only its SHA-256.
+token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+token_sha=$(printf %s "$token" | sha256sum | cut -d' ' -f1)
+cat >>"$demo/site.yaml" <<YAML
+server:
+  listen: 127.0.0.1:0
+  db: tuneplane.db
+  poll_interval: 1s
+  tokens:
+    - {user: $(id -un), token_sha256: $token_sha, admin: true}
+YAML
+"$tuneplane" serve --site "$demo/site.yaml" >"$demo/serve.access.log" 2>"$demo/serve.log" &
+serve_pid=$!
+server=""
+for _ in $(seq 1 100); do
+  server=$(grep -m1 -o 'listening on http://[0-9.]*:[0-9]*' "$demo/serve.log" 2>/dev/null | cut -d' ' -f3 || true)
+  [ -n "$server" ] && break
+  kill -0 "$serve_pid" 2>/dev/null || { cat "$demo/serve.log" >&2; exit 1; }
+  sleep 0.1
 done
-[ "$state" = COMPLETED ] || { echo "demo: the job did not finish (last state: $state)" >&2; exit 1; }
+[ -n "$server" ] || { echo "demo: tuneplane serve did not start" >&2; cat "$demo/serve.log" >&2; exit 1; }
+echo "tuneplane serve at $server (pid $serve_pid)"
+export TUNEPLANE_SERVER=$server TUNEPLANE_TOKEN=$token
 
+step "tuneplane whoami"
+"$tuneplane" whoami
+
+step "tuneplane submit examples/demo/hello-cpu.yaml --wait"
+"$tuneplane" submit "$spec" --wait --timeout 5m --poll-interval 500ms
+id=$("$tuneplane" get -o json | python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
+
+step "tuneplane get"
+"$tuneplane" get
+
+step "tuneplane describe $id"
+"$tuneplane" describe "$id"
+
+step "tuneplane logs $id"
+"$tuneplane" logs "$id" | tee "$demo/job.log"
+grep -q . "$demo/job.log" || { echo "demo: the job's log is empty" >&2; exit 1; }
+
+attempt_dir=$("$tuneplane" get job "$id" -o json |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["attempts"][-1]["staging_dir"])')
 step "the staged attempt: $attempt_dir"
 ls -l "$attempt_dir"
-step "its scheduler log (logs/main.out)"
-cat "$attempt_dir/logs/main.out"
 step "its result (output/result.txt)"
 cat "$attempt_dir/output/result.txt"
 grep -q '^loss=' "$attempt_dir/output/result.txt"
+
+step "stop tuneplane serve (SIGTERM: it stops at a safe point and exits 0)"
+kill -TERM "$serve_pid"
+status=0
+wait "$serve_pid" || status=$?
+serve_pid=""
+[ "$status" = 0 ] || { echo "demo: tuneplane serve exited $status" >&2; cat "$demo/serve.log" >&2; exit 1; }
+echo "stopped"
 echo
-echo "demo: OK — job $sluid ran end to end through slurmrestd's REST API (simulated)."
+echo "demo: OK — job $id ran end to end: tuneplane submit → tuneplane serve → slurmrestd's REST API (simulated)."

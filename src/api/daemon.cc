@@ -39,7 +39,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const control::SiteContext& site,
 
   d->metered_ = std::make_unique<MeteredSlurmClient>(*d->slurm_, d->metrics_);
   d->launcher_ = std::make_unique<control::AttemptLauncher>(site, d->verifier_, d->random_, d->fs_,
-                                                             std::move(*access));
+                                                            std::move(*access));
   d->service_ = std::make_unique<control::JobService>(store, *d->launcher_, d->clock_);
   control::ReconcilerOptions reconciler_options;
   reconciler_options.poll_interval = options.poll_interval;

@@ -3,8 +3,8 @@
 
 namespace tuneplane::api {
 
-Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view pool,
-                            LogStream stream, control::JobState job) {
+Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view pool, LogStream stream,
+                            control::JobState job) {
   return control::readLogTail(attempt_dir, pool, stream, job);
 }
 

@@ -21,8 +21,8 @@ using LogReader =
                                       LogStream stream, control::JobState job)>;
 
 // control::readLogTail with the default limits.
-Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view pool,
-                            LogStream stream, control::JobState job);
+Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view pool, LogStream stream,
+                            control::JobState job);
 
 // kRanAndEnded when Slurm started the component (it has a start time) and the attempt has
 // ended: a log still missing then was never written (the job user's permissions).

@@ -8,9 +8,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "common/input_file.h"
 #include "cli/server_commands.h"
 #include "client/job_wait.h"
+#include "common/input_file.h"
 
 namespace tuneplane::cli {
 namespace {

@@ -124,7 +124,8 @@ TEST_F(ServeCommandTest, ABadServerSectionExitsTwoNamingTheField) {
     const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ::dup2(fd, 2);
     const std::string site_file = site.site();
-    ::execl(kBinary.c_str(), kBinary.c_str(), "serve", "--site", site_file.c_str(), static_cast<char*>(nullptr));
+    ::execl(kBinary.c_str(), kBinary.c_str(), "serve", "--site", site_file.c_str(),
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   EXPECT_EQ(waitForExit(20s), 2);

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "staging/staging_fs.h"
-#include "support/subprocess.h"
 #include "support/os_user.h"
+#include "support/subprocess.h"
 #include "support/test_paths.h"
 
 extern char** environ;

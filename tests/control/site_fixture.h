@@ -13,9 +13,9 @@
 #include <string>
 
 #include "control/launch_pipeline.h"
-#include "support/os_user.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
+#include "support/os_user.h"
 
 namespace tuneplane::control::testing {
 

@@ -19,7 +19,9 @@ inline std::string currentUser() {
 }
 
 // A user of this host who is not this process's user (for the refusal tests).
-inline std::string anotherUser() { return ::geteuid() == 0 ? "nobody" : "root"; }
+inline std::string anotherUser() {
+  return ::geteuid() == 0 ? "nobody" : "root";
+}
 
 // The name of this process's effective group.
 inline std::string currentGroup() {
