@@ -300,7 +300,7 @@ AttemptVerdict noteMissingLogs(AttemptVerdict verdict,
     files += (files.empty() ? "" : ", ") + std::string("logs/") + pool + ".out";
   }
   verdict.cause = EndCause::kInfrastructure;
-  verdict.reason = std::string(kMissingLogReason) + " (missing: " + files +
+  verdict.reason = std::string(kLogNeverWrittenReason) + " (missing: " + files +
                    "; Slurm said: " + verdict.reason + ")";
   return verdict;
 }

@@ -13,6 +13,7 @@
 
 #include "common/result.h"
 #include "control/attempt_files.h"
+#include "control/log_tail.h"
 #include "control/status_mapping.h"
 #include "slurm/job_record.h"
 #include "spec/job_spec.h"
@@ -23,9 +24,6 @@ namespace tuneplane::control {
 // Consecutive polls in which Slurm has no record of a job before it is judged from its
 // sentinels (one empty answer proves nothing: REFERENCE.md, "Reading jobs").
 inline constexpr int kMissingPollsToJudge = 3;
-
-inline constexpr const char* kMissingLogReason =
-    "the job could not write its log in logs/; check that the job user can write there";
 
 // The attempt a job is on (its last one); nullptr before the first.
 const store::AttemptRecord* currentAttempt(const store::JobView& view);
