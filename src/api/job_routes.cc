@@ -39,11 +39,11 @@ int submitStatus(const Errors& errors) {
   return 422;
 }
 
-json withCurrentAttempt(const store::JobView& view) {
-  json item = jobSummaryJson(view.job);
-  item["attempt_count"] = view.attempts.size();
+json withCurrentAttempt(const store::JobRecord& job, const store::AttemptSummary& attempts) {
+  json item = jobSummaryJson(job);
+  item["attempt_count"] = attempts.count;
   item["current_attempt"] =
-      view.attempts.empty() ? json() : attemptJson(view.attempts.back(), /*with_components=*/false);
+      attempts.last ? attemptJson(*attempts.last, /*with_components=*/false) : json();
   return item;
 }
 
@@ -135,11 +135,10 @@ void ApiServer::installJobRoutes() {
         auto page = deps_.jobs.list(query);
         if (!page) return sendError(res, statusFor(page.error().code), page.error());
         json items = json::array();
-        for (const auto& job : page->jobs) {
-          // The summary names the current attempt: one keyed read per listed job.
-          auto view = deps_.jobs.get(job.id);
-          items.push_back(view && *view ? withCurrentAttempt(**view)
-                                        : withCurrentAttempt(store::JobView{job, {}}));
+        for (std::size_t i = 0; i < page->jobs.size(); ++i) {
+          items.push_back(withCurrentAttempt(page->jobs[i], i < page->attempts.size()
+                                                                ? page->attempts[i]
+                                                                : store::AttemptSummary{}));
         }
         sendJson(res, 200, {{"items", std::move(items)}, {"continue", page->continue_token}});
       });

@@ -27,6 +27,29 @@ const std::string& attemptsOfJobSql() {
 
 constexpr const char* kLabelsOfJobSql = "SELECT key, value FROM job_labels WHERE job_id = ?1";
 
+// A job's attempt count with its last attempt's columns (one row; none without attempts).
+const std::string& lastAttemptOfJobSql() {
+  static const std::string sql = std::string("SELECT count(*) OVER (), ") + kAttemptColumns +
+                                 " FROM attempts a WHERE a.job_id = ?1 ORDER BY a.number DESC"
+                                 " LIMIT 1";
+  return sql;
+}
+
+Result<AttemptSummary> readAttemptSummary(Connection& connection, const std::string& job_id) {
+  auto q = connection.query(lastAttemptOfJobSql());
+  if (!q) return fail(q.error());
+  q->bind(1, job_id);
+  auto row = q->step();
+  if (!row) return fail(row.error());
+  AttemptSummary summary;
+  if (!*row) return summary;
+  summary.count = static_cast<int>(q->integer(0));
+  auto last = readAttempt(*q, 1);
+  if (!last) return fail(last.error());
+  summary.last = std::move(*last);
+  return summary;
+}
+
 Status readLabels(Connection& connection, const std::string& job_id,
                   std::map<std::string, std::string>& labels) {
   auto q = connection.query(kLabelsOfJobSql);
@@ -210,6 +233,9 @@ Result<JobPage> readJobPage(Connection& connection, const JobQuery& query) {
     if (auto labels = readLabels(connection, job.id, job.labels); !labels) {
       return fail(labels.error());
     }
+    auto summary = readAttemptSummary(connection, job.id);
+    if (!summary) return fail(summary.error());
+    page.attempts.push_back(std::move(*summary));
   }
   return page;
 }

@@ -119,9 +119,17 @@ struct JobQuery {
   std::string continue_token;  // from the previous page; "" for the first
 };
 
+// What a listing says of a job's attempts: how many, and the last one (without its
+// components), read in the listing's own snapshot.
+struct AttemptSummary {
+  int count = 0;
+  std::optional<AttemptRecord> last;
+};
+
 struct JobPage {
-  std::vector<JobRecord> jobs;  // newest first
-  std::string continue_token;   // "" when this was the last page
+  std::vector<JobRecord> jobs;           // newest first
+  std::vector<AttemptSummary> attempts;  // attempts[i] is jobs[i]'s
+  std::string continue_token;            // "" when this was the last page
 };
 
 class JobStore {

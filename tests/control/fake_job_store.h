@@ -66,6 +66,13 @@ class FakeJobStore final : public store::JobStore {
     store::JobPage page;
     for (size_t i = start; i < matching.size() && page.jobs.size() < size_t(query.limit); ++i) {
       page.jobs.push_back(matching[i]->job);
+      const auto& attempts = matching[i]->attempts;
+      store::AttemptSummary summary{static_cast<int>(attempts.size()), {}};
+      if (!attempts.empty()) {
+        summary.last = attempts.back();
+        summary.last->components.clear();
+      }
+      page.attempts.push_back(std::move(summary));
     }
     if (start + page.jobs.size() < matching.size()) {
       page.continue_token = std::to_string(start + page.jobs.size());
