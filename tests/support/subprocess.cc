@@ -56,6 +56,12 @@ std::optional<int> pollExit(pid_t pid, std::chrono::steady_clock::time_point dea
   }
 }
 
+// The exit code of a wait status: 128 + N when killed by signal N.
+int exitCodeOf(int status) {
+  return WIFEXITED(status) ? WEXITSTATUS(status)
+                           : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
 }  // namespace
 
 std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit,
@@ -83,14 +89,16 @@ std::optional<int> runInChild(const std::function<int()>& child, const std::stri
   }
   const auto status = waitBounded(pid, limit, what);
   if (!status || *status == -1) return std::nullopt;
-  return WIFEXITED(*status) ? WEXITSTATUS(*status)
-                            : 128 + (WIFSIGNALED(*status) ? WTERMSIG(*status) : 0);
+  return exitCodeOf(*status);
 }
 
-ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
-  ProcessResult result;
-  const auto out_path = options.scratch / ".child.stdout";
-  const auto err_path = options.scratch / ".child.stderr";
+namespace {
+
+// Spawns argv in its own process group with stdin from /dev/null and stdout/stderr into
+// the two files (truncated, or appended to). Returns its pid, or -1 (reported).
+pid_t spawnChild(const std::vector<std::string>& argv, const ProcessOptions& options,
+                 const std::filesystem::path& out_path, const std::filesystem::path& err_path,
+                 bool append) {
   std::vector<std::string> args = argv;
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
@@ -102,14 +110,12 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
     for (auto& e : env_entries) env_ptrs.push_back(e.data());
     env_ptrs.push_back(nullptr);
   }
-
+  const int flags = O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), flags, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), flags, 0644);
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
@@ -121,8 +127,19 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) {
     ADD_FAILURE() << "cannot start " << describe(argv) << ": " << std::strerror(rc);
-    return result;
+    return -1;
   }
+  return pid;
+}
+
+}  // namespace
+
+ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
+  ProcessResult result;
+  const auto out_path = options.scratch / ".child.stdout";
+  const auto err_path = options.scratch / ".child.stderr";
+  const pid_t pid = spawnChild(argv, options, out_path, err_path, false);
+  if (pid < 0) return result;
   const auto status = waitBounded(pid, options.limit, describe(argv));
   ::kill(-pid, SIGKILL);  // whatever it left running in its group (none, normally)
   result.out = slurp(out_path);
@@ -133,13 +150,65 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
     return result;
   }
   if (*status == -1) return result;  // waitpid itself failed (reported)
-  result.exit_code = WIFEXITED(*status) ? WEXITSTATUS(*status)
-                                        : 128 + (WIFSIGNALED(*status) ? WTERMSIG(*status) : 0);
+  result.exit_code = exitCodeOf(*status);
   return result;
 }
 
 ProcessResult runShell(const std::string& command, const ProcessOptions& options) {
   return runProcess({"/bin/sh", "-c", command}, options);
+}
+
+std::unique_ptr<ChildProcess> ChildProcess::start(const std::vector<std::string>& argv,
+                                                  const ProcessOptions& options,
+                                                  const std::string& name) {
+  const auto out_path = options.scratch / (name + ".out");
+  const auto err_path = options.scratch / (name + ".err");
+  const pid_t pid = spawnChild(argv, options, out_path, err_path, true);
+  if (pid < 0) return nullptr;
+  return std::unique_ptr<ChildProcess>(new ChildProcess(pid, describe(argv), out_path, err_path));
+}
+
+ChildProcess::ChildProcess(pid_t pid, std::string what, std::filesystem::path out,
+                           std::filesystem::path err)
+    : pid_(pid), what_(std::move(what)), out_path_(std::move(out)), err_path_(std::move(err)) {}
+
+ChildProcess::~ChildProcess() {
+  ::kill(-pid_, SIGKILL);  // the group: whatever it started goes too
+  if (exit_code_) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+}
+
+bool ChildProcess::running() {
+  if (exit_code_) return false;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) != pid_) return true;
+  exit_code_ = exitCodeOf(status);
+  return false;
+}
+
+void ChildProcess::signal(int signal) {
+  if (!exit_code_) ::kill(pid_, signal);
+}
+
+std::optional<int> ChildProcess::waitExit(std::chrono::milliseconds limit) {
+  if (exit_code_) return exit_code_;
+  const auto status = waitBounded(pid_, limit, what_);
+  if (!status || *status == -1) {
+    exit_code_ = -1;  // reaped (or unreapable): the destructor must not wait for it
+    return std::nullopt;
+  }
+  exit_code_ = exitCodeOf(*status);
+  return exit_code_;
+}
+
+std::string ChildProcess::out() const {
+  return slurp(out_path_);
+}
+std::string ChildProcess::err() const {
+  return slurp(err_path_);
 }
 
 }  // namespace tuneplane::test

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,41 @@ std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit, const
 // (setuid). Waits with waitBounded. Returns the exit code (128 + N when killed by signal N),
 // or nullopt when the fork failed or the child outlived `limit` (each reported as a failure
 // naming `what`). The child must not touch GoogleTest: it reports through its exit code.
+// A child that runs beside the test (a server: the simulator, `tuneplane serve`; or a
+// command the test interrupts), in its own process group, stdin from /dev/null, stdout and
+// stderr captured in `scratch`/NAME.out and NAME.err (appended to, so a restarted server
+// keeps one log). Never outlives its owner: the destructor kills its group with SIGKILL
+// and reaps it. Thread-safety: one owner.
+class ChildProcess {
+ public:
+  // Starts argv as runProcess does; nullptr (reported as a failure) when it cannot start.
+  static std::unique_ptr<ChildProcess> start(const std::vector<std::string>& argv,
+                                             const ProcessOptions& options,
+                                             const std::string& name);
+  ~ChildProcess();
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // True until it has exited (reaps it when it has, keeping its exit code).
+  bool running();
+  // Sends `signal` to the child (not its group): what a user's kill does.
+  void signal(int signal);
+  // Its exit code (128 + N when killed by signal N), once it has ended within `limit`;
+  // past it the group is killed, the test fails naming the command, and nullopt.
+  std::optional<int> waitExit(std::chrono::milliseconds limit = kChildLimit);
+  std::string out() const;
+  std::string err() const;
+
+ private:
+  ChildProcess(pid_t pid, std::string what, std::filesystem::path out, std::filesystem::path err);
+
+  pid_t pid_;
+  std::string what_;
+  std::filesystem::path out_path_, err_path_;
+  std::optional<int> exit_code_;
+};
+
 std::optional<int> runInChild(const std::function<int()>& child, const std::string& what,
                               std::chrono::milliseconds limit = std::chrono::seconds(20));
 

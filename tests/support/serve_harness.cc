@@ -1,0 +1,238 @@
+// The end-to-end harness (see serve_harness.h).
+#include "support/serve_harness.h"
+
+#include <arpa/inet.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "catalog/site_loader.h"
+#include "slurm/rest_client.h"
+#include "support/test_paths.h"
+
+extern char** environ;
+
+namespace tuneplane::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// How long a server gets to stop after SIGTERM before it is killed (and the test fails).
+constexpr auto kStopLimit = 30s;
+
+// The simulator prints its URL on a line of its own on stdout (sim/main.cc).
+std::string firstLine(const std::string& text) {
+  const auto end = text.find('\n');
+  return end == std::string::npos ? "" : text.substr(0, end);
+}
+
+}  // namespace
+
+std::string tuneplaneBinary() {
+  return (binaryDir() / "src/cli/tuneplane").string();
+}
+std::string slurmsimBinary() {
+  return (binaryDir() / "src/sim/tuneplane-slurmsim").string();
+}
+
+bool pollUntil(const std::function<bool()>& probe, std::chrono::milliseconds limit,
+               std::chrono::milliseconds interval) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (probe()) return true;
+    std::this_thread::sleep_for(interval);
+  }
+  return probe();
+}
+
+int freeLoopbackPort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return 0;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  address.sin_port = 0;
+  socklen_t length = sizeof address;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+    port = ntohs(address.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+std::unique_ptr<SlurmSimProcess> SlurmSimProcess::start(
+    const std::filesystem::path& dir, const std::string& jwt_key_file,
+    const std::vector<std::string>& extra_args) {
+  std::vector<std::string> argv = {slurmsimBinary(), "--listen", "127.0.0.1:0",         "--jwt-key",
+                                   jwt_key_file,     "--state",  (dir / "sim").string()};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  auto process = ChildProcess::start(argv, {.scratch = dir}, "slurmsim");
+  if (!process) return nullptr;
+  std::string url;
+  pollUntil(
+      [&] {
+        url = firstLine(process->out());
+        return !url.empty() || !process->running();
+      },
+      kServerStartLimit, 20ms);
+  if (url.rfind("http://127.0.0.1:", 0) != 0) {
+    ADD_FAILURE() << "tuneplane-slurmsim did not start (stdout '" << process->out() << "'):\n"
+                  << process->err();
+    return nullptr;
+  }
+  return std::unique_ptr<SlurmSimProcess>(new SlurmSimProcess(std::move(process), url));
+}
+
+SlurmSimProcess::~SlurmSimProcess() {
+  process_->signal(SIGTERM);
+  process_->waitExit(kStopLimit);
+}
+
+int SlurmSimProcess::setFaults(const nlohmann::json& body) {
+  httplib::Client client(url_);
+  client.set_connection_timeout(5, 0);
+  client.set_read_timeout(10, 0);
+  auto answer = client.Post("/sim/admin/faults", body.dump(), "application/json");
+  return answer ? answer->status : 0;
+}
+
+ServeProcess::ServeProcess(std::unique_ptr<ChildProcess> process, int port)
+    : process_(std::move(process)), port_(port), url_("http://127.0.0.1:" + std::to_string(port)) {}
+
+std::unique_ptr<ServeProcess> ServeProcess::start(const std::string& site_file,
+                                                  const std::string& db,
+                                                  const std::filesystem::path& dir, int port) {
+  // A picked port may be taken by another process before serve binds it: serve then exits
+  // (1, api.listen) and another port is tried. A given port is tried once.
+  const int tries = port == 0 ? 3 : 1;
+  for (int attempt = 1; attempt <= tries; ++attempt) {
+    const int chosen = port == 0 ? freeLoopbackPort() : port;
+    auto process = ChildProcess::start({tuneplaneBinary(), "serve", "--site", site_file, "--db", db,
+                                        "--listen", "127.0.0.1:" + std::to_string(chosen)},
+                                       {.scratch = dir}, "serve");
+    if (!process) return nullptr;
+    httplib::Client probe("127.0.0.1", chosen);
+    probe.set_connection_timeout(1, 0);
+    probe.set_read_timeout(5, 0);
+    bool ready = false;
+    pollUntil(
+        [&] {
+          if (!process->running()) return true;
+          auto answer = probe.Get("/healthz");
+          ready = answer && answer->status == 200;
+          return ready;
+        },
+        kServerStartLimit, 50ms);
+    if (ready && process->running()) {
+      return std::unique_ptr<ServeProcess>(new ServeProcess(std::move(process), chosen));
+    }
+    if (process->running() || attempt == tries) {
+      ADD_FAILURE() << "tuneplane serve did not become ready on port " << chosen << ":\n"
+                    << process->err();
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<int> ServeProcess::stop() {
+  process_->signal(SIGTERM);
+  return process_->waitExit(kStopLimit);
+}
+
+void ServeProcess::crash() {
+  process_->signal(SIGKILL);
+  process_->waitExit(kStopLimit);
+}
+
+CliRunner::CliRunner(std::string server, std::string token, std::filesystem::path dir)
+    : server_(std::move(server)),
+      token_(std::move(token)),
+      dir_(std::move(dir)),
+      home_(dir_ / "home") {
+  std::filesystem::create_directories(home_);
+}
+
+std::vector<std::string> CliRunner::environment() const {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    if (entry.starts_with("TUNEPLANE_") || entry.starts_with("HOME=")) continue;
+    env.emplace_back(entry);
+  }
+  env.push_back("HOME=" + home_.string());
+  env.push_back("TUNEPLANE_SERVER=" + server_);
+  env.push_back("TUNEPLANE_TOKEN=" + token_);
+  return env;
+}
+
+ProcessResult CliRunner::run(const std::vector<std::string>& args) const {
+  std::vector<std::string> argv = {tuneplaneBinary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return runProcess(argv, {.scratch = dir_, .env = environment()});
+}
+
+std::unique_ptr<ChildProcess> CliRunner::start(const std::vector<std::string>& args,
+                                               const std::string& name) const {
+  std::vector<std::string> argv = {tuneplaneBinary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return ChildProcess::start(argv, {.scratch = dir_, .env = environment()}, name);
+}
+
+nlohmann::json CliRunner::job(const std::string& id) const {
+  const ProcessResult got = run({"get", id, "-o", "json"});
+  if (got.exit_code != 0) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return nlohmann::json::parse(got.out, nullptr, false);
+}
+
+nlohmann::json CliRunner::waitJob(const std::string& id,
+                                  const std::function<bool(const nlohmann::json&)>& accept,
+                                  const std::string& what, std::chrono::milliseconds limit) const {
+  nlohmann::json last;
+  const bool reached = pollUntil(
+      [&] {
+        last = job(id);
+        return !last.is_discarded() && accept(last);
+      },
+      limit, 150ms);
+  if (!reached)
+    ADD_FAILURE() << "job " << id << " never " << what << "; last seen:\n" << last.dump(2);
+  return last;
+}
+
+std::vector<slurm::JobRecord> slurmJobsWithComment(const std::string& site_file,
+                                                   const std::string& submit_token) {
+  auto site = catalog::loadSiteConfigFile(site_file);
+  if (!site) {
+    ADD_FAILURE() << site_file << ": " << site.error().front().describe();
+    return {};
+  }
+  auto client = slurm::SlurmRestClient::fromSite(site->slurm);
+  if (!client) {
+    ADD_FAILURE() << client.error().describe();
+    return {};
+  }
+  auto listing = (*client)->listJobs(std::nullopt);
+  if (!listing) {
+    ADD_FAILURE() << "listing Slurm's jobs: " << listing.error().describe();
+    return {};
+  }
+  std::vector<slurm::JobRecord> found;
+  for (const auto& record : listing->jobs) {
+    const bool leader = !record.het_job_offset.set || record.het_job_offset.number == 0;
+    if (record.comment == submit_token && leader) found.push_back(record);
+  }
+  return found;
+}
+
+}  // namespace tuneplane::test

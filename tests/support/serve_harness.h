@@ -1,0 +1,117 @@
+// The end-to-end harness: TunePlane's real binaries run the way a user runs them — the
+// slurmrestd simulator (`tuneplane-slurmsim`) and `tuneplane serve` as processes of their
+// own on loopback, and the `tuneplane` CLI as a child per command. Used by the CLI's
+// end-to-end tests (against the simulator) and by the live suite (against a real
+// slurmrestd). Nothing here reads a server's log text: serve gets a port chosen here and
+// is ready when /healthz answers; the simulator prints its URL on stdout by contract.
+// Every wait is bounded. Thread-safety: each object belongs to one test thread.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "slurm/job_record.h"
+#include "support/subprocess.h"
+
+namespace tuneplane::test {
+
+std::string tuneplaneBinary();  // <build>/src/cli/tuneplane
+std::string slurmsimBinary();   // <build>/src/sim/tuneplane-slurmsim
+
+// How long a server may take to start answering on a loaded machine under sanitizers (a
+// bound on a hang, not a timing assertion).
+inline constexpr std::chrono::seconds kServerStartLimit{30};
+
+// Polls `probe` every `interval` until it returns true; false once `limit` has passed.
+bool pollUntil(const std::function<bool()>& probe, std::chrono::milliseconds limit,
+               std::chrono::milliseconds interval = std::chrono::milliseconds(100));
+
+// A loopback port that was free a moment ago (bound to port 0, then closed). The caller
+// must cope with losing it to another process before it binds (ServeProcess retries).
+int freeLoopbackPort();
+
+// `tuneplane-slurmsim --listen 127.0.0.1:0 --jwt-key KEY --state DIR/sim …`, its output in
+// DIR/slurmsim.out|.err.
+class SlurmSimProcess {
+ public:
+  // nullptr (reported as a failure) when it does not start or print its URL in time.
+  static std::unique_ptr<SlurmSimProcess> start(const std::filesystem::path& dir,
+                                                const std::string& jwt_key_file,
+                                                const std::vector<std::string>& extra_args = {});
+  ~SlurmSimProcess();  // SIGTERM (it kills its jobs), bounded wait, then SIGKILL
+
+  const std::string& url() const { return url_; }
+  // POST /sim/admin/faults with `body` (simulator.h lists the faults); the HTTP status,
+  // 0 when no answer came.
+  int setFaults(const nlohmann::json& body);
+
+ private:
+  SlurmSimProcess(std::unique_ptr<ChildProcess> process, std::string url)
+      : process_(std::move(process)), url_(std::move(url)) {}
+  std::unique_ptr<ChildProcess> process_;
+  std::string url_;
+};
+
+// `tuneplane serve --site SITE --db DB --listen 127.0.0.1:PORT`, its output appended to
+// DIR/serve.out|.err (one log across restarts).
+class ServeProcess {
+ public:
+  // Starts serve and waits until GET /healthz answers 200. `port` 0 picks a free one (and
+  // tries again with another if serve could not bind it); a given port is used as is (a
+  // restart on the address the CLI knows). nullptr (reported, with serve's stderr) on failure.
+  static std::unique_ptr<ServeProcess> start(const std::string& site_file, const std::string& db,
+                                             const std::filesystem::path& dir, int port = 0);
+
+  const std::string& url() const { return url_; }
+  int port() const { return port_; }
+  ChildProcess& process() { return *process_; }
+  // SIGTERM and its exit code (nullopt if it did not stop in time: killed and reported).
+  std::optional<int> stop();
+  // SIGKILL, as a crash or an OOM kill would end it; waits until it is gone.
+  void crash();
+
+ private:
+  ServeProcess(std::unique_ptr<ChildProcess> process, int port);
+  std::unique_ptr<ChildProcess> process_;
+  int port_;
+  std::string url_;
+};
+
+// The `tuneplane` CLI as a user runs it against a server: TUNEPLANE_SERVER and
+// TUNEPLANE_TOKEN set, every other TUNEPLANE_* variable cleared, HOME in `dir` (so no
+// config file of the machine's user is read). Outputs are captured under `dir`.
+class CliRunner {
+ public:
+  CliRunner(std::string server, std::string token, std::filesystem::path dir);
+
+  ProcessResult run(const std::vector<std::string>& args) const;
+  // For a command the test interrupts (Ctrl-C) or follows: it runs beside the test.
+  std::unique_ptr<ChildProcess> start(const std::vector<std::string>& args,
+                                      const std::string& name) const;
+  // `get ID -o json`, parsed; a discarded value when the command failed.
+  nlohmann::json job(const std::string& id) const;
+  // Polls `get ID -o json` until `accept(job)`; the last job seen (reported when never).
+  nlohmann::json waitJob(const std::string& id,
+                         const std::function<bool(const nlohmann::json&)>& accept,
+                         const std::string& what, std::chrono::milliseconds limit) const;
+
+  std::vector<std::string> environment() const;
+
+ private:
+  std::string server_, token_;
+  std::filesystem::path dir_, home_;
+};
+
+// The Slurm jobs (single jobs and het leaders) whose comment is `submit_token`, from the
+// full listing of the slurmrestd named in `site_file`: how a test proves "exactly one Slurm
+// job for this attempt" and sees its state. Reported as a failure when the listing fails.
+std::vector<slurm::JobRecord> slurmJobsWithComment(const std::string& site_file,
+                                                   const std::string& submit_token);
+
+}  // namespace tuneplane::test
