@@ -34,6 +34,7 @@
 #include "control/reconciler.h"
 #include "launch/attempt_identity.h"
 #include "live_config.h"
+#include "live_site.h"
 #include "slurm/rest_client.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
@@ -45,33 +46,7 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-void writeFile(const std::string& path, const std::string& content, fs::perms mode) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-  fs::permissions(path, mode);
-}
-
-// A stand-in for `apptainer exec` on a cluster without Apptainer: drops the options and the
-// image (the batch script has verified its hash already) and runs the command on the node.
-constexpr const char* kApptainerStandIn = R"(#!/bin/bash
-[[ ${1-} == exec ]] || { echo "apptainer stand-in: expected exec" >&2; exit 92; }
-shift
-while (($#)); do
-  case $1 in
-    --bind | --pwd) shift 2 ;;
-    --nv | --no-home) shift ;;
-    *) break ;;
-  esac
-done
-shift
-exec "$@"
-)";
+using live::readFile;
 
 class LiveReconciler : public ::testing::Test {
  protected:
@@ -83,51 +58,19 @@ class LiveReconciler : public ::testing::Test {
   bool readEnvironment() {
     auto config = live::liveConfig();
     if (!config) return false;
+    live_ = *config;
     url_ = config->url;
     user_ = config->user;
     shared_ = config->shared_dir;
-    bin_ = config->slurm_bin;
-    token_ = config->token_file;
-    key_ = config->key_file;
     return true;
   }
 
   // A site in a fresh directory of the shared dir whose slurmrestd is `url`; `extra_slurm`
   // adds lines under `slurm:`.
   void prepare(const std::string& url, const std::string& extra_slurm = "") {
-    std::string tmpl = shared_ + "/tp-live-control-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-    // The job runs as the live user on a node: it must reach the artifact and the stand-in.
-    const auto open_dir = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                          fs::perms::others_read | fs::perms::others_exec;
-    fs::permissions(dir_, open_dir);
-    for (const char* sub : {"/bin", "/artifacts", "/staging"}) {
-      fs::create_directories(dir_ + sub);
-      fs::permissions(dir_ + sub, open_dir);
-    }
-    const auto readable = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
-                          fs::perms::others_read;
-    writeFile(dir_ + "/bin/apptainer", kApptainerStandIn, open_dir);
-    const std::string artifact = dir_ + "/artifacts/demo.sif";
-    writeFile(artifact, "a stand-in for a SIF image, with a known digest\n", readable);
-    writeFile(dir_ + "/runtimes.yaml",
-              "runtimes:\n  - id: custom-demo\n    format: sif\n    path: " + artifact +
-                  "\n    sha256: " + staging::sha256Hex(readFile(artifact)) +
-                  "\n    frameworks: [custom]\n",
-              readable);
-    writeFile(dir_ + "/site.yaml",
-              "slurm:\n  url: " + url + "\n  user: " + user_ + "\n" +
-                  (token_ ? "  token_file: " + *token_ : "  jwt_key_file: " + *key_) + "\n" +
-                  extra_slurm + "  job_environment:\n    PATH: " + dir_ + "/bin:" + bin_ +
-                  ":/usr/local/bin:/usr/bin:/bin\n"
-                  "partitions:\n  gpu: gpu\n  cpu: cpu\n"
-                  "gpu_series:\n  - name: h100\n    slurm_constraint: h100\n"
-                  "    gpus_per_node: 2\n    gres_type: h100\n"
-                  "container_runtime: apptainer\n"
-                  "staging_root: " +
-                  dir_ + "/staging\nruntime_registry_file: runtimes.yaml\n",
-              readable);
+    auto dir = live::makeLiveSite(live_, "tp-live-control-", url, extra_slurm);
+    ASSERT_TRUE(dir) << "cannot make a directory in " << shared_;
+    dir_ = *dir;
     auto context = loadSiteContext(dir_ + "/site.yaml", SiteEnvironment{});
     ASSERT_TRUE(context) << context.error().front().describe();
     context_ = std::move(*context);
@@ -234,8 +177,8 @@ class LiveReconciler : public ::testing::Test {
     return trail;
   }
 
-  std::string url_, user_, shared_, bin_;
-  std::optional<std::string> token_, key_;
+  live::Live live_;
+  std::string url_, user_, shared_;
   std::string dir_;
   SiteContext context_;
   catalog::ArtifactVerifier verifier_;

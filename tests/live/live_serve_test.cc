@@ -1,0 +1,123 @@
+// Live, end to end as a user runs it: `tuneplane serve` (a process of its own) with a site
+// whose slurmrestd is TUNEPLANE_LIVE_SLURMRESTD and whose staging root lies in
+// TUNEPLANE_LIVE_SHARED_DIR, and the `tuneplane` CLI against it: `submit --wait` of a small
+// CPU job, then get, describe and logs. Skipped unless TUNEPLANE_LIVE_* is set. Run as root,
+// serve stages through `staging.group` (TUNEPLANE_LIVE_STAGING_GROUP, default the live
+// user's primary group) for jobs that Slurm runs as the live user; run as the live user, it
+// needs no group. Waits are bounded (support/serve_harness.h and --timeout).
+#include <grp.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "live_config.h"
+#include "live_site.h"
+#include "staging/os_users.h"
+#include "staging/staging_fs.h"
+#include "support/os_user.h"
+#include "support/serve_harness.h"
+
+namespace tuneplane::live {
+namespace {
+
+using nlohmann::json;
+constexpr const char* kToken = "live-serve-token-b7e2c9";
+
+class LiveServe : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto config = liveConfig();
+    if (!config) GTEST_SKIP() << kSkipReason;
+    live_ = *config;
+    std::string staging;
+    if (::geteuid() == 0 && live_.user != "root") {
+      const std::string group = stagingGroup();
+      ASSERT_FALSE(group.empty()) << "no group for " << live_.user;
+      staging = "staging:\n  group: " + group + "\n";
+    } else if (test::currentUser() != live_.user) {
+      GTEST_SKIP() << "serve must run as root or as TUNEPLANE_LIVE_USER (" << live_.user << ")";
+    }
+    const std::string server =
+        "server:\n  poll_interval: 1s\n  tokens:\n    - user: " + test::currentUser() +
+        "\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
+    auto dir = makeLiveSite(live_, "tp-live-serve-", live_.url, "", staging + server);
+    ASSERT_TRUE(dir) << "cannot make a directory in " << live_.shared_dir;
+    dir_ = *dir;
+    serve_ = test::ServeProcess::start(dir_ + "/site.yaml", dir_ + "/tuneplane.db", dir_);
+    ASSERT_NE(serve_, nullptr);
+    cli_ = std::make_unique<test::CliRunner>(serve_->url(), kToken, dir_);
+  }
+
+  void TearDown() override {
+    // Cancel what this test left running in Slurm, then stop serve and remove the files.
+    if (cli_ && !id_.empty()) {
+      const json job = cli_->job(id_);
+      if (job.is_object() && job.value("phase", "") != "Succeeded")
+        (void)cli_->run({"cancel", id_});
+    }
+    if (serve_) {
+      EXPECT_EQ(serve_->stop(), 0) << serve_->process().err();
+    }
+    if (!dir_.empty()) staging::PosixStagingFs().removeTree(dir_);
+  }
+
+  std::string stagingGroup() {
+    if (auto named = env("TUNEPLANE_LIVE_STAGING_GROUP")) return *named;
+    staging::PosixOsUsers users;
+    auto user = users.userByName(live_.user);
+    if (!user || !*user) return "";
+    const struct group* primary = ::getgrgid((*user)->gid);
+    return primary != nullptr ? primary->gr_name : "";
+  }
+
+  Live live_;
+  std::string dir_, id_;
+  std::unique_ptr<test::ServeProcess> serve_;
+  std::unique_ptr<test::CliRunner> cli_;
+};
+
+TEST_F(LiveServe, SubmitWaitGetDescribeAndLogsOfACpuJob) {
+  const std::string spec =
+      "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: live-serve\n"
+      "spec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
+      "    command: [\"bash\", \"-c\", \"echo hello from $SLURMD_NODENAME as $(id -un)\"]\n"
+      "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
+      "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n";
+  writeFile(dir_ + "/job.yaml", spec,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  const auto submitted = cli_->run(
+      {"submit", "-f", dir_ + "/job.yaml", "--wait", "--timeout", "4m", "--poll-interval", "1s"});
+  id_ = submitted.out.substr(0, submitted.out.find(':'));
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err << serve_->process().err();
+  EXPECT_EQ(submitted.out, id_ + ": Succeeded (attempt 1: the job completed)\n");
+
+  const json job = cli_->job(id_);
+  ASSERT_EQ(job["attempts"].size(), 1u) << job.dump(2);
+  const json& attempt = job["attempts"][0];
+  ASSERT_EQ(attempt["components"].size(), 1u);
+  const json& component = attempt["components"][0];
+  EXPECT_EQ(component["exit_code"], 0);
+  EXPECT_TRUE(component["sluid"].is_string()) << component.dump();
+  EXPECT_EQ(component["state"], json::array({"COMPLETED"}));
+  EXPECT_TRUE(attempt.value("staging_dir", "").starts_with(dir_ + "/staging/"));
+  RecordProperty("nodes", component.value("nodes", ""));
+
+  const auto listed = cli_->run({"get"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find(id_), std::string::npos) << listed.out;
+  const auto described = cli_->run({"describe", id_});
+  EXPECT_EQ(described.exit_code, 0) << described.err;
+  const std::string sluid = component.value("sluid", "");
+  for (const std::string& part : {std::string("Attempt 1:"), std::string("COMPLETED"), sluid}) {
+    EXPECT_NE(described.out.find(part), std::string::npos) << part << "\n" << described.out;
+  }
+  // The job ran on a node as the cluster's job user and wrote its log on the shared dir.
+  const auto logs = cli_->run({"logs", id_});
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_EQ(logs.out, "hello from " + component.value("nodes", "?") + " as " + live_.user + "\n");
+}
+
+}  // namespace
+}  // namespace tuneplane::live

@@ -1,0 +1,95 @@
+// A site for the live suite in a fresh directory of the shared dir: a stand-in `apptainer`
+// (the cluster has no Apptainer: it drops the container options and runs the command on
+// the node), a small runtime artifact with its real hash, a registry and a site file that
+// points at a slurmrestd. Everything is readable by the job's user, who runs it on a node.
+// Thread-safety: functions of their arguments (they write files).
+#pragma once
+
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "live_config.h"
+#include "staging/stager.h"
+
+namespace tuneplane::live {
+
+inline std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline void writeFile(const std::string& path, const std::string& content,
+                      std::filesystem::perms mode) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+  std::filesystem::permissions(path, mode);
+}
+
+// A stand-in for `apptainer exec` on a cluster without Apptainer: drops the options and the
+// image (the batch script has verified its hash already) and runs the command on the node.
+inline constexpr const char* kApptainerStandIn = R"(#!/bin/bash
+[[ ${1-} == exec ]] || { echo "apptainer stand-in: expected exec" >&2; exit 92; }
+shift
+while (($#)); do
+  case $1 in
+    --bind | --pwd) shift 2 ;;
+    --nv | --no-home) shift ;;
+    *) break ;;
+  esac
+done
+shift
+exec "$@"
+)";
+
+// Makes `prefix`XXXXXX under the shared dir with bin/apptainer, artifacts/demo.sif (runtime
+// custom-demo), runtimes.yaml, staging/ and site.yaml, whose slurmrestd is `url`;
+// `extra_slurm` adds lines under `slurm:`, `extra_yaml` top-level keys. The directory, or
+// nullopt when it cannot be made.
+inline std::optional<std::string> makeLiveSite(const Live& live, const std::string& prefix,
+                                               const std::string& url,
+                                               const std::string& extra_slurm = "",
+                                               const std::string& extra_yaml = "") {
+  namespace fs = std::filesystem;
+  std::string dir = live.shared_dir + "/" + prefix + "XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) return std::nullopt;
+  const auto open_dir = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                        fs::perms::others_read | fs::perms::others_exec;
+  fs::permissions(dir, open_dir);
+  for (const char* sub : {"/bin", "/artifacts", "/staging"}) {
+    fs::create_directories(dir + sub);
+    fs::permissions(dir + sub, open_dir);
+  }
+  const auto readable = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                        fs::perms::others_read;
+  writeFile(dir + "/bin/apptainer", kApptainerStandIn, open_dir);
+  const std::string artifact = dir + "/artifacts/demo.sif";
+  writeFile(artifact, "a stand-in for a SIF image, with a known digest\n", readable);
+  writeFile(dir + "/runtimes.yaml",
+            "runtimes:\n  - id: custom-demo\n    format: sif\n    path: " + artifact +
+                "\n    sha256: " + staging::sha256Hex(readFile(artifact)) +
+                "\n    frameworks: [custom]\n",
+            readable);
+  writeFile(dir + "/site.yaml",
+            "slurm:\n  url: " + url + "\n  user: " + live.user + "\n" +
+                (live.token_file ? "  token_file: " + *live.token_file
+                                 : "  jwt_key_file: " + *live.key_file) +
+                "\n" + extra_slurm + "  job_environment:\n    PATH: " + dir +
+                "/bin:" + live.slurm_bin +
+                ":/usr/local/bin:/usr/bin:/bin\n"
+                "partitions:\n  gpu: gpu\n  cpu: cpu\n"
+                "gpu_series:\n  - name: h100\n    slurm_constraint: h100\n"
+                "    gpus_per_node: 2\n    gres_type: h100\n"
+                "container_runtime: apptainer\n"
+                "staging_root: " +
+                dir + "/staging\nruntime_registry_file: runtimes.yaml\n" + extra_yaml,
+            readable);
+  return dir;
+}
+
+}  // namespace tuneplane::live
