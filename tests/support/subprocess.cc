@@ -62,38 +62,6 @@ int exitCodeOf(int status) {
                            : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
-}  // namespace
-
-std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit,
-                               const std::string& what) {
-  if (auto status = pollExit(pid, std::chrono::steady_clock::now() + limit, what)) return status;
-  ADD_FAILURE() << what << ": still running after " << limit.count() << " ms; killed";
-  ::kill(-pid, SIGKILL);  // its process group, when it leads one
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return std::nullopt;
-}
-
-std::optional<int> runInChild(const std::function<int()>& child, const std::string& what,
-                              std::chrono::milliseconds limit) {
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ADD_FAILURE() << what << ": fork: " << std::strerror(errno);
-    return std::nullopt;
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);  // its own group, so waitBounded kills all of it on expiry
-    ::_exit(child());
-  }
-  const auto status = waitBounded(pid, limit, what);
-  if (!status || *status == -1) return std::nullopt;
-  return exitCodeOf(*status);
-}
-
-namespace {
-
 // Spawns argv in its own process group with stdin from /dev/null and stdout/stderr into
 // the two files (truncated, or appended to). Returns its pid, or -1 (reported).
 pid_t spawnChild(const std::vector<std::string>& argv, const ProcessOptions& options,
@@ -133,6 +101,34 @@ pid_t spawnChild(const std::vector<std::string>& argv, const ProcessOptions& opt
 }
 
 }  // namespace
+
+std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit,
+                               const std::string& what) {
+  if (auto status = pollExit(pid, std::chrono::steady_clock::now() + limit, what)) return status;
+  ADD_FAILURE() << what << ": still running after " << limit.count() << " ms; killed";
+  ::kill(-pid, SIGKILL);  // its process group, when it leads one
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return std::nullopt;
+}
+
+std::optional<int> runInChild(const std::function<int()>& child, const std::string& what,
+                              std::chrono::milliseconds limit) {
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ADD_FAILURE() << what << ": fork: " << std::strerror(errno);
+    return std::nullopt;
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);  // its own group, so waitBounded kills all of it on expiry
+    ::_exit(child());
+  }
+  const auto status = waitBounded(pid, limit, what);
+  if (!status || *status == -1) return std::nullopt;
+  return exitCodeOf(*status);
+}
 
 ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options) {
   ProcessResult result;

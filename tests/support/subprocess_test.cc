@@ -19,6 +19,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// True once process `pid` is gone, or a zombie waiting for its new parent to reap it
+// (bounded wait: 2 s).
+bool endsSoon(const std::string& pid) {
+  const auto alive = [&pid] {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string id, name, state;
+    return static_cast<bool>(stat >> id >> name >> state) && state != "Z";
+  };
+  for (int i = 0; i < 200 && alive(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return !alive();
+}
+
 class SubprocessTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -51,17 +65,52 @@ TEST_F(SubprocessTest, AChildPastItsLimitIsKilledWithWhatItStartedAndReported) {
   std::string background;
   std::ifstream(pid_file) >> background;
   ASSERT_FALSE(background.empty());
-  // The background sleep went with its group: gone, or a zombie waiting for its new parent
-  // to reap it (bounded wait).
-  const auto alive = [&background] {
-    std::ifstream stat("/proc/" + background + "/stat");
-    std::string pid, name, state;
-    return static_cast<bool>(stat >> pid >> name >> state) && state != "Z";
-  };
-  for (int i = 0; i < 200 && alive(); ++i) {
+  // The background sleep went with its group.
+  EXPECT_TRUE(endsSoon(background)) << "the background child " << background << " still runs";
+}
+
+TEST_F(SubprocessTest, AChildProcessRunsBesideTheTestUntilSignalledAndKeepsItsOutput) {
+  auto child =
+      ChildProcess::start({"/bin/sh", "-c",
+                           "echo started; echo to-err >&2; trap 'echo got TERM; exit 3' TERM; "
+                           "while :; do sleep 0.05; done"},
+                          {.scratch = dir_}, "server");
+  ASSERT_NE(child, nullptr);
+  ASSERT_TRUE(std::filesystem::exists(dir_ / "server.out"));
+  for (int i = 0; i < 400 && child->out().empty(); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_FALSE(alive()) << "the background child " << background << " still runs";
+  EXPECT_TRUE(child->running());
+  child->signal(SIGTERM);
+  EXPECT_EQ(child->waitExit(std::chrono::seconds(20)), 3);
+  EXPECT_FALSE(child->running());
+  EXPECT_EQ(child->out(), "started\ngot TERM\n");
+  EXPECT_EQ(child->err(), "to-err\n");
+  // A second start under the same name appends (one log across a server's restarts).
+  auto again = ChildProcess::start({"/bin/sh", "-c", "echo again"}, {.scratch = dir_}, "server");
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->waitExit(std::chrono::seconds(20)), 0);
+  EXPECT_EQ(again->out(), "started\ngot TERM\nagain\n");
+}
+
+TEST_F(SubprocessTest, AChildProcessIsKilledWithItsGroupWhenDropped) {
+  const fs::path pid_file = dir_ / "grandchild.pid";
+  pid_t pid = 0;
+  {
+    auto child = ChildProcess::start(
+        {"/bin/sh", "-c", "sleep 300 & echo $! >'" + pid_file.string() + "'; wait"},
+        {.scratch = dir_}, "dropped");
+    ASSERT_NE(child, nullptr);
+    pid = child->pid();
+    for (int i = 0; i < 400 && !fs::exists(pid_file); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  EXPECT_NE(::kill(pid, 0), 0);  // reaped: no such process any more
+  std::string grandchild;
+  std::ifstream(pid_file) >> grandchild;
+  ASSERT_FALSE(grandchild.empty());
+  EXPECT_TRUE(endsSoon(grandchild)) << "the grandchild " << grandchild << " still runs";
 }
 
 TEST_F(SubprocessTest, AMissingProgramIsAFailureNotAHang) {
