@@ -195,5 +195,28 @@ TEST_F(ServeE2eTest, ServeKilledMidJobAndRestartedFinishesTheJobOnce) {
   EXPECT_EQ(alice_->run({"logs", id}).out, "finished\n");
 }
 
+TEST_F(ServeE2eTest, ServeKilledWhileItsSubmitIsInFlightFindsTheJobAfterRestart) {
+  // Every slurmrestd answer now takes 2 s: serve's submit is on the wire when it dies.
+  ASSERT_EQ(sim_->setFaults({{"latency_ms", 2000}}), 200);
+  const std::string id = submit(cpuSpec("echo ran once"));
+  ASSERT_FALSE(id.empty());
+  const json submitting = alice_->waitJob(
+      id, [](const json& job) { return hasPhase(job, "Submitting"); }, "reached Submitting",
+      kJobLimit);
+  serve_->crash();
+  ASSERT_EQ(sim_->setFaults({{"latency_ms", 0}}), 200);
+  // slurmrestd made the job all the same; nobody got its receipt.
+  const json attempt = submitting["attempts"][0];
+  ASSERT_TRUE(test::pollUntil([&] { return slurmJobsOf(attempt).size() == 1; }, kJobLimit));
+
+  startServe();
+  ASSERT_NE(serve_, nullptr);
+  const json job = waitPhase(id, "Succeeded");
+  ASSERT_EQ(job["attempts"].size(), 1u) << job.dump(2);
+  EXPECT_EQ(job["attempts"][0]["submit_token"], attempt["submit_token"]);
+  EXPECT_EQ(slurmJobsOf(attempt).size(), 1u);  // found by its token, never submitted again
+  EXPECT_EQ(alice_->run({"logs", id}).out, "ran once\n");
+}
+
 }  // namespace
 }  // namespace tuneplane::cli::testing
