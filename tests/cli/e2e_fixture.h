@@ -105,6 +105,20 @@ class ServeE2eTest : public ::testing::Test {
     return job.is_object() ? job.value("id", "") : "";
   }
 
+  // Polls `get -o json` until alice has `count` jobs (a `submit --wait` running beside the
+  // test has posted its job); the newest one's id ("" reported).
+  std::string waitForJobs(size_t count) {
+    json listed;
+    const bool seen = test::pollUntil(
+        [&] {
+          listed = json::parse(alice_->run({"get", "-o", "json"}).out, nullptr, false);
+          return listed.is_object() && listed["items"].size() == count;
+        },
+        kJobLimit);
+    if (!seen) ADD_FAILURE() << "never " << count << " jobs; last listing:\n" << listed.dump(2);
+    return seen ? listed["items"][0].value("id", "") : "";
+  }
+
   json waitPhase(const std::string& id, const std::string& phase) {
     return alice_->waitJob(
         id, [&](const json& job) { return hasPhase(job, phase); }, "reached " + phase, kJobLimit);

@@ -66,22 +66,15 @@ TEST_F(ServeE2eExitCodeTest, TimeoutAndCtrlCStopWaitingAndNeverCancel) {
   const auto timed_out =
       alice_->run({"submit", spec, "--wait", "--timeout", "1s", "--poll-interval", "200ms"});
   EXPECT_EQ(timed_out.exit_code, 7) << timed_out.err;
-  const std::string first = alice_->run({"get", "-o", "json"}).out;
-  const std::string first_id = json::parse(first)["items"][0]["id"];
+  const std::string first_id = waitForJobs(1);
 
   // 130: Ctrl-C (SIGINT) while waiting.
   auto waiting =
       alice_->start({"submit", spec, "--wait", "--poll-interval", "200ms"}, "interrupted");
   ASSERT_NE(waiting, nullptr);
-  json listed;
-  ASSERT_TRUE(test::pollUntil(
-      [&] {
-        listed = json::parse(alice_->run({"get", "-o", "json"}).out, nullptr, false);
-        return listed.is_object() && listed["items"].size() == 2;
-      },
-      kJobLimit));
-  const std::string second_id = listed["items"][0]["id"];  // newest first
-  const json running = waitAttemptRunning(second_id, 1);
+  const std::string second_id = waitForJobs(2);  // the newest
+  ASSERT_FALSE(second_id.empty()) << waiting->err();
+  waitAttemptRunning(second_id, 1);
   waiting->signal(SIGINT);
   EXPECT_EQ(waiting->waitExit(kJobLimit), 130) << waiting->err();
   EXPECT_NE(waiting->err().find("tuneplane cancel " + second_id), std::string::npos)

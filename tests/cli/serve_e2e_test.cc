@@ -159,15 +159,8 @@ TEST_F(ServeE2eTest, ServeKilledMidJobAndRestartedFinishesTheJobOnce) {
   auto waiter = alice_->start(
       {"submit", spec, "--wait", "--timeout", "4m", "--poll-interval", "200ms"}, "waiter");
   ASSERT_NE(waiter, nullptr);
-  json listed;
-  ASSERT_TRUE(test::pollUntil(
-      [&] {
-        listed = json::parse(alice_->run({"get", "-o", "json"}).out, nullptr, false);
-        return listed.is_object() && listed["items"].size() == 1;
-      },
-      kJobLimit))
-      << waiter->err();
-  const std::string id = listed["items"][0]["id"];
+  const std::string id = waitForJobs(1);
+  ASSERT_FALSE(id.empty()) << waiter->err();
   const json running = waitAttemptRunning(id, 1);
   const json attempt = running["attempts"][0];
 
