@@ -73,6 +73,16 @@ class ServeE2eTest : public ::testing::Test {
       EXPECT_EQ(serve_->stop(), 0) << serve_->process().err();
       serve_.reset();
     }
+    if (site_) {
+      // No API token reached serve's logs (the access log on stdout, the rest on stderr),
+      // across every start of the test.
+      const std::string logs = control::testing::readFile(site_->dir() + "/serve.out") +
+                               control::testing::readFile(site_->dir() + "/serve.err");
+      EXPECT_NE(logs.find("/v1/"), std::string::npos) << "no access log read";
+      for (const char* token : {kAliceToken, kBobToken, kOpsToken, "not-a-token"}) {
+        EXPECT_EQ(logs.find(token), std::string::npos) << token;
+      }
+    }
     sim_.reset();  // its jobs end before their attempt dirs go
     site_.reset();
     std::error_code ignored;
