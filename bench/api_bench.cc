@@ -33,8 +33,8 @@
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <nlohmann/json.hpp>
 
 #include "api/api_server.h"
 #include "api/daemon.h"
@@ -274,8 +274,7 @@ bool benchGets(const std::string& dir, int clients, int requests) {
   }
   print("baseline: bare httplib GET", base, base);
   print("GET /v1/jobs/{id}", api_figures, base);
-  const bool met =
-      api_figures.per_second >= kGoalGetsPerSecond && api_figures.p99_ms < kGoalP99Ms;
+  const bool met = api_figures.per_second >= kGoalGetsPerSecond && api_figures.p99_ms < kGoalP99Ms;
   std::printf("goal: >= %.0f GETs/s with p99 < %.0f ms: %s\n", kGoalGetsPerSecond, kGoalP99Ms,
               met ? "met" : "NOT met");
   (*server)->stop();
@@ -299,10 +298,10 @@ std::string writeSite(const std::string& dir, const std::string& slurm_url,
   std::filesystem::create_directories(dir + "/staging");
   const std::string artifact_text = "a stand-in for a SIF image, with a known digest\n";
   writeText(dir + "/artifacts/demo.sif", artifact_text);
-  writeText(dir + "/runtimes.yaml", "runtimes:\n  - id: custom-demo\n    format: sif\n    path: " +
-                                        dir + "/artifacts/demo.sif\n    sha256: " +
-                                        staging::sha256Hex(artifact_text) +
-                                        "\n    frameworks: [custom]\n");
+  writeText(dir + "/runtimes.yaml",
+            "runtimes:\n  - id: custom-demo\n    format: sif\n    path: " + dir +
+                "/artifacts/demo.sif\n    sha256: " + staging::sha256Hex(artifact_text) +
+                "\n    frameworks: [custom]\n");
   writeText(dir + "/site.yaml", "slurm:\n  url: " + slurm_url + "\n  user: " + currentUser() +
                                     "\n  jwt_key_file: " + key_file +
                                     "\n  job_environment:\n    PATH: /usr/bin:/bin\n"
@@ -433,9 +432,10 @@ bool benchPosts(const std::string& dir, int clients, int requests) {
     ids[static_cast<std::size_t>(i)] = body.is_object() ? body.value("id", "") : "";
     return !ids[static_cast<std::size_t>(i)].empty();
   };
-  std::printf("POST: %d clients x %d requests, SQLite (WAL, file, synchronous=FULL), "
-              "control loop staging and submitting to the simulator\n",
-              clients, requests);
+  std::printf(
+      "POST: %d clients x %d requests, SQLite (WAL, file, synchronous=FULL), "
+      "control loop staging and submitting to the simulator\n",
+      clients, requests);
   load(bare.port(), clients, 50, post, bare_ok);  // warm-up (the API's: the first job)
   const Figures base = load(bare.port(), clients, requests, post, bare_ok);
   const Figures api_figures = load((*daemon)->port(), clients, requests, post, created);
@@ -450,9 +450,10 @@ bool benchPosts(const std::string& dir, int clients, int requests) {
   double seconds = 0;
   const bool all_there = settled(store, **simulator, accepted, seconds);
   if (all_there) {
-    std::printf("all %zu accepted jobs Queued in Slurm (each once) %.2f s after the last POST "
-                "answered\n",
-                accepted.size(), seconds);
+    std::printf(
+        "all %zu accepted jobs Queued in Slurm (each once) %.2f s after the last POST "
+        "answered\n",
+        accepted.size(), seconds);
   }
   (*daemon)->stop();
   return all_there && api_figures.errors == 0 && base.errors == 0 &&

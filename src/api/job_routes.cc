@@ -53,9 +53,9 @@ void ApiServer::installJobRoutes() {
   // Reads a job the caller may see; otherwise answers 404 (or 500) and returns nullopt.
   auto visibleJob = [this](const std::string& id, const Principal& who,
                            httplib::Response& res) -> std::optional<store::JobView> {
-    const Error not_found{"api.not_found", "id", "no job '" + id + "'"};
+    const auto not_found = [&id] { return Error{"api.not_found", "id", "no job '" + id + "'"}; };
     if (!launch::isValidJobId(id)) {
-      sendError(res, 404, not_found);
+      sendError(res, 404, not_found());
       return std::nullopt;
     }
     auto view = deps_.jobs.get(id);
@@ -64,7 +64,7 @@ void ApiServer::installJobRoutes() {
       return std::nullopt;
     }
     if (!*view || (!who.admin && (*view)->job.owner != who.user)) {
-      sendError(res, 404, not_found);
+      sendError(res, 404, not_found());
       return std::nullopt;
     }
     return std::move(**view);

@@ -9,36 +9,46 @@ namespace tuneplane::api {
 namespace {
 
 // nlohmann's escapes for ASCII: the short forms JSON defines, \u00xx (lower-case hex) for the
-// other control characters, everything else as is (appended a run at a time).
-void appendAsciiEscaped(std::string& out, std::string_view text) {
+// other control characters, everything else as is (appended a run at a time). Returns false
+// at the first byte >= 0x80, having appended part of `text`: the caller drops that part.
+bool appendAsciiEscaped(std::string& out, std::string_view text) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::size_t plain = 0;  // start of the run not yet appended
   for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) continue;
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) return false;
+    if (c != '"' && c != '\\' && c >= 0x20) continue;
     out.append(text.data() + plain, i - plain);
     plain = i + 1;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\b':
+        out += "\\b";
+        break;
+      case '\f':
+        out += "\\f";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         out += "\\u00";
-        out += kHex[(c >> 4) & 0xf];
+        out += kHex[c >> 4];
         out += kHex[c & 0xf];
     }
   }
   out.append(text.data() + plain, text.size() - plain);
-}
-
-bool isAscii(std::string_view text) {
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
-  }
   return true;
 }
 
@@ -89,12 +99,13 @@ JsonText& JsonText::key(std::string_view name) {
 
 JsonText& JsonText::string(std::string_view text) {
   separate();
-  if (isAscii(text)) {
-    out_ += '"';
-    appendAsciiEscaped(out_, text);
+  const std::size_t start = out_.size();
+  out_ += '"';
+  if (appendAsciiEscaped(out_, text)) {
     out_ += '"';
   } else {
     // UTF-8 validation and the U+FFFD replacement are nlohmann's, as in api::dump().
+    out_.resize(start);
     out_ += nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
   return *this;

@@ -1,6 +1,7 @@
 // See json_views.h.
 #include "api/json_views.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -11,7 +12,10 @@ namespace tuneplane::api {
 
 using nlohmann::json;
 
-std::string timeText(int64_t unix_ms) {
+namespace {
+
+// Writes the time into `buf` and returns it; "" for 0 (unset).
+std::string_view formatTime(int64_t unix_ms, char (&buf)[48]) {
   if (unix_ms <= 0) return {};
   // The calendar from <chrono>, not gmtime_r: glibc's takes a process-wide lock per call,
   // and every answer of GET /v1/jobs/{id} formats several times.
@@ -20,10 +24,18 @@ std::string timeText(int64_t unix_ms) {
   const sys_days day = floor<days>(time);
   const year_month_day date(day);
   const hh_mm_ss clock(time - day);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", static_cast<int>(date.year()),
-                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
-                     clock.hours().count(), clock.minutes().count(), clock.seconds().count(),
-                     clock.subseconds().count());
+  const auto end = fmt::format_to_n(
+      buf, sizeof buf, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", static_cast<int>(date.year()),
+      static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), clock.hours().count(),
+      clock.minutes().count(), clock.seconds().count(), clock.subseconds().count());
+  return {buf, std::min(end.size, sizeof buf)};
+}
+
+}  // namespace
+
+std::string timeText(int64_t unix_ms) {
+  char buf[48];
+  return std::string(formatTime(unix_ms, buf));
 }
 
 json timeJson(int64_t unix_ms) {
@@ -110,10 +122,11 @@ namespace {
 // The fields and key order of jobJson, attemptJson and componentJson (nlohmann sorts an
 // object's keys; json_views_test compares the two writers on the same views).
 void writeTime(JsonText& out, int64_t unix_ms) {
+  char buf[48];
   if (unix_ms <= 0) {
     out.null();
   } else {
-    out.string(timeText(unix_ms));
+    out.string(formatTime(unix_ms, buf));
   }
 }
 void writeNonEmptyOrNull(JsonText& out, const std::string& s) {

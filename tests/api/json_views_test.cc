@@ -47,9 +47,16 @@ TEST(JsonViewsTest, InvalidUtf8IsReplacedWhenDumped) {
 
 // Every byte value, alone and among others: the direct writer escapes as nlohmann does.
 TEST(JsonViewsTest, JsonTextEscapesEveryByteAsDumpDoes) {
-  std::vector<std::string> texts = {"", "plain", "a\"b\\c/d", "line\nnext\r\t\b\f",
-                                    std::string("nul\0in", 6), "\x7f", "caf\xc3\xa9",
-                                    "\xe2\x82\xac\xf0\x9f\x98\x80", "bad \xff\xfe", "cut \xc3",
+  std::vector<std::string> texts = {"",
+                                    "plain",
+                                    "a\"b\\c/d",
+                                    "line\nnext\r\t\b\f",
+                                    std::string("nul\0in", 6),
+                                    "\x7f",
+                                    "caf\xc3\xa9",
+                                    "\xe2\x82\xac\xf0\x9f\x98\x80",
+                                    "bad \xff\xfe",
+                                    "cut \xc3",
                                     "overlong \xc0\xaf"};
   for (int b = 0; b < 256; ++b) texts.push_back("x" + std::string(1, static_cast<char>(b)) + "y");
   for (const auto& text : texts) {
@@ -68,8 +75,9 @@ TEST(JsonViewsTest, JsonTextNestsAndSeparatesAsDumpDoes) {
   w.key("b").beginObject().key("c").string("d").key("e").integer(0).endObject();
   w.endObject();
   const nlohmann::json expected = {
-      {"a", {-3, 18'446'744'073'709'551'615u, nullptr, nlohmann::json::object(),
-             nlohmann::json::array(), true, false}},
+      {"a",
+       {-3, 18'446'744'073'709'551'615u, nullptr, nlohmann::json::object(), nlohmann::json::array(),
+        true, false}},
       {"b", {{"c", "d"}, {"e", 0}}}};
   EXPECT_EQ(out, dump(expected));
 }
@@ -110,8 +118,17 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
     a.abandoned_by = n == 2 ? "root" : "";
     a.abandon_reason = n == 2 ? "receipt lost for good" : "";
     if (n == 1) {
-      a.components.push_back({0, "main", 42, "sCC1M8VPKSJX00", {"FAILED", "NODE_FAIL"},
-                              "NodeDown", 1, 9, "gpu[1-2]", 1'796'101'658, 1'796'101'659});
+      a.components.push_back({0,
+                              "main",
+                              42,
+                              "sCC1M8VPKSJX00",
+                              {"FAILED", "NODE_FAIL"},
+                              "NodeDown",
+                              1,
+                              9,
+                              "gpu[1-2]",
+                              1'796'101'658,
+                              1'796'101'659});
       a.components.push_back({1, "aux", 43, "", {}, "None", std::nullopt, std::nullopt, "", 0, 0});
     }
     full.attempts.push_back(a);
