@@ -12,6 +12,10 @@ TEST(JsonViewsTest, TimesAreRfc3339UtcWithMillisecondsOrNull) {
   EXPECT_EQ(timeJson(0), nlohmann::json());
   EXPECT_EQ(timeJson(1'796'101'658'123), "2026-12-01T05:07:38.123Z");
   EXPECT_EQ(timeJson(1'000), "1970-01-01T00:00:01.000Z");
+  EXPECT_EQ(timeJson(951'782'400'000), "2000-02-29T00:00:00.000Z");  // a leap day
+  EXPECT_EQ(timeJson(4'102'444'799'999), "2099-12-31T23:59:59.999Z");
+  EXPECT_EQ(timeText(0), "");
+  EXPECT_EQ(timeText(1'796'101'658'123), "2026-12-01T05:07:38.123Z");
 }
 
 TEST(JsonViewsTest, UnsetValuesAreNull) {
