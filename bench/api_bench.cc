@@ -5,7 +5,9 @@
 // the baseline; every answer is checked (an error or a wrong body counts).
 //   GET /v1/jobs/{id}: token check, owner scoping, a SQLite read of the job with its attempt,
 //     JSON — against 1,000 stored jobs; the control loop idle. Goal (issue 8, on 2 cores):
-//     >= 10,000 GETs/s with p99 < 10 ms, and zero non-200 answers.
+//     >= 10,000 GETs/s with p99 < 10 ms, and zero non-200 answers. Then one GET's own work
+//     on one thread: the token check, the store read, and the JSON text against the
+//     nlohmann tree + dump it replaced (best of 20 batches).
 //   POST /v1/jobs: a valid small CPU spec through the Daemon (what `tuneplane serve` runs):
 //     validate, store, then the control loop stages and submits each job to the in-process
 //     simulator (scheduling paused, so nothing runs). Afterwards it waits (bounded) until
