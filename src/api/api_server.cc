@@ -27,8 +27,15 @@ thread_local RequestContext t_request;
 }  // namespace
 
 void sendJson(httplib::Response& res, int status, const nlohmann::json& body) {
+  sendJsonText(res, status, dump(body));
+}
+
+void sendJsonText(httplib::Response& res, int status, std::string json) {
   res.status = status;
-  res.set_content(dump(body), "application/json; charset=utf-8");
+  // What set_content does, without its copy of the body.
+  res.body = std::move(json);
+  res.headers.erase("Content-Type");
+  res.set_header("Content-Type", "application/json; charset=utf-8");
 }
 
 void sendErrors(httplib::Response& res, int status, const Errors& errors) {

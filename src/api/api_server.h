@@ -102,6 +102,8 @@ class ApiServer {
 
 // Response helpers shared by the route files.
 void sendJson(httplib::Response& res, int status, const nlohmann::json& body);
+// `json` is JSON text already (jobJsonText).
+void sendJsonText(httplib::Response& res, int status, std::string json);
 void sendErrors(httplib::Response& res, int status, const Errors& errors);
 void sendError(httplib::Response& res, int status, Error error);
 // The HTTP status for an error code from below (store.not_found → 404, …; else 500).

@@ -53,9 +53,9 @@ void ApiServer::installJobRoutes() {
   // Reads a job the caller may see; otherwise answers 404 (or 500) and returns nullopt.
   auto visibleJob = [this](const std::string& id, const Principal& who,
                            httplib::Response& res) -> std::optional<store::JobView> {
-    const Error not_found{"api.not_found", "id", "no job '" + id + "'"};
+    const auto not_found = [&id] { return Error{"api.not_found", "id", "no job '" + id + "'"}; };
     if (!launch::isValidJobId(id)) {
-      sendError(res, 404, not_found);
+      sendError(res, 404, not_found());
       return std::nullopt;
     }
     auto view = deps_.jobs.get(id);
@@ -64,7 +64,7 @@ void ApiServer::installJobRoutes() {
       return std::nullopt;
     }
     if (!*view || (!who.admin && (*view)->job.owner != who.user)) {
-      sendError(res, 404, not_found);
+      sendError(res, 404, not_found());
       return std::nullopt;
     }
     return std::move(**view);
@@ -75,7 +75,7 @@ void ApiServer::installJobRoutes() {
     if (!view || !*view) {
       return sendError(res, 500, {"api.internal", "id", "the job could not be read back"});
     }
-    sendJson(res, 202, jobJson(**view));
+    sendJsonText(res, 202, jobJsonText(**view));
   };
 
   post("/v1/jobs", "/v1/jobs", Access::kUser,
@@ -89,7 +89,7 @@ void ApiServer::installJobRoutes() {
          if (!job) return sendErrors(res, submitStatus(job.error()), job.error());
          if (deps_.job_submitted) deps_.job_submitted();
          res.set_header("Location", "/v1/jobs/" + job->id);
-         sendJson(res, 201, jobJson(store::JobView{*job, {}}));
+         sendJsonText(res, 201, jobJsonText(store::JobView{*job, {}}));
        });
 
   get("/v1/jobs", "/v1/jobs", Access::kUser,
@@ -145,7 +145,9 @@ void ApiServer::installJobRoutes() {
 
   get(kJobPath, "/v1/jobs/{id}", Access::kUser,
       [visibleJob](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-        if (auto view = visibleJob(req.matches[1], who, res)) sendJson(res, 200, jobJson(*view));
+        if (auto view = visibleJob(req.matches[1], who, res)) {
+          sendJsonText(res, 200, jobJsonText(*view));
+        }
       });
 
   get(std::string(kJobPath) + "/events", "/v1/jobs/{id}/events", Access::kUser,

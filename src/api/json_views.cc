@@ -1,22 +1,46 @@
 // See json_views.h.
 #include "api/json_views.h"
 
-#include <ctime>
+#include <algorithm>
+#include <chrono>
 
 #include <fmt/format.h>
+
+#include "api/json_text.h"
 
 namespace tuneplane::api {
 
 using nlohmann::json;
 
+namespace {
+
+// Writes the time into `buf` and returns it; "" for 0 (unset).
+std::string_view formatTime(int64_t unix_ms, char (&buf)[48]) {
+  if (unix_ms <= 0) return {};
+  // The calendar from <chrono>, not gmtime_r: glibc's takes a process-wide lock per call,
+  // and every answer of GET /v1/jobs/{id} formats several times.
+  using namespace std::chrono;
+  const sys_time<milliseconds> time{milliseconds(unix_ms)};
+  const sys_days day = floor<days>(time);
+  const year_month_day date(day);
+  const hh_mm_ss clock(time - day);
+  const auto end = fmt::format_to_n(
+      buf, sizeof buf, "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", static_cast<int>(date.year()),
+      static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()), clock.hours().count(),
+      clock.minutes().count(), clock.seconds().count(), clock.subseconds().count());
+  return {buf, std::min(end.size, sizeof buf)};
+}
+
+}  // namespace
+
+std::string timeText(int64_t unix_ms) {
+  char buf[48];
+  return std::string(formatTime(unix_ms, buf));
+}
+
 json timeJson(int64_t unix_ms) {
   if (unix_ms <= 0) return nullptr;
-  const std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900,
-                     utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                     unix_ms % 1000);
+  return timeText(unix_ms);
 }
 
 namespace {
@@ -91,6 +115,109 @@ json jobJson(const store::JobView& view) {
   out["attempt_count"] = view.attempts.size();
   out["attempts"] = std::move(attempts);
   return out;
+}
+
+namespace {
+
+// The fields and key order of jobJson, attemptJson and componentJson (nlohmann sorts an
+// object's keys; json_views_test compares the two writers on the same views).
+void writeTime(JsonText& out, int64_t unix_ms) {
+  char buf[48];
+  if (unix_ms <= 0) {
+    out.null();
+  } else {
+    out.string(formatTime(unix_ms, buf));
+  }
+}
+void writeNonEmptyOrNull(JsonText& out, const std::string& s) {
+  if (s.empty()) {
+    out.null();
+  } else {
+    out.string(s);
+  }
+}
+void writeSlurmId(JsonText& out, uint64_t id) {
+  if (id == 0) {
+    out.null();
+  } else {
+    out.unsignedInteger(id);
+  }
+}
+void writeOptionalInt(JsonText& out, const std::optional<int>& v) {
+  if (v) {
+    out.integer(*v);
+  } else {
+    out.null();
+  }
+}
+
+void writeComponent(JsonText& out, const store::ComponentRecord& c) {
+  out.beginObject();
+  writeTime(out.key("end_time"), c.end_time * 1000);
+  writeOptionalInt(out.key("exit_code"), c.exit_code);
+  out.key("index").integer(c.index);
+  writeSlurmId(out.key("job_id"), c.slurm_job_id);
+  out.key("nodes").string(c.nodes);
+  out.key("pool").string(c.pool);
+  out.key("reason").string(c.reason);
+  writeOptionalInt(out.key("signal"), c.signal);
+  writeNonEmptyOrNull(out.key("sluid"), c.sluid);
+  writeTime(out.key("start_time"), c.start_time * 1000);
+  out.key("state").beginArray();
+  for (const auto& s : c.state) out.string(s);
+  out.endArray();
+  out.endObject();
+}
+
+void writeAttempt(JsonText& out, const store::AttemptRecord& a) {
+  out.beginObject();
+  writeNonEmptyOrNull(out.key("abandon_reason"), a.abandon_reason);
+  writeNonEmptyOrNull(out.key("abandoned_by"), a.abandoned_by);
+  out.key("cause").string(store::toString(a.cause));
+  out.key("components").beginArray();
+  for (const auto& c : a.components) writeComponent(out, c);
+  out.endArray();
+  writeTime(out.key("created"), a.created_ms);
+  writeTime(out.key("ended"), a.ended_ms);
+  writeSlurmId(out.key("job_id"), a.slurm_job_id);
+  out.key("lookups").integer(a.lookups);
+  out.key("number").integer(a.number);
+  out.key("phase").string(store::toString(a.phase));
+  out.key("reason").string(a.reason);
+  out.key("staging_dir").string(a.staging_dir);
+  out.key("submit_token").string(a.submit_token);
+  writeTime(out.key("submitted"), a.submitted_ms);
+  out.endObject();
+}
+
+}  // namespace
+
+std::string jobJsonText(const store::JobView& view) {
+  const store::JobRecord& job = view.job;
+  std::string text;
+  text.reserve(1024 + job.spec.size());
+  JsonText out(text);
+  out.beginObject();
+  out.key("attempt_count").unsignedInteger(view.attempts.size());
+  out.key("attempts").beginArray();
+  for (const auto& a : view.attempts) writeAttempt(out, a);
+  out.endArray();
+  out.key("cancel_requested").boolean(job.cancel_requested);
+  writeNonEmptyOrNull(out.key("cancel_requested_by"), job.cancel_requested_by);
+  writeTime(out.key("created"), job.created_ms);
+  out.key("id").string(job.id);
+  out.key("labels").beginObject();
+  for (const auto& [k, v] : job.labels) out.key(k).string(v);  // std::map: sorted
+  out.endObject();
+  out.key("name").string(job.name);
+  writeTime(out.key("next_attempt_at"), job.next_attempt_ms);
+  out.key("owner").string(job.owner);
+  out.key("phase").string(store::toString(job.phase));
+  out.key("reason").string(job.reason);
+  out.key("spec").string(job.spec);
+  writeTime(out.key("updated"), job.updated_ms);
+  out.endObject();
+  return text;
 }
 
 json eventJson(const store::EventRecord& e) {

@@ -15,12 +15,17 @@ namespace tuneplane::api {
 
 // "2026-12-03T05:07:38.123Z"; null for 0 (unset).
 nlohmann::json timeJson(int64_t unix_ms);
+// The same text; "" for 0 (unset).
+std::string timeText(int64_t unix_ms);
 
 nlohmann::json componentJson(const store::ComponentRecord& component);
 // `with_components`: false for the list's current_attempt summary.
 nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components);
 // GET /v1/jobs/{id}: the job with its spec and every attempt.
 nlohmann::json jobJson(const store::JobView& view);
+// dump(jobJson(view)), byte for byte, written without building the tree first (json_text.h):
+// the answer of the API's most frequent call.
+std::string jobJsonText(const store::JobView& view);
 // One item of GET /v1/jobs: no spec and no attempts; attempt_count and current_attempt
 // instead. `attempts` may be empty (the list does not read them).
 nlohmann::json jobSummaryJson(const store::JobRecord& job);

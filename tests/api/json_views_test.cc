@@ -1,6 +1,8 @@
 // The API's objects: times, nulls for unset values, the list's summary.
 #include "api/json_views.h"
 
+#include "api/json_text.h"
+
 #include <gtest/gtest.h>
 
 namespace tuneplane::api {
@@ -10,6 +12,10 @@ TEST(JsonViewsTest, TimesAreRfc3339UtcWithMillisecondsOrNull) {
   EXPECT_EQ(timeJson(0), nlohmann::json());
   EXPECT_EQ(timeJson(1'796'101'658'123), "2026-12-01T05:07:38.123Z");
   EXPECT_EQ(timeJson(1'000), "1970-01-01T00:00:01.000Z");
+  EXPECT_EQ(timeJson(951'782'400'000), "2000-02-29T00:00:00.000Z");  // a leap day
+  EXPECT_EQ(timeJson(4'102'444'799'999), "2099-12-31T23:59:59.999Z");
+  EXPECT_EQ(timeText(0), "");
+  EXPECT_EQ(timeText(1'796'101'658'123), "2026-12-01T05:07:38.123Z");
 }
 
 TEST(JsonViewsTest, UnsetValuesAreNull) {
@@ -41,6 +47,100 @@ TEST(JsonViewsTest, ErrorsKeepCodeFieldAndMessage) {
 
 TEST(JsonViewsTest, InvalidUtf8IsReplacedWhenDumped) {
   EXPECT_EQ(dump(nlohmann::json("a\xff")), "\"a\xef\xbf\xbd\"");
+}
+
+// Every byte value, alone and among others: the direct writer escapes as nlohmann does.
+TEST(JsonViewsTest, JsonTextEscapesEveryByteAsDumpDoes) {
+  std::vector<std::string> texts = {"",
+                                    "plain",
+                                    "a\"b\\c/d",
+                                    "line\nnext\r\t\b\f",
+                                    std::string("nul\0in", 6),
+                                    "\x7f",
+                                    "caf\xc3\xa9",
+                                    "\xe2\x82\xac\xf0\x9f\x98\x80",
+                                    "bad \xff\xfe",
+                                    "cut \xc3",
+                                    "overlong \xc0\xaf"};
+  for (int b = 0; b < 256; ++b) texts.push_back("x" + std::string(1, static_cast<char>(b)) + "y");
+  for (const auto& text : texts) {
+    std::string out;
+    JsonText(out).string(text);
+    EXPECT_EQ(out, dump(nlohmann::json(text))) << "for a string of " << text.size() << " bytes";
+  }
+}
+
+TEST(JsonViewsTest, JsonTextNestsAndSeparatesAsDumpDoes) {
+  std::string out;
+  JsonText w(out);
+  w.beginObject();
+  w.key("a").beginArray().integer(-3).unsignedInteger(18'446'744'073'709'551'615u).null();
+  w.beginObject().endObject().beginArray().endArray().boolean(true).boolean(false).endArray();
+  w.key("b").beginObject().key("c").string("d").key("e").integer(0).endObject();
+  w.endObject();
+  const nlohmann::json expected = {
+      {"a",
+       {-3, 18'446'744'073'709'551'615u, nullptr, nlohmann::json::object(), nlohmann::json::array(),
+        true, false}},
+      {"b", {{"c", "d"}, {"e", 0}}}};
+  EXPECT_EQ(out, dump(expected));
+}
+
+// jobJsonText is the answer of GET /v1/jobs/{id}: the same bytes as the tree jobJson
+// builds, for a bare job, and for one with every field set, odd text and several attempts.
+TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
+  store::JobView bare;
+  bare.job.id = "hello-1a2b3c4d";
+
+  store::JobView full;
+  full.job.id = "train-0f0f0f0f";
+  full.job.name = "train";
+  full.job.owner = "alice";
+  full.job.labels = {{"team", "nlp"}, {"Z", "upper"}, {"caf\xc3\xa9", "\"q\"\n"}};
+  full.job.spec = "apiVersion: tuneplane.io/v1\nkind: TrainingJob\n\tcommand: [\"a\\b\"]\n\xff";
+  full.job.phase = store::JobPhase::kRetrying;
+  full.job.reason = "node failure; retrying";
+  full.job.created_ms = 1'796'101'658'123;
+  full.job.updated_ms = 1'796'101'659'001;
+  full.job.next_attempt_ms = 1'796'101'700'000;
+  full.job.cancel_requested = true;
+  full.job.cancel_requested_by = "root";
+  for (int n = 1; n <= 2; ++n) {
+    store::AttemptRecord a;
+    a.job_id = full.job.id;
+    a.number = n;
+    a.phase = n == 1 ? store::AttemptPhase::kFailed : store::AttemptPhase::kSubmitUnknown;
+    a.reason = n == 1 ? "NODE_FAIL" : "";
+    a.cause = n == 1 ? store::EndCause::kInfrastructure : store::EndCause::kNone;
+    a.submit_token = "tp-" + std::to_string(n);
+    a.staging_dir = "/shared/jobs/train-0f0f0f0f/attempts/" + std::to_string(n);
+    a.slurm_job_id = n == 1 ? 18'446'744'073'709'551'615u : 0;
+    a.created_ms = 1'796'101'658'200;
+    a.submitted_ms = n == 1 ? 1'796'101'658'300 : 0;
+    a.ended_ms = n == 1 ? 1'796'101'658'400 : 0;
+    a.lookups = 3 * n;
+    a.abandoned_by = n == 2 ? "root" : "";
+    a.abandon_reason = n == 2 ? "receipt lost for good" : "";
+    if (n == 1) {
+      a.components.push_back({0,
+                              "main",
+                              42,
+                              "sCC1M8VPKSJX00",
+                              {"FAILED", "NODE_FAIL"},
+                              "NodeDown",
+                              1,
+                              9,
+                              "gpu[1-2]",
+                              1'796'101'658,
+                              1'796'101'659});
+      a.components.push_back({1, "aux", 43, "", {}, "None", std::nullopt, std::nullopt, "", 0, 0});
+    }
+    full.attempts.push_back(a);
+  }
+
+  for (const store::JobView* view : {&bare, &full}) {
+    EXPECT_EQ(jobJsonText(*view), dump(jobJson(*view))) << view->job.id;
+  }
 }
 
 }  // namespace
