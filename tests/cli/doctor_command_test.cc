@@ -165,8 +165,11 @@ TEST_F(DoctorCommandTest, StagingProblemsAreReported) {
   other.user = currentUser() == "nobody" ? "root" : "nobody";
   const json mismatch = doctorJson(writeSite(other), kExitFailure);
   expectCheck(mismatch, "staging/user", "fail",
-              "TunePlane runs as " + currentUser() + " (uid " + std::to_string(::geteuid()) +
-                  ") but Slurm runs jobs as " + other.user);
+              "TunePlane runs as '" + currentUser() + "' (uid " + std::to_string(::geteuid()) +
+                  ") but Slurm runs this site's jobs as slurm.user '" + other.user + "'");
+  EXPECT_NE(check(mismatch, "staging/user")["fix"].get<std::string>().find("run TunePlane as '" +
+                                                                           other.user + "'"),
+            std::string::npos);
 
   SiteParts unknown = healthy();
   unknown.user = "tp-no-such-user";
