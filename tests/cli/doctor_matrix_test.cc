@@ -87,6 +87,13 @@ std::map<std::string, TextCheck> parseText(const std::string& text, std::string*
   return out;
 }
 
+// The two runs are a moment apart: times and durations in a message may differ between them.
+std::string withoutTimes(const std::string& message) {
+  static const std::regex kUtc(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)");
+  static const std::regex kDuration(R"(\b\d+[dhms]( \d+[dhms])?\b)");
+  return std::regex_replace(std::regex_replace(message, kUtc, "<time>"), kDuration, "<duration>");
+}
+
 class DoctorMatrixTest : public testing::DoctorFixture, public ::testing::WithParamInterface<Case> {
  public:
   void mintWithAnotherKey(SiteParts& parts) {
@@ -189,7 +196,7 @@ TEST_P(DoctorMatrixTest, EachBrokenThingIsReportedAndTheRestStillOk) {
       ADD_FAILURE() << "not in the text report:\n" << as_text.out;
     } else {
       EXPECT_EQ(t->second.status, status);
-      EXPECT_EQ(t->second.message, c["message"]);
+      EXPECT_EQ(withoutTimes(t->second.message), withoutTimes(c["message"]));
       EXPECT_EQ(t->second.fix, status == "ok" ? "" : c["fix"].get<std::string>());
     }
     const auto expected = row.not_ok.find(name);
@@ -238,7 +245,7 @@ const Case kCases[] = {
      refusedToken("slurmrestd refused the token minted from", "AuthAltParameters=jwt_key")},
     {"TokenExpiredByTheServer",
      [](DoctorMatrixTest& t, SiteParts& p) { t.expireTokensInTheSimulator(p); },
-     refusedToken("slurmrestd refused the token", "scontrol token username=")},
+     refusedToken("although its exp is", "scontrol token username=")},
     {"TokenPastItsExp",
      [](DoctorMatrixTest& t, SiteParts& p) {
        t.useTokenFile(p, DoctorMatrixTest::now() - 7200, DoctorMatrixTest::now() - 3600);
