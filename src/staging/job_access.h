@@ -64,7 +64,7 @@ struct AccessRefusal {
   std::string code;
   std::string field;
   std::string reason;  // what is wrong, naming the users, the group or the directory
-  std::string fix;     // what to do; empty when a lookup itself failed
+  std::string fix;     // what to do (for a failed lookup: check the user database)
   Error toError() const;
 };
 template <typename T>
