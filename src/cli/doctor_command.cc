@@ -1,7 +1,8 @@
 // `tuneplane doctor --site SITE [-o text|json] [--strict]`: checks a site without submitting
 // anything (the checks and how each is judged: src/doctor/). This file only wires the real
-// world in — the site file, the registry, a SlurmRestClient, the host, the artifact verifier
-// with a progress bar on a terminal — and prints the report.
+// world in — the site file, the registry, a SlurmRestClient, the host (and staging's users
+// and filesystem seams), the artifact verifier with a progress bar on a terminal — and
+// prints the report.
 // Exit codes: 0 every check passed (warnings allowed unless --strict), 1 a check failed or
 // could not run (or, with --strict, warned), 2 the site file could not be loaded or a flag
 // is wrong.
@@ -25,6 +26,8 @@
 #include "doctor/doctor.h"
 #include "doctor/host_probe.h"
 #include "slurm/rest_client.h"
+#include "staging/os_users.h"
+#include "staging/staging_fs.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -95,10 +98,17 @@ void runDoctor(const DoctorFlags& flags) {
   spdlog::set_level(spdlog::level::err);
   SlurmConnection slurm = connectToSlurm(site->site);
   doctor::PosixHostProbe host;
+  staging::PosixOsUsers users;
+  staging::PosixStagingFs fs;
   catalog::ArtifactVerifier verifier;
   SystemClock clock;
   ProgressBar bar(std::cerr, *format == OutputFormat::kText && ::isatty(STDERR_FILENO) == 1);
-  doctor::DoctorEnv doctor_env{slurm.access, host, verifier, clock,
+  doctor::DoctorEnv doctor_env{slurm.access,
+                               host,
+                               users,
+                               fs,
+                               verifier,
+                               clock,
                                [&bar](const std::string& id, uint64_t done, uint64_t total) {
                                  bar.update(id, done, total);
                                }};

@@ -192,13 +192,9 @@ Result<staging::JobAccess> checkJobAccess(const SiteContext& context) {
 
 Result<staging::JobAccess> checkJobAccess(const SiteContext& context, staging::OsUsers& users,
                                           staging::StagingFs& fs) {
-  auto access = staging::resolveJobAccess(context.site, users);
-  if (!access) return access;
-  if (auto reachable = staging::checkJobCanReach(context.site.staging_root, *access, fs);
-      !reachable) {
-    return fail(reachable.error());
-  }
-  return access;
+  auto access = staging::decideJobAccess(context.site, users, fs);
+  if (!access) return fail(access.error().toError());
+  return *access;
 }
 
 Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,

@@ -113,7 +113,7 @@ Checked<PreparedLaunch> prepareText(std::string_view spec_text, const SiteContex
 // How the site's job user (slurm.user) will write the attempts TunePlane stages from this
 // host (staging/job_access.h): the users and staging.group resolved here, and the way down
 // to the staging root checked. A submit refuses before staging anything when this fails.
-// Errors: those of staging::resolveJobAccess and staging::checkJobCanReach.
+// Errors: those of staging::decideJobAccess (resolveJobAccess, then checkJobCanReach).
 Result<staging::JobAccess> checkJobAccess(const SiteContext& context);
 Result<staging::JobAccess> checkJobAccess(const SiteContext& context, staging::OsUsers& users,
                                           staging::StagingFs& fs);

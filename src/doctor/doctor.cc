@@ -64,7 +64,8 @@ TokenFacts gatherTokenFacts(const catalog::SiteConfig& site, const SlurmAccess& 
   return facts;
 }
 
-StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host) {
+StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host,
+                                staging::OsUsers& users, staging::StagingFs& fs) {
   StagingFacts facts;
   facts.root = site.staging_root;
   facts.root_info = host.inspect(site.staging_root);
@@ -72,11 +73,13 @@ StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host
     facts.probe = host.probeWrite(site.staging_root);
     facts.fs_type = host.filesystemType(site.staging_root);
   }
-  facts.process_user = host.processUser();
+  auto me = staging::effectiveUser(users);
+  facts.process_user =
+      me ? *me
+         : staging::OsUser{"uid " + std::to_string(users.effectiveUid()), users.effectiveUid(), 0};
   facts.job_user_name = site.slurm.user;
-  facts.job_user = host.findUser(site.slurm.user);
   facts.group_name = stagingGroupOf(site);
-  if (facts.group_name) facts.group = host.findGroup(*facts.group_name);
+  facts.access = staging::decideJobAccess(site, users, fs);
   return facts;
 }
 
@@ -115,7 +118,7 @@ std::vector<CheckResult> runDoctor(const DoctorInput& input, DoctorEnv& env) {
   for (auto& c : checkPartitions(site, slurm)) checks.push_back(std::move(c));
   for (auto& c : checkGpuSeries(site, slurm)) checks.push_back(std::move(c));
 
-  const StagingFacts staging = gatherStagingFacts(site, env.host);
+  const StagingFacts staging = gatherStagingFacts(site, env.host, env.users, env.fs);
   checks.push_back(checkStagingRoot(staging));
   checks.push_back(checkStagingUser(staging));
   checks.push_back(checkStagingFilesystem(staging));

@@ -6,9 +6,10 @@
 //   → staging/root → staging/user → staging/filesystem → registry → artifact/*
 //
 // It submits nothing and changes nothing but one probe file it creates and removes in the
-// staging root. A check that depends on a failed one is reported as skipped, never left out,
-// so the list (and the JSON document) always names every check for the site.
-// Thread-safety: one runDoctor call at a time per DoctorEnv.
+// staging root. Whether the job user can write the attempts is staging's rule
+// (staging::decideJobAccess), asked here exactly as a submit asks it. A check that depends on a
+// failed one is reported as skipped, never left out, so the list (and the JSON document) always
+// names every check for the site. Thread-safety: one runDoctor call at a time per DoctorEnv.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,8 @@
 #include "doctor/host_probe.h"
 #include "slurm/slurm_client.h"
 #include "slurm/token_provider.h"
+#include "staging/os_users.h"
+#include "staging/staging_fs.h"
 
 namespace tuneplane::doctor {
 
@@ -55,6 +58,8 @@ using ArtifactProgress =
 struct DoctorEnv {
   SlurmAccess slurm;
   HostProbe& host;
+  staging::OsUsers& users;  // who this process and slurm.user are (staging's seam)
+  staging::StagingFs& fs;   // the way down to the staging root, as the job user would walk it
   catalog::ArtifactVerifier& verifier;
   const Clock& clock;
   ArtifactProgress progress;  // optional
@@ -66,13 +71,14 @@ std::vector<CheckResult> runDoctor(const DoctorInput& input, DoctorEnv& env);
 SlurmFacts gatherSlurmFacts(const catalog::SiteConfig& site, const SlurmAccess& access);
 TokenFacts gatherTokenFacts(const catalog::SiteConfig& site, const SlurmAccess& access,
                             const Clock& clock);
-StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host);
+StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host,
+                                staging::OsUsers& users, staging::StagingFs& fs);
 ArtifactFacts gatherArtifactFacts(const catalog::Runtime& runtime,
                                   catalog::ArtifactVerifier& verifier,
                                   const ArtifactProgress& progress);
 
 // The shared group the site names for attempt output (`staging.group`, issue 11), if any;
-// staging/user judges the group rule with it, the default rule without.
+// staging/user names it (the rule itself is staging::decideJobAccess's).
 std::optional<std::string> stagingGroupOf(const catalog::SiteConfig& site);
 
 }  // namespace tuneplane::doctor

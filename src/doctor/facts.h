@@ -2,8 +2,8 @@
 // (unverified) claims, the staging root as this process sees it, and each artifact's
 // verification. The gathering layer (doctor.h) fills these through I/O; the judgement
 // functions (slurm_checks.h, cluster_checks.h, staging_checks.h, artifact_checks.h) read
-// only these, so tests build them from tables. No credential is ever stored here.
-// Plain values.
+// only these (and, for the job user's access, staging's own verdict), so tests build them from
+// tables. No credential is ever stored here. Plain values.
 #pragma once
 
 #include <chrono>
@@ -16,6 +16,7 @@
 #include "common/result.h"
 #include "slurm/job_record.h"
 #include "slurm/rest_error.h"
+#include "staging/job_access.h"
 
 namespace tuneplane::doctor {
 
@@ -56,29 +57,18 @@ struct PathInfo {
   std::string error;  // why stat failed, other than "does not exist"; empty otherwise
 };
 
-struct UserInfo {
-  std::string name;
-  uint32_t uid = 0;
-  uint32_t gid = 0;              // primary group
-  std::vector<uint32_t> groups;  // every group it is in, the primary one included
-};
-
-struct GroupInfo {
-  std::string name;
-  uint32_t gid = 0;
-};
-
-// The staging root as this process sees it, and who writes there.
+// The staging root as this process sees it, and whether the job user can write attempts
+// staged there (the rule of staging/job_access.h, asked through staging::decideJobAccess).
 struct StagingFacts {
   std::string root;  // site staging_root
   PathInfo root_info;
   std::optional<Status> probe;              // create + remove a file; unset when not tried
   std::optional<Result<uint64_t>> fs_type;  // statfs(2) f_type; unset when not tried
-  UserInfo process_user;                    // this process's effective user
+  staging::OsUser process_user;             // this process's effective user
   std::string job_user_name;                // slurm.user: Slurm runs the jobs as this user
-  std::optional<UserInfo> job_user;         // resolved on this host; unset when unknown here
   std::optional<std::string> group_name;    // staging.group (issue 11) when the site names one
-  std::optional<GroupInfo> group;           // resolved on this host
+  // staging::decideJobAccess for the site: how the job user will write, or why it cannot.
+  std::optional<staging::AccessResult<staging::JobAccess>> access;  // unset when not asked
 };
 
 // One registry entry after verification.

@@ -1,11 +1,11 @@
-// The host as doctor's staging checks see it, behind a small interface: stat of the staging
-// root, a probe file created and removed there, statfs(2), and the users and groups of this
-// host. PosixHostProbe is the real one; tests of the gathering layer swap in a fake.
+// The staging root as doctor's staging checks see it, behind a small interface: stat of the
+// root, a probe file created and removed there, and statfs(2). (Users and groups are asked
+// through staging's own OsUsers seam, with the rest of the job-access rule.) PosixHostProbe
+// is the real one; tests of the gathering layer swap in a fake.
 // Thread-safety: PosixHostProbe holds no state.
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "common/result.h"
@@ -23,11 +23,6 @@ class HostProbe {
   virtual Status probeWrite(const std::string& dir) = 0;
   // statfs(2) f_type of the filesystem holding `path`.
   virtual Result<uint64_t> filesystemType(const std::string& path) = 0;
-  // This process's effective user, its primary group and supplementary groups.
-  virtual UserInfo processUser() = 0;
-  // A user by name (getpwnam) with every group it is in (getgrouplist); nullopt if unknown.
-  virtual std::optional<UserInfo> findUser(const std::string& name) = 0;
-  virtual std::optional<GroupInfo> findGroup(const std::string& name) = 0;
 };
 
 class PosixHostProbe final : public HostProbe {
@@ -36,9 +31,6 @@ class PosixHostProbe final : public HostProbe {
   PathInfo inspect(const std::string& path) override;
   Status probeWrite(const std::string& dir) override;
   Result<uint64_t> filesystemType(const std::string& path) override;
-  UserInfo processUser() override;
-  std::optional<UserInfo> findUser(const std::string& name) override;
-  std::optional<GroupInfo> findGroup(const std::string& name) override;
 };
 
 }  // namespace tuneplane::doctor

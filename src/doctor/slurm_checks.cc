@@ -260,6 +260,11 @@ CheckResult checkToken(const TokenFacts& t, const SlurmFacts& f) {
           " minted from {}: the key is not the one slurmrestd checks with, or "
           "'{}' is not a Slurm user",
           t.path, t.site_user);
+    } else if (t.expires_at) {
+      why += fmt::format(
+          " in {}, although its exp is {} ahead ({}): it was signed with another key than "
+          "slurmrestd's, or the server no longer accepts it (revoked, or the key changed)",
+          t.path, formatDuration(*t.expires_at - t.now_unix), formatUtc(*t.expires_at));
     }
     return failCheck(name, why, tokenFix(t), details);
   }
@@ -267,11 +272,16 @@ CheckResult checkToken(const TokenFacts& t, const SlurmFacts& f) {
                                     ? "accepted by slurmrestd"
                                     : "not confirmed: slurmrestd could not be asked";
   if (!from_file) {
-    return okCheck(name,
-                   fmt::format("tokens for '{}' minted from {}, each valid for {} (renewed when a "
-                               "third is left); {}",
-                               t.site_user, t.path, formatDuration(t.lifespan.count()), confirmed),
-                   details);
+    // The lifespan is what matters (each token is renewed); the current one's exp shows the
+    // clock it was minted by.
+    const std::string current =
+        t.expires_at ? fmt::format("the current one until {}, ", formatUtc(*t.expires_at)) : "";
+    return okCheck(
+        name,
+        fmt::format("tokens for '{}' minted from {}, each valid for {} ({}renewed when "
+                    "a third is left); {}",
+                    t.site_user, t.path, formatDuration(t.lifespan.count()), current, confirmed),
+        details);
   }
   const std::string whose = t.subject ? fmt::format("token for '{}'", *t.subject) : "token";
   if (!t.expires_at) {

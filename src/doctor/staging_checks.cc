@@ -1,7 +1,5 @@
 #include "doctor/staging_checks.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 
 namespace tuneplane::doctor {
@@ -47,15 +45,11 @@ constexpr KnownFilesystem kFilesystems[] = {
     {0x65735546, "fuse", FilesystemSharing::kUnknown},
 };
 
-std::string userLabel(const UserInfo& u) {
+std::string userLabel(const staging::OsUser& u) {
   return fmt::format("{} (uid {})", u.name.empty() ? "?" : u.name, u.uid);
 }
 
-bool inGroup(const UserInfo& u, uint32_t gid) {
-  return u.gid == gid || std::find(u.groups.begin(), u.groups.end(), gid) != u.groups.end();
-}
-
-json userJson(const UserInfo& u) {
+json userJson(const staging::OsUser& u) {
   return {{"name", u.name}, {"uid", u.uid}, {"gid", u.gid}};
 }
 
@@ -112,71 +106,40 @@ CheckResult checkStagingRoot(const StagingFacts& f) {
 CheckResult checkStagingUser(const StagingFacts& f) {
   const std::string name = "staging/user";
   json details = {{"process_user", userJson(f.process_user)}, {"job_user", f.job_user_name}};
-  if (f.job_user) details["job_user"] = userJson(*f.job_user);
   if (f.group_name) details["staging_group"] = *f.group_name;
-  if (!f.job_user) {
-    return failCheck(name,
-                     fmt::format("slurm.user '{}' (the user Slurm runs jobs as) does not exist on "
-                                 "this host",
-                                 f.job_user_name),
-                     fmt::format("create '{}' here with the same uid as on the compute nodes (or "
-                                 "join this host to the site's directory service), and run "
-                                 "TunePlane as '{}'",
-                                 f.job_user_name, f.job_user_name),
-                     details);
-  }
-  const UserInfo& job = *f.job_user;
-  const UserInfo& me = f.process_user;
-  if (f.group_name) {
-    // The shared-group rule of issue 11: logs/ and output/ are created group-owned,
-    // group-writable and setgid, so the job user may be another user of the same group.
-    if (!f.group) {
-      return failCheck(name,
-                       fmt::format("staging.group '{}' does not exist on this host", *f.group_name),
-                       fmt::format("create group '{}' with both {} and {} in it, or remove "
-                                   "staging.group and run TunePlane as '{}'",
-                                   *f.group_name, me.name, job.name, job.name),
-                       details);
-    }
-    std::vector<std::string> outside;
-    // Root may give files to any group (the stager does: staging/job_access.h).
-    if (me.uid != 0 && !inGroup(me, f.group->gid)) {
-      outside.push_back(userLabel(me) + ", who runs TunePlane");
-    }
-    if (!inGroup(job, f.group->gid)) outside.push_back(userLabel(job) + ", who runs the jobs");
-    if (!outside.empty()) {
-      return failCheck(name,
-                       fmt::format("staging.group '{}' (gid {}) must hold both users, but it "
-                                   "does not hold {}",
-                                   f.group->name, f.group->gid, fmt::join(outside, "; nor ")),
-                       fmt::format("add both users to group '{}' (on this host and on the nodes)",
-                                   f.group->name),
-                       details);
-    }
-    return okCheck(
-        name,
-        fmt::format("TunePlane runs as {} and jobs as {}; both are in staging.group '{}', "
-                    "so jobs can write their attempt's logs/ and output/",
-                    userLabel(me), userLabel(job), f.group->name),
+  if (!f.access) return skipCheck(name, "the job user's access was not asked");
+  if (!*f.access) {
+    // The rule is staging's (staging::decideJobAccess): its refusal is the reason and the fix,
+    // the same words a submit refuses with.
+    const staging::AccessRefusal& refusal = f.access->error();
+    details["code"] = refusal.code;
+    details["field"] = refusal.field;
+    return failCheck(
+        name, fmt::format("{} [{}]", refusal.reason, refusal.code),
+        refusal.fix.empty() ? "correct " + refusal.field + " in the site file" : refusal.fix,
         details);
   }
-  if (me.uid == job.uid) {
-    return okCheck(name,
-                   fmt::format("TunePlane runs as {}, the user Slurm runs jobs as (slurm.user): "
-                               "jobs can write their attempt's logs/ and output/",
-                               userLabel(me)),
-                   details);
+  const staging::JobAccess& access = **f.access;
+  details["job_user"] = userJson(access.job_user);
+  details["writable_dir_mode"] = fmt::format("{:04o}", access.writableDirMode());
+  if (access.mode == staging::JobAccessMode::kSharedGroup && access.group) {
+    details["mode"] = "shared_group";
+    return okCheck(
+        name,
+        fmt::format("TunePlane runs as {} and jobs as {}; staging.group '{}' (gid {}) "
+                    "holds the job user and TunePlane can give it logs/ and output/ "
+                    "({}), and the job user can pass through every directory down to "
+                    "{}",
+                    userLabel(access.process_user), userLabel(access.job_user), access.group->name,
+                    access.group->gid, details["writable_dir_mode"].get<std::string>(), f.root),
+        details);
   }
-  return failCheck(name,
-                   fmt::format("TunePlane runs as {} but Slurm runs jobs as {} (slurm.user): a job "
-                               "could not write its log into the attempt's logs/, which this "
-                               "process creates",
-                               userLabel(me), userLabel(job)),
-                   fmt::format("run TunePlane as '{}' (e.g. `sudo -u {} tuneplane …`, or User={} "
-                               "in its systemd unit), or name a group both users share as "
-                               "staging.group in the site file",
-                               job.name, job.name, job.name),
-                   details);
+  details["mode"] = "same_user";
+  return okCheck(name,
+                 fmt::format("TunePlane runs as {}, the user Slurm runs jobs as (slurm.user): "
+                             "jobs can write their attempt's logs/ and output/",
+                             userLabel(access.process_user)),
+                 details);
 }
 
 CheckResult checkStagingFilesystem(const StagingFacts& f) {

@@ -2,10 +2,11 @@
 //   staging/root        staging_root exists, is a directory, and this process could create
 //                       and remove a file in it (the probe the gathering layer made)
 //   staging/user        issue 11: Slurm runs each job as slurm.user, and the job must write
-//                       its attempt's logs/ and output/. So TunePlane must run as slurm.user
-//                       (resolved on this host) — or, when the site names a shared
-//                       staging.group, slurm.user must be in that group, and so must
-//                       TunePlane's user unless it is root (as staging/job_access.h rules)
+//                       its attempt's logs/ and output/. The rule is staging's own
+//                       (staging/job_access.h: TunePlane runs as slurm.user, or a shared
+//                       staging.group holds slurm.user and is usable by TunePlane, and the
+//                       job user can pass through every directory down to the root); this
+//                       check reports staging::decideJobAccess's verdict, reason and fix
 //   staging/filesystem  statfs(2) f_type of the root: a network or cluster filesystem
 //                       (NFS, Lustre, GPFS, BeeGFS, CephFS, …) → ok; a local one (ext4, xfs,
 //                       tmpfs, overlay, …) → warn, since compute nodes would each see their

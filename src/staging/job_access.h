@@ -14,6 +14,8 @@
 //                     read-only for all (0444 files, 0555 attempt dir), and every directory
 //                     on the way to the attempt must let slurm.user through (checkJobCanReach).
 //
+// The rule lives here only: a submit (control::checkJobAccess), the stager and `tuneplane
+// doctor`'s staging/user check all ask decideJobAccess / resolveJobAccess / checkJobCanReach.
 // Users and groups come from the OsUsers seam, directories from the StagingFs seam, so the
 // rules are tested with fakes. Thread-safety: free functions over their arguments.
 #pragma once
@@ -54,6 +56,29 @@ struct JobAccess {
   // One line for people: "jobs run as tpuser, like TunePlane" or "… through group g".
   std::string describe() const;
 };
+
+// Why the rule refuses a site, with what is wrong and what to do kept apart (doctor prints
+// them apart). toError() is the Error the Result-returning functions give: its message is
+// "<reason>: <fix>".
+struct AccessRefusal {
+  std::string code;
+  std::string field;
+  std::string reason;  // what is wrong, naming the users, the group or the directory
+  std::string fix;     // what to do (for a failed lookup: check the user database)
+  Error toError() const;
+};
+template <typename T>
+using AccessResult = tl::expected<T, AccessRefusal>;
+
+// This process's effective user, by name when the user database knows its uid (else the
+// name is "uid N"). Errors: "staging.user_lookup_failed".
+Result<OsUser> effectiveUser(OsUsers& users);
+
+// The whole rule for a site, as a submit applies it before staging anything:
+// resolveJobAccess, then checkJobCanReach for site.staging_root. control::checkJobAccess and
+// doctor's staging/user check both ask this. Refusals: the codes of both functions below.
+AccessResult<JobAccess> decideJobAccess(const catalog::SiteConfig& site, OsUsers& users,
+                                        StagingFs& fs);
 
 // Decides the rule for `site` from its slurm.user and staging.group.
 // Errors (field):

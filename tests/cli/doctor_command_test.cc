@@ -4,163 +4,32 @@
 // job user and an absent slurmrestd are each reported with their reason (exit 1); a site
 // that cannot be loaded exits 2. No token ever appears in the output.
 #include <gtest/gtest.h>
-#include <pwd.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <filesystem>
-#include <memory>
 #include <string>
 
 #include "cli/commands.h"
-#include "cli_fixture.h"
 #include "common/jwt.h"
-#include "sim/simulator.h"
+#include "doctor_fixture.h"
+#include "support/doctor_report.h"
 
 namespace tuneplane::cli {
 namespace {
 
 using nlohmann::json;
-using testing::CliFixture;
+using testing::currentUser;
+using testing::kDoctorKey;
+using testing::kOtherKey;
 using testing::readFile;
 using testing::RunResult;
 using testing::sha256Of;
+using testing::SiteParts;
 using testing::writeFile;
 
-constexpr const char* kKey = "0123456789abcdef0123456789abcdef-cli-doctor-key";
-constexpr const char* kOtherKey = "fedcba9876543210fedcba9876543210-not-the-key";
-
-// gpu1 has h100 and ib (for an `a&b` constraint); gpu2 a100; cpu1 none.
-constexpr const char* kCluster =
-    "name: lab\n"
-    "nodes:\n"
-    "  - {name: gpu1, cpus: 8, gpus: 2, gpu_type: h100, features: [h100, ib]}\n"
-    "  - {name: gpu2, cpus: 8, gpus: 2, gpu_type: a100, features: [a100]}\n"
-    "  - {name: cpu1, cpus: 8}\n"
-    "partitions:\n"
-    "  - {name: gpu, nodes: \"gpu[1-2]\"}\n"
-    "  - {name: cpu, nodes: [cpu1], default: true}\n";
-
-std::string currentUser() {
-  const struct passwd* pw = ::getpwuid(::geteuid());
-  return pw != nullptr ? pw->pw_name : "";
-}
-
-// Every part of a site file the tests change, with the values of a healthy site.
-struct SiteParts {
-  std::string url;
-  std::string user = currentUser();
-  std::string auth = "  jwt_key_file: jwt.key\n";
-  std::string cpu_partition = "cpu";
-  std::string series =
-      "  - {name: h100, slurm_constraint: \"h100&ib\", gpus_per_node: 2, gres_type: h100}\n"
-      "  - {name: any, slurm_constraint: \"a100|h100\", gpus_per_node: 2}\n";
-  std::string staging = "staging";
-};
-
-class DoctorCommandTest : public CliFixture {
- protected:
-  void SetUp() override {
-    CliFixture::SetUp();
-    if (HasFatalFailure()) return;
-    ASSERT_FALSE(currentUser().empty());
-    writeFile(dir_ + "/jwt.key", kKey);
-    writeFile(dir_ + "/cluster.yaml", kCluster);
-    std::filesystem::create_directories(dir_ + "/sim");
-    sim::SimulatorOptions options;
-    options.jwt_key_file = dir_ + "/jwt.key";
-    options.cluster_file = dir_ + "/cluster.yaml";
-    options.state_dir = dir_ + "/sim";
-    auto started = sim::Simulator::start(options);
-    ASSERT_TRUE(started.has_value()) << started.error().describe();
-    sim_ = std::move(*started);
-
-    sif_ = dir_ + "/artifacts/custom-doctor.sif";
-    writeFile(sif_, "a stand-in SIF image for doctor\n");
-    writeFile(dir_ + "/doctor-runtimes.yaml",
-              "runtimes:\n"
-              "  - id: custom-doctor\n"
-              "    format: sif\n"
-              "    path: " +
-                  sif_ + "\n    sha256: " + sha256Of(readFile(sif_)) +
-                  "\n    frameworks: [custom]\n");
-  }
-
-  void TearDown() override {
-    sim_.reset();
-    CliFixture::TearDown();
-  }
-
-  SiteParts healthy() const {
-    SiteParts parts;
-    parts.url = sim_->baseUrl();
-    return parts;
-  }
-
-  std::string writeSite(const SiteParts& p, const std::string& name = "doctor-site.yaml") const {
-    writeFile(dir_ + "/" + name,
-              "slurm:\n"
-              "  url: " +
-                  p.url +
-                  "\n"
-                  "  user: " +
-                  p.user + "\n" + p.auth +
-                  "  token_lifespan: 10m\n"
-                  "partitions:\n"
-                  "  gpu: gpu\n"
-                  "  cpu: " +
-                  p.cpu_partition +
-                  "\n"
-                  "gpu_series:\n" +
-                  p.series +
-                  "container_runtime: apptainer\n"
-                  "staging_root: " +
-                  dir_ + "/" + p.staging +
-                  "\n"
-                  "runtime_registry_file: doctor-runtimes.yaml\n");
-    return dir_ + "/" + name;
-  }
-
-  RunResult doctor(const std::string& site, std::vector<std::string> extra = {}) const {
-    std::vector<std::string> args = {"doctor", "--site", site};
-    args.insert(args.end(), extra.begin(), extra.end());
-    return run(args);
-  }
-
-  // `doctor -o json`, parsed; checks by name.
-  json doctorJson(const std::string& site, int expected_exit,
-                  std::vector<std::string> extra = {}) const {
-    extra.insert(extra.end(), {"-o", "json"});
-    const RunResult r = doctor(site, extra);
-    EXPECT_EQ(r.exit_code, expected_exit) << r.out << r.err;
-    EXPECT_EQ(r.out.find("eyJ"), std::string::npos) << "a token in the output:\n" << r.out;
-    EXPECT_EQ(r.err.find("eyJ"), std::string::npos) << "a token on stderr:\n" << r.err;
-    const json doc = json::parse(r.out, nullptr, false);
-    EXPECT_TRUE(doc.is_object()) << r.out;
-    return doc.is_object() ? doc : json::object();
-  }
-
-  static json check(const json& doc, const std::string& name) {
-    for (const auto& c : doc.value("checks", json::array()))
-      if (c.value("name", "") == name) return c;
-    ADD_FAILURE() << "no check " << name << " in " << doc.dump(2);
-    return json::object();
-  }
-
-  static void expectCheck(const json& doc, const std::string& name, const std::string& status,
-                          const std::string& says) {
-    const json c = check(doc, name);
-    EXPECT_EQ(c.value("status", ""), status) << c.dump(2);
-    EXPECT_NE(c.value("message", "").find(says), std::string::npos) << c.dump(2);
-    if (status == "fail" || status == "warn") {
-      EXPECT_FALSE(c.value("fix", "").empty()) << c.dump(2);
-    }
-  }
-
-  std::unique_ptr<sim::Simulator> sim_;
-  std::string sif_;
-};
+using DoctorCommandTest = testing::DoctorFixture;
 
 TEST_F(DoctorCommandTest, AHealthySitePassesAsJsonAndText) {
   const std::string site = writeSite(healthy());
@@ -168,16 +37,7 @@ TEST_F(DoctorCommandTest, AHealthySitePassesAsJsonAndText) {
   EXPECT_EQ(doc["version"], 1);
   EXPECT_EQ(doc["passed"], true);
   EXPECT_EQ(doc["site"], site);
-  std::vector<std::string> names;
-  for (const auto& c : doc["checks"]) {
-    names.push_back(c["name"]);
-    // The staging root lies in /tmp, which may be a local filesystem: that alone may warn.
-    if (c["name"] == "staging/filesystem") {
-      EXPECT_NE(c["status"], "fail") << c.dump(2);
-    } else {
-      EXPECT_EQ(c["status"], "ok") << c.dump(2);
-    }
-  }
+  const std::vector<std::string> names = test::expectEveryCheckOk(doc);
   EXPECT_EQ(names,
             (std::vector<std::string>{"slurmrestd", "slurmctld", "api_version", "token",
                                       "partition/gpu", "partition/cpu", "gpu_series/h100",
@@ -233,14 +93,15 @@ TEST_F(DoctorCommandTest, TokenFilesReportTheirExpiryAndAnExpiredOneFails) {
   parts.auth = "  token_file: doctor.jwt\n";
   const std::string site = writeSite(parts);
 
-  writeFile(
-      dir_ + "/doctor.jwt",
-      "SLURM_JWT=" + jwt::mintHs256({currentUser(), now, now + 3 * 86400 + 1800}, kKey) + "\n");
+  writeFile(dir_ + "/doctor.jwt",
+            "SLURM_JWT=" +
+                jwt::mintHs256({currentUser(), now, now + 3 * 86400 + 1800}, kDoctorKey) + "\n");
   const json valid = doctorJson(site, kExitOk);
   expectCheck(valid, "token", "ok", "valid for 3d (until");  // half an hour of slack
   expectCheck(valid, "token", "ok", "accepted by slurmrestd");
 
-  writeFile(dir_ + "/doctor.jwt", jwt::mintHs256({currentUser(), now - 7200, now - 3600}, kKey));
+  writeFile(dir_ + "/doctor.jwt",
+            jwt::mintHs256({currentUser(), now - 7200, now - 3600}, kDoctorKey));
   const json expired = doctorJson(site, kExitFailure);
   expectCheck(expired, "token", "fail", "expired 1h");
   EXPECT_NE(check(expired, "token")["fix"].get<std::string>().find("scontrol token"),
@@ -296,8 +157,11 @@ TEST_F(DoctorCommandTest, StagingProblemsAreReported) {
   other.user = currentUser() == "nobody" ? "root" : "nobody";
   const json mismatch = doctorJson(writeSite(other), kExitFailure);
   expectCheck(mismatch, "staging/user", "fail",
-              "TunePlane runs as " + currentUser() + " (uid " + std::to_string(::geteuid()) +
-                  ") but Slurm runs jobs as " + other.user);
+              "TunePlane runs as '" + currentUser() + "' (uid " + std::to_string(::geteuid()) +
+                  ") but Slurm runs this site's jobs as slurm.user '" + other.user + "'");
+  EXPECT_NE(check(mismatch, "staging/user")["fix"].get<std::string>().find("run TunePlane as '" +
+                                                                           other.user + "'"),
+            std::string::npos);
 
   SiteParts unknown = healthy();
   unknown.user = "tp-no-such-user";

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "../catalog/temp_dir.h"
+#include "../staging/fake_os_users.h"
 #include "common/jwt.h"
 #include "fixtures.h"
 
@@ -76,8 +77,6 @@ class FakeHost final : public HostProbe {
   PathInfo root{true, true, ""};
   Status probe = ok();
   uint64_t fs_type = 0x6969;  // NFS
-  UserInfo me{"tpuser", 1001, 1001, {1001}};
-  std::optional<GroupInfo> group;  // what findGroup answers (for any name)
   std::map<std::string, int> calls;
 
   // HostProbe:
@@ -93,17 +92,6 @@ class FakeHost final : public HostProbe {
     ++calls["filesystemType"];
     return fs_type;
   }
-  UserInfo processUser() override { return me; }
-  std::optional<UserInfo> findUser(const std::string& name) override {
-    if (name != "tpuser") return std::nullopt;
-    return UserInfo{"tpuser", 1001, 1001, {1001}};
-  }
-  std::optional<GroupInfo> findGroup(const std::string& name) override {
-    ++calls["findGroup"];
-    asked_group = name;
-    return group;
-  }
-  std::string asked_group;
 };
 
 class DoctorTest : public ::testing::Test {
@@ -127,7 +115,7 @@ class DoctorTest : public ::testing::Test {
   }
 
   std::vector<CheckResult> run() {
-    DoctorEnv env{access(), host_, fresh_verifier_, clock_, progress_};
+    DoctorEnv env{access(), host_, users_, fs_, fresh_verifier_, clock_, progress_};
     return runDoctor(input_, env);
   }
 
@@ -157,6 +145,12 @@ class DoctorTest : public ::testing::Test {
   FakeTokens tokens_;
   FakeSlurmClient client_;
   FakeHost host_;
+  // TunePlane runs as tpuser, the site's slurm.user.
+  staging::testing::FakeOsUsers users_ = std::move(staging::testing::FakeOsUsers()
+                                                       .user("root", 0, 0)
+                                                       .user("tpuser", 1001, 1001)
+                                                       .process(1001, {1001}));
+  staging::PosixStagingFs fs_;
   FakeClock clock_;
   catalog::ArtifactVerifier verifier_;        // computes the registry's digest
   catalog::ArtifactVerifier fresh_verifier_;  // the one doctor uses: nothing cached
@@ -181,7 +175,6 @@ TEST_F(DoctorTest, EveryCheckInItsOrderAndAllPassOnAHealthySite) {
   EXPECT_EQ(client_.calls,
             (std::map<std::string, int>{{"ping", 1}, {"listPartitions", 1}, {"listNodes", 1}}));
   EXPECT_EQ(host_.calls["probeWrite"], 1);
-  EXPECT_EQ(host_.calls["findGroup"], 0);  // no staging.group in this site file
 }
 
 TEST_F(DoctorTest, TheTokenNeverReachesTheReport) {
@@ -215,7 +208,12 @@ TEST_F(DoctorTest, NoTokenSourceMeansSlurmrestdIsNotAsked) {
   DoctorEnv env{
       SlurmAccess{nullptr, nullptr,
                   Error{"slurm.config", "slurm.jwt_key_file", "cannot read the key"}, std::nullopt},
-      host_, fresh_verifier_, clock_, progress_};
+      host_,
+      users_,
+      fs_,
+      fresh_verifier_,
+      clock_,
+      progress_};
   const auto checks = runDoctor(input_, env);
   EXPECT_TRUE(client_.calls.empty());
   EXPECT_EQ(named(checks, "slurmrestd").status, CheckStatus::kSkip);
@@ -261,26 +259,30 @@ TEST_F(DoctorTest, ABrokenRegistryIsAFindingNotAStop) {
   EXPECT_EQ(named(checks, "slurmrestd").status, CheckStatus::kOk);
 }
 
-// The site's staging.group reaches staging/user: root staging for tpuser passes only through
-// a group that holds tpuser, and fails without one (the default rule of issue 11).
-TEST_F(DoctorTest, StagingUserJudgesTheSiteFilesGroup) {
-  host_.me = UserInfo{"root", 0, 0, {0}};
+// staging/user asks staging's rule (staging::decideJobAccess) with the site's staging.group:
+// root staging for tpuser fails without a group (the default rule of issue 11), fails with a
+// group this host does not have, and passes through one that holds tpuser.
+TEST_F(DoctorTest, StagingUserAsksStagingsRuleWithTheSiteFilesGroup) {
+  users_.process(0, {0});
   auto checks = run();
-  EXPECT_EQ(host_.calls["findGroup"], 0);
   EXPECT_EQ(named(checks, "staging/user").status, CheckStatus::kFail);
+  EXPECT_EQ(named(checks, "staging/user").details["code"], "staging.job_user_mismatch");
+  EXPECT_TRUE(contains(named(checks, "staging/root").message, "root (uid 0) created"))
+      << named(checks, "staging/root").message;
 
   input_.site.staging.group = "tpstage";
   checks = run();
-  EXPECT_EQ(host_.asked_group, "tpstage");
   EXPECT_EQ(named(checks, "staging/user").status, CheckStatus::kFail);  // no such group here
-  EXPECT_TRUE(contains(named(checks, "staging/user").message, "'tpstage' does not exist"))
+  EXPECT_TRUE(contains(named(checks, "staging/user").message, "'tpstage' is not a group"))
       << named(checks, "staging/user").message;
 
-  host_.group = GroupInfo{"tpstage", 1001};  // tpuser's primary group
+  users_.group("tpstage", 1001);  // tpuser's primary group
   checks = run();
   const CheckResult& user = named(checks, "staging/user");
   EXPECT_EQ(user.status, CheckStatus::kOk) << user.message << " / " << user.fix;
   EXPECT_TRUE(contains(user.message, "staging.group 'tpstage'")) << user.message;
+  EXPECT_EQ(user.details["mode"], "shared_group");
+  EXPECT_EQ(user.details["writable_dir_mode"], "2775");
 }
 
 TEST(StagingGroupTest, TheGroupComesFromTheSiteFile) {

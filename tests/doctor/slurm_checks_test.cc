@@ -166,6 +166,10 @@ TEST(SlurmChecksTest, Token) {
   garbage.subject.reset();
   TokenFacts key_unreadable = keyToken();
   key_unreadable.unavailable = Error{"slurm.config", "", "cannot read the JWT key file"};
+  TokenFacts minted = keyToken();
+  minted.decoded = true;
+  minted.subject = "tpuser";
+  minted.expires_at = kNow + 1800;
 
   struct TokenRow {
     const char* name;
@@ -189,9 +193,11 @@ TEST(SlurmChecksTest, Token) {
       {"refused, another user's token", fileToken(kNow + 86400, "alice"), refused,
        CheckStatus::kFail, "a token for 'alice', but slurm.user is 'tpuser'"},
       {"refused, right user", fileToken(kNow + 86400), refused, CheckStatus::kFail,
-       "slurmrestd refused the token"},
+       "slurmrestd refused the token in /etc/tuneplane/slurm.jwt, although its exp is 1d ahead"},
       {"minted and accepted", keyToken(), accepted, CheckStatus::kOk,
        "minted from /etc/tuneplane/jwt.key, each valid for 30m"},
+      {"minted: the current one's exp", minted, accepted, CheckStatus::kOk,
+       "each valid for 30m (the current one until "},
       {"minted, wrong key", keyToken(), refused, CheckStatus::kFail,
        "the key is not the one slurmrestd checks with"},
       {"key unreadable", key_unreadable, SlurmFacts{}, CheckStatus::kFail,

@@ -1,8 +1,13 @@
-// The staging root, the job user rule of issue 11 and the filesystem type, from tables.
+// The staging root, the job user rule of issue 11 (staging's verdict, as doctor reports it)
+// and the filesystem type, from tables.
 #include "doctor/staging_checks.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "../catalog/temp_dir.h"
+#include "../staging/fake_os_users.h"
 #include "fixtures.h"
 
 namespace tuneplane::doctor {
@@ -13,8 +18,25 @@ using testing::contains;
 constexpr uint64_t kNfs = 0x6969;
 constexpr uint64_t kExt4 = 0xEF53;
 
-UserInfo user(std::string name, uint32_t uid, std::vector<uint32_t> groups = {}) {
-  return UserInfo{std::move(name), uid, uid, std::move(groups)};
+constexpr uid_t kTpUser = 1001;
+constexpr gid_t kStageGroup = 2000;
+constexpr uid_t kService = 2001;
+
+staging::OsUser user(std::string name, uid_t uid) {
+  return staging::OsUser{std::move(name), uid, uid};
+}
+
+// tpuser (in tpstage), root and a service account svc (in no shared group); the process is
+// tpuser unless a row says otherwise.
+staging::testing::FakeOsUsers database() {
+  staging::testing::FakeOsUsers users;
+  users.user("root", 0, 0)
+      .user("tpuser", kTpUser, kTpUser, {kStageGroup})
+      .user("svc", kService, kService)
+      .group("tpstage", kStageGroup)
+      .group("other", 3000)
+      .process(kTpUser, {kTpUser, kStageGroup});
+  return users;
 }
 
 // A healthy root on NFS; TunePlane runs as the job user.
@@ -24,9 +46,12 @@ StagingFacts healthy() {
   f.root_info = {true, true, ""};
   f.probe = ok();
   f.fs_type = kNfs;
-  f.process_user = user("tpuser", 1001);
+  f.process_user = user("tpuser", kTpUser);
   f.job_user_name = "tpuser";
-  f.job_user = user("tpuser", 1001);
+  staging::JobAccess same;
+  same.job_user = f.process_user;
+  same.process_user = f.process_user;
+  f.access = same;
   return f;
 }
 
@@ -104,45 +129,136 @@ TEST(StagingChecksTest, Root) {
       checkStagingRoot);
 }
 
-TEST(StagingChecksTest, JobUserRuleOfIssue11) {
-  StagingFacts root = healthy();
-  root.process_user = user("root", 0);
-  StagingFacts unknown_user = healthy();
-  unknown_user.job_user.reset();
-  StagingFacts group_ok = root;
-  group_ok.group_name = "tpstage";
-  group_ok.group = GroupInfo{"tpstage", 2000};
-  group_ok.process_user.groups = {0, 2000};
-  group_ok.job_user->groups = {1001, 2000};
-  StagingFacts group_missing = group_ok;
-  group_missing.group.reset();
-  StagingFacts job_user_outside = group_ok;
-  job_user_outside.job_user->groups = {1001};
-  StagingFacts root_outside = group_ok;  // root gives files to any group
-  root_outside.process_user.groups = {0};
-  StagingFacts service_outside = group_ok;
-  service_outside.process_user = user("svc", 2001);
-  service_outside.process_user.groups = {2001};
-  expectRows(
-      {
-          {"same user", healthy(), CheckStatus::kOk, "TunePlane runs as tpuser (uid 1001)", ""},
-          {"root stages for tpuser", root, CheckStatus::kFail,
-           "TunePlane runs as root (uid 0) but Slurm runs jobs as tpuser (uid 1001)",
-           "run TunePlane as 'tpuser'"},
-          {"job user unknown here", unknown_user, CheckStatus::kFail,
-           "slurm.user 'tpuser' (the user Slurm runs jobs as) does not exist on this host",
-           "same uid"},
-          {"shared group", group_ok, CheckStatus::kOk, "both are in staging.group 'tpstage'", ""},
-          {"group missing", group_missing, CheckStatus::kFail,
-           "staging.group 'tpstage' does not exist", "create group 'tpstage'"},
-          {"job user outside the group", job_user_outside, CheckStatus::kFail,
-           "does not hold tpuser (uid 1001), who runs the jobs", "add both users"},
-          {"root outside the group", root_outside, CheckStatus::kOk,
-           "both are in staging.group 'tpstage'", ""},
-          {"service account outside the group", service_outside, CheckStatus::kFail,
-           "does not hold svc (uid 2001), who runs TunePlane", "add both users"},
-      },
-      checkStagingUser);
+// staging/user reports staging::decideJobAccess: each verdict of the rule, with the reason
+// and the fix staging gives, and the code.
+TEST(StagingChecksTest, JobUserRuleOfIssue11IsStagingsVerdict) {
+  tuneplane::testing::TempDir dir;
+  const std::string closed = dir.file("closed");  // root's 0700: tpuser cannot pass
+  ASSERT_EQ(::mkdir(closed.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(closed.c_str(), 0700), 0);
+  ASSERT_EQ(::chmod(dir.path().c_str(), 0755), 0);
+  struct Case {
+    const char* name;
+    std::string job_user;
+    std::optional<std::string> group;
+    uid_t process;
+    std::vector<gid_t> process_groups;
+    std::string root;
+    CheckStatus status;
+    std::string says;
+    std::string fix;
+  };
+  const Case rows[] = {
+      {"same user",
+       "tpuser",
+       {},
+       kTpUser,
+       {kTpUser},
+       "/shared/attempts",
+       CheckStatus::kOk,
+       "TunePlane runs as tpuser (uid 1001), the user Slurm runs jobs as",
+       ""},
+      {"root stages for tpuser",
+       "tpuser",
+       {},
+       0,
+       {0},
+       "/shared/attempts",
+       CheckStatus::kFail,
+       "TunePlane runs as 'root' (uid 0) but Slurm runs this site's jobs as slurm.user 'tpuser' "
+       "(uid 1001)",
+       "run TunePlane as 'tpuser' (e.g. `sudo -u tpuser tuneplane …`"},
+      {"job user unknown here",
+       "ghost",
+       {},
+       kTpUser,
+       {kTpUser},
+       "/shared/attempts",
+       CheckStatus::kFail,
+       "slurm.user 'ghost' (the user Slurm runs jobs as) is not a user on "
+       "this host",
+       "same uid"},
+      {"shared group",
+       "tpuser",
+       "tpstage",
+       0,
+       {0},
+       "/shared/attempts",
+       CheckStatus::kOk,
+       "staging.group 'tpstage' (gid 2000) holds the job user",
+       ""},
+      {"group missing",
+       "tpuser",
+       "nosuch",
+       0,
+       {0},
+       "/shared/attempts",
+       CheckStatus::kFail,
+       "staging.group 'nosuch' is not a group on this host [staging.unknown_group]",
+       "create it (with 'tpuser' in it"},
+      {"job user outside the group",
+       "tpuser",
+       "other",
+       0,
+       {0},
+       "/shared/attempts",
+       CheckStatus::kFail,
+       "is not in staging.group 'other'",
+       "add 'tpuser' to 'other'"},
+      {"service account outside the group",
+       "tpuser",
+       "tpstage",
+       kService,
+       {kService},
+       "/shared/attempts",
+       CheckStatus::kFail,
+       "'svc' (uid 2001), which is neither root nor in staging.group 'tpstage'",
+       "add 'svc' to 'tpstage' (and restart TunePlane)"},
+      {"a directory the job user cannot pass",
+       "tpuser",
+       "tpstage",
+       0,
+       {0},
+       closed + "/attempts",
+       CheckStatus::kFail,
+       "cannot pass through '" + closed + "' (mode 0700",
+       "chmod o+x"},
+  };
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.name);
+    catalog::SiteConfig site = testing::site();
+    site.slurm.user = row.job_user;
+    site.staging.group = row.group;
+    site.staging_root = row.root;
+    auto users = database().process(row.process, row.process_groups);
+    staging::PosixStagingFs fs;
+    StagingFacts facts = healthy();
+    facts.root = row.root;
+    facts.job_user_name = row.job_user;
+    facts.group_name = row.group;
+    facts.access = staging::decideJobAccess(site, users, fs);
+    const CheckResult r = checkStagingUser(facts);
+    EXPECT_EQ(toString(r.status), std::string(toString(row.status))) << r.message;
+    EXPECT_TRUE(contains(r.message, row.says)) << r.message;
+    EXPECT_TRUE(contains(r.fix, row.fix)) << r.fix;
+    if (row.status == CheckStatus::kFail) {
+      // The reason and the fix are staging's, apart; the code is in the message and details.
+      EXPECT_EQ(r.details["code"], facts.access->error().code);
+      EXPECT_TRUE(contains(r.message, "[" + facts.access->error().code + "]")) << r.message;
+      EXPECT_FALSE(contains(r.message, row.fix)) << r.message;
+    }
+  }
+}
+
+TEST(StagingChecksTest, ALookupThatFailedIsReportedWithAFix) {
+  auto users = database().failLookups();
+  staging::PosixStagingFs fs;
+  StagingFacts facts = healthy();
+  facts.access = staging::decideJobAccess(testing::site(), users, fs);
+  const CheckResult r = checkStagingUser(facts);
+  EXPECT_EQ(r.status, CheckStatus::kFail);
+  EXPECT_TRUE(contains(r.message, "the server did not answer")) << r.message;
+  EXPECT_TRUE(contains(r.fix, "getent passwd")) << r.fix;
 }
 
 TEST(StagingChecksTest, Filesystem) {

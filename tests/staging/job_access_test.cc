@@ -71,7 +71,7 @@ TEST(ResolveJobAccess, RootStagingForAnotherUserIsRefusedNamingBothUsersAndTheFi
   const std::string& m = access.error().message;
   EXPECT_TRUE(mentions(m, "'root' (uid 0)")) << m;
   EXPECT_TRUE(mentions(m, "'tpuser' (uid 1001)")) << m;
-  EXPECT_TRUE(mentions(m, "Run TunePlane as 'tpuser'")) << m;
+  EXPECT_TRUE(mentions(m, "run TunePlane as 'tpuser'")) << m;
   EXPECT_TRUE(mentions(m, "staging.group")) << m;
 }
 

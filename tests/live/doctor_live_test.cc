@@ -1,0 +1,118 @@
+// Live: `tuneplane doctor` (the built binary) against the real slurmrestd named by
+// TUNEPLANE_LIVE_*, with a site file for the test cluster (partitions gpu and cpu, GPU
+// series h100 and a100 on gpu1 and gpu2, a staging root in the shared dir, one artifact made
+// on the spot). Every check must pass: exit 0, no check failed or skipped, the token
+// accepted by slurmrestd, and no token in the output. A staging root the nodes share may
+// still be on a local disk of this one-host cluster: that warning is allowed. Skipped
+// unless TUNEPLANE_LIVE_* is set, and unless this process is root or the live user (the job
+// user must be able to write what TunePlane stages).
+#include <grp.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "live_config.h"
+#include "staging/os_users.h"
+#include "support/doctor_report.h"
+#include "support/subprocess.h"
+#include "support/test_paths.h"
+
+namespace tuneplane::live {
+namespace {
+
+using nlohmann::json;
+
+void writeFile(const std::string& path, const std::string& content) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
+}
+
+class DoctorLive : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto config = liveConfig();
+    if (!config) GTEST_SKIP() << kSkipReason;
+    live_ = *config;
+    staging::PosixOsUsers users;
+    auto me = users.userById(::geteuid());
+    const bool as_live_user = me && *me && (*me)->name == live_.user;
+    if (::geteuid() != 0 && !as_live_user) {
+      GTEST_SKIP() << "run the live suite as root or as TUNEPLANE_LIVE_USER: the job user must "
+                      "be able to write what TunePlane stages";
+    }
+    // Root stages for the live user through the live user's primary group (issue 11).
+    if (!as_live_user) {
+      auto job_user = users.userByName(live_.user);
+      ASSERT_TRUE(job_user && *job_user) << "no user " << live_.user << " on this host";
+      const struct group* g = ::getgrgid((*job_user)->gid);
+      ASSERT_NE(g, nullptr);
+      group_ = g->gr_name;
+    }
+    dir_ = live_.shared_dir + "/tp-live-doctor-" + std::to_string(::getpid());
+    std::filesystem::create_directories(dir_ + "/staging");
+    ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);
+    ASSERT_EQ(::chmod((dir_ + "/staging").c_str(), 0755), 0);
+  }
+  void TearDown() override {
+    std::error_code ignored;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
+  }
+
+  Live live_;
+  std::string group_;
+  std::string dir_;
+};
+
+TEST_F(DoctorLive, TheTestClusterPassesEveryCheck) {
+  writeFile(dir_ + "/live-doctor.sif", "a stand-in SIF image for the live doctor run\n");
+  const auto digest = test::runProcess({"sha256sum", dir_ + "/live-doctor.sif"}, {.scratch = dir_});
+  ASSERT_EQ(digest.exit_code, 0) << digest.err;
+  writeFile(dir_ + "/runtimes.yaml",
+            "runtimes:\n"
+            "  - id: live-doctor\n"
+            "    format: sif\n"
+            "    path: " +
+                dir_ + "/live-doctor.sif\n    sha256: " + digest.out.substr(0, 64) +
+                "\n    frameworks: [custom]\n");
+  const std::string auth = live_.token_file ? "  token_file: " + *live_.token_file + "\n"
+                                            : "  jwt_key_file: " + *live_.key_file + "\n";
+  writeFile(dir_ + "/site.yaml",
+            "slurm:\n  url: " + live_.url + "\n  user: " + live_.user + "\n" + auth +
+                "partitions: {gpu: gpu, cpu: cpu}\n"
+                "gpu_series:\n"
+                "  - {name: h100, slurm_constraint: h100, gpus_per_node: 2, gres_type: h100}\n"
+                "  - {name: a100, slurm_constraint: a100, gpus_per_node: 2, gres_type: a100}\n"
+                "container_runtime: apptainer\n"
+                "staging_root: " +
+                dir_ + "/staging\n" + (group_.empty() ? "" : "staging: {group: " + group_ + "}\n") +
+                "runtime_registry_file: runtimes.yaml\n");
+
+  const auto r = test::runProcess({(test::binaryDir() / "src/cli/tuneplane").string(), "doctor",
+                                   "--site", dir_ + "/site.yaml", "-o", "json"},
+                                  {.scratch = dir_});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.find("eyJ"), std::string::npos) << "a token in the output";
+  EXPECT_EQ(r.err.find("eyJ"), std::string::npos) << "a token on stderr";
+  const json doc = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(doc.is_object()) << r.out;
+  EXPECT_EQ(doc["passed"], true) << doc.dump(2);
+  for (const auto& c : doc["checks"]) {
+    if (c["name"] == "token") {
+      EXPECT_EQ(c["details"]["server"], "accepted") << c.dump(2);
+    }
+  }
+  const std::vector<std::string> names = test::expectEveryCheckOk(doc);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "slurmrestd", "slurmctld", "api_version", "token", "partition/gpu",
+                       "partition/cpu", "gpu_series/h100", "gpu_series/a100", "staging/root",
+                       "staging/user", "staging/filesystem", "registry", "artifact/live-doctor"}));
+}
+
+}  // namespace
+}  // namespace tuneplane::live
