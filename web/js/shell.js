@@ -20,7 +20,7 @@ function loginForm() {
     h('p', {}, 'Paste the API token your operator gave you. It stays in this browser tab only (session storage) and is sent only to this server, in the Authorization header.'),
     h('form', { id: 'login-form', autocomplete: 'off' },
       h('label', { for: 'token' }, 'API token'),
-      h('input', { id: 'token', name: 'token', type: 'password', required: true, spellcheck: 'false' }),
+      h('input', { id: 'token', name: 'token', type: 'password', required: true, spellcheck: 'false', autocomplete: 'off' }),
       h('button', { id: 'sign-in', type: 'submit' }, 'Sign in')),
     h('p', { id: 'login-error', class: 'error', role: 'alert' }));
 }
