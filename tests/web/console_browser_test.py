@@ -329,7 +329,7 @@ class ConsoleTest:
                  self.job_page_shows_attempts_sluids_and_log, self.hostile_spec_and_log_render_as_text,
                  self.cancel_with_confirmation, self.refused_spec_shows_errors_at_fields,
                  self.valid_spec_submits_and_opens_the_job, self.admin_sees_all_and_site_checks,
-                 self.no_csp_violations]
+                 self.token_never_in_a_url_or_log, self.no_csp_violations]
         for step in steps:
             start = time.monotonic()
             step()
@@ -350,7 +350,9 @@ class ConsoleTest:
         self.wd.element("#jobs-body")
         # A marker on the window: it survives polling but not a reload.
         self.wd.js("window.__loadedOnce = 'yes';")
+        # More than the 2,000 lines the server returns: the log viewer marks it truncated.
         command = ["python3", "-c", "import time\nprint('hello from the console test')\n"
+                   "for i in range(2500): print('filler line', i)\n"
                    f"print({HOSTILE_IMG!r})\nprint({HOSTILE_SCRIPT!r})\ntime.sleep(2)\nprint('done')"]
         status, job = self.api("POST", "/v1/jobs", spec("console-hello", command, labels={"team": "web"}))
         check(status == 201, f"submit: {status} {job}")
@@ -373,7 +375,11 @@ class ConsoleTest:
         _, job = self.api("GET", f"/v1/jobs/{self.hello}")
         check(job["attempts"][0]["components"][0]["sluid"] == sluid, "the SLUID shown is the API's")
         log = wait_for("the log", lambda: "done" in (self.wd.text("#log") or "") and self.wd.text("#log"), 30)
-        check("hello from the console test" in log, f"log: {log!r}")
+        # The tail: the last 2,000 lines, so the first line is cut and the mark says so.
+        check("filler line 2499" in log and "hello from the console test" not in log, f"log tail: {log[:200]!r}…")
+        check(len(log.split("\n")) == 2000, f"the tail has {len(log.splitlines())} lines")
+        mark = self.wd.text("#log-truncated") or ""
+        check(mark.startswith("truncated"), f"no truncated mark (got {mark!r})")
         events = self.wd.text("#events") or ""
         check("Succeeded" in events and "Running" in events, f"events timeline: {events!r}")
         self.shot("job", full=True)
@@ -402,10 +408,17 @@ class ConsoleTest:
         self.not_pwned("jobs list")
 
     def cancel_with_confirmation(self):
-        status, job = self.api("POST", "/v1/jobs", spec("console-sleeper", ["sleep", "300"]))
+        ticker = "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.5; done"
+        status, job = self.api("POST", "/v1/jobs", spec("console-sleeper", ["sh", "-c", ticker]))
         check(status == 201, f"submit: {status} {job}")
         self.wd.go(f"{self.base}/ui/job.html?id={job['id']}")
         wait_for("Running", lambda: self.wd.text("#job-phase") == "Running", 60)
+        # The log follows the running attempt: later ticks appear without a reload.
+        def ticks():
+            found = re.findall(r"tick (\d+)", self.wd.text("#log") or "")
+            return int(found[-1]) if found else 0
+        first = wait_for("the first ticks", ticks, 30)
+        wait_for("later ticks (the log follows)", lambda: ticks() >= first + 4, 30)
         self.wd.click("#cancel")
         self.wd.element("#cancel-box:not([hidden]) #cancel-confirm")
         self.wd.click("#cancel-keep")  # the first answer is "no": nothing happens
@@ -464,6 +477,16 @@ class ConsoleTest:
         checks = self.wd.text("#doctor-checks")
         check("slurmrestd" in checks and "artifact/custom-demo" in checks, f"doctor checks: {checks!r}")
         self.shot("site", full=True)
+
+    def token_never_in_a_url_or_log(self):
+        url = self.wd.s("GET", "/url")
+        stored = self.wd.js("return sessionStorage.getItem('tuneplane.token');")
+        check(stored == OPS, "the token is not in session storage")
+        logs = self.stack.read("serve", "out") + self.stack.read("serve", "err")
+        for token in (ALICE, OPS):
+            check(token not in url, "a token in the URL")
+            check(token not in logs, "a token in serve's logs")
+        check(self.wd.js("return localStorage.length;") == 0, "something in localStorage")
 
     def no_csp_violations(self):
         refused = [e["message"] for e in self.wd.browser_log()

@@ -37,7 +37,11 @@ export function startPage(page, render) {
     fill(byId('login-error'), message || '');
     byId('token').focus();
   };
+  let rendered = false;
   const enter = async () => {
+    // Signing in again after the server refused the token: start the page afresh (its
+    // pollers and content belong to the old token).
+    if (rendered) return window.location.reload();
     let who;
     try {
       who = await api('GET', '/v1/whoami');
@@ -49,6 +53,7 @@ export function startPage(page, render) {
     byId('forget').hidden = false;
     fill(byId('who'), who.user, who.admin ? h('span', { class: 'tag' }, 'admin') : null);
     main.hidden = false;
+    rendered = true;
     await render(who, main);
   };
   byId('login-form').addEventListener('submit', (event) => {
@@ -80,7 +85,8 @@ export function poll(tick, ms) {
     if (stopped) return;
     let more = true;
     try {
-      more = (await tick()) !== false;
+      // Without a token (refused, or forgotten) there is nothing to ask: wait for sign-in.
+      if (token()) more = (await tick()) !== false;
     } catch (e) {
       console.warn('poll:', e);
     }
