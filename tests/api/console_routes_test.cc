@@ -31,6 +31,11 @@ TEST_F(ConsoleRoutesTest, RootIsTheJobsPageAndNeedsNoToken) {
   EXPECT_NE(res->body.find(R"(<script type="module" src="/ui/js/jobs_page.js">)"),
             std::string::npos);
   EXPECT_EQ(get("/ui/", "")->body, res->body);
+  auto head = http_->Head("/");
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->get_header_value("Content-Security-Policy"), kExpectedCsp);
+  EXPECT_TRUE(head->body.empty());
 }
 
 TEST_F(ConsoleRoutesTest, EveryEmbeddedFileIsServedWithItsTypeAndTheSecurityHeaders) {

@@ -346,6 +346,13 @@ class ConsoleTest:
             check(headers.get("Content-Type", "").startswith(ctype), f"{path}: Content-Type {headers.get('Content-Type')}")
 
     def list_follows_a_job_to_succeeded(self):
+        # A token the server does not know is refused at the form and not kept.
+        self.wd.go(self.base + "/")
+        self.wd.element("#login:not([hidden]) #token")
+        self.wd.type("#token", "not-a-token")
+        self.wd.click("#sign-in")
+        wait_for("the refusal", lambda: "does not know this token" in (self.wd.text("#login-error") or ""))
+        check(self.wd.js("return sessionStorage.length;") == 0, "a refused token was kept")
         self.sign_in(ALICE, "alice")
         self.wd.element("#jobs-body")
         # A marker on the window: it survives polling but not a reload.
