@@ -93,15 +93,25 @@ class LogViewer {
     this.job = null;
   }
 
-  // Called with every refresh of the job; loads the log while following (or the first time).
+  // Called with every refresh of the job. While "follow" is on it reloads the log until the
+  // attempt shown has ended and its last state was read, and moves to a new attempt (a
+  // retry) if the newest one was shown.
   update(job) {
     const first = this.job === null;
+    const latest = job.attempts.length ? String(job.attempts.at(-1).number) : '';
+    const onLatest = this.attempt.value === '' || this.attempt.value === this.latest;
     this.job = job;
+    this.latest = latest;
     const numbers = job.attempts.map((a) => String(a.number)).reverse();
     setOptions(this.attempt, numbers, numbers.map((n) => `#${n}`));
+    if (onLatest && latest && this.follow.checked) this.attempt.value = latest;
     const attempt = this.selectedAttempt();
     setOptions(this.component, attempt ? poolsOf(attempt) : []);
-    if (first || (this.follow.checked && attempt && !this.loadedFinal)) this.load();
+    if (first || (this.follow.checked && attempt && this.finalKey !== this.key())) this.load();
+  }
+
+  key() {
+    return `${this.attempt.value}/${this.component.value}/${this.stream.value}`;
   }
 
   selectedAttempt() {
@@ -122,7 +132,7 @@ class LogViewer {
       fill(this.meta, `${log.component} · ${log.stream} · ${bytes(log.bytes)} · ${log.lines} lines`);
       if (this.follow.checked && atBottom) this.text.scrollTop = this.text.scrollHeight;
       // Once an ended attempt's log was read, following it again changes nothing.
-      this.loadedFinal = ended && attempt.number === this.job.attempts.at(-1).number;
+      this.finalKey = ended ? this.key() : null;
     } catch (e) {
       fill(this.text, e instanceof ApiError ? e.message : String(e));
     }
