@@ -256,6 +256,9 @@ server:
         return url
 
     def stop(self):
+        """Ends every process started here; returns the problems seen in serve and the
+        simulator: an exit status other than 0 after SIGTERM, or a sanitizer's report."""
+        problems = []
         for name, p in reversed(self.procs):
             if p.poll() is None:
                 try:  # the group holds the process and what it started (chromium under chromedriver)
@@ -267,8 +270,16 @@ server:
                 except subprocess.TimeoutExpired:
                     os.killpg(p.pid, signal.SIGKILL)
                     p.wait(timeout=15)
+            if name in ("serve", "slurmsim"):
+                if p.returncode != 0:
+                    problems.append(f"{name} exited {p.returncode} on SIGTERM")
+                if re.search(r"AddressSanitizer|LeakSanitizer|runtime error:", self.read(name, "err")):
+                    problems.append(f"{name}: a sanitizer report:\n{self.read(name, 'err')[-3000:]}")
+        if problems:
+            self.args.keep = True
         if not self.args.keep:
             shutil.rmtree(self.dir, ignore_errors=True)
+        return problems
 
 
 def spec(name, command, labels=None, env=None, nodes=1, cpus=1):
@@ -539,7 +550,10 @@ def main():
     finally:
         if wd:
             wd.quit()
-        stack.stop()
+        problems = stack.stop()
+    if problems:
+        print("FAIL " + "\n".join(problems) + f"\n  logs kept in {stack.dir}", flush=True)
+        return 1
     print(f"PASS console_browser_test in {time.monotonic() - started:.1f} s")
     return 0
 
