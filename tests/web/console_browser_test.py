@@ -339,6 +339,7 @@ class ConsoleTest:
         steps = [self.security_headers, self.list_follows_a_job_to_succeeded,
                  self.job_page_shows_attempts_sluids_and_log, self.hostile_spec_and_log_render_as_text,
                  self.cancel_with_confirmation, self.refused_spec_shows_errors_at_fields,
+                 self.field_lines_table,
                  self.valid_spec_submits_and_opens_the_job, self.admin_sees_all_and_site_checks,
                  self.token_never_in_a_url_or_log, self.no_csp_violations]
         for step in steps:
@@ -465,6 +466,45 @@ class ConsoleTest:
         check(self.wd.js("return document.getElementById('submit').disabled;"), "Submit is enabled for a refused spec")
         self.not_pwned("submit page")
         self.shot("submit")
+
+    def field_lines_table(self):
+        """web/js/spec_fields.js, the pure function that places an error at its line, from a
+        table of cases, run in the browser on the module the server serves."""
+        text = "\n".join([
+            "apiVersion: tuneplane.io/v1",  # 0
+            "kind: TrainingJob",            # 1
+            "metadata:",                    # 2
+            "  name: demo",                 # 3
+            "spec:",                        # 4
+            "  framework:",                 # 5
+            "    env:",                     # 6
+            "      A: '1'",                 # 7
+            "  resources:",                 # 8
+            "    pools:",                   # 9
+            "    - name: a",                # 10
+            "      nodes: 1",               # 11
+            "    - name: b",                # 12
+            "      # cpus: 4",              # 13
+            "      cpus: 0",                # 14
+            "    time_limit: 10m",          # 15
+        ])
+        cases = {"metadata.name": 3, "kind": 1, "spec.framework.env.A": 7,
+                 "spec.resources.pools[0].nodes": 11, "spec.resources.pools[1].cpus": 14,
+                 "spec.resources.pools[1].name": 12, "spec.resources.time_limit": 15,
+                 # not in the text: the nearest ancestor that is
+                 "spec.resources.pools[1].nodes": 12, "spec.resources.pools[2].cpus": 9,
+                 "spec.retry.max_attempts": 4, "nope": -1, "": -1}
+        json_text = '{\n  "metadata": {\n    "name": "x"\n  }\n}'
+        script = ("const [text, fields, jsonText, done] = arguments;"
+                  "import('/ui/js/spec_fields.js').then((m) => done({"
+                  "  yaml: fields.map((f) => m.lineOfField(text, f)),"
+                  "  json: m.lineOfField(jsonText, 'metadata.name')}))"
+                  ".catch((e) => done(String(e)));")
+        got = self.wd.s("POST", "/execute/async", {"script": script, "args": [text, list(cases), json_text]})
+        check(isinstance(got, dict), f"spec_fields.js: {got}")
+        wrong = {f: (line, want) for (f, want), line in zip(cases.items(), got["yaml"]) if line != want}
+        check(not wrong, f"lineOfField (got, want): {wrong}")
+        check(got["json"] == 2, f"lineOfField in JSON: {got['json']}")
 
     def valid_spec_submits_and_opens_the_job(self):
         self.wd.click("#example")
