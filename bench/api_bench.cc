@@ -269,7 +269,7 @@ bool benchGets(const std::string& dir, int clients, int requests) {
   control::AttemptLauncher launcher(site, verifier, random, fs);
   control::JobService service(store, launcher, clock);
   api::Metrics metrics;
-  api::ApiDependencies deps{service, store, launcher, metrics, api::readLog, {}, {}, {}, {}};
+  api::ApiDependencies deps{service, store, launcher, metrics, api::readLog, {}, {}, {}, {}, {}};
   api::ServerOptions options;
   options.tokens = {{"alice", api::sha256Hex(kToken), false}};
   auto server = api::ApiServer::start(std::move(deps), options);

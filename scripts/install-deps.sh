@@ -7,6 +7,7 @@ packages=(
   nlohmann-json3-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
   libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libexpected-dev
   libicu-dev libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev
+  chromium chromium-driver
 )
 missing=()
 for p in "${packages[@]}"; do

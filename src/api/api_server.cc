@@ -190,6 +190,7 @@ void ApiServer::installRoutes() {
       [this](const httplib::Request& req, const httplib::Response& res) { accessLog(req, res); });
   installJobRoutes();
   installSystemRoutes();
+  installConsoleRoutes();
 }
 
 void ApiServer::accessLog(const httplib::Request& req, const httplib::Response& res) {

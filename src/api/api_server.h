@@ -52,6 +52,9 @@ struct ApiDependencies {
   std::function<std::string()> extra_metrics;
   // One JSON line per request; may be empty (no access log).
   std::function<void(const std::string&)> access_log;
+  // GET /v1/doctor (admin): runs doctor's checks, in a bounded time, and returns the report
+  // (doctor::reportToJson). Error "api.busy" while another run is under way. Empty: 501.
+  std::function<Result<nlohmann::json>()> doctor;
 };
 
 struct ServerOptions {
@@ -76,9 +79,10 @@ class ApiServer {
 
  private:
   ApiServer(ApiDependencies deps, ServerOptions options);
-  void installRoutes();        // api_server.cc: middleware and system routes
-  void installJobRoutes();     // job_routes.cc
-  void installSystemRoutes();  // system_routes.cc
+  void installRoutes();         // api_server.cc: middleware and system routes
+  void installJobRoutes();      // job_routes.cc
+  void installSystemRoutes();   // system_routes.cc
+  void installConsoleRoutes();  // console_routes.cc: the web console's files
 
   // How a route is guarded.
   enum class Access { kPublic, kUser, kAdmin };

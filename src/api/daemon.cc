@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "doctor/doctor.h"
+#include "doctor/host_probe.h"
 #include "slurm/token_provider.h"
 
 namespace tuneplane::api {
@@ -48,7 +50,8 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const control::SiteContext& site,
   d->loop_ = std::make_unique<control::ControlLoop>(*d->reconciler_, options.poll_interval);
 
   Daemon* self = d.get();
-  ApiDependencies deps{*d->service_, store, *d->launcher_, d->metrics_, readLog, {}, {}, {}, {}};
+  ApiDependencies deps{*d->service_, store, *d->launcher_, d->metrics_, readLog, {}, {}, {},
+                       {},           {}};
   deps.slurm_ready = [self]() -> Status {
     auto pinged = self->probe_->ping();
     if (!pinged) return fail("api.slurm_unavailable", "slurm", pinged.error().describe());
@@ -57,6 +60,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const control::SiteContext& site,
   deps.job_submitted = [self] { self->loop_->wake(); };
   deps.extra_metrics = [self] { return self->loopMetrics(); };
   deps.access_log = std::move(options.access_log);
+  deps.doctor = [self] { return self->doctorReport(); };
   auto server = ApiServer::start(std::move(deps), std::move(options.server));
   if (!server) return tl::unexpected(server.error());
   d->server_ = std::move(*server);
@@ -71,6 +75,23 @@ Daemon::~Daemon() {
 void Daemon::stop() {
   if (server_) server_->stop();
   if (loop_) loop_->stop();
+}
+
+Result<nlohmann::json> Daemon::doctorReport() {
+  std::unique_lock<std::mutex> lock(doctor_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    return fail("api.busy", "", "doctor's checks are running already; try again in a moment");
+  }
+  doctor::DoctorInput input{site_.site, site_.registry_path, site_.registry};
+  doctor::SlurmAccess access;
+  access.client = probe_.get();
+  access.tokens = &probe_->tokens();
+  doctor::PosixHostProbe host;
+  // The launcher's verifier: an artifact it verified for a submit is a cache hit here, so a
+  // check does not re-read a multi-GB image that has not changed.
+  doctor::DoctorEnv env{access, host, verifier_, clock_, {}};
+  const auto checks = doctor::runDoctor(input, env);
+  return doctor::reportToJson(site_.site_path, checks, /*strict=*/false);
 }
 
 std::string Daemon::loopMetrics() const {

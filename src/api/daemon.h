@@ -6,13 +6,15 @@
 //
 // Stop order: the HTTP server first (no new request; in-flight ones finish, so every store
 // write they started completes), then the loop at its next safe point. Slurm jobs keep
-// running; a restart picks every job up from the store.
+// running; a restart picks every job up from the store. GET /v1/doctor runs doctor's checks
+// over the probe client, so each Slurm request is bounded by its short timeout.
 // Thread-safety: start() and stop() from one thread.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "api/api_server.h"
@@ -54,6 +56,9 @@ class Daemon {
  private:
   Daemon(const control::SiteContext& site, store::JobStore& store);
   std::string loopMetrics() const;
+  // GET /v1/doctor: doctor's checks over the probe client (one try, short timeout per
+  // request) and the launcher's artifact cache. One run at a time; "api.busy" otherwise.
+  Result<nlohmann::json> doctorReport();
 
   const control::SiteContext& site_;
   store::JobStore& store_;
@@ -70,6 +75,7 @@ class Daemon {
   std::unique_ptr<control::Reconciler> reconciler_;
   std::unique_ptr<control::ControlLoop> loop_;
   std::unique_ptr<ApiServer> server_;
+  std::mutex doctor_mu_;
 };
 
 }  // namespace tuneplane::api

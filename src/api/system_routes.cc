@@ -1,7 +1,7 @@
 // The routes of ApiServer (api_server.h) that are not about one job: validation, the refused
-// kinds, capabilities, whoami, health, readiness and metrics. /healthz, /readyz and /metrics
-// are public (probes and scrapers carry no token; they reveal no job, user or spec — only
-// counts by phase and by route template). Everything under /v1 needs a token.
+// kinds, capabilities, doctor's checks (admin), whoami, health, readiness and metrics. /healthz,
+// /readyz and /metrics are public (probes and scrapers carry no token; they reveal no job, user or
+// spec — only counts by phase and by route template). Everything under /v1 needs a token.
 #include <httplib.h>
 
 #include "api/api_server.h"
@@ -63,6 +63,19 @@ void ApiServer::installSystemRoutes() {
   get("/v1/capabilities", "/v1/capabilities", Access::kUser,
       [this](const httplib::Request&, httplib::Response& res, const Principal&) {
         sendJson(res, 200, capabilitiesJson(deps_.launcher.site()));
+      });
+
+  get("/v1/doctor", "/v1/doctor", Access::kAdmin,
+      [this](const httplib::Request&, httplib::Response& res, const Principal&) {
+        if (!deps_.doctor) {
+          return sendError(res, 501,
+                           {"api.not_available", "", "this server does not run doctor's checks"});
+        }
+        auto report = deps_.doctor();
+        if (!report) {
+          return sendError(res, report.error().code == "api.busy" ? 429 : 500, report.error());
+        }
+        sendJson(res, 200, *report);
       });
 
   get("/v1/whoami", "/v1/whoami", Access::kUser,

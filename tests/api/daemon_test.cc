@@ -28,7 +28,8 @@ class DaemonTest : public sim::testing::SimFixture {
     store_ = std::move(*opened);
     DaemonOptions options;
     options.server.tokens = {{"alice", sha256Hex(kAliceToken), false},
-                             {"bob", sha256Hex(kBobToken), false}};
+                             {"bob", sha256Hex(kBobToken), false},
+                             {"root", sha256Hex(kRootToken), true}};
     options.poll_interval = 100ms;
     auto started = Daemon::start(context_, *store_, std::move(options));
     ASSERT_TRUE(started) << started.error().describe();
@@ -143,6 +144,27 @@ TEST_F(DaemonTest, ReadinessAndMetricsSeeTheSimulator) {
       << metrics;
   EXPECT_NE(metrics.find("tuneplane_jobs{phase=\"Succeeded\"} 1"), std::string::npos);
   EXPECT_NE(metrics.find("tuneplane_control_ticks_total"), std::string::npos);
+}
+
+TEST_F(DaemonTest, DoctorRouteRunsTheChecksAgainstTheSiteForAnAdmin) {
+  auto refused = api_->Get("/v1/doctor", as(kAliceToken));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 403);
+  auto res = api_->Get("/v1/doctor", as(kRootToken));
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  const json report = json::parse(res->body, nullptr, false);
+  EXPECT_EQ(report["version"], 1);
+  std::map<std::string, std::string> status;
+  for (const auto& c : report["checks"]) status[c["name"]] = c["status"];
+  // The simulator answers, so the checks that ask slurmrestd pass.
+  EXPECT_EQ(status["slurmrestd"], "ok") << res->body;
+  EXPECT_EQ(status["api_version"], "ok") << res->body;
+  EXPECT_EQ(status["token"], "ok") << res->body;
+  EXPECT_TRUE(status.contains("staging/root")) << res->body;
+  EXPECT_EQ(report["summary"]["fail"].get<int>() + report["summary"]["ok"].get<int>() +
+                report["summary"]["warn"].get<int>() + report["summary"]["skip"].get<int>(),
+            static_cast<int>(report["checks"].size()));
 }
 
 TEST_F(DaemonTest, StopReturnsPromptlyAndLeavesSlurmJobsRunning) {

@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+"""The web console in a real headless browser (Debian's chromium + chromedriver, driven over
+the W3C WebDriver HTTP protocol with the standard library only) against `tuneplane serve`
+and the slurmrestd simulator, all on loopback, all started here and stopped at the end.
+
+  console_browser_test.py --tuneplane BIN --slurmsim BIN [--screenshots DIR] [--keep]
+
+Checks: the security headers; token entry; the list shows a submitted job and it moves to
+Succeeded without a reload; the job page shows attempts, Slurm job ids, SLUIDs and the log;
+cancel with its confirmation; a refused spec shows each error at its field; a hostile spec
+(labels/env) and a hostile log line render as text and run nothing; an admin's site page
+shows capabilities and doctor's checks. --screenshots writes the list, job, submit and site
+pages as PNG files (docs/screenshots/ in the repo is made this way).
+
+Every wait is bounded; chromedriver runs on a free loopback port in a process group of its
+own, with a fresh profile in a temporary directory; only processes started here are ended.
+Exit codes: 0 passed, 1 a check failed, 77 chromium or chromedriver is not installed (ctest
+reports the test as skipped).
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from browser_support import Failure, WebDriver, check, free_port, http, wait_for
+
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+       "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+ALICE, OPS = "alice-console-token-1", "ops-console-token-2"
+# Markup that would run if it were ever parsed as HTML: each sets a flag the test reads.
+HOSTILE_IMG = '<img src=x onerror="window.__pwned=1;document.title=\'pwned\'">'
+HOSTILE_SCRIPT = "<script>window.__pwned=2</script>"
+
+
+class Stack:
+    """The simulator, serve and chromedriver, with their files in one temporary directory."""
+
+    def __init__(self, args):
+        self.args = args
+        self.dir = tempfile.mkdtemp(prefix="tuneplane-console-")
+        self.procs = []  # (name, Popen), started here; ended in reverse order
+        self.server = None
+
+    def spawn(self, name, argv, **kw):
+        out = open(os.path.join(self.dir, f"{name}.out"), "wb")
+        err = open(os.path.join(self.dir, f"{name}.err"), "wb")
+        p = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                             start_new_session=True, **kw)
+        self.procs.append((name, p))
+        return p
+
+    def read(self, name, stream):
+        try:
+            with open(os.path.join(self.dir, f"{name}.{stream}"), "r", errors="replace") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def wait_line(self, name, stream, pattern, proc, timeout=30.0):
+        def probe():
+            if proc.poll() is not None:
+                raise SystemExit(f"{name} exited {proc.returncode}: {self.read(name, 'err')[-2000:]}")
+            m = re.search(pattern, self.read(name, stream))
+            return m.group(1) if m else None
+        return wait_for(f"{name} to start", probe, timeout, 0.05)
+
+    def start(self):
+        d = self.dir
+        for sub in ("shared/runtimes", "shared/staging", "secrets"):
+            os.makedirs(os.path.join(d, sub), exist_ok=True)
+        key = os.path.join(d, "secrets/jwt_hs256.key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(32))
+        os.chmod(key, 0o600)
+        image = os.path.join(d, "shared/runtimes/custom-demo.sif")
+        with open(image, "wb") as f:
+            f.write(b"TunePlane console test runtime (a stand-in for a SIF image)\n")
+        sha = hashlib.sha256(open(image, "rb").read()).hexdigest()
+        with open(os.path.join(d, "runtimes.yaml"), "w") as f:
+            f.write(f"runtimes:\n  - id: custom-demo\n    format: sif\n    path: {image}\n"
+                    f"    sha256: {sha}\n    frameworks: [custom]\n")
+        sim = self.spawn("slurmsim", [self.args.slurmsim, "--listen", "127.0.0.1:0", "--jwt-key", key,
+                                      "--state", os.path.join(d, "sim"), "--epilog-ms", "300"])
+        sim_url = self.wait_line("slurmsim", "out", r"(http://127\.0\.0\.1:\d+)", sim)
+        user = subprocess.run(["id", "-un"], capture_output=True, text=True, check=True).stdout.strip()
+        tokens = "".join(
+            f"    - {{user: {u}, token_sha256: {hashlib.sha256(t.encode()).hexdigest()}, admin: {a}}}\n"
+            for u, t, a in (("alice", ALICE, "false"), ("ops", OPS, "true")))
+        with open(os.path.join(d, "site.yaml"), "w") as f:
+            f.write(f"""slurm:
+  url: {sim_url}
+  api_version: v0.0.45
+  user: {user}
+  jwt_key_file: secrets/jwt_hs256.key
+  token_lifespan: 10m
+  job_environment:
+    PATH: {os.environ.get('PATH', '/usr/bin:/bin')}
+partitions:
+  gpu: gpu
+  cpu: cpu
+gpu_series:
+  - name: h100
+    slurm_constraint: h100
+    gpus_per_node: 2
+    gres_type: h100
+container_runtime: apptainer
+staging_root: {d}/shared/staging
+runtime_registry_file: runtimes.yaml
+server:
+  listen: 127.0.0.1:0
+  db: tuneplane.db
+  poll_interval: 500ms
+  tokens:
+{tokens}""")
+        serve = self.spawn("serve", [self.args.tuneplane, "serve", "--site", os.path.join(d, "site.yaml")])
+        self.server = self.wait_line("serve", "err", r"listening on (http://[0-9.]+:\d+)", serve)
+        port = free_port()
+        driver = self.spawn("chromedriver", [self.args.chromedriver, f"--port={port}"])
+        url = f"http://127.0.0.1:{port}"
+
+        def ready():
+            if driver.poll() is not None:
+                raise SystemExit(f"chromedriver exited: {self.read('chromedriver', 'err')}")
+            try:
+                status, _, body = http("GET", url + "/status", timeout=2)
+                return status == 200 and json.loads(body)["value"]["ready"]
+            except OSError:
+                return False
+        wait_for("chromedriver", ready, 30.0, 0.1)
+        return url
+
+    def stop(self):
+        """Ends every process started here; returns the problems seen in serve and the
+        simulator: an exit status other than 0 after SIGTERM, or a sanitizer's report."""
+        problems = []
+        for name, p in reversed(self.procs):
+            if p.poll() is None:
+                try:  # the group holds the process and what it started (chromium under chromedriver)
+                    os.killpg(p.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+                try:
+                    p.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    os.killpg(p.pid, signal.SIGKILL)
+                    p.wait(timeout=15)
+            if name in ("serve", "slurmsim"):
+                if p.returncode != 0:
+                    problems.append(f"{name} exited {p.returncode} on SIGTERM")
+                if re.search(r"AddressSanitizer|LeakSanitizer|runtime error:", self.read(name, "err")):
+                    problems.append(f"{name}: a sanitizer report:\n{self.read(name, 'err')[-3000:]}")
+        if problems:
+            self.args.keep = True
+        if not self.args.keep:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return problems
+
+
+def spec(name, command, labels=None, env=None, nodes=1, cpus=1):
+    lines = ["apiVersion: tuneplane.io/v1", "kind: TrainingJob", "metadata:", f"  name: {json.dumps(name)}"]
+    if labels:
+        lines += ["  labels:"] + [f"    {k}: {json.dumps(v)}" for k, v in labels.items()]
+    lines += ["spec:", "  framework:", "    name: custom", "    task: custom",
+              "    runtime_id: custom-demo", f"    command: {json.dumps(command)}"]
+    if env:
+        lines += ["    env:"] + [f"      {k}: {json.dumps(v)}" for k, v in env.items()]
+    lines += ["  resources:", "    time_limit: 10m", "    pools:", "      - name: main",
+              f"        nodes: {nodes}", "        gpus_per_node: 0", f"        cpus: {cpus}",
+              "        memory_gb: 1", "  retry:", "    max_attempts: 1", ""]
+    return "\n".join(lines)
+
+
+class ConsoleTest:
+    def __init__(self, stack, wd, shots):
+        self.stack, self.wd, self.shots = stack, wd, shots
+        self.base = stack.server
+
+    def api(self, method, path, body=None, token=ALICE, content_type="application/yaml"):
+        headers = {"Authorization": f"Bearer {token}"}
+        if body is not None:
+            headers["Content-Type"] = content_type
+        status, _, raw = http(method, self.base + path, body.encode() if body is not None else None, headers)
+        return status, json.loads(raw or b"null")
+
+    def shot(self, name, full=False):
+        if not self.shots:
+            return
+        if full:  # the whole page, not only the window (WebDriver shoots the viewport)
+            height = min(2600, self.wd.js("return document.documentElement.scrollHeight;") + 140)
+            self.wd.s("POST", "/window/rect", {"width": 1440, "height": max(1000, height)})
+        self.wd.screenshot(os.path.join(self.shots, f"{name}.png"))
+        if full:
+            self.wd.s("POST", "/window/rect", {"width": 1440, "height": 1000})
+
+    def not_pwned(self, where):
+        flags = self.wd.js("return [typeof window.__pwned, document.title,"
+                           " document.querySelectorAll('main script, main img').length];")
+        check(flags[0] == "undefined", f"{where}: a hostile payload ran (window.__pwned set)")
+        check("pwned" not in flags[1], f"{where}: a hostile payload ran (document.title {flags[1]!r})")
+        check(flags[2] == 0, f"{where}: {flags[2]} script/img elements inside the page's main part")
+
+    def sign_in(self, token, user):
+        self.wd.go(self.base + "/")
+        self.wd.element("#login:not([hidden]) #token")
+        self.wd.type("#token", token)
+        self.wd.click("#sign-in")
+        wait_for(f"signed in as {user}", lambda: (self.wd.text("#who") or "").startswith(user))
+
+    def phase_in_list(self, job_id):
+        return self.wd.text(f'#jobs-body tr[data-id="{job_id}"] .phase')
+
+    def run(self):
+        steps = [self.security_headers, self.list_follows_a_job_to_succeeded,
+                 self.job_page_shows_attempts_sluids_and_log, self.hostile_spec_and_log_render_as_text,
+                 self.cancel_with_confirmation, self.refused_spec_shows_errors_at_fields,
+                 self.field_lines_table,
+                 self.valid_spec_submits_and_opens_the_job, self.admin_sees_all_and_site_checks,
+                 self.token_never_in_a_url_or_log, self.no_csp_violations]
+        for step in steps:
+            start = time.monotonic()
+            step()
+            print(f"ok   {step.__name__} ({time.monotonic() - start:.1f} s)", flush=True)
+
+    def security_headers(self):
+        for path, ctype in (("/", "text/html"), ("/ui/job.html", "text/html"),
+                            ("/ui/js/api.js", "text/javascript"), ("/ui/console.css", "text/css")):
+            status, headers, _ = http("GET", self.base + path)
+            check(status == 200, f"GET {path}: {status}")
+            check(headers.get("Content-Security-Policy") == CSP, f"{path}: CSP is {headers.get('Content-Security-Policy')!r}")
+            check(headers.get("X-Content-Type-Options") == "nosniff", f"{path}: no nosniff")
+            check(headers.get("Referrer-Policy") == "no-referrer", f"{path}: no Referrer-Policy")
+            check(headers.get("Content-Type", "").startswith(ctype), f"{path}: Content-Type {headers.get('Content-Type')}")
+
+    def list_follows_a_job_to_succeeded(self):
+        # A token the server does not know is refused at the form and not kept.
+        self.wd.go(self.base + "/")
+        self.wd.element("#login:not([hidden]) #token")
+        self.wd.type("#token", "not-a-token")
+        self.wd.click("#sign-in")
+        wait_for("the refusal", lambda: "does not know this token" in (self.wd.text("#login-error") or ""))
+        check(self.wd.js("return sessionStorage.length;") == 0, "a refused token was kept")
+        self.sign_in(ALICE, "alice")
+        self.wd.element("#jobs-body")
+        # A marker on the window: it survives polling but not a reload.
+        self.wd.js("window.__loadedOnce = 'yes';")
+        # More than the 2,000 lines the server returns: the log viewer marks it truncated.
+        command = ["python3", "-c", "import time\nprint('hello from the console test')\n"
+                   "for i in range(2500): print('filler line', i)\n"
+                   f"print({HOSTILE_IMG!r})\nprint({HOSTILE_SCRIPT!r})\ntime.sleep(2)\nprint('done')"]
+        status, job = self.api("POST", "/v1/jobs", spec("console-hello", command, labels={"team": "web"}))
+        check(status == 201, f"submit: {status} {job}")
+        self.hello = job["id"]
+        wait_for("the job in the list", lambda: self.phase_in_list(self.hello), 30)
+        wait_for("Succeeded in the list", lambda: self.phase_in_list(self.hello) == "Succeeded", 120)
+        check(self.wd.js("return window.__loadedOnce;") == "yes", "the list reloaded the page")
+        attempts = self.wd.text(f'#jobs-body tr[data-id="{self.hello}"] td:nth-child(4)')
+        check(attempts == "1", f"attempts column {attempts!r}")
+
+    def job_page_shows_attempts_sluids_and_log(self):
+        self.wd.click(f'#jobs-body tr[data-id="{self.hello}"] td.name a')
+        wait_for("the job page", lambda: self.wd.text("#job-phase") == "Succeeded", 30)
+        sluid = wait_for("a SLUID", lambda: (self.wd.text('section.attempt td.sluid') or "").strip("—"), 15)
+        check(re.fullmatch(r"[A-Za-z0-9]{8,}", sluid), f"SLUID {sluid!r}")
+        job_id = self.wd.text("section.attempt td.slurm-job-id")
+        check(job_id and job_id.isdigit(), f"Slurm job id {job_id!r}")
+        check(self.wd.text("section.attempt td.exit-code") == "0", "exit code 0 shown")
+        check(self.wd.text("section.attempt td.nodes") not in (None, "", "—"), "nodes shown")
+        _, job = self.api("GET", f"/v1/jobs/{self.hello}")
+        check(job["attempts"][0]["components"][0]["sluid"] == sluid, "the SLUID shown is the API's")
+        log = wait_for("the log", lambda: "done" in (self.wd.text("#log") or "") and self.wd.text("#log"), 30)
+        # The tail: the last 2,000 lines, so the first line is cut and the mark says so.
+        check("filler line 2499" in log and "hello from the console test" not in log, f"log tail: {log[:200]!r}…")
+        check(len(log.split("\n")) == 2000, f"the tail has {len(log.splitlines())} lines")
+        mark = self.wd.text("#log-truncated") or ""
+        check(mark.startswith("truncated"), f"no truncated mark (got {mark!r})")
+        events = self.wd.text("#events") or ""
+        check("Succeeded" in events and "Running" in events, f"events timeline: {events!r}")
+        self.shot("job", full=True)
+
+    def hostile_spec_and_log_render_as_text(self):
+        # The log of the job above holds HOSTILE_IMG and HOSTILE_SCRIPT as lines.
+        log = self.wd.text("#log")
+        check(HOSTILE_IMG in log and HOSTILE_SCRIPT in log, f"the hostile log lines are not shown as text: {log!r}")
+        check(self.wd.js("return document.querySelectorAll('#log *').length;") == 0, "the log holds elements")
+        self.not_pwned("job page (hostile log)")
+        # A spec whose labels and env hold markup.
+        hostile = spec("console-hostile", ["python3", "-c", "print('quiet')"],
+                       labels={"note": HOSTILE_IMG, "team": "web"},
+                       env={"PAYLOAD": HOSTILE_SCRIPT, "IMG": HOSTILE_IMG})
+        status, job = self.api("POST", "/v1/jobs", hostile)
+        check(status == 201, f"hostile submit: {status} {job}")
+        self.wd.go(f"{self.base}/ui/job.html?id={job['id']}")
+        wait_for("the hostile job's labels", lambda: HOSTILE_IMG in (self.wd.text("#job-labels") or ""), 30)
+        shown_spec = wait_for("the spec", lambda: self.wd.text("#spec"), 15)
+        # As submitted: the YAML's double-quoted strings (json.dumps) escape the quotes.
+        check(json.dumps(HOSTILE_SCRIPT) in shown_spec and json.dumps(HOSTILE_IMG) in shown_spec,
+              f"the spec is not shown as text: {shown_spec!r}")
+        self.not_pwned("job page (hostile spec)")
+        self.wd.go(self.base + "/")
+        wait_for("the list", lambda: self.phase_in_list(job["id"]), 30)
+        self.not_pwned("jobs list")
+
+    def cancel_with_confirmation(self):
+        ticker = "i=0; while true; do i=$((i+1)); echo tick $i; sleep 0.5; done"
+        status, job = self.api("POST", "/v1/jobs", spec("console-sleeper", ["sh", "-c", ticker]))
+        check(status == 201, f"submit: {status} {job}")
+        self.wd.go(f"{self.base}/ui/job.html?id={job['id']}")
+        wait_for("Running", lambda: self.wd.text("#job-phase") == "Running", 60)
+        # The log follows the running attempt: later ticks appear without a reload.
+        def ticks():
+            found = re.findall(r"tick (\d+)", self.wd.text("#log") or "")
+            return int(found[-1]) if found else 0
+        first = wait_for("the first ticks", ticks, 30)
+        wait_for("later ticks (the log follows)", lambda: ticks() >= first + 4, 30)
+        self.wd.click("#cancel")
+        self.wd.element("#cancel-box:not([hidden]) #cancel-confirm")
+        self.wd.click("#cancel-keep")  # the first answer is "no": nothing happens
+        check(not self.api("GET", f"/v1/jobs/{job['id']}")[1]["cancel_requested"], "cancelled without confirmation")
+        self.wd.click("#cancel")
+        self.wd.click("#cancel-confirm")
+        wait_for("Cancelled", lambda: self.wd.text("#job-phase") == "Cancelled", 60)
+        _, after = self.api("GET", f"/v1/jobs/{job['id']}")
+        check(after["phase"] == "Cancelled" and after["cancel_requested_by"] == "alice", f"job after cancel: {after['phase']}")
+
+    def refused_spec_shows_errors_at_fields(self):
+        self.wd.go(self.base + "/ui/submit.html")
+        bad = spec(f"bad{HOSTILE_SCRIPT}", ["true"], nodes=2, cpus=0)
+        self.wd.element("#spec-text")
+        self.wd.js("const t = document.getElementById('spec-text'); t.value = arguments[0];", bad[:-1])
+        self.wd.type("#spec-text", "\n")  # a real keystroke: the page validates on input
+        wait_for("the errors", lambda: self.wd.find("#errors"), 30)
+        lines = bad.split("\n")
+        for field, key in (("metadata.name", "  name:"), ("spec.resources.pools[0].cpus", "        cpus:"),
+                           ("spec.resources.pools[0].nodes", "        nodes:")):
+            line = next(i for i, text in enumerate(lines) if text.startswith(key)) + 1
+            at = self.wd.text(f'#spec-lines li[data-line="{line}"] li.field-error[data-field="{field}"]')
+            check(at, f"no error for {field} at line {line}")
+        message = self.wd.text('li.field-error[data-field="metadata.name"] .message')
+        check(HOSTILE_SCRIPT in message, f"the refused name is not shown as text: {message!r}")
+        check(self.wd.js("return document.getElementById('submit').disabled;"), "Submit is enabled for a refused spec")
+        self.not_pwned("submit page")
+        self.shot("submit")
+
+    def field_lines_table(self):
+        """web/js/spec_fields.js, the pure function that places an error at its line, from a
+        table of cases, run in the browser on the module the server serves."""
+        text = "\n".join([
+            "apiVersion: tuneplane.io/v1",  # 0
+            "kind: TrainingJob",            # 1
+            "metadata:",                    # 2
+            "  name: demo",                 # 3
+            "spec:",                        # 4
+            "  framework:",                 # 5
+            "    env:",                     # 6
+            "      A: '1'",                 # 7
+            "  resources:",                 # 8
+            "    pools:",                   # 9
+            "    - name: a",                # 10
+            "      nodes: 1",               # 11
+            "    - name: b",                # 12
+            "      # cpus: 4",              # 13
+            "      cpus: 0",                # 14
+            "    time_limit: 10m",          # 15
+        ])
+        cases = {"metadata.name": 3, "kind": 1, "spec.framework.env.A": 7,
+                 "spec.resources.pools[0].nodes": 11, "spec.resources.pools[1].cpus": 14,
+                 "spec.resources.pools[1].name": 12, "spec.resources.time_limit": 15,
+                 # not in the text: the nearest ancestor that is
+                 "spec.resources.pools[1].nodes": 12, "spec.resources.pools[2].cpus": 9,
+                 "spec.retry.max_attempts": 4, "nope": -1, "": -1}
+        json_text = '{\n  "metadata": {\n    "name": "x"\n  }\n}'
+        script = ("const [text, fields, jsonText, done] = arguments;"
+                  "import('/ui/js/spec_fields.js').then((m) => done({"
+                  "  yaml: fields.map((f) => m.lineOfField(text, f)),"
+                  "  json: m.lineOfField(jsonText, 'metadata.name')}))"
+                  ".catch((e) => done(String(e)));")
+        got = self.wd.s("POST", "/execute/async", {"script": script, "args": [text, list(cases), json_text]})
+        check(isinstance(got, dict), f"spec_fields.js: {got}")
+        wrong = {f: (line, want) for (f, want), line in zip(cases.items(), got["yaml"]) if line != want}
+        check(not wrong, f"lineOfField (got, want): {wrong}")
+        check(got["json"] == 2, f"lineOfField in JSON: {got['json']}")
+
+    def valid_spec_submits_and_opens_the_job(self):
+        self.wd.click("#example")
+        wait_for("valid", lambda: self.wd.find("#valid-summary"), 30)
+        self.wd.click("#submit:not([disabled])")
+        wait_for("the new job's page", lambda: "/ui/job.html?id=hello-" in self.wd.s("GET", "/url"), 30)
+        wait_for("its phase", lambda: self.wd.text("#job-phase"), 30)
+
+    def admin_sees_all_and_site_checks(self):
+        self.wd.click("#forget")
+        self.sign_in(OPS, "ops")
+        wait_for("alice's jobs in the admin's list", lambda: self.phase_in_list(self.hello), 30)
+        owner = self.wd.text(f'#jobs-body tr[data-id="{self.hello}"] td:nth-child(6)')
+        check(owner == "alice", f"owner column {owner!r}")
+        title = self.wd.text("main h1")
+        check(title == "All jobs", f"admin's title {title!r}")
+        # The admin's own job, running while the list is shown, then cancelled.
+        status, job = self.api("POST", "/v1/jobs", spec("nightly-eval", ["sleep", "300"]), token=OPS)
+        check(status == 201, f"submit: {status} {job}")
+        wait_for("the admin's job running", lambda: self.phase_in_list(job["id"]) == "Running", 60)
+        owner = self.wd.text(f'#jobs-body tr[data-id="{job["id"]}"] td:nth-child(6)')
+        check(owner == "ops", f"owner column {owner!r}")
+        self.shot("jobs")
+        check(self.api("POST", f"/v1/jobs/{job['id']}/cancel", token=OPS)[0] == 202, "cancel")
+        self.wd.go(self.base + "/ui/site.html")
+        wait_for("capabilities", lambda: "custom-demo" in (self.wd.text("#capabilities") or ""), 30)
+        wait_for("doctor's checks", lambda: self.wd.find("#doctor-checks tbody tr"), 60)
+        checks = self.wd.text("#doctor-checks")
+        check("slurmrestd" in checks and "artifact/custom-demo" in checks, f"doctor checks: {checks!r}")
+        self.shot("site", full=True)
+
+    def token_never_in_a_url_or_log(self):
+        url = self.wd.s("GET", "/url")
+        stored = self.wd.js("return sessionStorage.getItem('tuneplane.token');")
+        check(stored == OPS, "the token is not in session storage")
+        logs = self.stack.read("serve", "out") + self.stack.read("serve", "err")
+        for token in (ALICE, OPS):
+            check(token not in url, "a token in the URL")
+            check(token not in logs, "a token in serve's logs")
+        check(self.wd.js("return localStorage.length;") == 0, "something in localStorage")
+
+    def no_csp_violations(self):
+        refused = [e["message"] for e in self.wd.browser_log()
+                   if "Content Security Policy" in e.get("message", "") or "Refused to" in e.get("message", "")]
+        check(not refused, f"the browser reported CSP violations: {refused}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--tuneplane", required=True)
+    p.add_argument("--slurmsim", required=True)
+    p.add_argument("--chromium", default=shutil.which("chromium") or "/usr/bin/chromium")
+    p.add_argument("--chromedriver", default=shutil.which("chromedriver") or "/usr/bin/chromedriver")
+    p.add_argument("--screenshots", help="write list/job/submit/site PNGs into this directory")
+    p.add_argument("--keep", action="store_true", help="keep the temporary directory")
+    args = p.parse_args()
+    for tool in (args.chromium, args.chromedriver):
+        if not os.access(tool, os.X_OK):
+            print(f"SKIP: {tool} is not installed (apt-get install chromium chromium-driver)")
+            return 77
+    if args.screenshots:
+        os.makedirs(args.screenshots, exist_ok=True)
+    started = time.monotonic()
+    stack = Stack(args)
+    wd = None
+    try:
+        wd = WebDriver(stack.start())
+        wd.start(args.chromium, os.path.join(stack.dir, "profile"))
+        ConsoleTest(stack, wd, args.screenshots).run()
+    except Failure as e:
+        print(f"FAIL {e}", flush=True)
+        if wd and wd.session:
+            for entry in wd.browser_log()[-20:]:
+                print(f"  browser: {entry.get('level')} {entry.get('message')}")
+            try:
+                wd.screenshot(os.path.join(stack.dir, "failure.png"))
+                args.keep = True
+                print(f"  screenshot and logs kept in {stack.dir}")
+            except Failure:
+                pass
+        print("  serve's log (tail):\n" + stack.read("serve", "err")[-3000:])
+        return 1
+    finally:
+        if wd:
+            wd.quit()
+        problems = stack.stop()
+    if problems:
+        print("FAIL " + "\n".join(problems) + f"\n  logs kept in {stack.dir}", flush=True)
+        return 1
+    print(f"PASS console_browser_test in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
