@@ -5,6 +5,8 @@
 
 #include "doctor/doctor.h"
 #include "doctor/host_probe.h"
+#include "staging/os_users.h"
+#include "staging/staging_fs.h"
 #include "slurm/token_provider.h"
 
 namespace tuneplane::api {
@@ -87,9 +89,11 @@ Result<nlohmann::json> Daemon::doctorReport() {
   access.client = probe_.get();
   access.tokens = &probe_->tokens();
   doctor::PosixHostProbe host;
+  staging::PosixOsUsers users;
+  staging::PosixStagingFs fs;
   // The launcher's verifier: an artifact it verified for a submit is a cache hit here, so a
   // check does not re-read a multi-GB image that has not changed.
-  doctor::DoctorEnv env{access, host, verifier_, clock_, {}};
+  doctor::DoctorEnv env{access, host, users, fs, verifier_, clock_, {}};
   const auto checks = doctor::runDoctor(input, env);
   return doctor::reportToJson(site_.site_path, checks, /*strict=*/false);
 }
