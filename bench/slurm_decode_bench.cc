@@ -121,7 +121,7 @@ struct Decoded {
   // The records themselves, handed back so that the caller's clock stops before they are
   // freed: python's `del d` is outside its timing too.
   std::optional<tuneplane::slurm::JobListing> listing;
-  std::optional<std::vector<tuneplane::slurm::JobStateEntry>> states;
+  std::optional<tuneplane::slurm::JobStateList> states;
 };
 
 // Reads the file and decodes it; the count keeps it honest.

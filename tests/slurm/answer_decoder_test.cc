@@ -216,23 +216,23 @@ TEST_P(Decode, JobStateIdsAreStringsSplitIntoIdAndHetOffset) {
   auto states = decodeJobStates(answer("12_jobs_list.json", "GET /jobs/state/"), options());
   ASSERT_TRUE(states.has_value()) << states.error().describe();
   bool saw_het = false;
-  for (const auto& s : *states) {
-    EXPECT_FALSE(s.state.empty());
-    if (s.job_id == "11+1") {
+  for (size_t i = 0; i < states->size(); ++i) {
+    EXPECT_FALSE(states->stateNames(i).empty());
+    if (states->jobId(i) == "11+1") {
       saw_het = true;
-      EXPECT_EQ(s.numeric_id, 11u);
-      EXPECT_EQ(s.het_offset, 1u);
+      EXPECT_EQ((*states)[i].numericId(), 11u);
+      EXPECT_EQ((*states)[i].hetOffset(), 1u);
     }
   }
   EXPECT_TRUE(saw_het);
   auto two = decodeJobStates(answer("12b_jobs_state_query.json", "job_id=1&job_id=2"), options());
   ASSERT_TRUE(two.has_value()) << two.error().describe();
   ASSERT_EQ(two->size(), 2u);
-  EXPECT_EQ((*two)[1].numeric_id, 2u);
-  EXPECT_FALSE((*two)[1].het_offset.has_value());
+  EXPECT_EQ((*two)[1].numericId(), 2u);
+  EXPECT_FALSE((*two)[1].hetOffset().has_value());
   auto numeric = decodeJobStates(R"({"jobs": [{"job_id": 12, "state": ["PENDING"]}]})", options());
   ASSERT_TRUE(numeric.has_value()) << numeric.error().describe();
-  EXPECT_EQ(numeric->front().job_id, "12");
+  EXPECT_EQ(numeric->jobId(0), "12");
   auto bad_id = decodeJobStates(R"({"jobs": [{"job_id": "12+", "state": []}]})", options());
   ASSERT_FALSE(bad_id.has_value());
   EXPECT_EQ(bad_id.error().field, "jobs[0].job_id");
@@ -382,14 +382,17 @@ TEST(AnswerBytes, StringsWithSpareCapacityAreParsedInPlace) {
   EXPECT_EQ(receipt->job_id, 2u);
 }
 
-TEST(ParseJobStateId, SplitsIdAndHetOffset) {
-  auto het = parseJobStateId("10+1");
-  ASSERT_TRUE(het.has_value());
-  EXPECT_EQ(het->numeric_id, 10u);
-  EXPECT_EQ(het->het_offset, 1u);
-  EXPECT_EQ(het->job_id, "10+1");
+TEST(SplitJobStateId, SplitsIdAndHetOffset) {
+  uint64_t id = 0;
+  std::optional<uint32_t> het;
+  EXPECT_EQ(splitJobStateId("10+1", id, het), nullptr);
+  EXPECT_EQ(id, 10u);
+  EXPECT_EQ(het, 1u);
+  EXPECT_EQ(splitJobStateId("12", id, het), nullptr);
+  EXPECT_EQ(id, 12u);
+  EXPECT_FALSE(het.has_value());
   for (const char* bad : {"12x", "12+", "+1", "", "-3", "1+99999999999"}) {
-    EXPECT_FALSE(parseJobStateId(bad).has_value()) << bad;
+    EXPECT_NE(splitJobStateId(bad, id, het), nullptr) << bad;
   }
 }
 
