@@ -16,6 +16,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -105,10 +106,39 @@ void eachCsvPart(std::string_view text, Part&& part) {
   }
 }
 
+// A string value's text without copying it: a string without escapes (every name and id
+// slurmrestd sends) is read where it lies in the answer, and left for the iteration to skip;
+// one with escapes is unescaped into the parser's buffer. INCORRECT_TYPE for other values.
+// `Value` is an ondemand::value or simdjson's result of one.
+template <typename Value>
+simdjson_inline error_code stringView(Value& value, std::string_view& out) {
+  std::string_view token;
+  if constexpr (std::is_same_v<Value, ondemand::value>) {
+    token = value.raw_json_token();
+  } else if (auto e = value.raw_json_token().get(token)) {
+    return e;
+  }
+  // The token runs to the next one: the closing quote, then perhaps whitespace.
+  while (token.size() > 2 && (token.back() == ' ' || token.back() == '\n' ||
+                              token.back() == '\r' || token.back() == '\t')) {
+    token.remove_suffix(1);
+  }
+  if (token.size() >= 2 && token.front() == '"' && token.back() == '"') {
+    const std::string_view text = token.substr(1, token.size() - 2);
+    bool escaped = false;
+    for (char c : text) escaped |= c == '\\';  // short strings: no call to memchr
+    if (!escaped) {
+      out = text;
+      return simdjson::SUCCESS;
+    }
+  }
+  return value.get_string().get(out);
+}
+
 // Calls `string(view)` for each string of an array (other items skipped, validated) or each
 // part of a comma-separated string (v0.0.45's csv_string is an array, older releases send a
-// string); anything else calls nothing. The views point into the parser's buffer: they live
-// until the parser's next document. `Value` as in checkScalar, or simdjson's result of one.
+// string); anything else calls nothing. The views point into the answer or the parser's
+// buffer (stringView): they live until the parser's next document. `Value` as in stringView.
 template <typename Value, typename String>
 error_code eachString(Value& value, String&& string) {
   ondemand::array array;
@@ -127,7 +157,7 @@ error_code eachString(Value& value, String&& string) {
     ondemand::value element;
     if ((e = std::move(item).get(element))) return e;
     std::string_view text;
-    e = element.get_string().get(text);
+    e = stringView(element, text);
     if (e == simdjson::SUCCESS) {
       string(text);
       continue;

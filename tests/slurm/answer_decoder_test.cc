@@ -155,6 +155,43 @@ TEST_P(Decode, RecordWithoutUsableJobIdIsABadResponseNamingIt) {
   }
 }
 
+TEST_P(Decode, JobStateListsComeBackAsSentEvenWhenSlurmWouldNotSendThem) {
+  using Names = std::vector<std::string>;
+  auto states = decodeJobStates(R"({"jobs": [
+      {"job_id": "1", "state": ["RUNNING"]},
+      {"state": ["COMPLETED", "COMPLETING"], "job_id": "2+1"},
+      {"job_id": "3", "state": ["FUTURE_STATE", "COMPLETING"]},
+      {"job_id": "4", "state": ["COMPLETED", "STAGE_OUT", "COMPLETING"]},
+      {"job_id": "5", "state": ["RUN\u004eING", "A\"B", "", 7, null]},
+      {"job_id": "6", "state": "PENDING,REQUEUED"},
+      {"job_id": "7", "state": ["FAILED"], "state": ["TIMEOUT"], "job_id": "07"},
+      {"job_id": 8, "state": ["P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10"]},
+      {"job_id": "9", "state": {"not": "a list"}, "other": [1, "x"]}
+    ]})",
+                                options());
+  ASSERT_TRUE(states.has_value()) << states.error().describe();
+  const std::vector<std::pair<std::string, Names>> expected = {
+      {"1", {"RUNNING"}},
+      {"2+1", {"COMPLETED", "COMPLETING"}},
+      {"3", {"FUTURE_STATE", "COMPLETING"}},
+      {"4", {"COMPLETED", "STAGE_OUT", "COMPLETING"}},
+      {"5", {"RUNNING", "A\"B", ""}},
+      {"6", {"PENDING", "REQUEUED"}},
+      {"07", {"TIMEOUT"}},
+      {"8", {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10"}},
+      {"9", {}},
+  };
+  ASSERT_EQ(states->size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(states->jobId(i), expected[i].first) << i;
+    EXPECT_EQ(states->stateNames(i), expected[i].second) << i;
+  }
+  EXPECT_EQ((*states)[1].hetOffset(), 1u);
+  EXPECT_EQ((*states)[6].numericId(), 7u);
+  EXPECT_TRUE((*states)[0].hasCompactState());
+  EXPECT_FALSE((*states)[2].hasCompactState());
+}
+
 TEST_P(Decode, AnswerWithoutRecordsArrayOrWithNonObjectRecords) {
   auto missing = decodeJobs(R"({"errors": []})", options());
   ASSERT_FALSE(missing.has_value());
