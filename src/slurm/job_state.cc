@@ -12,17 +12,16 @@ constexpr size_t kFlags = 16;
 
 // Base states in enum order (after kNone), then flags in bit order: Slurm 26.05's names.
 constexpr std::array<std::string_view, kBases + kFlags> kNames = {
-    "PENDING",       "RUNNING",       "SUSPENDED",     "COMPLETED",    "CANCELLED",
-    "FAILED",        "TIMEOUT",       "NODE_FAIL",     "PREEMPTED",    "BOOT_FAIL",
-    "DEADLINE",      "OUT_OF_MEMORY", "LAUNCH_FAILED", "REQUEUED",     "REQUEUE_HOLD",
-    "SPECIAL_EXIT",  "RESIZING",      "CONFIGURING",   "COMPLETING",   "STOPPED",
-    "RECONFIG_FAIL", "POWER_UP_NODE", "REVOKED",       "REQUEUE_FED",  "RESV_DEL_HOLD",
-    "SIGNALING",     "STAGE_OUT",     "EXPEDITING"};
+    "PENDING",       "RUNNING",   "SUSPENDED",     "COMPLETED",     "CANCELLED", "FAILED",
+    "TIMEOUT",       "NODE_FAIL", "PREEMPTED",     "BOOT_FAIL",     "DEADLINE",  "OUT_OF_MEMORY",
+    "LAUNCH_FAILED", "REQUEUED",  "REQUEUE_HOLD",  "SPECIAL_EXIT",  "RESIZING",  "CONFIGURING",
+    "COMPLETING",    "STOPPED",   "RECONFIG_FAIL", "POWER_UP_NODE", "REVOKED",   "REQUEUE_FED",
+    "RESV_DEL_HOLD", "SIGNALING", "STAGE_OUT",     "EXPEDITING"};
 
 // Name → position in kNames, for a decoder that looks up every state of a 10,000-job answer:
-// one slot per name, found from the length and the first and fourth letters (no two names share a slot: the
-// constructor checks), then compared as two overlapping words, not byte by byte. Every name
-// is 6 to 16 bytes long.
+// one slot per name, found from the length and the first and fourth letters (no two names share a
+// slot: the constructor checks), then compared as two overlapping words, not byte by byte. Every
+// name is 6 to 16 bytes long.
 class NameIndex {
  public:
   NameIndex() {

@@ -119,8 +119,8 @@ simdjson_inline error_code stringView(Value& value, std::string_view& out) {
     return e;
   }
   // The token runs to the next one: the closing quote, then perhaps whitespace.
-  while (token.size() > 2 && (token.back() == ' ' || token.back() == '\n' ||
-                              token.back() == '\r' || token.back() == '\t')) {
+  while (token.size() > 2 && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                              token.back() == '\t')) {
     token.remove_suffix(1);
   }
   if (token.size() >= 2 && token.front() == '"' && token.back() == '"') {

@@ -12,7 +12,6 @@ namespace {
 using json_fields::checkScalar;
 using json_fields::eachField;
 using json_fields::eachString;
-using json_fields::stringView;
 using json_fields::KeyIndex;
 using json_fields::rawKey;
 using json_fields::readBool;
@@ -22,6 +21,7 @@ using json_fields::readNoVal;
 using json_fields::readObject;
 using json_fields::readString;
 using json_fields::readStrings;
+using json_fields::stringView;
 using simdjson::error_code;
 using simdjson::SUCCESS;
 using Type = ondemand::json_type;
@@ -278,8 +278,7 @@ Failure decodeJobStateEntry(ondemand::object& object, JobStateList& out) {
         has_id = number.value().has_value();
         if (has_id) {
           const char* end = std::to_chars(number_text.data(),
-                                          number_text.data() + number_text.size(),
-                                          *number.value())
+                                          number_text.data() + number_text.size(), *number.value())
                                 .ptr;
           job_id = {number_text.data(), static_cast<size_t>(end - number_text.data())};
         }

@@ -339,8 +339,7 @@ SlurmResult<JobListing> SlurmRestClient::listJobs(std::optional<int64_t> update_
   return std::move(*listing);
 }
 
-SlurmResult<JobStateList> SlurmRestClient::listJobStates(
-    const std::vector<uint64_t>& job_ids) {
+SlurmResult<JobStateList> SlurmRestClient::listJobStates(const std::vector<uint64_t>& job_ids) {
   JobStateList out;
   size_t next = 0;
   do {

@@ -41,8 +41,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
     ++calls["listJobs"];
     return slurm::JobListing{};
   }
-  slurm::SlurmResult<slurm::JobStateList> listJobStates(
-      const std::vector<uint64_t>&) override {
+  slurm::SlurmResult<slurm::JobStateList> listJobStates(const std::vector<uint64_t>&) override {
     ++calls["listJobStates"];
     return slurm::JobStateList{};
   }

@@ -27,8 +27,8 @@ TEST(JobStateList, GivesBackEveryIdAndStateAsItCame) {
       {"11+1", {"COMPLETED", "COMPLETING"}, 11, 1u, true},
       {"0", {}, 0, std::nullopt, true},
       {"12", {"FUTURE_STATE"}, 12, std::nullopt, false},
-      {"010", {"PENDING"}, 10, std::nullopt, true},           // an id written unusually
-      {"13+01", {"RUNNING", "PENDING"}, 13, 1u, false},        // both unusual
+      {"010", {"PENDING"}, 10, std::nullopt, true},      // an id written unusually
+      {"13+01", {"RUNNING", "PENDING"}, 13, 1u, false},  // both unusual
       {"18446744073709551615", {"FAILED"}, UINT64_MAX, std::nullopt, true},
       {"14+4294967295", {"COMPLETING", "COMPLETED"}, 14, UINT32_MAX, false},
   };
@@ -76,9 +76,11 @@ TEST(JobStateList, AppendKeepsTheVerbatimTextWithItsEntry) {
   EXPECT_EQ(first.jobId(3), "04");
   EXPECT_EQ(first.stateNames(3), (Names{"RUNNING", "FUTURE_FLAG"}));
   JobStateList same;
-  for (const auto& [id, state] : std::vector<std::pair<std::string, Names>>{
-           {"1", {"FUTURE_STATE"}}, {"2", {"RUNNING"}}, {"3", {"PENDING"}},
-           {"04", {"RUNNING", "FUTURE_FLAG"}}}) {
+  for (const auto& [id, state] :
+       std::vector<std::pair<std::string, Names>>{{"1", {"FUTURE_STATE"}},
+                                                  {"2", {"RUNNING"}},
+                                                  {"3", {"PENDING"}},
+                                                  {"04", {"RUNNING", "FUTURE_FLAG"}}}) {
     ASSERT_TRUE(same.add(id, state).has_value());
   }
   EXPECT_TRUE(first == same);

@@ -62,14 +62,14 @@ TEST(JobState, EveryBaseAndFlagNameRoundTrips) {
 
 TEST(JobState, OtherListsHaveNoCompactForm) {
   const Names cases[] = {
-      {"FUTURE_STATE"},                       // unknown base
-      {"RUNNING", "FUTURE_FLAG"},             // unknown flag
-      {"COMPLETING"},                         // a flag without a base
-      {"RUNNING", "PENDING"},                 // two bases
-      {"COMPLETED", "STAGE_OUT", "COMPLETING"},  // flags out of Slurm's order
+      {"FUTURE_STATE"},                           // unknown base
+      {"RUNNING", "FUTURE_FLAG"},                 // unknown flag
+      {"COMPLETING"},                             // a flag without a base
+      {"RUNNING", "PENDING"},                     // two bases
+      {"COMPLETED", "STAGE_OUT", "COMPLETING"},   // flags out of Slurm's order
       {"COMPLETED", "COMPLETING", "COMPLETING"},  // a flag twice
-      {"running"},                            // names are case-sensitive
-      {"RUNNING "},                           // and exact
+      {"running"},                                // names are case-sensitive
+      {"RUNNING "},                               // and exact
       {""},
       {"PENDINGX"},  // same slot as a known name, other text
   };
