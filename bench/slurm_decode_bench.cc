@@ -5,8 +5,9 @@
 // the client's typed records (answer_decoder.h); python3's json.loads of the same bytes, in
 // the same run, is the baseline (read + parse, best and median of the runs). Peak memory:
 // VmHWM of a fresh process that reads and decodes once, minus that of the same program doing
-// nothing; what the decoded records keep resident is measured too, so the rest can be told
-// apart.
+// nothing; what the decoded records keep resident is measured too, and the rise of the same
+// process decoding a 10-job answer (the part that does not grow with the answer: code pages,
+// parser and allocator set-up), so the rest can be told apart.
 // Goals (issue 6): each answer >= 10x faster than python, peak rise <= 1.5x the answer.
 // Run: build/bench/slurm_decode_bench. Profile: TUNEPLANE_BENCH_DIR=/tmp/d slurm_decode_bench,
 // then perf record slurm_decode_bench --loop /tmp/d/states.json states 1000.
@@ -37,6 +38,7 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr int kJobs = 10000;
+constexpr int kSmallJobs = 10;  // the answer that tells the fixed part of our memory apart
 constexpr int kJobsRounds = 7;  // python's /jobs/ run takes over a second
 constexpr int kStatesRounds = 41;
 constexpr double kSpeedGoal = 10;    // python time / ours, at least
@@ -56,12 +58,12 @@ std::string crockfordSluid(uint64_t n) {
   return "s" + out;
 }
 
-std::string buildJobsAnswer(const std::string& data_dir) {
+std::string buildJobsAnswer(const std::string& data_dir, int count) {
   json transcript = json::parse(readFile(data_dir + "/slurm/transcripts/12_jobs_list.json"));
   json answer = transcript["exchanges"][0]["response"]["body"];
   json templates = answer["jobs"];
   json jobs = json::array();
-  for (int i = 0; i < kJobs; ++i) {
+  for (int i = 0; i < count; ++i) {
     json job = templates[i % templates.size()];
     job["job_id"] = 1000 + i;
     job["step_id"]["sluid"] = crockfordSluid(0xCC1000000000000ULL + static_cast<uint64_t>(i));
@@ -73,10 +75,10 @@ std::string buildJobsAnswer(const std::string& data_dir) {
   return answer.dump();
 }
 
-std::string buildStatesAnswer() {
+std::string buildStatesAnswer(int count) {
   json jobs = json::array();
   const char* states[] = {"PENDING", "RUNNING", "COMPLETED", "FAILED"};
-  for (int i = 0; i < kJobs; ++i) {
+  for (int i = 0; i < count; ++i) {
     json entry = {
         {"job_id", i % 50 == 1 ? std::to_string(1000 + i) + "+1" : std::to_string(1000 + i)},
         {"state", json::array({states[i % 4]})}};
@@ -121,7 +123,7 @@ struct Decoded {
   // The records themselves, handed back so that the caller's clock stops before they are
   // freed: python's `del d` is outside its timing too.
   std::optional<tuneplane::slurm::JobListing> listing;
-  std::optional<std::vector<tuneplane::slurm::JobStateEntry>> states;
+  std::optional<tuneplane::slurm::JobStateList> states;
 };
 
 // Reads the file and decodes it; the count keeps it honest.
@@ -147,6 +149,7 @@ struct Figures {
   double ms = 0;          // best run
   double median_ms = 0;   // median run
   double peak_mb = 0;     // VmHWM rise of a fresh process
+  double fixed_mb = 0;    // of it, what decoding at all costs (ours only)
   double records_mb = 0;  // of it, what the decoded records hold (ours only)
 };
 
@@ -291,8 +294,11 @@ double loadAverage() {
 
 // Runs ours and python's alternately, one each a round, `rounds` times, and reports the best
 // and median of each and of the per-round ratios, in CPU time and in wall time.
-bool report(const char* what, const std::string& path, bool states, PythonBaseline& python,
-            int rounds) {
+// `small_path`: an answer of the same kind with a few records, whose peak rise is the part of
+// ours that does not grow with the answer (code pages faulted in, the parser and allocator set
+// up), shown apart.
+bool report(const char* what, const std::string& path, const std::string& small_path, bool states,
+            PythonBaseline& python, int rounds) {
   double mb = static_cast<double>(std::filesystem::file_size(path)) / (1024.0 * 1024.0);
   Figures ours;
   Figures py;
@@ -327,7 +333,12 @@ bool report(const char* what, const std::string& path, bool states, PythonBaseli
   long hwm_kb = 0;
   unsigned long long retained = 0;
   std::sscanf(fresh.c_str(), "%ld %llu", &hwm_kb, &retained);
-  ours.peak_mb = static_cast<double>(hwm_kb - maxRssKb({self_path, "--noop"})) / 1024.0;
+  const long noop_kb = maxRssKb({self_path, "--noop"});
+  ours.peak_mb = static_cast<double>(hwm_kb - noop_kb) / 1024.0;
+  const long small_kb =
+      std::strtol(runFresh({self_path, "--decode", small_path, states ? "states" : "jobs"}).c_str(),
+                  nullptr, 10);
+  ours.fixed_mb = static_cast<double>(small_kb - noop_kb) / 1024.0;
   ours.records_mb = static_cast<double>(retained) / (1024.0 * 1024.0);
   py.peak_mb =
       peakRiseMb({"python3", "-c",
@@ -357,9 +368,13 @@ bool report(const char* what, const std::string& path, bool states, PythonBaseli
       "   goal <= %.1fx: %s\n",
       ours.peak_mb, memory, py.peak_mb, py.peak_mb / mb, kMemoryGoal, lean ? "MET" : "NOT MET");
   std::printf(
-      "    of which: the answer itself %.1f MB; kept after decoding (the records and the"
-      " parser's reusable buffers) %.1f MB = %.2fx the answer; transient %.1f MB\n",
+      "    of which: the answer itself %.2f MB; kept after decoding (the records and the"
+      " parser's reusable buffers) %.2f MB = %.2fx the answer; transient %.2f MB\n",
       mb, ours.records_mb, ours.records_mb / mb, ours.peak_mb - mb - ours.records_mb);
+  std::printf(
+      "    the same process decoding a %d-job answer rises %.2f MB (code, parser and allocator"
+      " set-up); the rest, what grows with the answer: +%.2f MB = %.2fx the answer\n",
+      kSmallJobs, ours.fixed_mb, ours.peak_mb - ours.fixed_mb, (ours.peak_mb - ours.fixed_mb) / mb);
   return fast && lean;
 }
 
@@ -389,14 +404,19 @@ int main(int argc, char** argv) {
   if (!dir.ok()) return 1;
   std::string jobs_path = dir.path() + "/jobs.json";
   std::string states_path = dir.path() + "/states.json";
-  std::ofstream(jobs_path, std::ios::binary)
-      << buildJobsAnswer(tuneplane::test::testDataDir().string());
-  std::ofstream(states_path, std::ios::binary) << buildStatesAnswer();
+  std::string small_jobs_path = dir.path() + "/jobs_small.json";
+  std::string small_states_path = dir.path() + "/states_small.json";
+  const std::string data_dir = tuneplane::test::testDataDir().string();
+  std::ofstream(jobs_path, std::ios::binary) << buildJobsAnswer(data_dir, kJobs);
+  std::ofstream(states_path, std::ios::binary) << buildStatesAnswer(kJobs);
+  std::ofstream(small_jobs_path, std::ios::binary) << buildJobsAnswer(data_dir, kSmallJobs);
+  std::ofstream(small_states_path, std::ios::binary) << buildStatesAnswer(kSmallJobs);
   std::printf("load average (1 min) at start: %.2f on %ld cores\n", loadAverage(),
               sysconf(_SC_NPROCESSORS_ONLN));
   PythonBaseline python;
-  bool jobs_ok = report("GET /jobs/", jobs_path, false, python, kJobsRounds);
-  bool states_ok = report("GET /jobs/state/", states_path, true, python, kStatesRounds);
+  bool jobs_ok = report("GET /jobs/", jobs_path, small_jobs_path, false, python, kJobsRounds);
+  bool states_ok =
+      report("GET /jobs/state/", states_path, small_states_path, true, python, kStatesRounds);
   std::printf("load average (1 min) at end: %.2f\n", loadAverage());
   std::printf("goals: %s\n", jobs_ok && states_ok ? "all met" : "not all met");
   return 0;

@@ -28,7 +28,7 @@ slurm::SlurmResult<slurm::JobListing> MeteredSlurmClient::listJobs(
     std::optional<int64_t> update_time) {
   return timed("list_jobs", [&] { return inner_.listJobs(update_time); });
 }
-slurm::SlurmResult<std::vector<slurm::JobStateEntry>> MeteredSlurmClient::listJobStates(
+slurm::SlurmResult<slurm::JobStateList> MeteredSlurmClient::listJobStates(
     const std::vector<uint64_t>& job_ids) {
   return timed("list_job_states", [&] { return inner_.listJobStates(job_ids); });
 }

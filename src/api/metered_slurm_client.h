@@ -20,7 +20,7 @@ class MeteredSlurmClient final : public slurm::SlurmClient {
   slurm::SlurmResult<slurm::SubmitReceipt> submit(const nlohmann::json& body) override;
   slurm::SlurmResult<std::vector<slurm::JobRecord>> getJob(const std::string& job) override;
   slurm::SlurmResult<slurm::JobListing> listJobs(std::optional<int64_t> update_time) override;
-  slurm::SlurmResult<std::vector<slurm::JobStateEntry>> listJobStates(
+  slurm::SlurmResult<slurm::JobStateList> listJobStates(
       const std::vector<uint64_t>& job_ids) override;
   slurm::SlurmStatus cancel(const std::string& sluid,
                             const std::optional<std::string>& signal) override;

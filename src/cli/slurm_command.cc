@@ -220,10 +220,14 @@ void runJobs(const SlurmFlags& flags) {
   if (!states) failSlurm(states.error(), format);
   if (format == OutputFormat::kJson) {
     json out = json::array();
-    for (const auto& s : *states) out.push_back({{"job_id", s.job_id}, {"state", s.state}});
+    for (size_t i = 0; i < states->size(); ++i) {
+      out.push_back({{"job_id", states->jobId(i)}, {"state", states->stateNames(i)}});
+    }
     std::cout << json{{"jobs", out}}.dump(2) << "\n";
   } else {
-    for (const auto& s : *states) std::cout << s.job_id << " " << stateText(s.state) << "\n";
+    for (size_t i = 0; i < states->size(); ++i) {
+      std::cout << states->jobId(i) << " " << stateText(states->stateNames(i)) << "\n";
+    }
   }
 }
 

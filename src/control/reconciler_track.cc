@@ -109,8 +109,8 @@ void Reconciler::poll(const std::vector<store::JobView>& tracked, std::stop_toke
     spdlog::warn("reconciler: GET /jobs/state/ failed: {}", states.error().describe());
     return;  // nothing is concluded from no answer
   }
-  std::unordered_map<uint64_t, const std::vector<std::string>*> state_of;
-  for (const auto& entry : *states) state_of[entry.numeric_id] = &entry.state;
+  std::unordered_map<uint64_t, size_t> state_of;  // numeric id → entry
+  for (size_t i = 0; i < states->size(); ++i) state_of[(*states)[i].numericId()] = i;
 
   // Who needs a read by SLUID: changed or vanished first, then not yet verified by this
   // process, then the oldest slow refreshes (a bounded share per tick).
@@ -121,7 +121,7 @@ void Reconciler::poll(const std::vector<store::JobView>& tracked, std::stop_toke
     bool changed = false;
     for (const auto& c : a.components) {
       auto it = state_of.find(c.slurm_job_id);
-      if (it == state_of.end() || *it->second != c.state) changed = true;
+      if (it == state_of.end() || !states->stateIs(it->second, c.state)) changed = true;
     }
     auto verified = verified_ms_.find(key(a));
     if (changed) {

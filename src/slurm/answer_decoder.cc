@@ -335,7 +335,20 @@ class ListingShape : public JobList {
   std::vector<SlurmMessage> warnings;
 };
 
-using StateList = RecordList<JobStateEntry, records::decodeJobStateEntry, 24>;
+// `/jobs/state/`: entries go straight into the list's compact form (job_state_list.h).
+class StateList : public Shape {
+ public:
+  StateList() : Shape({"jobs"}, "jobs") {}
+  size_t minRecordBytes() const override { return 24; }
+  void startRecords(size_t count) override {
+    list.clear();
+    list.reserve(count);
+  }
+  Failure record(ondemand::object& object) override {
+    return records::decodeJobStateEntry(object, list);
+  }
+  JobStateList list;
+};
 using PartitionList = RecordList<PartitionInfo, records::decodePartitionInfo, 256>;
 using NodeList = RecordList<NodeInfo, records::decodeNodeInfo, 256>;
 
@@ -498,9 +511,8 @@ Result<JobListing> decodeJobListing(AnswerBytes answer, const DecodeOptions& opt
   return out;
 }
 
-Result<std::vector<JobStateEntry>> decodeJobStates(AnswerBytes answer,
-                                                   const DecodeOptions& options) {
-  return listOf(StateList({"jobs"}, "jobs"), answer, options);
+Result<JobStateList> decodeJobStates(AnswerBytes answer, const DecodeOptions& options) {
+  return listOf(StateList(), answer, options);
 }
 
 Result<SubmitReceipt> decodeSubmitReceipt(AnswerBytes answer, const DecodeOptions& options) {

@@ -27,6 +27,7 @@
 
 #include "common/result.h"
 #include "slurm/job_record.h"
+#include "slurm/job_state_list.h"
 
 namespace tuneplane::slurm {
 
@@ -74,9 +75,8 @@ Result<std::vector<JobRecord>> decodeJobs(AnswerBytes answer, const DecodeOption
 // GET /jobs/[?update_time=T]: records, `last_update`, and `unchanged` when a warning says
 // "No job changes".
 Result<JobListing> decodeJobListing(AnswerBytes answer, const DecodeOptions& options = {});
-// GET /jobs/state/: `jobs[]` of {job_id (a string), state[]}.
-Result<std::vector<JobStateEntry>> decodeJobStates(AnswerBytes answer,
-                                                   const DecodeOptions& options = {});
+// GET /jobs/state/: `jobs[]` of {job_id (a string), state[]}, in their compact form.
+Result<JobStateList> decodeJobStates(AnswerBytes answer, const DecodeOptions& options = {});
 // POST /job/submit: `job_id` (a number, a NoValNumber or a numeric string) must be positive.
 Result<SubmitReceipt> decodeSubmitReceipt(AnswerBytes answer, const DecodeOptions& options = {});
 // GET /ping/: `pings[]` and meta.slurm.{release,cluster}, meta.plugin.data_parser.

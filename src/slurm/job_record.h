@@ -1,8 +1,8 @@
 // Typed views of the records slurmrestd v0.0.45 returns: a job (`GET /job/{id}`, `/jobs/`),
-// the light state list (`/jobs/state/`), the submit receipt, ping, partitions and nodes, and
-// the `errors[]`/`warnings[]` every answer carries. answer_decoder.h fills them from an
-// answer's bytes (shapes checked against tests/data/slurm/transcripts); unknown enum strings
-// are kept verbatim, never guessed. Thread-safety: plain values.
+// the submit receipt, ping, partitions and nodes, and the `errors[]`/`warnings[]` every answer
+// carries (the light state list of `/jobs/state/` is in job_state_list.h). answer_decoder.h
+// fills them from an answer's bytes (shapes checked against tests/data/slurm/transcripts);
+// unknown enum strings are kept verbatim, never guessed. Thread-safety: plain values.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "slurm/job_state_list.h"
 
 namespace tuneplane::slurm {
 
@@ -87,16 +88,6 @@ struct JobRecord {
   bool operator==(const JobRecord&) const = default;
 };
 
-// One entry of `GET /jobs/state/`: job_id is a string there; a het component is
-// "<own_id>+<offset>".
-struct JobStateEntry {
-  std::string job_id;  // verbatim
-  uint64_t numeric_id = 0;
-  std::optional<uint32_t> het_offset;
-  std::vector<std::string> state;  // base first, then flags
-  bool operator==(const JobStateEntry&) const = default;
-};
-
 // One entry of `errors[]` / `warnings[]`.
 struct SlurmMessage {
   int error_number = 0;  // 0 for warnings
@@ -162,12 +153,5 @@ struct NodeInfo {
   std::string reason;
   bool operator==(const NodeInfo&) const = default;
 };
-
-// A `/jobs/state/` job id, "<id>" or "<id>+<het offset>", split into its parts (state left
-// empty). Errors: "slurm.bad_response" for anything else.
-Result<JobStateEntry> parseJobStateId(std::string_view job_id);
-// The same without allocating: nullptr, or why `job_id` is not one.
-const char* splitJobStateId(std::string_view job_id, uint64_t& numeric_id,
-                            std::optional<uint32_t>& het_offset);
 
 }  // namespace tuneplane::slurm

@@ -38,16 +38,6 @@ error_code readNumber(ondemand::value& value, int64_t& out) {
 
 }  // namespace
 
-void splitCsv(std::string_view text, std::vector<std::string>& out) {
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    if (comma > start) out.emplace_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-}
-
 std::string_view rawKey(ondemand::raw_json_string key) {
   // simdjson's first stage has checked that every string closes, so the scan ends.
   const char* start = key.raw();
@@ -124,7 +114,7 @@ error_code readExitCode(ondemand::value& value, ExitCode& out) {
   });
 }
 
-KeyIndex::KeyIndex(std::initializer_list<std::string_view> keys) {
+KeyIndex::KeyIndex(std::span<const std::string_view> keys) {
   if (keys.size() * 4 > kSlots) std::abort();  // a programming error, seen at start-up
   ids_.fill(-1);
   int id = 0;

@@ -13,8 +13,10 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -91,28 +93,88 @@ inline std::string indexed(std::string_view key, size_t index) {
 
 // A string; anything else gives "".
 error_code readString(ondemand::value& value, std::string& out);
-// Appends the comma-separated parts of `text` (empty ones skipped).
-void splitCsv(std::string_view text, std::vector<std::string>& out);
 
-// An array of strings (other items skipped), or a comma-separated string (v0.0.45's
-// csv_string is an array, older releases send a string); anything else gives {}. Inline: it
-// runs for every state list of a 10,000-job answer. The strings are gathered first (as views
-// into the parser's buffer) so that the vector is allocated once at its final size: growing
-// it one string at a time cost a second allocation, and a copy, for every two-state list.
-inline error_code readStrings(ondemand::value& value, std::vector<std::string>& out) {
-  out.clear();
+// Calls `part(view)` for each comma-separated part of `text` (empty ones skipped).
+template <typename Part>
+void eachCsvPart(std::string_view text, Part&& part) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    if (comma > start) part(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+}
+
+// A string value's text without copying it: a string without escapes (every name and id
+// slurmrestd sends) is read where it lies in the answer, and left for the iteration to skip;
+// one with escapes is unescaped into the parser's buffer. INCORRECT_TYPE for other values.
+// `Value` is an ondemand::value or simdjson's result of one.
+template <typename Value>
+simdjson_inline error_code stringView(Value& value, std::string_view& out) {
+  std::string_view token;
+  if constexpr (std::is_same_v<Value, ondemand::value>) {
+    token = value.raw_json_token();
+  } else if (auto e = value.raw_json_token().get(token)) {
+    return e;
+  }
+  // The token runs to the next one: the closing quote, then perhaps whitespace.
+  while (token.size() > 2 && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                              token.back() == '\t')) {
+    token.remove_suffix(1);
+  }
+  if (token.size() >= 2 && token.front() == '"' && token.back() == '"') {
+    const std::string_view text = token.substr(1, token.size() - 2);
+    bool escaped = false;
+    for (char c : text) escaped |= c == '\\';  // short strings: no call to memchr
+    if (!escaped) {
+      out = text;
+      return simdjson::SUCCESS;
+    }
+  }
+  return value.get_string().get(out);
+}
+
+// Calls `string(view)` for each string of an array (other items skipped, validated) or each
+// part of a comma-separated string (v0.0.45's csv_string is an array, older releases send a
+// string); anything else calls nothing. The views point into the answer or the parser's
+// buffer (stringView): they live until the parser's next document. `Value` as in stringView.
+template <typename Value, typename String>
+error_code eachString(Value& value, String&& string) {
   ondemand::array array;
   auto e = value.get_array().get(array);
   if (e == simdjson::INCORRECT_TYPE) {
     std::string_view text;
     e = value.get_string().get(text);
-    if (e == simdjson::SUCCESS) splitCsv(text, out);
+    if (e == simdjson::SUCCESS) eachCsvPart(text, string);
     if (e != simdjson::INCORRECT_TYPE) return e;
     ondemand::json_type type;
     if ((e = value.type().get(type))) return e;
     return checkScalar(value, type);
   }
   if (e) return e;
+  for (auto&& item : array) {
+    ondemand::value element;
+    if ((e = std::move(item).get(element))) return e;
+    std::string_view text;
+    e = stringView(element, text);
+    if (e == simdjson::SUCCESS) {
+      string(text);
+      continue;
+    }
+    if (e != simdjson::INCORRECT_TYPE) return e;
+    ondemand::json_type type;
+    if ((e = element.type().get(type)) || (e = checkScalar(element, type))) return e;
+  }
+  return simdjson::SUCCESS;
+}
+
+// eachString's strings as a vector. Inline: it runs for every state list of a 10,000-job
+// answer. The strings are gathered first (as views into the parser's buffer) so that the
+// vector is allocated once at its final size: growing it one string at a time cost a second
+// allocation, and a copy, for every two-state list.
+inline error_code readStrings(ondemand::value& value, std::vector<std::string>& out) {
+  out.clear();
   std::array<std::string_view, 8> gathered;
   size_t count = 0;
   auto flush = [&] {
@@ -120,22 +182,12 @@ inline error_code readStrings(ondemand::value& value, std::vector<std::string>& 
     for (size_t i = 0; i < count; ++i) out.emplace_back(gathered[i]);
     count = 0;
   };
-  for (auto&& item : array) {
-    ondemand::value element;
-    if ((e = std::move(item).get(element))) return e;
-    std::string_view text;
-    e = element.get_string().get(text);
-    if (e == simdjson::SUCCESS) {
-      if (count == gathered.size()) flush();
-      gathered[count++] = text;
-      continue;
-    }
-    if (e != simdjson::INCORRECT_TYPE) return e;
-    ondemand::json_type type;
-    if ((e = element.type().get(type)) || (e = checkScalar(element, type))) return e;
-  }
+  auto e = eachString(value, [&](std::string_view text) {
+    if (count == gathered.size()) flush();
+    gathered[count++] = text;
+  });
   flush();
-  return simdjson::SUCCESS;
+  return e;
 }
 
 // true or false; anything else gives false.
@@ -153,7 +205,9 @@ error_code readExitCode(ondemand::value& value, ExitCode& out);
 // record has ~140 keys, and this lookup runs for each of them in a 10,000-job answer.
 class KeyIndex {
  public:
-  KeyIndex(std::initializer_list<std::string_view> keys);
+  KeyIndex(std::initializer_list<std::string_view> keys)
+      : KeyIndex(std::span<const std::string_view>(keys.begin(), keys.size())) {}
+  explicit KeyIndex(std::span<const std::string_view> keys);
   int find(std::string_view key) const {
     for (size_t slot = slotOf(key);; slot = (slot + 1) % kSlots) {
       if (ids_[slot] == -1) return -1;

@@ -29,11 +29,12 @@ using Failure = std::optional<Error>;
 // "slurm.bad_response" for a simdjson error met while reading `field`.
 Error malformed(std::string field, simdjson::error_code code);
 
-// REQUIRES: every `out` is default-constructed.
+// REQUIRES: every `out` record is default-constructed.
 // A job record needs a `job_id` that is a set, non-negative number.
 Failure decodeJobRecord(ondemand::object& object, JobRecord& out);
-// `job_id` is a string ("10", "10+1"); a number is accepted too.
-Failure decodeJobStateEntry(ondemand::object& object, JobStateEntry& out);
+// `job_id` is a string ("10", "10+1"); a number is accepted too. Appends the entry to `out`
+// when it decodes, nothing otherwise.
+Failure decodeJobStateEntry(ondemand::object& object, JobStateList& out);
 // An `errors[]` / `warnings[]` entry.
 Failure decodeMessage(ondemand::object& object, SlurmMessage& out);
 // A DELETE answer's `status[]` entry, {error: {code, string, message}, step_id}; `refused`

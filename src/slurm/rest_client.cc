@@ -339,9 +339,8 @@ SlurmResult<JobListing> SlurmRestClient::listJobs(std::optional<int64_t> update_
   return std::move(*listing);
 }
 
-SlurmResult<std::vector<JobStateEntry>> SlurmRestClient::listJobStates(
-    const std::vector<uint64_t>& job_ids) {
-  std::vector<JobStateEntry> out;
+SlurmResult<JobStateList> SlurmRestClient::listJobStates(const std::vector<uint64_t>& job_ids) {
+  JobStateList out;
   size_t next = 0;
   do {
     // Repeated `job_id=` parameters: the documented CSV form answers 500 on a real server.
@@ -358,7 +357,7 @@ SlurmResult<std::vector<JobStateEntry>> SlurmRestClient::listJobStates(
       return slurmFail(badResponse("list_job_states", exchange->response, states.error(),
                                    TransportClass::kRejected));
     }
-    for (auto& s : *states) out.push_back(std::move(s));
+    out.append(std::move(*states));
   } while (next < job_ids.size());
   return out;
 }

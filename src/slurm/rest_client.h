@@ -59,8 +59,7 @@ class SlurmRestClient : public SlurmClient {
   SlurmResult<SubmitReceipt> submit(const nlohmann::json& body) override;
   SlurmResult<std::vector<JobRecord>> getJob(const std::string& job) override;
   SlurmResult<JobListing> listJobs(std::optional<int64_t> update_time) override;
-  SlurmResult<std::vector<JobStateEntry>> listJobStates(
-      const std::vector<uint64_t>& job_ids) override;
+  SlurmResult<JobStateList> listJobStates(const std::vector<uint64_t>& job_ids) override;
   SlurmStatus cancel(const std::string& sluid, const std::optional<std::string>& signal) override;
   SlurmResult<std::vector<PartitionInfo>> listPartitions() override;
   SlurmResult<std::vector<NodeInfo>> listNodes() override;

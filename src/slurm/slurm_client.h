@@ -32,8 +32,7 @@ class SlurmClient {
   virtual SlurmResult<JobListing> listJobs(std::optional<int64_t> update_time) = 0;
   // GET /jobs/state/?job_id=A&job_id=B… (numeric ids; the real server ignores SLUIDs there).
   // An empty `job_ids` asks for every job.
-  virtual SlurmResult<std::vector<JobStateEntry>> listJobStates(
-      const std::vector<uint64_t>& job_ids) = 0;
+  virtual SlurmResult<JobStateList> listJobStates(const std::vector<uint64_t>& job_ids) = 0;
   // DELETE /job/{sluid}[?signal=SIG]. Slurm's refusals (in `status[]`) become errors:
   // kErrJobNotFound (2017), kErrAlreadyCompleting (2021), else kErrRejected.
   virtual SlurmStatus cancel(const std::string& sluid,

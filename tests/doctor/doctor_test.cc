@@ -42,10 +42,9 @@ class FakeSlurmClient final : public slurm::SlurmClient {
     ++calls["listJobs"];
     return slurm::JobListing{};
   }
-  slurm::SlurmResult<std::vector<slurm::JobStateEntry>> listJobStates(
-      const std::vector<uint64_t>&) override {
+  slurm::SlurmResult<slurm::JobStateList> listJobStates(const std::vector<uint64_t>&) override {
     ++calls["listJobStates"];
-    return std::vector<slurm::JobStateEntry>{};
+    return slurm::JobStateList{};
   }
   slurm::SlurmStatus cancel(const std::string&, const std::optional<std::string>&) override {
     ++calls["cancel"];

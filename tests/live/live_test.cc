@@ -111,7 +111,7 @@ TEST_F(LiveSlurm, SubmitPollThroughCompletingToCompleted) {
   auto states = client_->listJobStates({receipt->job_id});
   ASSERT_TRUE(states.has_value()) << states.error().describe();
   ASSERT_EQ(states->size(), 1u);
-  EXPECT_EQ(states->front().numeric_id, receipt->job_id);
+  EXPECT_EQ(states->front().numericId(), receipt->job_id);
 }
 
 TEST_F(LiveSlurm, CancelRunningJobBySluidThenCancelAgainIsAlreadyCompleting) {

@@ -76,8 +76,8 @@ TEST(DecoderEquivalence, EveryTranscriptAnswerDecodesAsBefore) {
         if (jobs) records += static_cast<int>(jobs->size());
         expectSame(reference::decodeJobListing(body), decodeJobListing(a.bytes, options),
                    what + " listing");
-        expectSame(reference::decodeJobStates(body), decodeJobStates(a.bytes, options),
-                   what + " states");
+        expectSame(reference::decodeJobStates(body),
+                   reference::plain(decodeJobStates(a.bytes, options)), what + " states");
         expectSame(reference::decodeSubmitReceipt(body), decodeSubmitReceipt(a.bytes, options),
                    what + " receipt");
         expectSame(reference::decodePing(body), decodePing(a.bytes, options), what + " ping");

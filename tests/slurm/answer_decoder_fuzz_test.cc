@@ -44,6 +44,9 @@ template <typename T>
 std::string summary(const std::vector<T>& records) {
   return std::to_string(records.size());
 }
+std::string summary(const JobStateList& states) {
+  return std::to_string(states.size());
+}
 
 // What every decoder makes of `bytes` under `options`, one line each: "ok" and a digest of
 // the records, or the error's code, flagged when the error names no field or says nothing.

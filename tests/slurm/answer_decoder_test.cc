@@ -155,6 +155,43 @@ TEST_P(Decode, RecordWithoutUsableJobIdIsABadResponseNamingIt) {
   }
 }
 
+TEST_P(Decode, JobStateListsComeBackAsSentEvenWhenSlurmWouldNotSendThem) {
+  using Names = std::vector<std::string>;
+  auto states = decodeJobStates(R"({"jobs": [
+      {"job_id": "1", "state": ["RUNNING"]},
+      {"state": ["COMPLETED", "COMPLETING"], "job_id": "2+1"},
+      {"job_id": "3", "state": ["FUTURE_STATE", "COMPLETING"]},
+      {"job_id": "4", "state": ["COMPLETED", "STAGE_OUT", "COMPLETING"]},
+      {"job_id": "5", "state": ["RUN\u004eING", "A\"B", "", 7, null]},
+      {"job_id": "6", "state": "PENDING,REQUEUED"},
+      {"job_id": "7", "state": ["FAILED"], "state": ["TIMEOUT"], "job_id": "07"},
+      {"job_id": 8, "state": ["P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10"]},
+      {"job_id": "9", "state": {"not": "a list"}, "other": [1, "x"]}
+    ]})",
+                                options());
+  ASSERT_TRUE(states.has_value()) << states.error().describe();
+  const std::vector<std::pair<std::string, Names>> expected = {
+      {"1", {"RUNNING"}},
+      {"2+1", {"COMPLETED", "COMPLETING"}},
+      {"3", {"FUTURE_STATE", "COMPLETING"}},
+      {"4", {"COMPLETED", "STAGE_OUT", "COMPLETING"}},
+      {"5", {"RUNNING", "A\"B", ""}},
+      {"6", {"PENDING", "REQUEUED"}},
+      {"07", {"TIMEOUT"}},
+      {"8", {"P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10"}},
+      {"9", {}},
+  };
+  ASSERT_EQ(states->size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(states->jobId(i), expected[i].first) << i;
+    EXPECT_EQ(states->stateNames(i), expected[i].second) << i;
+  }
+  EXPECT_EQ((*states)[1].hetOffset(), 1u);
+  EXPECT_EQ((*states)[6].numericId(), 7u);
+  EXPECT_TRUE((*states)[0].hasCompactState());
+  EXPECT_FALSE((*states)[2].hasCompactState());
+}
+
 TEST_P(Decode, AnswerWithoutRecordsArrayOrWithNonObjectRecords) {
   auto missing = decodeJobs(R"({"errors": []})", options());
   ASSERT_FALSE(missing.has_value());
@@ -216,23 +253,23 @@ TEST_P(Decode, JobStateIdsAreStringsSplitIntoIdAndHetOffset) {
   auto states = decodeJobStates(answer("12_jobs_list.json", "GET /jobs/state/"), options());
   ASSERT_TRUE(states.has_value()) << states.error().describe();
   bool saw_het = false;
-  for (const auto& s : *states) {
-    EXPECT_FALSE(s.state.empty());
-    if (s.job_id == "11+1") {
+  for (size_t i = 0; i < states->size(); ++i) {
+    EXPECT_FALSE(states->stateNames(i).empty());
+    if (states->jobId(i) == "11+1") {
       saw_het = true;
-      EXPECT_EQ(s.numeric_id, 11u);
-      EXPECT_EQ(s.het_offset, 1u);
+      EXPECT_EQ((*states)[i].numericId(), 11u);
+      EXPECT_EQ((*states)[i].hetOffset(), 1u);
     }
   }
   EXPECT_TRUE(saw_het);
   auto two = decodeJobStates(answer("12b_jobs_state_query.json", "job_id=1&job_id=2"), options());
   ASSERT_TRUE(two.has_value()) << two.error().describe();
   ASSERT_EQ(two->size(), 2u);
-  EXPECT_EQ((*two)[1].numeric_id, 2u);
-  EXPECT_FALSE((*two)[1].het_offset.has_value());
+  EXPECT_EQ((*two)[1].numericId(), 2u);
+  EXPECT_FALSE((*two)[1].hetOffset().has_value());
   auto numeric = decodeJobStates(R"({"jobs": [{"job_id": 12, "state": ["PENDING"]}]})", options());
   ASSERT_TRUE(numeric.has_value()) << numeric.error().describe();
-  EXPECT_EQ(numeric->front().job_id, "12");
+  EXPECT_EQ(numeric->jobId(0), "12");
   auto bad_id = decodeJobStates(R"({"jobs": [{"job_id": "12+", "state": []}]})", options());
   ASSERT_FALSE(bad_id.has_value());
   EXPECT_EQ(bad_id.error().field, "jobs[0].job_id");
@@ -382,14 +419,17 @@ TEST(AnswerBytes, StringsWithSpareCapacityAreParsedInPlace) {
   EXPECT_EQ(receipt->job_id, 2u);
 }
 
-TEST(ParseJobStateId, SplitsIdAndHetOffset) {
-  auto het = parseJobStateId("10+1");
-  ASSERT_TRUE(het.has_value());
-  EXPECT_EQ(het->numeric_id, 10u);
-  EXPECT_EQ(het->het_offset, 1u);
-  EXPECT_EQ(het->job_id, "10+1");
+TEST(SplitJobStateId, SplitsIdAndHetOffset) {
+  uint64_t id = 0;
+  std::optional<uint32_t> het;
+  EXPECT_EQ(splitJobStateId("10+1", id, het), nullptr);
+  EXPECT_EQ(id, 10u);
+  EXPECT_EQ(het, 1u);
+  EXPECT_EQ(splitJobStateId("12", id, het), nullptr);
+  EXPECT_EQ(id, 12u);
+  EXPECT_FALSE(het.has_value());
   for (const char* bad : {"12x", "12+", "+1", "", "-3", "1+99999999999"}) {
-    EXPECT_FALSE(parseJobStateId(bad).has_value()) << bad;
+    EXPECT_NE(splitJobStateId(bad, id, het), nullptr) << bad;
   }
 }
 

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "slurm/job_record.h"
+#include "slurm/job_state_list.h"
 
 namespace tuneplane::slurm::reference {
 
@@ -201,25 +202,48 @@ inline Result<JobListing> decodeJobListing(const json& body) {
   return out;
 }
 
-inline Result<std::vector<JobStateEntry>> decodeJobStates(const json& body) {
+// A `/jobs/state/` entry as the old decoder kept it: the id's text and parts, the state's
+// names.
+struct StateEntry {
+  std::string job_id;
+  uint64_t numeric_id = 0;
+  std::optional<uint32_t> het_offset;
+  std::vector<std::string> state;
+  bool operator==(const StateEntry&) const = default;
+};
+
+inline Result<std::vector<StateEntry>> decodeJobStates(const json& body) {
   auto jobs = arrayAt(body, "jobs");
   if (!jobs) return tl::unexpected(jobs.error());
-  std::vector<JobStateEntry> out;
+  std::vector<StateEntry> out;
   out.reserve((*jobs)->size());
   for (const auto& item : **jobs) {
     if (!item.is_object()) return bad("jobs[]", "not an object");
     auto id = item.find("job_id");
-    Result<JobStateEntry> entry;
+    StateEntry entry;
     if (id != item.end() && id->is_string()) {
-      entry = parseJobStateId(id->get_ref<const std::string&>());
+      entry.job_id = id->get_ref<const std::string&>();
     } else if (id != item.end() && decodeNoVal(*id).value()) {
-      entry = parseJobStateId(std::to_string(*decodeNoVal(*id).value()));
+      entry.job_id = std::to_string(*decodeNoVal(*id).value());
     } else {
       return bad("jobs[].job_id", "missing");
     }
-    if (!entry) return tl::unexpected(entry.error());
-    entry->state = strings(item, "state");
-    out.push_back(std::move(*entry));
+    if (const char* why = splitJobStateId(entry.job_id, entry.numeric_id, entry.het_offset)) {
+      return bad("jobs[].job_id", std::string(why) + ": \"" + entry.job_id + "\"");
+    }
+    entry.state = strings(item, "state");
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+// The new decoder's compact list in the old form, through its public reads.
+inline Result<std::vector<StateEntry>> plain(const Result<JobStateList>& list) {
+  if (!list) return tl::unexpected(list.error());
+  std::vector<StateEntry> out;
+  for (size_t i = 0; i < list->size(); ++i) {
+    const JobStateEntry& entry = (*list)[i];
+    out.push_back({list->jobId(i), entry.numericId(), entry.hetOffset(), list->stateNames(i)});
   }
   return out;
 }
