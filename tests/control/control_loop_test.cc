@@ -47,6 +47,10 @@ class HoldingStore final : public store::JobStore {
   Result<std::map<store::JobPhase, int64_t>> countJobsByPhase() override {
     return inner_.countJobsByPhase();
   }
+  Result<std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t>> countEndedAttempts()
+      override {
+    return inner_.countEndedAttempts();
+  }
   Status commit(const store::Change& change) override {
     if (hold_.exchange(false)) {
       entered_promise_.set_value();
