@@ -6,7 +6,7 @@
 namespace tuneplane::api {
 namespace {
 
-using nlohmann::json;
+using json = LogRecord;
 
 json numberOrNull(int value) {
   return value != 0 ? json(value) : json();
@@ -14,7 +14,7 @@ json numberOrNull(int value) {
 
 }  // namespace
 
-json transitionRecord(const store::EventRecord& e) {
+LogRecord transitionRecord(const store::EventRecord& e) {
   const std::string attempt = e.attempt ? " attempt " + std::to_string(e.attempt) : "";
   return {{"time", timeJson(e.time_ms)},
           {"level", "info"},
@@ -29,7 +29,7 @@ json transitionRecord(const store::EventRecord& e) {
            "job " + e.job_id + attempt + ": " + (e.from.empty() ? "new" : e.from) + " -> " + e.to}};
 }
 
-json slurmErrorRecord(std::string_view operation, const slurm::SlurmError& e, int64_t now_ms) {
+LogRecord slurmErrorRecord(std::string_view operation, const slurm::SlurmError& e, int64_t now_ms) {
   return {{"time", timeJson(now_ms)},
           {"level", "warning"},
           {"event", "slurm_error"},
@@ -43,6 +43,10 @@ json slurmErrorRecord(std::string_view operation, const slurm::SlurmError& e, in
           {"transport", slurm::toString(e.transport)},
           {"attempts", numberOrNull(e.attempts)},
           {"msg", "slurmrestd " + std::string(operation) + " failed: " + e.describe()}};
+}
+
+std::string dumpRecord(const LogRecord& record) {
+  return record.dump(-1, ' ', false, LogRecord::error_handler_t::replace);
 }
 
 void EventLog::transition(const store::EventRecord& event) const {

@@ -30,8 +30,8 @@ class JsonLogFormatter final : public spdlog::formatter {
 };
 
 // A structured record as one text line for --log-format text: `transition job="…" …`
-// (the "event" first, then every other field but time, level and msg, in order).
-std::string recordText(const nlohmann::json& record);
+// (the "event" first, then every other non-null field but time, level and msg, in order).
+std::string recordText(const api::LogRecord& record);
 
 // Makes spdlog's default logger write `format` to stderr, and returns the sink for the
 // structured records, writing to the same stream (lines never interleave).

@@ -42,7 +42,7 @@ class DaemonObservabilityTest : public sim::testing::SimFixture {
     options.server.tokens = {{"alice", sha256Hex(kWatchedToken), false}};
     options.poll_interval = 100ms;
     options.access_log = [this](const std::string& line) { keep(access_, line); };
-    options.event_log = [this](const json& record) { keep(records_, dump(record)); };
+    options.event_log = [this](const LogRecord& record) { keep(records_, dumpRecord(record)); };
     auto started = Daemon::start(context_, *store_, std::move(options));
     ASSERT_TRUE(started) << started.error().describe();
     daemon_ = std::move(*started);
