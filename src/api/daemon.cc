@@ -41,15 +41,20 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const control::SiteContext& site,
   if (!probe) return tl::unexpected(probe.error());
   d->probe_ = std::move(*probe);
 
-  d->metered_ = std::make_unique<MeteredSlurmClient>(*d->slurm_, d->metrics_);
+  d->events_ = std::make_unique<EventLog>(std::move(options.event_log), d->clock_);
+  d->observer_ = std::make_unique<ServeObserver>(d->metrics_, *d->events_);
+  d->metered_ = std::make_unique<MeteredSlurmClient>(*d->slurm_, d->metrics_, d->events_.get());
   d->launcher_ = std::make_unique<control::AttemptLauncher>(site, d->verifier_, d->random_, d->fs_,
                                                             std::move(*access));
-  d->service_ = std::make_unique<control::JobService>(store, *d->launcher_, d->clock_);
+  d->service_ =
+      std::make_unique<control::JobService>(store, *d->launcher_, d->clock_, d->observer_.get());
   control::ReconcilerOptions reconciler_options;
   reconciler_options.poll_interval = options.poll_interval;
+  reconciler_options.observer = d->observer_.get();
   d->reconciler_ = std::make_unique<control::Reconciler>(store, *d->metered_, *d->launcher_,
                                                          d->clock_, reconciler_options);
-  d->loop_ = std::make_unique<control::ControlLoop>(*d->reconciler_, options.poll_interval);
+  d->loop_ = std::make_unique<control::ControlLoop>(*d->reconciler_, options.poll_interval,
+                                                    d->observer_.get());
 
   Daemon* self = d.get();
   ApiDependencies deps{*d->service_, store, *d->launcher_, d->metrics_, readLog, {}, {}, {},

@@ -18,8 +18,10 @@
 #include <string>
 
 #include "api/api_server.h"
+#include "api/event_log.h"
 #include "api/metered_slurm_client.h"
 #include "api/metrics.h"
+#include "api/serve_observer.h"
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
 #include "control/control_loop.h"
@@ -35,6 +37,8 @@ struct DaemonOptions {
   ServerOptions server;
   std::chrono::milliseconds poll_interval{10'000};
   std::function<void(const std::string&)> access_log;  // one JSON line per request
+  // One record per transition and per failed slurmrestd call (event_log.h); may be empty.
+  EventLog::Sink event_log;
 };
 
 class Daemon {
@@ -64,6 +68,8 @@ class Daemon {
   store::JobStore& store_;
   SystemClock clock_;
   Metrics metrics_;
+  std::unique_ptr<EventLog> events_;
+  std::unique_ptr<ServeObserver> observer_;
   catalog::ArtifactVerifier verifier_;
   launch::OpenSslRandomSource random_;
   staging::PosixStagingFs fs_;

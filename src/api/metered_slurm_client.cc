@@ -11,6 +11,7 @@ auto MeteredSlurmClient::timed(const char* operation, Call&& call) {
   auto result = call();
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   metrics_.observeSlurm(operation, result.has_value(), took.count());
+  if (!result && log_ != nullptr) log_->slurmError(operation, result.error());
   return result;
 }
 

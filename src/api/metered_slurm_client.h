@@ -1,9 +1,10 @@
 // MeteredSlurmClient: a SlurmClient decorator that times every call to slurmrestd and
-// counts it by operation and outcome in Metrics (GET /metrics). `tuneplane serve` hands it
-// to the reconciler in place of the real client. Thread-safety: as the wrapped client's;
-// Metrics is thread-safe.
+// counts it by operation and outcome in Metrics (GET /metrics), and writes every failed call
+// to the EventLog (one slurm_error record). `tuneplane serve` hands it to the reconciler in
+// place of the real client. Thread-safety: as the wrapped client's; Metrics is thread-safe.
 #pragma once
 
+#include "api/event_log.h"
 #include "api/metrics.h"
 #include "slurm/slurm_client.h"
 
@@ -11,9 +12,10 @@ namespace tuneplane::api {
 
 class MeteredSlurmClient final : public slurm::SlurmClient {
  public:
-  // REQUIRES: `inner` and `metrics` outlive the decorator.
-  MeteredSlurmClient(slurm::SlurmClient& inner, Metrics& metrics)
-      : inner_(inner), metrics_(metrics) {}
+  // REQUIRES: `inner`, `metrics` and `log` (may be null: errors not logged) outlive the
+  // decorator.
+  MeteredSlurmClient(slurm::SlurmClient& inner, Metrics& metrics, const EventLog* log = nullptr)
+      : inner_(inner), metrics_(metrics), log_(log) {}
 
   // slurm::SlurmClient:
   slurm::SlurmResult<slurm::PingResult> ping() override;
@@ -33,6 +35,7 @@ class MeteredSlurmClient final : public slurm::SlurmClient {
 
   slurm::SlurmClient& inner_;
   Metrics& metrics_;
+  const EventLog* log_;
 };
 
 }  // namespace tuneplane::api

@@ -1,6 +1,8 @@
 // See metrics.h.
 #include "api/metrics.h"
 
+#include <cctype>
+
 #include <fmt/format.h>
 
 namespace tuneplane::api {
@@ -24,8 +26,8 @@ std::string escapeLabel(std::string_view value) {
 void Histogram::observe(double seconds) {
   ++count_;
   sum_ += seconds;
-  for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i) {
-    if (seconds <= kLatencyBuckets[i]) {
+  for (std::size_t i = 0; i < bounds_.size(); ++i) {
+    if (seconds <= bounds_[i]) {
       ++buckets_[i];
       return;
     }
@@ -35,10 +37,10 @@ void Histogram::observe(double seconds) {
 void Histogram::render(std::string& out, std::string_view name, const std::string& labels) const {
   const std::string sep = labels.empty() ? "" : ",";
   uint64_t cumulative = 0;
-  for (std::size_t i = 0; i < kLatencyBuckets.size(); ++i) {
+  for (std::size_t i = 0; i < bounds_.size(); ++i) {
     cumulative += buckets_[i];
-    out += fmt::format("{}_bucket{{{}{}le=\"{}\"}} {}\n", name, labels, sep, kLatencyBuckets[i],
-                       cumulative);
+    out +=
+        fmt::format("{}_bucket{{{}{}le=\"{}\"}} {}\n", name, labels, sep, bounds_[i], cumulative);
   }
   out += fmt::format("{}_bucket{{{}{}le=\"+Inf\"}} {}\n", name, labels, sep, count_);
   const std::string braces = labels.empty() ? "" : "{" + labels + "}";
@@ -56,6 +58,16 @@ void Metrics::observeSlurm(std::string_view operation, bool ok, double seconds) 
   std::lock_guard<std::mutex> lock(mu_);
   ++slurm_calls_[{std::string(operation), ok}];
   slurm_seconds_[std::string(operation)].observe(seconds);
+}
+
+void Metrics::observeCycle(double seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cycle_seconds_.observe(seconds);
+}
+
+void Metrics::observeSubmitLatency(double seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  submit_seconds_.observe(seconds);
 }
 
 std::string Metrics::render() const {
@@ -91,6 +103,31 @@ std::string Metrics::render() const {
   for (const auto& [operation, histogram] : slurm_seconds_) {
     histogram.render(out, "tuneplane_slurm_request_duration_seconds",
                      "operation=\"" + escapeLabel(operation) + "\"");
+  }
+  out +=
+      "# HELP tuneplane_control_cycle_duration_seconds Time of one control-loop reconcile cycle "
+      "(every active job looked at once).\n"
+      "# TYPE tuneplane_control_cycle_duration_seconds histogram\n";
+  cycle_seconds_.render(out, "tuneplane_control_cycle_duration_seconds", "");
+  out +=
+      "# HELP tuneplane_submit_latency_seconds From an attempt's creation to the commit of "
+      "Slurm's receipt (staging, artifact check and the POST included).\n"
+      "# TYPE tuneplane_submit_latency_seconds histogram\n";
+  submit_seconds_.render(out, "tuneplane_submit_latency_seconds", "");
+  return out;
+}
+
+std::string renderAttemptOutcomes(
+    const std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t>& counts) {
+  std::string out =
+      "# HELP tuneplane_attempts_total Attempts that ended, by outcome (terminal phase) and "
+      "cause.\n"
+      "# TYPE tuneplane_attempts_total counter\n";
+  for (const auto& [key, count] : counts) {
+    std::string outcome(store::toString(key.first));
+    for (char& c : outcome) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out += fmt::format("tuneplane_attempts_total{{outcome=\"{}\",cause=\"{}\"}} {}\n",
+                       escapeLabel(outcome), escapeLabel(store::toString(key.second)), count);
   }
   return out;
 }

@@ -125,6 +125,9 @@ void ApiServer::installSystemRoutes() {
                     std::to_string(count) + "\n";
           }
         }
+        if (auto ended = deps_.store.countEndedAttempts()) {
+          text += renderAttemptOutcomes(*ended);
+        }
         text += deps_.metrics.render();
         if (deps_.extra_metrics) text += deps_.extra_metrics();
         res.status = 200;

@@ -2,8 +2,9 @@
 // daemon — the reconciler and the /v1 HTTP API in one process (api/daemon.h). Settings come
 // from the site file's `server:` section (api/server_config.h); the flags override them.
 // SIGTERM or SIGINT stops it at a safe point (exit 0); Slurm jobs keep running and the next
-// start picks them up from the store. Logs go to stderr; the access log (one JSON line per
-// request, never a token) to stdout.
+// start picks them up from the store. The log goes to stderr — JSON lines by default, with a
+// record per transition and per slurmrestd error (cli/log_format.h) — and the access log
+// (one JSON line per request, never a token) to stdout.
 #include <pthread.h>
 #include <signal.h>
 
@@ -18,6 +19,7 @@
 #include "api/daemon.h"
 #include "api/server_config.h"
 #include "cli/commands.h"
+#include "cli/log_format.h"
 #include "cli/output.h"
 #include "control/launch_pipeline.h"
 #include "store/sqlite_job_store.h"
@@ -29,6 +31,7 @@ struct ServeFlags {
   std::optional<std::string> site_file;
   std::optional<std::string> db;
   std::optional<std::string> listen;
+  std::string log_format = "json";
 };
 
 [[noreturn]] void failLines(const Errors& errors, int code) {
@@ -43,6 +46,8 @@ void runServe(const ServeFlags& flags) {
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // Before anything logs, so every line of the run has one format.
+  api::EventLog::Sink records = installServeLogging(*parseLogFormat(flags.log_format));
 
   auto context = control::loadSiteContext(flags.site_file);
   if (!context) failLines(context.error(), kExitInvalid);
@@ -67,6 +72,7 @@ void runServe(const ServeFlags& flags) {
   options.server = {*listen, config->tokens, config->max_body_bytes, config->threads};
   options.poll_interval = config->poll_interval;
   options.access_log = [access](const std::string& line) { access->info(line); };
+  options.event_log = std::move(records);
   auto daemon = api::Daemon::start(*context, **store, std::move(options));
   if (!daemon) {
     failLines({daemon.error()}, daemon.error().code == "api.listen" ? kExitFailure : kExitInvalid);
@@ -100,6 +106,10 @@ void addServeCommand(CLI::App& app) {
                   "SQLite database (default: server.db, else tuneplane.db beside the site file)");
   cmd->add_option("--listen", flags->listen,
                   "HOST:PORT to listen on (default: server.listen, else 127.0.0.1:8080)");
+  cmd->add_option("--log-format", flags->log_format,
+                  "stderr log: json (one object per line: messages, transitions, slurmrestd\n"
+                  "errors) or text (default: json)")
+      ->check(CLI::IsMember({"json", "text"}));
   cmd->callback([flags] { runServe(*flags); });
 }
 

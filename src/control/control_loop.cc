@@ -5,8 +5,9 @@
 
 namespace tuneplane::control {
 
-ControlLoop::ControlLoop(Reconciler& reconciler, std::chrono::milliseconds interval)
-    : reconciler_(reconciler), interval_(interval) {}
+ControlLoop::ControlLoop(Reconciler& reconciler, std::chrono::milliseconds interval,
+                         ControlObserver* observer)
+    : reconciler_(reconciler), interval_(interval), observer_(observer) {}
 
 ControlLoop::~ControlLoop() {
   stop();
@@ -47,8 +48,11 @@ TickReport ControlLoop::lastReport() const {
 void ControlLoop::run(std::stop_token stop) {
   spdlog::info("control loop: started, polling every {} ms", interval_.count());
   while (!stop.stop_requested()) {
+    const auto start = std::chrono::steady_clock::now();
     const TickReport report = reconciler_.tick(stop);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     ++ticks_;
+    if (observer_ != nullptr) observer_->cycle(report, took.count());
     std::unique_lock<std::mutex> lock(mu_);
     last_ = report;
     cv_.wait_for(lock, stop, interval_, [this] { return woken_; });

@@ -3,7 +3,8 @@
 // the running tick to return at its next safe point (between two store writes, never in
 // the middle of one), wakes the sleep, and joins: it returns promptly and leaves nothing
 // half-written. The interval is real time (steady clock): the reconciler's decisions use
-// its own injected Clock. Thread-safety: every method may be called from any thread.
+// its own injected Clock. Each tick's duration (steady clock) is reported to the observer, if
+// any. Thread-safety: every method may be called from any thread.
 #pragma once
 
 #include <atomic>
@@ -13,14 +14,16 @@
 #include <mutex>
 #include <thread>
 
+#include "control/control_observer.h"
 #include "control/reconciler.h"
 
 namespace tuneplane::control {
 
 class ControlLoop {
  public:
-  // REQUIRES: `reconciler` outlives the loop; interval > 0.
-  ControlLoop(Reconciler& reconciler, std::chrono::milliseconds interval);
+  // REQUIRES: `reconciler` and `observer` (may be null) outlive the loop; interval > 0.
+  ControlLoop(Reconciler& reconciler, std::chrono::milliseconds interval,
+              ControlObserver* observer = nullptr);
   ~ControlLoop();  // stop()
   ControlLoop(const ControlLoop&) = delete;
   ControlLoop& operator=(const ControlLoop&) = delete;
@@ -41,6 +44,7 @@ class ControlLoop {
 
   Reconciler& reconciler_;
   const std::chrono::milliseconds interval_;
+  ControlObserver* const observer_;
   mutable std::mutex mu_;
   std::condition_variable_any cv_;
   bool woken_ = false;

@@ -6,8 +6,9 @@
 
 namespace tuneplane::control {
 
-JobService::JobService(store::JobStore& store, AttemptLauncher& launcher, const Clock& clock)
-    : store_(store), launcher_(launcher), clock_(clock) {}
+JobService::JobService(store::JobStore& store, AttemptLauncher& launcher, const Clock& clock,
+                       ControlObserver* observer)
+    : store_(store), launcher_(launcher), clock_(clock), observer_(observer) {}
 
 Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const std::string& owner) {
   Errors errors;
@@ -30,9 +31,13 @@ Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const s
     auto id = launcher_.newJobId(job.name);
     if (!id) return failAll({id.error()});
     job.id = *id;
-    auto created = store_.createJob(job, makeEvent(job.id, 0, "", store::toString(job.phase),
-                                                   job.created_ms, "submitted by " + owner, owner));
-    if (created) return job;
+    const store::EventRecord event = makeEvent(job.id, 0, "", store::toString(job.phase),
+                                               job.created_ms, "submitted by " + owner, owner);
+    auto created = store_.createJob(job, event);
+    if (created) {
+      if (observer_ != nullptr) observer_->transition(event);
+      return job;
+    }
     if (created.error().code != "store.job_exists") return failAll({created.error()});
   }
   return failAll({Error{"store.job_exists", "id", "no unused job id after several tries"}});

@@ -15,14 +15,17 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "control/attempt_launcher.h"
+#include "control/control_observer.h"
 #include "store/job_store.h"
 
 namespace tuneplane::control {
 
 class JobService {
  public:
-  // REQUIRES: every collaborator outlives the service.
-  JobService(store::JobStore& store, AttemptLauncher& launcher, const Clock& clock);
+  // REQUIRES: every collaborator outlives the service. `observer` (may be null) is told of
+  // each job's creation.
+  JobService(store::JobStore& store, AttemptLauncher& launcher, const Clock& clock,
+             ControlObserver* observer = nullptr);
 
   // Errors: every problem prepareText finds (the list `tuneplane validate` prints),
   // "control.no_owner", and the store's ("store.io"). Returns the job as stored (Pending).
@@ -51,6 +54,7 @@ class JobService {
   store::JobStore& store_;
   AttemptLauncher& launcher_;
   const Clock& clock_;
+  ControlObserver* const observer_;
 };
 
 }  // namespace tuneplane::control

@@ -14,14 +14,6 @@
 namespace tuneplane::control {
 namespace {
 
-void logEvents(const store::Change& change) {
-  for (const auto& e : change.events) {
-    spdlog::info("job {}{}: {} → {} ({})", e.job_id,
-                 e.attempt ? " attempt " + std::to_string(e.attempt) : std::string(),
-                 e.from.empty() ? "new" : e.from, e.to, e.reason);
-  }
-}
-
 constexpr std::array<std::pair<SubmitStep, std::string_view>, 6> kSteps = {{
     {SubmitStep::kAttemptDurable, "attempt-durable"},
     {SubmitStep::kStaged, "staged"},
@@ -185,7 +177,7 @@ bool Reconciler::commit(const store::JobView& view, const Result<store::Change>&
     return false;
   }
   ++report_.commits;
-  logEvents(*change);
+  reportEvents(*change);
   return true;
 }
 
@@ -204,7 +196,7 @@ void Reconciler::flushBatch() {
     return;
   }
   report_.commits += static_cast<int>(changes.size());
-  for (const auto& change : changes) logEvents(change);
+  for (const auto& change : changes) reportEvents(change);
 }
 
 std::optional<store::JobView> Reconciler::reload(const std::string& job_id) {
@@ -219,6 +211,18 @@ std::optional<store::JobView> Reconciler::reload(const std::string& job_id) {
 
 void Reconciler::hook(SubmitStep step, const store::JobView& view, int attempt) {
   if (options_.step_hook) options_.step_hook(step, view.job.id, attempt);
+}
+
+void Reconciler::reportEvents(const store::Change& change) {
+  for (const auto& e : change.events) {
+    if (options_.observer != nullptr) {
+      options_.observer->transition(e);
+      continue;
+    }
+    spdlog::info("job {}{}: {} → {} ({})", e.job_id,
+                 e.attempt ? " attempt " + std::to_string(e.attempt) : std::string(),
+                 e.from.empty() ? "new" : e.from, e.to, e.reason);
+  }
 }
 
 std::string Reconciler::key(const store::AttemptRecord& attempt) const {

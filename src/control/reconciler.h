@@ -42,6 +42,7 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "control/attempt_launcher.h"
+#include "control/control_observer.h"
 #include "control/status_mapping.h"
 #include "slurm/slurm_client.h"
 #include "spec/job_spec.h"
@@ -73,6 +74,9 @@ struct ReconcilerOptions {
   int listing_threshold = 64;      // more fetches than this → one GET /jobs/ instead
   // Called after each SubmitStep (tests only).
   std::function<void(SubmitStep, const std::string& job_id, int attempt)> step_hook;
+  // Told of every stored transition and submit receipt (control_observer.h); nullptr: the
+  // transitions are logged as text lines. Must outlive the reconciler.
+  ControlObserver* observer = nullptr;
 };
 
 // What one tick did (tests and benchmarks).
@@ -110,6 +114,7 @@ class Reconciler {
   void flushBatch();
   std::optional<store::JobView> reload(const std::string& job_id);
   void hook(SubmitStep step, const store::JobView& view, int attempt);
+  void reportEvents(const store::Change& change);
   std::string key(const store::AttemptRecord& attempt) const;
   std::vector<std::string> poolsWithoutLog(const store::AttemptRecord& attempt) const;
   AttemptVerdict verdictFor(const store::AttemptRecord& observed, bool cancel_requested) const;

@@ -118,6 +118,11 @@ void Reconciler::stageAndSubmit(store::JobView view) {
   }
   auto submitted = reload(view.job.id);
   if (!submitted) return;
+  if (options_.observer != nullptr) {
+    const store::AttemptRecord& stored = submitted->attempts.back();
+    options_.observer->submitted(stored,
+                                 static_cast<double>(clock_.nowMs() - stored.created_ms) / 1000.0);
+  }
   hook(SubmitStep::kReceiptDurable, *submitted, n);
   resolveReceipt(std::move(*submitted));
 }

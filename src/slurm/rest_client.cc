@@ -197,6 +197,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
                                                              RetryMode mode) {
   bool refreshed = false;
   int attempt = 0;
+  int sent = 0;  // requests performed: SlurmError::attempts
   auto backoff = [&](const std::string& why) {
     auto delay = backoffDelay(options_.retry, attempt, options_.random());
     ++attempt;
@@ -218,6 +219,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
     if (!options_.user.empty()) request.headers.emplace_back("X-SLURM-USER-NAME", options_.user);
 
     auto result = transport_->perform(request);
+    ++sent;
     if (!result) {
       const TransportFailure& failure = result.error();
       bool can_retry =
@@ -238,6 +240,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
                     scrub(failure.message, *token);
       SlurmError e = makeSlurmError(code, op, std::move(message), failure.transport);
       e.curl_code = failure.curl_code;
+      e.attempts = sent;
       return slurmFail(std::move(e));
     }
     Exchange exchange{std::move(*result), {}};
@@ -259,6 +262,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
           "and the user): " +
           e.error.message;
       scrubError(e, *token);
+      e.attempts = sent;
       return slurmFail(std::move(e));
     }
     if (exchange.response.status >= 500 && mode == RetryMode::kReads &&
@@ -269,6 +273,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
     if (!isSuccess(exchange.response.status)) {
       SlurmError e = errorFromResponse(op, exchange.response, *token);
       scrubError(e, *token);
+      e.attempts = sent;
       return slurmFail(std::move(e));
     }
     exchange.token = std::move(*token);

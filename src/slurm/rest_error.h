@@ -49,6 +49,9 @@ struct SlurmError {
   std::string slurm_error;     // Slurm's short text for that number
   std::string slurm_description;
   int curl_code = 0;  // CURLcode when the transport failed, else 0
+  // HTTP requests sent for this call, retries and a token refresh included. 0 when not
+  // counted: no request was sent (no token), or an answer came back but could not be read.
+  int attempts = 0;
 
   // One line for people: "op: message [code] (HTTP 422, slurm 2014 …)".
   std::string describe() const;

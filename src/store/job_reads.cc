@@ -273,4 +273,31 @@ Result<std::map<JobPhase, int64_t>> readPhaseCounts(Connection& connection) {
   return counts;
 }
 
+Result<std::map<std::pair<AttemptPhase, EndCause>, int64_t>> readEndedAttemptCounts(
+    Connection& connection) {
+  auto q = connection.query(
+      "SELECT phase, cause, count(*) FROM attempts "
+      "WHERE phase IN ('Succeeded', 'Failed', 'Cancelled', 'Abandoned') GROUP BY phase, cause");
+  if (!q) return fail(q.error());
+  std::map<std::pair<AttemptPhase, EndCause>, int64_t> counts;
+  auto rows = q->forEachRow([&](Query& row) -> Status {
+    const std::string phase_text = row.text(0);
+    const std::string cause_text = row.text(1);
+    const auto phase = parseAttemptPhase(phase_text);
+    if (!phase) {
+      return fail("store.corrupt", "attempts.phase",
+                  "stored phase \"" + phase_text + "\" is not one this TunePlane knows");
+    }
+    const auto cause = parseEndCause(cause_text);
+    if (!cause) {
+      return fail("store.corrupt", "attempts.cause",
+                  "stored cause \"" + cause_text + "\" is not one this TunePlane knows");
+    }
+    counts[{*phase, *cause}] = row.integer(2);
+    return ok();
+  });
+  if (!rows) return fail(rows.error());
+  return counts;
+}
+
 }  // namespace tuneplane::store

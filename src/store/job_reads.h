@@ -42,5 +42,9 @@ Result<std::vector<JobView>> readActiveJobs(Connection& connection);
 Result<JobPage> readJobPage(Connection& connection, const JobQuery& query);
 Result<std::vector<EventRecord>> readEvents(Connection& connection, const std::string& job_id);
 Result<std::map<JobPhase, int64_t>> readPhaseCounts(Connection& connection);
+// Attempts in a terminal phase, by (phase, cause). A scan of the attempts table: /metrics
+// reads it once per scrape.
+Result<std::map<std::pair<AttemptPhase, EndCause>, int64_t>> readEndedAttemptCounts(
+    Connection& connection);
 
 }  // namespace tuneplane::store

@@ -148,6 +148,9 @@ class JobStore {
   virtual Result<std::vector<EventRecord>> events(const std::string& job_id) = 0;
   // Jobs per phase, for /metrics (a phase without jobs is absent).
   virtual Result<std::map<JobPhase, int64_t>> countJobsByPhase() = 0;
+  // Ended attempts per (terminal phase, end cause), for /metrics: a counter that survives
+  // restarts, since attempts are never deleted (a pair without attempts is absent).
+  virtual Result<std::map<std::pair<AttemptPhase, EndCause>, int64_t>> countEndedAttempts() = 0;
 
   // Atomic. Errors: "store.io"; "store.invalid" (a record the store cannot keep: an empty
   // id, an attempt number below 1, an attempt without submit token, a repeated component

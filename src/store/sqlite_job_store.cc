@@ -137,6 +137,10 @@ Result<std::map<JobPhase, int64_t>> SqliteJobStore::countJobsByPhase() {
   return read([&](Connection& c) { return readPhaseCounts(c); });
 }
 
+Result<std::map<std::pair<AttemptPhase, EndCause>, int64_t>> SqliteJobStore::countEndedAttempts() {
+  return read([&](Connection& c) { return readEndedAttemptCounts(c); });
+}
+
 Status SqliteJobStore::commit(const Change& change) {
   if (auto valid = validateChange(change); !valid) return valid;  // before taking the lock
   return write([&](Connection& c) { return applyChange(c, change); });

@@ -53,6 +53,7 @@ class SqliteJobStore final : public JobStore {
   Result<std::vector<JobView>> activeJobs() override;
   Result<std::vector<EventRecord>> events(const std::string& job_id) override;
   Result<std::map<JobPhase, int64_t>> countJobsByPhase() override;
+  Result<std::map<std::pair<AttemptPhase, EndCause>, int64_t>> countEndedAttempts() override;
   Status commit(const Change& change) override;
   Status commitAll(const std::vector<Change>& changes) override;  // one transaction
   Status requestCancel(const std::string& job_id, const std::string& actor,

@@ -10,8 +10,11 @@
 #include <fcntl.h>
 #include <chrono>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "../control/site_fixture.h"
 #include "../sim/sim_test_support.h"
@@ -110,6 +113,31 @@ TEST_F(ServeCommandTest, ServesFromTheSiteFileAndStopsOnSigtermWithExitZero) {
   EXPECT_NE(log.find("SIGTERM"), std::string::npos);
   EXPECT_EQ(log.find(token), std::string::npos);  // the token is never logged
   EXPECT_TRUE(std::filesystem::exists(site.dir() + "/tp.db"));
+}
+
+TEST_F(ServeCommandTest, LogsJsonLinesByDefaultAndTextOnRequest) {
+  for (const std::string format : {"", "text"}) {
+    SiteDir site(sim_->baseUrl(), false, "", "server:\n  poll_interval: 200ms\n");
+    std::vector<std::string> extra = {"--db", site.dir() + "/tp.db"};
+    if (!format.empty()) extra.insert(extra.end(), {"--log-format", format});
+    startServe(site, extra);
+    ASSERT_GT(waitForPort(), 0) << readFile(stderr_path_);
+    ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+    ASSERT_EQ(waitForExit(20s), 0) << readFile(stderr_path_);
+    std::istringstream lines(readFile(stderr_path_));
+    int count = 0;
+    for (std::string line; std::getline(lines, line); ++count) {
+      const auto parsed = nlohmann::json::parse(line, nullptr, false);
+      if (format.empty()) {
+        ASSERT_TRUE(parsed.is_object()) << "not a JSON object: " << line;
+        EXPECT_TRUE(parsed.contains("time") && parsed.contains("level") && parsed.contains("msg"))
+            << line;
+      } else {
+        EXPECT_TRUE(parsed.is_discarded()) << "text was asked for: " << line;
+      }
+    }
+    EXPECT_GE(count, 3) << format;  // listening, the signal, stopped
+  }
 }
 
 TEST_F(ServeCommandTest, ABadServerSectionExitsTwoNamingTheField) {

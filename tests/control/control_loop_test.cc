@@ -14,6 +14,7 @@
 #include "control/job_service.h"
 #include "fake_job_store.h"
 #include "launch/attempt_identity.h"
+#include "recording_observer.h"
 #include "site_fixture.h"
 #include "slurm/rest_client.h"
 #include "staging/staging_fs.h"
@@ -46,6 +47,10 @@ class HoldingStore final : public store::JobStore {
   }
   Result<std::map<store::JobPhase, int64_t>> countJobsByPhase() override {
     return inner_.countJobsByPhase();
+  }
+  Result<std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t>> countEndedAttempts()
+      override {
+    return inner_.countEndedAttempts();
   }
   Status commit(const store::Change& change) override {
     if (hold_.exchange(false)) {
@@ -111,6 +116,22 @@ TEST_F(ControlLoopTest, TicksOnItsOwnThreadAndWakesOnDemand) {
   EXPECT_TRUE(stopsWithin(loop, 10s));
   EXPECT_FALSE(loop.running());
   loop.stop();  // idempotent
+}
+
+TEST_F(ControlLoopTest, ReportsEveryCycleWithItsReportAndDuration) {
+  auto job = service_.submit(cpuSpec(), "ann");
+  ASSERT_TRUE(job) << job.error().front().describe();
+  RecordingObserver observer;
+  ControlLoop loop(*reconciler_, 1h, &observer);
+  loop.start();
+  ASSERT_TRUE(sim::testing::eventually([&] { return loop.ticks() >= 1; }, 10s));
+  loop.wake();
+  ASSERT_TRUE(sim::testing::eventually([&] { return loop.ticks() >= 2; }, 10s));
+  EXPECT_TRUE(stopsWithin(loop, 10s));
+  const auto cycles = observer.cycles();
+  ASSERT_EQ(static_cast<int64_t>(cycles.size()), loop.ticks());  // one report per tick
+  EXPECT_EQ(cycles[0].first.jobs, 1);                            // the report of that very tick
+  for (const auto& [report, seconds] : cycles) EXPECT_GE(seconds, 0.0);
 }
 
 TEST_F(ControlLoopTest, StopFinishesTheStoreWriteInFlightAndTicksNoMore) {

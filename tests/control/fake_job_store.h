@@ -105,6 +105,18 @@ class FakeJobStore final : public store::JobStore {
     return out;
   }
 
+  Result<std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t>> countEndedAttempts()
+      override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t> out;
+    for (const auto& [id, view] : jobs_) {
+      for (const auto& a : view.attempts) {
+        if (store::isTerminal(a.phase)) ++out[{a.phase, a.cause}];
+      }
+    }
+    return out;
+  }
+
   Status commit(const store::Change& change) override {
     std::lock_guard<std::mutex> lock(mu_);
     if (skip_commits_ > 0) {

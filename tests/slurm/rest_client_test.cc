@@ -113,6 +113,7 @@ TEST(SlurmRestClient, SubmitRejectionCarriesSlurmErrorAndIsNotRetried) {
   EXPECT_EQ(receipt.error().slurm_error_number, 2014);
   EXPECT_EQ(receipt.error().transport, TransportClass::kRejected);
   EXPECT_EQ(server.seen().size(), 1u);
+  EXPECT_EQ(receipt.error().attempts, 1);
 }
 
 TEST(SlurmRestClient, SubmitIsNeverRetriedOn5xx) {
@@ -272,6 +273,7 @@ TEST(SlurmRestClient, ReadsGiveUpAfterMaxAttempts) {
   EXPECT_EQ(jobs.error().error.code, "slurm.server_error");
   EXPECT_EQ(jobs.error().http_status, 503);
   EXPECT_EQ(server.seen().size(), static_cast<size_t>(RetryPolicy{}.max_attempts));
+  EXPECT_EQ(jobs.error().attempts, RetryPolicy{}.max_attempts);  // every request counted
 }
 
 TEST(SlurmRestClient, ExpiredTokenIsRefreshedOnceThenTheRequestIsRetried) {
@@ -309,6 +311,7 @@ TEST(SlurmRestClient, AuthFailureAfterOneRefreshIsAuthFailed) {
     EXPECT_EQ(jobs.error().error.code, "slurm.auth_failed") << status;
     EXPECT_EQ(jobs.error().http_status, status);
     EXPECT_EQ(server.seen().size(), 2u) << status;  // once, refresh, once more: no backoff loop
+    EXPECT_EQ(jobs.error().attempts, 2) << status;
     EXPECT_TRUE(h.sleeps.empty());
   }
 }

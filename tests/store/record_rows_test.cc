@@ -57,7 +57,8 @@ TEST(RecordRowsTest, UnknownStoredStringsAreReportedWithTheirColumn) {
     ASSERT_TRUE(c);
     ASSERT_TRUE(
         (*c)->exec("UPDATE jobs SET phase = 'Paused' WHERE id = 'phase-00000001';"
-                   "UPDATE attempts SET cause = 'cosmic_ray' WHERE job_id = 'cause-00000001';"
+                   "UPDATE attempts SET phase = 'Failed', cause = 'cosmic_ray' "
+                   "WHERE job_id = 'cause-00000001';"
                    "UPDATE components SET state = 'RUNNING' WHERE job_id = 'state-00000001'"));
   }
   auto store = openOrDie(path);
@@ -78,6 +79,9 @@ TEST(RecordRowsTest, UnknownStoredStringsAreReportedWithTheirColumn) {
   auto counts = store->countJobsByPhase();
   ASSERT_FALSE(counts);
   EXPECT_EQ(counts.error().field, "jobs.phase");
+  auto ended = store->countEndedAttempts();
+  ASSERT_FALSE(ended);
+  EXPECT_EQ(ended.error().field, "attempts.cause");
 }
 
 }  // namespace

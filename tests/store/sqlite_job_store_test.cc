@@ -218,6 +218,39 @@ TEST_P(SqliteJobStoreTest, CountsJobsByPhase) {
   EXPECT_EQ(*counts, want);
 }
 
+TEST_P(SqliteJobStoreTest, CountsEndedAttemptsByPhaseAndCause) {
+  struct Row {
+    AttemptPhase phase;
+    EndCause cause;
+  };
+  const Row rows[] = {{AttemptPhase::kSucceeded, EndCause::kNone},
+                      {AttemptPhase::kFailed, EndCause::kInfrastructure},
+                      {AttemptPhase::kFailed, EndCause::kInfrastructure},
+                      {AttemptPhase::kFailed, EndCause::kUser},
+                      {AttemptPhase::kCancelled, EndCause::kCancelled},
+                      {AttemptPhase::kAbandoned, EndCause::kAbandoned},
+                      {AttemptPhase::kRunning, EndCause::kNone}};  // not ended: not counted
+  JobRecord job = sampleJob("ended-10000000");
+  std::vector<AttemptRecord> attempts;
+  int number = 1;
+  for (const Row& row : rows) {
+    AttemptRecord a = sampleAttempt(job.id, number++, 1);
+    a.phase = row.phase;
+    a.cause = row.cause;
+    attempts.push_back(a);
+  }
+  commitOk(Change{job, attempts, {}});
+  auto counts = store_->countEndedAttempts();
+  ASSERT_TRUE(counts) << counts.error().describe();
+  const std::map<std::pair<AttemptPhase, EndCause>, int64_t> want = {
+      {{AttemptPhase::kSucceeded, EndCause::kNone}, 1},
+      {{AttemptPhase::kFailed, EndCause::kInfrastructure}, 2},
+      {{AttemptPhase::kFailed, EndCause::kUser}, 1},
+      {{AttemptPhase::kCancelled, EndCause::kCancelled}, 1},
+      {{AttemptPhase::kAbandoned, EndCause::kAbandoned}, 1}};
+  EXPECT_EQ(*counts, want);
+}
+
 // ---- file databases only ----
 
 TEST(SqliteJobStoreFileTest, KeepsEverythingAcrossReopening) {
