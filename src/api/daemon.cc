@@ -5,9 +5,9 @@
 
 #include "doctor/doctor.h"
 #include "doctor/host_probe.h"
+#include "slurm/token_provider.h"
 #include "staging/os_users.h"
 #include "staging/staging_fs.h"
-#include "slurm/token_provider.h"
 
 namespace tuneplane::api {
 
