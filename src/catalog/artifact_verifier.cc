@@ -15,6 +15,8 @@
 
 #include <openssl/evp.h>
 
+#include "common/unique_fd.h"
+
 namespace tuneplane::catalog {
 namespace {
 
@@ -41,21 +43,6 @@ FileIdentity identityOf(const struct stat& st) {
   return FileIdentity{st.st_dev,          st.st_ino,         st.st_size,        st.st_mtim.tv_sec,
                       st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
 }
-
-// Owns one open file descriptor.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 struct MdCtxFree {
   void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
@@ -144,7 +131,7 @@ struct ArtifactVerifier::Impl {
         return fail("artifact.missing", std::string(field), path + ": no such file");
       return fail("artifact.unreadable", std::string(field), path + ": " + std::strerror(errno));
     }
-    const Fd fd(raw);
+    const UniqueFd fd(raw);
     struct stat before {};
     if (::fstat(fd.get(), &before) != 0 || !S_ISREG(before.st_mode)) {
       return fail("artifact.not_regular_file", std::string(field), path + ": not a regular file");

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/unique_fd.h"
 #include "slurm/script_renderer.h"
 #include "staging/staging_paths.h"
 
@@ -19,33 +20,18 @@ namespace {
 
 using nlohmann::json;
 
-// An owned descriptor.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-
- private:
-  int fd_;
-};
-
-Fd openLogsDir(const std::string& attempt_dir) {
-  Fd attempt(::open(attempt_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!attempt.valid()) return Fd(-1);
+UniqueFd openLogsDir(const std::string& attempt_dir) {
+  UniqueFd attempt(::open(attempt_dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!attempt.valid()) return UniqueFd();
   const std::string logs(staging::kLogsDir);
-  return Fd(::openat(attempt.get(), logs.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  return UniqueFd(
+      ::openat(attempt.get(), logs.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
 }
 
 // nullopt when the file does not exist; an error when it exists but is not safe to read.
 Result<std::optional<std::string>> readSmallFile(int dir_fd, const std::string& name) {
   // O_NONBLOCK: a FIFO planted under the name must not block the loop.
-  Fd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno == ENOENT) return std::optional<std::string>();
     return fail("control.bad_sentinel", name,
@@ -131,7 +117,7 @@ Result<ExitSentinel> parseExitSentinel(std::string_view text) {
 AttemptSentinels readSentinels(const std::string& attempt_dir,
                                const std::vector<std::string>& pools) {
   AttemptSentinels out;
-  Fd logs = openLogsDir(attempt_dir);
+  UniqueFd logs = openLogsDir(attempt_dir);
   if (!logs.valid()) {
     if (errno != ENOENT) out.problems.push_back("logs/: " + std::string(std::strerror(errno)));
     return out;
@@ -166,7 +152,7 @@ AttemptSentinels readSentinels(const std::string& attempt_dir,
 }
 
 bool schedulerLogExists(const std::string& attempt_dir, const std::string& pool) {
-  Fd logs = openLogsDir(attempt_dir);
+  UniqueFd logs = openLogsDir(attempt_dir);
   if (!logs.valid()) return false;
   struct stat st {};
   const std::string name = pool + ".out";
