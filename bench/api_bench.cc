@@ -42,6 +42,7 @@
 #include "api/daemon.h"
 #include "api/json_views.h"
 #include "bench_dir.h"
+#include "bench_measure.h"
 #include "catalog/artifact_verifier.h"
 #include "control/job_service.h"
 #include "control/launch_pipeline.h"
@@ -50,10 +51,14 @@
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
+#include "support/os_user.h"
 
 namespace {
 
 using namespace tuneplane;
+using bench::loadAverage;
+using bench::statusKiB;
+using bench::threadCpuSeconds;
 using Steady = std::chrono::steady_clock;
 
 constexpr int kJobs = 1000;
@@ -74,11 +79,6 @@ std::string jobId(int i) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "bench-%08x", i);
   return buf;
-}
-
-double loadAverage() {
-  double avg[1] = {-1};
-  return ::getloadavg(avg, 1) == 1 ? avg[0] : -1;
 }
 
 void fillStore(store::JobStore& store) {
@@ -326,11 +326,6 @@ void writeText(const std::string& path, const std::string& text) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
-std::string currentUser() {
-  const struct passwd* pw = ::getpwuid(::geteuid());
-  return pw != nullptr ? pw->pw_name : "uid-" + std::to_string(::geteuid());
-}
-
 // A site in `dir` whose slurmrestd is `slurm_url`: one CPU partition, a small runtime
 // artifact with its real hash, a JWT key, a staging root. Returns the site file's path.
 std::string writeSite(const std::string& dir, const std::string& slurm_url,
@@ -343,7 +338,7 @@ std::string writeSite(const std::string& dir, const std::string& slurm_url,
             "runtimes:\n  - id: custom-demo\n    format: sif\n    path: " + dir +
                 "/artifacts/demo.sif\n    sha256: " + staging::sha256Hex(artifact_text) +
                 "\n    frameworks: [custom]\n");
-  writeText(dir + "/site.yaml", "slurm:\n  url: " + slurm_url + "\n  user: " + currentUser() +
+  writeText(dir + "/site.yaml", "slurm:\n  url: " + slurm_url + "\n  user: " + test::currentUser() +
                                     "\n  jwt_key_file: " + key_file +
                                     "\n  job_environment:\n    PATH: /usr/bin:/bin\n"
                                     "partitions:\n  cpu: cpu\n"

@@ -33,6 +33,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_dir.h"
+#include "bench_measure.h"
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
 #include "control/attempt_launcher.h"
@@ -48,27 +49,13 @@
 namespace {
 
 using namespace tuneplane;
+using bench::loadAverage;
+using bench::statusKiB;
+using bench::threadCpuSeconds;
 using nlohmann::json;
 
 constexpr int kChanged = 50;  // below the reconciler's listing_threshold (64)
 constexpr int kSampledGets = 500;
-
-double threadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// A field of /proc/self/status in KiB (VmHWM, VmRSS); -1 when unreadable.
-long statusKiB(const char* field) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const std::string prefix = std::string(field) + ":";
-  while (std::getline(in, line)) {
-    if (line.rfind(prefix, 0) == 0) return std::stol(line.substr(prefix.size()));
-  }
-  return -1;
-}
 
 // The peak memory `op` adds, in KiB: run in a forked child (one thread; the parent waits and
 // touches nothing meanwhile) whose high-water mark is reset first (clear_refs 5), so VmHWM

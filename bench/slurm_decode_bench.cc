@@ -29,10 +29,15 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_dir.h"
+#include "bench_measure.h"
 #include "slurm/answer_decoder.h"
 #include "support/test_paths.h"
 
 namespace {
+
+using tuneplane::bench::loadAverage;
+using tuneplane::bench::statusKiB;
+using tuneplane::bench::threadCpuSeconds;
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
@@ -197,12 +202,8 @@ long maxRssKb(const std::vector<std::string>& argv) {
 }
 
 long selfHwmKb() {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return 0;
+  const long kb = statusKiB("VmHWM");
+  return kb < 0 ? 0 : kb;
 }
 
 // Peak memory of `work` above that of `baseline` (the same program doing nothing), in MB.
@@ -283,15 +284,6 @@ Run oursOnce(const std::string& path, bool states) {
   return run;
 }
 
-double loadAverage() {
-  double load = -1;
-  if (FILE* f = std::fopen("/proc/loadavg", "r")) {
-    if (std::fscanf(f, "%lf", &load) != 1) load = -1;
-    std::fclose(f);
-  }
-  return load;
-}
-
 // Runs ours and python's alternately, one each a round, `rounds` times, and reports the best
 // and median of each and of the per-round ratios, in CPU time and in wall time.
 // `small_path`: an answer of the same kind with a few records, whose peak rise is the part of
@@ -335,9 +327,7 @@ bool report(const char* what, const std::string& path, const std::string& small_
   std::sscanf(fresh.c_str(), "%ld %llu", &hwm_kb, &retained);
   const long noop_kb = maxRssKb({self_path, "--noop"});
   ours.peak_mb = static_cast<double>(hwm_kb - noop_kb) / 1024.0;
-  const long small_kb =
-      std::strtol(runFresh({self_path, "--decode", small_path, states ? "states" : "jobs"}).c_str(),
-                  nullptr, 10);
+  const long small_kb = maxRssKb({self_path, "--decode", small_path, states ? "states" : "jobs"});
   ours.fixed_mb = static_cast<double>(small_kb - noop_kb) / 1024.0;
   ours.records_mb = static_cast<double>(retained) / (1024.0 * 1024.0);
   py.peak_mb =

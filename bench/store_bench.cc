@@ -20,12 +20,17 @@
 #include <vector>
 
 #include "bench_dir.h"
+#include "bench_measure.h"
 #include "store/job_writes.h"
 #include "store/record_rows.h"
 #include "store/sqlite_connection.h"
 #include "store/sqlite_job_store.h"
 
 namespace {
+
+using tuneplane::bench::loadAverage;
+using tuneplane::bench::statusKiB;
+using tuneplane::bench::threadCpuSeconds;
 
 using namespace tuneplane::store;
 using SteadyClock = std::chrono::steady_clock;
@@ -107,12 +112,6 @@ bool populate(const std::string& path) {
     }
   }
   return c.exec("COMMIT").has_value();
-}
-
-double threadCpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 // Calls per second of wall time, and per second of this thread's CPU time: the machine is
