@@ -5,6 +5,7 @@
 
 #include "control/change_builder.h"
 #include "control/retry_policy.h"
+#include "control/status_mapping.h"
 #include "slurm/script_renderer.h"
 
 namespace tuneplane::control {
@@ -258,8 +259,7 @@ AttemptVerdict judgeFromSentinels(const AttemptSentinels& sentinels, bool cancel
       v.cause = EndCause::kCancelled;
       v.reason = "cancelled; the job " + how;
     } else {
-      const bool node = exit.exit_code >= slurm::kExitArtifactMismatch &&
-                        exit.exit_code <= slurm::kExitRayHeadFailed;
+      const bool node = !scriptFailure(exit.exit_code).empty();
       v.phase = AttemptPhase::kFailed;
       v.cause = node ? EndCause::kInfrastructure : EndCause::kUser;
       v.reason = "the job " + how;

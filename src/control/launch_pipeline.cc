@@ -1,12 +1,7 @@
 // The launch pipeline shared by validate, render and slurm submit (see launch_pipeline.h).
 #include "control/launch_pipeline.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 
 #include "catalog/artifact_verifier.h"
 #include "catalog/site_loader.h"

@@ -249,7 +249,11 @@ AttemptVerdict Reconciler::verdictFor(const store::AttemptRecord& observed,
   return verdict;
 }
 
-spec::RetryPolicy Reconciler::retryOf(const store::JobView& view) const {
+spec::RetryPolicy Reconciler::retryOf(const store::JobView& view,
+                                      const AttemptVerdict& verdict) const {
+  // Only an ending attempt consults the policy; parsing the stored spec for every observed
+  // job on every tick would put YAML parsing on the poll path.
+  if (!store::isTerminal(verdict.phase)) return spec::RetryPolicy{};
   auto parsed = spec::parseJobSpec(view.job.spec);
   // A stored spec passed validation when it was submitted; if it no longer parses, no
   // retry is safer than a guessed one.

@@ -118,7 +118,8 @@ class Reconciler {
   std::string key(const store::AttemptRecord& attempt) const;
   std::vector<std::string> poolsWithoutLog(const store::AttemptRecord& attempt) const;
   AttemptVerdict verdictFor(const store::AttemptRecord& observed, bool cancel_requested) const;
-  spec::RetryPolicy retryOf(const store::JobView& view) const;
+  // The job's retry policy when `verdict` ends the attempt (applyVerdict reads it only then).
+  spec::RetryPolicy retryOf(const store::JobView& view, const AttemptVerdict& verdict) const;
 
   // reconciler_submit.cc: the submit protocol.
   void startAttempt(const store::JobView& view);

@@ -157,7 +157,8 @@ void Reconciler::resolveReceipt(store::JobView view) {
   applyRecords(observed, *records, /*by_sluid=*/false);
   observed.missing_polls = 0;
   const AttemptVerdict verdict = verdictFor(observed, view.job.cancel_requested);
-  if (!commit(view, applyVerdict(view, observed, verdict, retryOf(view), now_), "SLUIDs")) return;
+  if (!commit(view, applyVerdict(view, observed, verdict, retryOf(view, verdict), now_), "SLUIDs"))
+    return;
   verified_ms_[key(observed)] = now_;
   hook(SubmitStep::kSluidsDurable, view, attempt.number);
   if (!verdict.to_cancel.empty()) cancelComponents(observed, verdict.to_cancel);
@@ -172,7 +173,8 @@ void Reconciler::judgeMissing(const store::JobView& view, store::AttemptRecord o
   for (const auto& c : observed.components) pools.push_back(c.pool);
   const AttemptVerdict verdict =
       judgeFromSentinels(readSentinels(observed.staging_dir, pools), view.job.cancel_requested);
-  commit(view, applyVerdict(view, observed, verdict, retryOf(view), now_), "judged by sentinels");
+  commit(view, applyVerdict(view, observed, verdict, retryOf(view, verdict), now_),
+         "judged by sentinels");
 }
 
 }  // namespace tuneplane::control

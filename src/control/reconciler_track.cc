@@ -67,7 +67,7 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
       observed.missing_polls = 0;
       AttemptVerdict verdict = verdictFor(observed, view->job.cancel_requested);
       verdict.reason = "found by its submit token; " + verdict.reason;
-      if (!commit(*view, applyVerdict(*view, observed, verdict, retryOf(*view), now_),
+      if (!commit(*view, applyVerdict(*view, observed, verdict, retryOf(*view, verdict), now_),
                   "lost receipt found")) {
         continue;
       }
@@ -87,7 +87,7 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
     const bool ran_unseen = !sentinels.start.empty() && attempt.lookups + 1 >= kMissingPollsToJudge;
     if (ended || ran_unseen) {
       const AttemptVerdict verdict = judgeFromSentinels(sentinels, view->job.cancel_requested);
-      commit(*view, applyVerdict(*view, attempt, verdict, retryOf(*view), now_),
+      commit(*view, applyVerdict(*view, attempt, verdict, retryOf(*view, verdict), now_),
              "lost receipt judged by sentinels");
     } else {
       commit(*view, markLookupMiss(*view, attempt.number, now_), "lost receipt not found");
@@ -189,7 +189,7 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
   observed.missing_polls = 0;
   verified_ms_[key(observed)] = now_;
   const AttemptVerdict verdict = verdictFor(observed, view.job.cancel_requested);
-  auto change = applyVerdict(view, observed, verdict, retryOf(view), now_);
+  auto change = applyVerdict(view, observed, verdict, retryOf(view, verdict), now_);
   // A refresh that found nothing new writes nothing.
   const bool unchanged = change && change->events.empty() && change->attempts.size() == 1 &&
                          change->attempts.front() == stored &&

@@ -41,24 +41,6 @@ constexpr std::array<Ending, 9> kEndings = {{
     {"CANCELLED", AttemptPhase::kCancelled, EndCause::kCancelled, "was cancelled"},
 }};
 
-// The batch script's own exit codes that say the node, not the user's code, failed.
-std::string_view scriptFailure(int exit_code) {
-  switch (exit_code) {
-    case slurm::kExitArtifactMismatch:
-      return "the runtime image's SHA-256 did not match on the node";
-    case slurm::kExitArtifactMissing:
-      return "the runtime image was missing or unreadable on the node";
-    case slurm::kExitRayJoinTimeout:
-      return "not every node joined Ray in time";
-    case slurm::kExitNoHeadAddress:
-      return "no usable IP address was found for the Ray head node";
-    case slurm::kExitRayHeadFailed:
-      return "the Ray head did not start";
-    default:
-      return {};
-  }
-}
-
 bool has(const std::vector<std::string>& state, std::string_view flag) {
   return std::find(state.begin() + 1, state.end(), flag) != state.end();
 }
@@ -232,6 +214,23 @@ AttemptVerdict rollUp(const std::vector<store::ComponentRecord>& components,
     out.reason = het ? "every component completed" : verdicts.front().reason;
   }
   return out;
+}
+
+std::string_view scriptFailure(int exit_code) {
+  switch (exit_code) {
+    case slurm::kExitArtifactMismatch:
+      return "the runtime image's SHA-256 did not match on the node";
+    case slurm::kExitArtifactMissing:
+      return "the runtime image was missing or unreadable on the node";
+    case slurm::kExitRayJoinTimeout:
+      return "not every node joined Ray in time";
+    case slurm::kExitNoHeadAddress:
+      return "no usable IP address was found for the Ray head node";
+    case slurm::kExitRayHeadFailed:
+      return "the Ray head did not start";
+    default:
+      return {};
+  }
 }
 
 }  // namespace tuneplane::control

@@ -68,6 +68,10 @@ struct AttemptVerdict {
 AttemptVerdict rollUp(const std::vector<store::ComponentRecord>& components, bool cancel_requested);
 
 // True for Slurm base states and flags this version knows (status_mapping.cc lists them).
+// What the batch script's own exit code says failed on the node (the image check, Ray), or
+// "" when the code is the user's. Such an ending is the infrastructure's, not the user's.
+std::string_view scriptFailure(int exit_code);
+
 bool isKnownBaseState(std::string_view state);
 bool isKnownStateFlag(std::string_view flag);
 
