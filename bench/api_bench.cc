@@ -271,7 +271,7 @@ bool benchGets(const std::string& dir, int clients, int requests) {
   api::Metrics metrics;
   api::ApiDependencies deps{service, store, launcher, metrics, api::readLog, {}, {}, {}, {}, {}};
   api::ServerOptions options;
-  options.tokens = {{"alice", api::sha256Hex(kToken), false}};
+  options.tokens = {{"alice", staging::sha256Hex(kToken), false}};
   auto server = api::ApiServer::start(std::move(deps), options);
   if (!server) {
     std::fprintf(stderr, "server: %s\n", server.error().describe().c_str());
@@ -433,7 +433,7 @@ bool benchPosts(const std::string& dir, int clients, int requests) {
   }
   store::SqliteJobStore& store = **opened;
   api::DaemonOptions options;
-  options.server.tokens = {{"alice", api::sha256Hex(kToken), false}};
+  options.server.tokens = {{"alice", staging::sha256Hex(kToken), false}};
   options.poll_interval = std::chrono::seconds(1);  // a POST wakes the loop anyway
   auto daemon = api::Daemon::start(*site, store, std::move(options));
   if (!daemon) {

@@ -46,19 +46,6 @@ void sha256(std::string_view text, unsigned char (&digest)[SHA256_DIGEST_LENGTH]
 
 }  // namespace
 
-std::string sha256Hex(std::string_view text) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  sha256(text, digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(64);
-  for (unsigned char b : digest) {
-    out += kHex[b >> 4];
-    out += kHex[b & 0xf];
-  }
-  return out;
-}
-
 Authenticator::Authenticator(std::vector<ApiToken> tokens) {
   for (auto& token : tokens) {
     Entry entry{};

@@ -38,7 +38,4 @@ class Authenticator {
   std::vector<Entry> entries_;
 };
 
-// Lower-case hex SHA-256 of `text` (what the site file's token_sha256 holds).
-std::string sha256Hex(std::string_view text);
-
 }  // namespace tuneplane::api

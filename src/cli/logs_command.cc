@@ -2,7 +2,7 @@
 // scheduler log. The server returns at most the last 64 KiB / 2,000 lines of a log; what is
 // left out is said on stderr (stdout holds only the log). -f follows the attempt until it
 // ends (client/log_follow.h says how, and what happens when more than the window is
-// written between two polls), then exits 0; --timeout → 6, Ctrl-C → 130, the job untouched.
+// written between two polls), then exits 0; --timeout → 7, Ctrl-C → 130, the job untouched.
 #include <memory>
 
 #include <fmt/format.h>

@@ -28,8 +28,9 @@ void addServerFlags(CLI::App& cmd, ServerFlags& flags) {
 
 void addWaitFlags(CLI::App& cmd, WaitFlags& flags) {
   cmd.add_option("--timeout", flags.timeout,
-                 "Stop waiting after this long (e.g. 90s, 30m, 2h) and exit 6; the job keeps "
-                 "running");
+                 fmt::format("Stop waiting after this long (e.g. 90s, 30m, 2h) and exit {}; the "
+                             "job keeps running",
+                             kExitTimeout));
   cmd.add_option("--poll-interval", flags.poll_interval,
                  "Time between polls (default 2s; kept within 100ms..1m)");
 }

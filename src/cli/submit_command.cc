@@ -1,7 +1,7 @@
 // `tuneplane submit SPEC [--wait]` (or `-f SPEC`): POST /v1/jobs with the spec as written (YAML or
 // JSON;
 // "-" reads stdin). A refused spec prints every error with its field (exit 2). --wait
-// follows the job to its end: exit 0 Succeeded, 1 Failed or Cancelled, 6 --timeout,
+// follows the job to its end: exit 0 Succeeded, 1 Failed or Cancelled, 7 --timeout,
 // 130 Ctrl-C — neither of the last two cancels the job.
 #include <memory>
 

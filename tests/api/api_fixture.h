@@ -19,6 +19,7 @@
 #include "catalog/artifact_verifier.h"
 #include "control/job_service.h"
 #include "launch/attempt_identity.h"
+#include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
 
@@ -27,6 +28,8 @@ namespace tuneplane::api::testing {
 using control::testing::cpuSpec;
 using control::testing::SiteDir;
 using nlohmann::json;
+
+using staging::sha256Hex;  // what the site file's token_sha256 holds
 
 inline constexpr const char* kAliceToken = "alice-secret-token-0001";
 inline constexpr const char* kBobToken = "bob-secret-token-0002";

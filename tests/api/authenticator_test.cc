@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include "staging/stager.h"
+
 namespace tuneplane::api {
 namespace {
+
+using staging::sha256Hex;  // what the site file's token_sha256 holds
 
 TEST(AuthenticatorTest, Sha256HexOfAKnownVector) {
   EXPECT_EQ(sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

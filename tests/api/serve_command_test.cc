@@ -19,14 +19,17 @@
 #include "../control/site_fixture.h"
 #include "../sim/sim_test_support.h"
 #include "api/authenticator.h"
+#include "staging/stager.h"
 #include "support/test_paths.h"
 
 namespace tuneplane::api::testing {
 namespace {
 
 using namespace std::chrono_literals;
+
 using control::testing::readFile;
 using control::testing::SiteDir;
+using staging::sha256Hex;  // what the site file's token_sha256 holds
 
 const std::string kBinary = (test::binaryDir() / "src/cli/tuneplane").string();
 

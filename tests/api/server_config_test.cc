@@ -8,9 +8,12 @@
 
 #include "api/authenticator.h"
 #include "catalog/site_loader.h"
+#include "staging/stager.h"
 
 namespace tuneplane::api {
 namespace {
+
+using staging::sha256Hex;  // what the site file's token_sha256 holds
 
 const std::string kHash(64, 'a');
 
