@@ -20,7 +20,9 @@
 
 #include "live_config.h"
 #include "staging/os_users.h"
+#include "staging/stager.h"
 #include "support/doctor_report.h"
+#include "support/serve_harness.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
 
@@ -70,15 +72,14 @@ class DoctorLive : public ::testing::Test {
 };
 
 TEST_F(DoctorLive, TheTestClusterPassesEveryCheck) {
-  writeFile(dir_ + "/live-doctor.sif", "a stand-in SIF image for the live doctor run\n");
-  const auto digest = test::runProcess({"sha256sum", dir_ + "/live-doctor.sif"}, {.scratch = dir_});
-  ASSERT_EQ(digest.exit_code, 0) << digest.err;
+  const std::string image = "a stand-in SIF image for the live doctor run\n";
+  writeFile(dir_ + "/live-doctor.sif", image);
   writeFile(dir_ + "/runtimes.yaml",
             "runtimes:\n"
             "  - id: live-doctor\n"
             "    format: sif\n"
             "    path: " +
-                dir_ + "/live-doctor.sif\n    sha256: " + digest.out.substr(0, 64) +
+                dir_ + "/live-doctor.sif\n    sha256: " + staging::sha256Hex(image) +
                 "\n    frameworks: [custom]\n");
   const std::string auth = live_.token_file ? "  token_file: " + *live_.token_file + "\n"
                                             : "  jwt_key_file: " + *live_.key_file + "\n";
@@ -93,9 +94,9 @@ TEST_F(DoctorLive, TheTestClusterPassesEveryCheck) {
                 dir_ + "/staging\n" + (group_.empty() ? "" : "staging: {group: " + group_ + "}\n") +
                 "runtime_registry_file: runtimes.yaml\n");
 
-  const auto r = test::runProcess({(test::binaryDir() / "src/cli/tuneplane").string(), "doctor",
-                                   "--site", dir_ + "/site.yaml", "-o", "json"},
-                                  {.scratch = dir_});
+  const auto r = test::runProcess(
+      {test::tuneplaneBinary(), "doctor", "--site", dir_ + "/site.yaml", "-o", "json"},
+      {.scratch = dir_});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out.find("eyJ"), std::string::npos) << "a token in the output";
   EXPECT_EQ(r.err.find("eyJ"), std::string::npos) << "a token on stderr";
