@@ -271,9 +271,10 @@ class Assembler {
       add(codes::kCpuMultiNode, poolField(i, "nodes"),
           "a CPU-only job runs on one machine (nodes: 1), not " + std::to_string(p.nodes));
     }
-    if (known(poolField(i, "scratch_gb")) && p.scratch_gb) {
+    // scratch_gb: 0 asks for no scratch, which is what a CPU-only job gets (issue 17).
+    if (known(poolField(i, "scratch_gb")) && p.scratch_gb.value_or(0) > 0) {
       add(codes::kCpuScratch, poolField(i, "scratch_gb"),
-          "scratch is not offered to CPU-only jobs");
+          "scratch is not offered to CPU-only jobs (omit scratch_gb or set it to 0)");
     }
     if (known(poolField(i, "gpu_series")) && p.gpu_series) {
       add(codes::kCpuGpuSeries, poolField(i, "gpu_series"),

@@ -24,5 +24,12 @@ inline constexpr const char* kEmptyString = "spec.empty_string";
 inline constexpr const char* kReservedEnv = "spec.reserved_env";  // TUNEPLANE_* / SLURM_*
 inline constexpr const char* kNulByte = "spec.nul_byte";          // cannot reach a process's argv
 inline constexpr const char* kUnreadableFile = "spec.unreadable_file";
+// Size limits. The first two concern the whole document with its YAML aliases expanded
+// (document_measure.h; the site and registry have them too, under their prefixes): nothing
+// of it was read. The last two concern one list, map or entry (spec_limits.h).
+inline constexpr const char* kDocumentTooLarge = "spec.document_too_large";
+inline constexpr const char* kTooManyValues = "spec.too_many_values";
+inline constexpr const char* kTooManyEntries = "spec.too_many_entries";  // argv, env, labels
+inline constexpr const char* kTooLong = "spec.too_long";  // one argv/env entry, a label value
 
 }  // namespace tuneplane::spec::codes

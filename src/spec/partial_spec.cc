@@ -21,6 +21,8 @@ bool PartialSpec::readable(std::string_view field) const {
     if (e.code == codes::kUnknownField) continue;
     // Its field is the file's path, not a spec path: nothing of the spec was read.
     if (e.code == codes::kUnreadableFile) return false;
+    // The field says where the limit was crossed, but the document was not read at all.
+    if (e.code == codes::kDocumentTooLarge || e.code == codes::kTooManyValues) return false;
     if (contains(e.field, field)) return false;
   }
   return true;

@@ -23,7 +23,8 @@ struct PartialSpec {
   // contains "spec.resources.pools[0].nodes"), including a required field that is missing.
   // An unknown_field error makes nothing unreadable: that key is ignored and its siblings
   // are read. A document that could not be read at all (unreadable_file, parse_error, a
-  // root that is not a map) makes every field unreadable.
+  // root that is not a map, document_too_large, too_many_values) makes every field
+  // unreadable.
   // `field` uses the errors' path syntax (a.b[0].c).
   bool readable(std::string_view field) const;
 };

@@ -6,6 +6,7 @@
 
 #include "spec/error_codes.h"
 #include "spec/names.h"
+#include "spec/spec_limits.h"
 #include "spec/yaml_reader.h"
 
 namespace tuneplane::spec {
@@ -82,17 +83,21 @@ class SpecParser {
       }
     }
     const YAML::Node labels = R::get(node, "labels");
-    if (R::present(labels)) {
-      const std::string labels_path = R::child(path, "labels");
+    const std::string labels_path = R::child(path, "labels");
+    if (R::present(labels) && fewEnough(labels, labels_path, kMaxLabels)) {
       if (auto v = r_.strMap(labels, labels_path)) {
+        bool ok = true;
         for (const auto& [key, value] : *v) {
           if (!isLabelKey(key)) {
             r_.report("invalid_name", R::child(labels_path, key),
                       "a label key is [prefix/]name, the name at most 63 letters, digits, '-', "
                       "'_' or '.'");
           }
+          ok = shortEnough(value.size(), kMaxLabelValueBytes, R::child(labels_path, key),
+                           "a label value") &&
+               ok;
         }
-        spec_.metadata.labels = *v;
+        if (ok) spec_.metadata.labels = std::move(*v);
       }
     }
   }
@@ -116,7 +121,7 @@ class SpecParser {
     f.image = nonEmpty(node, "image", path);
     const YAML::Node command = r_.require(node, "command", path);
     if (R::present(command)) {
-      if (auto v = r_.strList(command, R::child(path, "command"), Text::kAnyScalar)) {
+      if (auto v = argv(command, R::child(path, "command"))) {
         if (v->empty()) {
           r_.report("empty_list", R::child(path, "command"), "needs at least the program to run");
         } else if (v->front().empty()) {
@@ -128,15 +133,17 @@ class SpecParser {
     }
     const YAML::Node args = R::get(node, "args");
     if (R::present(args)) {
-      if (auto v = r_.strList(args, R::child(path, "args"), Text::kAnyScalar)) f.args = *v;
+      if (auto v = argv(args, R::child(path, "args"))) f.args = std::move(*v);
     }
     const YAML::Node env = R::get(node, "env");
     if (R::present(env)) parseEnv(env, R::child(path, "env"));
   }
 
   void parseEnv(const YAML::Node& node, const std::string& path) {
+    if (!fewEnough(node, path, kMaxEnvEntries)) return;
     auto env = r_.strMap(node, path);
     if (!env) return;
+    bool ok = true;
     for (const auto& [name, value] : *env) {
       if (!isEnvName(name)) {
         r_.report("invalid_name", R::child(path, name),
@@ -145,8 +152,46 @@ class SpecParser {
         r_.report("reserved_env", R::child(path, name),
                   "names starting with TUNEPLANE_ or SLURM_ are set by the platform or Slurm");
       }
+      // NAME=value is one string of the process's environment.
+      ok = shortEnough(name.size() + 1 + value.size(), kMaxArgBytes, R::child(path, name),
+                       "NAME=value") &&
+           ok;
     }
-    spec_.framework.env = std::move(*env);
+    if (ok) spec_.framework.env = std::move(*env);
+  }
+
+  // command or args: at most kMaxArgvEntries entries, each shorter than the kernel takes.
+  std::optional<std::vector<std::string>> argv(const YAML::Node& node, const std::string& path) {
+    if (!fewEnough(node, path, kMaxArgvEntries)) return std::nullopt;
+    auto v = r_.strList(node, path, Text::kAnyScalar);
+    if (!v) return std::nullopt;
+    bool ok = true;
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      ok = shortEnough((*v)[i].size(), kMaxArgBytes, R::index(path, i), "an argument") && ok;
+    }
+    if (!ok) return std::nullopt;
+    return v;
+  }
+
+  // A list or map given with more than `max` entries is too_many_entries (and not read).
+  bool fewEnough(const YAML::Node& node, const std::string& path, std::size_t max) {
+    if ((node.IsSequence() || node.IsMap()) && node.size() > max) {
+      r_.report("too_many_entries", path,
+                "has " + std::to_string(node.size()) + " entries; at most " + std::to_string(max) +
+                    " are allowed");
+      return false;
+    }
+    return true;
+  }
+
+  // A string of `size` bytes over `max` is too_long; the message never quotes it.
+  bool shortEnough(std::size_t size, std::size_t max, const std::string& field,
+                   std::string_view what) {
+    if (size <= max) return true;
+    r_.report("too_long", field,
+              std::string(what) + " of " + std::to_string(size) + " bytes is longer than the " +
+                  std::to_string(max) + " allowed");
+    return false;
   }
 
   void parseResources(const YAML::Node& node, const std::string& path) {
@@ -267,7 +312,7 @@ class SpecParser {
     return v;
   }
 
-  YamlReader r_{"spec"};
+  YamlReader r_{"spec", kSpecDocumentLimits};
   JobSpec spec_;
 };
 

@@ -87,13 +87,17 @@ const char* typeName(const YAML::Node& node) {
 }  // namespace
 
 std::optional<YAML::Node> YamlReader::parseRoot(std::string_view text) {
+  // Measured first, so a document whose aliases expand past the limits is never built or
+  // walked (document_measure.h).
+  if (auto breach = measureDocument(text, limits_)) {
+    report(breach->kind, std::move(breach->field), std::move(breach->message));
+    return std::nullopt;
+  }
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
   } catch (const YAML::Exception& e) {
-    report("parse_error", "",
-           "not valid YAML or JSON: line " + std::to_string(e.mark.line + 1) + ", column " +
-               std::to_string(e.mark.column + 1) + ": " + e.msg);
+    report("parse_error", "", parseErrorMessage(e.mark.line, e.mark.column, e.msg));
     return std::nullopt;
   }
   if (!present(root)) {

@@ -16,6 +16,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/result.h"
+#include "spec/document_measure.h"
 
 namespace tuneplane::spec {
 
@@ -27,11 +28,13 @@ enum class Text {
 
 class YamlReader {
  public:
-  // `prefix` is "spec", "site" or "registry".
-  explicit YamlReader(std::string prefix) : prefix_(std::move(prefix)) {}
+  // `prefix` is "spec", "site" or "registry"; `limits` bound the document parseRoot loads.
+  explicit YamlReader(std::string prefix, DocumentLimits limits = kOperatorDocumentLimits)
+      : prefix_(std::move(prefix)), limits_(limits) {}
 
-  // Parses `text`; on a syntax error, an empty document or a root that is not a map,
-  // reports it and returns nullopt.
+  // Parses `text`; on a syntax error, a document over the limits (measured with its aliases
+  // expanded before anything is built: document_too_large, too_many_values), an empty
+  // document or a root that is not a map, reports it and returns nullopt.
   std::optional<YAML::Node> parseRoot(std::string_view text);
 
   // Records a problem; the code is prefix + "." + kind.
@@ -81,6 +84,7 @@ class YamlReader {
 
  private:
   std::string prefix_;
+  DocumentLimits limits_;
   Errors errors_;
 };
 

@@ -82,5 +82,34 @@ TEST(RuntimeRegistry, EachRegistryRuleHasItsCodeAndField) {
   EXPECT_EQ(missing.error().size(), 2u);  // unknown "other", missing "runtimes"
 }
 
+TEST(RuntimeRegistry, AliasesAreMeasuredExpandedBeforeTheRegistryIsLoaded) {
+  // An anchored 1,000,000-byte path aliased four more times: over 4 MiB at the fourth alias.
+  const std::string entry = "{id: r1, format: sqsh, sha256: " + kSha + ", path: ";
+  const auto text = parseRuntimeRegistry(
+      "runtimes:\n  - " + entry + "&p /" + std::string(999999, 'p') + "}\n  - " + entry + "*p}\n" +
+      "  - " + entry + "*p}\n  - " + entry + "*p}\n  - " + entry + "*p}\n");
+  ASSERT_FALSE(text.has_value());
+  ASSERT_EQ(text.error().size(), 1u);
+  EXPECT_EQ(text.error()[0].code, "registry.document_too_large");
+  EXPECT_EQ(text.error()[0].field, "runtimes[4].path");
+  // Ten levels of ten aliases each: refused by the count of values, not walked.
+  std::string laughs = "x0: &l0 [a, a, a, a, a, a, a, a, a, a]\n";
+  for (int level = 1; level < 10; ++level) {
+    laughs += "x" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) laughs += (i ? ", *l" : "*l") + std::to_string(level - 1);
+    laughs += "]\n";
+  }
+  const auto values = parseRuntimeRegistry(laughs + "runtimes: []\n");
+  ASSERT_FALSE(values.has_value());
+  ASSERT_EQ(values.error().size(), 1u);
+  EXPECT_EQ(values.error()[0].code, "registry.too_many_values");
+  // Within the limits an alias reads as its anchor.
+  const auto shared =
+      parseRuntimeRegistry("runtimes:\n  - {id: r1, format: sqsh, path: /r1, sha256: &s " + kSha +
+                           "}\n  - {id: r2, format: sqsh, path: /r2, sha256: *s}\n");
+  ASSERT_TRUE(shared.has_value()) << shared.error()[0].describe();
+  EXPECT_EQ(shared->runtimes.at(1).sha256, kSha);
+}
+
 }  // namespace
 }  // namespace tuneplane::catalog

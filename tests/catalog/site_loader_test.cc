@@ -31,6 +31,19 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text.replace(at, from.size(), to);
 }
 
+// Ten levels of lists, each ten aliases of the level below ("billion laughs"). Its values:
+// 12,351 up to x4's list, then 11,111 for each alias there, so x4[4] crosses 65,536.
+std::string nestedAliases() {
+  std::string text = "x0: &l0 [a, a, a, a, a, a, a, a, a, a]\n";
+  for (int level = 1; level < 10; ++level) {
+    const std::string below = "*l" + std::to_string(level - 1);
+    text += "x" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
+    for (int i = 0; i < 10; ++i) text += (i ? ", " : "") + below;
+    text += "]\n";
+  }
+  return text;
+}
+
 std::string examples(const std::string& name) {
   return (test::sourceDir() / "examples" / name).string();
 }
@@ -234,6 +247,12 @@ std::vector<Row> siteRows() {
        "default_time_limit"},
       {"default_time_limit a list", m + "default_time_limit: [1h]\n", "site.wrong_type",
        "default_time_limit"},
+      // Measured with aliases expanded before the file is loaded (spec/document_measure.h):
+      // 4 MiB of text and 65,536 values.
+      {"text over 4 MiB once aliases are expanded",
+       m + "x: &a " + std::string(1000000, 'x') + "\ny: [*a, *a, *a, *a]\n",
+       "site.document_too_large", "y[3]"},
+      {"nested aliases over 65,536 values", nestedAliases() + m, "site.too_many_values", "x4[4]"},
   };
 }
 

@@ -86,6 +86,28 @@ TEST(Assembler, CpuOnlyJobUsesTheCpuPartitionAndNoGpus) {
               ElementsAre(Pair("PATH", "/usr/local/bin:/usr/bin:/bin")));
 }
 
+TEST(Assembler, CpuOnlyJobWithScratchZeroIsTheJobWithoutScratch) {
+  const auto without =
+      assembleLaunch(parsed(kCpuSpec), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  const auto zero = assembleLaunch(
+      parsed(replaced(kCpuSpec, "memory_gb: 8", "memory_gb: 8\n        scratch_gb: 0")), testSite(),
+      testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_TRUE(without.has_value()) << without.error().front().describe();
+  ASSERT_TRUE(zero.has_value()) << zero.error().front().describe();
+  // The script and the submit body are rendered from the components alone (slurm/), so equal
+  // components render the same: no --tmp, no temporary_disk_per_node.
+  EXPECT_EQ(zero->components, without->components);
+  EXPECT_EQ(zero->components.at(0).scratch_mb, 0);
+  // A positive amount is still refused.
+  const auto one = assembleLaunch(
+      parsed(replaced(kCpuSpec, "memory_gb: 8", "memory_gb: 8\n        scratch_gb: 1")), testSite(),
+      testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_FALSE(one.has_value());
+  ASSERT_EQ(one.error().size(), 1u);
+  EXPECT_EQ(one.error()[0].code, "launch.cpu_only_scratch");
+  EXPECT_EQ(one.error()[0].field, "spec.resources.pools[0].scratch_gb");
+}
+
 TEST(Assembler, TimeLimitComesFromTheSpecElseTheSiteElseThePartition) {
   // The backend's documented CPU-only job: custom/custom, one pool, one node, no GPUs,
   // CPUs, memory, a runtime id — and no time limit.

@@ -231,6 +231,24 @@ struct Row {
   const char* field;
 };
 
+std::string repeated(const std::string& text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
+std::string envEntries(int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i) out += "V" + std::to_string(i) + ": x, ";
+  return out;
+}
+
+std::string labelEntries(int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i) out += "l" + std::to_string(i) + ": x, ";
+  return out;
+}
+
 // One row per structural rule: the minimal spec with one thing broken → exactly one error.
 std::vector<Row> structuralRows() {
   const std::string m = kMinimal;
@@ -332,6 +350,31 @@ std::vector<Row> structuralRows() {
       {"negative backoff", m + "  retry: {backoff_seconds: -1}\n", "spec.negative",
        "spec.retry.backoff_seconds"},
       {"bad retry.on", m + "  retry: {on: sometimes}\n", "spec.invalid_value", "spec.retry.on"},
+      // Size limits (spec_limits.h, document_measure.h).
+      {"too many command entries",
+       r("command: [run]", "command: [run" + repeated(", a", 4096) + "]"), "spec.too_many_entries",
+       "spec.framework.command"},
+      {"too many args",
+       r("command: [run]", "command: [run]\n    args: [" + repeated("a, ", 4097) + "]"),
+       "spec.too_many_entries", "spec.framework.args"},
+      {"arg too long",
+       r("command: [run]", "command: [run]\n    args: [a, " + std::string(131072, 'x') + "]"),
+       "spec.too_long", "spec.framework.args[1]"},
+      {"too many env entries",
+       r("command: [run]", "command: [run]\n    env: {" + envEntries(1025) + "}"),
+       "spec.too_many_entries", "spec.framework.env"},
+      {"env entry too long",  // A=… is 131,072 bytes: one more than the kernel takes
+       r("command: [run]", "command: [run]\n    env: {A: " + std::string(131070, 'x') + "}"),
+       "spec.too_long", "spec.framework.env.A"},
+      {"too many labels", r("  name: job", "  name: job\n  labels: {" + labelEntries(65) + "}"),
+       "spec.too_many_entries", "metadata.labels"},
+      {"label value too long",
+       r("  name: job", "  name: job\n  labels: {team: " + std::string(257, 'x') + "}"),
+       "spec.too_long", "metadata.labels.team"},
+      {"text over 1 MiB once an alias is expanded",
+       "x: &a " + std::string(600000, 'x') + "\ny: *a\n" + m, "spec.document_too_large", "y"},
+      {"more than 16,384 values", "x: [" + repeated("a, ", 16400) + "]\n" + m,
+       "spec.too_many_values", "x[16381]"},  // the root, x and the list come first
   };
 }
 
