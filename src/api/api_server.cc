@@ -48,6 +48,7 @@ void sendError(httplib::Response& res, int status, Error error) {
 
 int statusFor(const std::string& code) {
   if (code == "store.not_found") return 404;
+  if (code == "logs.symlink" || code == "logs.not_regular_file") return 409;  // the job's doing
   if (code == "store.already_terminal" || code == "store.not_submit_unknown" ||
       code == "store.job_exists") {
     return 409;

@@ -5,6 +5,7 @@
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
+#include <cctype>
 #include <cstdio>
 #include <memory>
 
@@ -44,6 +45,19 @@ void sha256(std::string_view text, unsigned char (&digest)[SHA256_DIGEST_LENGTH]
   }
 }
 
+// RFC 9110 §11.4: credentials = auth-scheme [ 1*SP token68 ], and the scheme is matched
+// case-insensitively ("bearer", "BEARER"); the token itself is compared exactly. "" when
+// `authorization` is not Bearer credentials.
+std::string_view bearerToken(std::string_view authorization) {
+  constexpr std::string_view kScheme = "bearer";
+  if (authorization.size() <= kScheme.size() || authorization[kScheme.size()] != ' ') return {};
+  for (std::size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(authorization[i])) != kScheme[i]) return {};
+  }
+  const std::size_t token = authorization.find_first_not_of(' ', kScheme.size());
+  return token == std::string_view::npos ? std::string_view() : authorization.substr(token);
+}
+
 }  // namespace
 
 Authenticator::Authenticator(std::vector<ApiToken> tokens) {
@@ -56,16 +70,14 @@ Authenticator::Authenticator(std::vector<ApiToken> tokens) {
 }
 
 Result<Principal> Authenticator::authenticate(std::string_view authorization) const {
-  constexpr std::string_view kScheme = "Bearer ";
   if (authorization.empty()) {
     return fail("auth.missing_token", "Authorization",
                 "this route needs 'Authorization: Bearer <token>'");
   }
-  if (authorization.size() <= kScheme.size() || authorization.size() > kMaxTokenBytes ||
-      authorization.substr(0, kScheme.size()) != kScheme) {
+  const std::string_view token = bearerToken(authorization);
+  if (token.empty() || authorization.size() > kMaxTokenBytes) {
     return fail("auth.missing_token", "Authorization", "expected 'Authorization: Bearer <token>'");
   }
-  const std::string_view token = authorization.substr(kScheme.size());
   unsigned char digest[SHA256_DIGEST_LENGTH];
   sha256(token, digest);
   const Entry* match = nullptr;

@@ -1,4 +1,5 @@
-// Authenticator: who is calling, from `Authorization: Bearer <token>`. The site file holds
+// Authenticator: who is calling, from `Authorization: Bearer <token>` (the scheme in any
+// case, as RFC 9110 has it; the token exactly). The site file holds
 // only each token's SHA-256, so the server never stores a token; the presented token is
 // hashed and compared with every entry in constant time (CRYPTO_memcmp, and no early exit),
 // so neither the comparison nor the position of the match leaks through timing. Errors never

@@ -252,7 +252,7 @@ void ApiServer::installJobRoutes() {
           if (c.pool == pool) component = &c;
         }
         auto log = deps_.logs(attempt->staging_dir, pool, stream, logJobState(*attempt, component));
-        if (!log) return sendError(res, 500, log.error());
+        if (!log) return sendError(res, statusFor(log.error().code), log.error());
         out["content"] = log->text;
         out["truncated"] = log->truncated;
         out["bytes"] = log->file_bytes;

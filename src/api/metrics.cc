@@ -1,11 +1,34 @@
 // See metrics.h.
 #include "api/metrics.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include <fmt/format.h>
 
+#include "api/route_templates.h"
+
 namespace tuneplane::api {
+namespace {
+
+// `value` itself when it is one of `known` (returned as the table's own, static, string),
+// else "other".
+template <std::size_t N>
+std::string_view fixedLabel(std::string_view value, const std::array<std::string_view, N>& known) {
+  const auto found = std::find(known.begin(), known.end(), value);
+  return found != known.end() ? *found : kOtherLabel;
+}
+
+std::string_view routeLabel(std::string_view route) {
+  return route == kUnmatchedRoute ? kUnmatchedRoute : fixedLabel(route, kRouteTemplates);
+}
+
+// A status outside HTTP's three-digit range is counted as 0, rendered "other".
+int statusLabel(int status) {
+  return status >= 100 && status <= 599 ? status : 0;
+}
+
+}  // namespace
 
 std::string escapeLabel(std::string_view value) {
   std::string out;
@@ -49,9 +72,10 @@ void Histogram::render(std::string& out, std::string_view name, const std::strin
 
 void Metrics::observeRequest(std::string_view method, std::string_view route, int status,
                              double seconds) {
+  const std::string_view route_label = routeLabel(route);
   std::lock_guard<std::mutex> lock(mu_);
-  ++requests_[{std::string(method), std::string(route), status}];
-  request_seconds_[std::string(route)].observe(seconds);
+  ++requests_[{fixedLabel(method, kCountedMethods), route_label, statusLabel(status)}];
+  request_seconds_[route_label].observe(seconds);
 }
 
 void Metrics::observeSlurm(std::string_view operation, bool ok, double seconds) {
@@ -80,7 +104,8 @@ std::string Metrics::render() const {
     const auto& [method, route, status] = key;
     out += fmt::format(
         "tuneplane_http_requests_total{{method=\"{}\",route=\"{}\",status=\"{}\"}} {}\n",
-        escapeLabel(method), escapeLabel(route), status, count);
+        escapeLabel(method), escapeLabel(route),
+        status == 0 ? std::string(kOtherLabel) : std::to_string(status), count);
   }
   out +=
       "# HELP tuneplane_http_request_duration_seconds Time to answer an HTTP request.\n"

@@ -51,7 +51,9 @@ class Histogram {
 class Metrics {
  public:
   // `route` is the route's template ("/v1/jobs/{id}"), never the raw path (ids would make
-  // one series per job).
+  // one series per job). Every label value comes from a fixed set, whatever a client sent:
+  // the method one of kCountedMethods, the route one of kRouteTemplates or "unmatched", the
+  // status 100..599; anything else is counted as "other" (route_templates.h).
   void observeRequest(std::string_view method, std::string_view route, int status, double seconds);
   void observeSlurm(std::string_view operation, bool ok, double seconds);
   void observeCycle(double seconds);
@@ -62,8 +64,9 @@ class Metrics {
 
  private:
   mutable std::mutex mu_;
-  std::map<std::tuple<std::string, std::string, int>, uint64_t> requests_;
-  std::map<std::string, Histogram> request_seconds_;  // by route
+  // By method, route and status (0: "other"); the strings are route_templates.h's.
+  std::map<std::tuple<std::string_view, std::string_view, int>, uint64_t> requests_;
+  std::map<std::string_view, Histogram> request_seconds_;  // by route
   std::map<std::pair<std::string, bool>, uint64_t> slurm_calls_;
   std::map<std::string, Histogram> slurm_seconds_;  // by operation
   Histogram cycle_seconds_{kCycleBuckets};

@@ -284,29 +284,29 @@ Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view poo
                             JobState job, const LogTailLimits& limits) {
   if (!staging::isCleanAbsolutePath(attempt_dir) || attempt_dir == "/") {
     return fail("logs.invalid_attempt_dir", "attempt_dir",
-                "attempt directory '" + attempt_dir +
-                    "' must be an absolute path without '.', '..' or empty components");
+                "the attempt directory must be an absolute path without '.', '..' or empty "
+                "components");
   }
   auto name = logFileName(pool, stream);
   if (!name) return fail(name.error());
-  const std::string logs_shown = "logs/ of attempt " + attempt_dir;
-  const std::string file_shown = "logs/" + *name + " of attempt " + attempt_dir;
+  // Messages and reasons reach API clients: they name the file inside the attempt (the pool
+  // and the stream), never the server's path to it.
+  const std::string logs_shown = "logs/";
+  const std::string file_shown = "logs/" + *name;
 
-  auto attempt =
-      openEntry(AT_FDCWD, attempt_dir, Kind::kDirectory, "attempt directory " + attempt_dir);
+  auto attempt = openEntry(AT_FDCWD, attempt_dir, Kind::kDirectory, "the attempt directory");
   if (!attempt) return fail(attempt.error());
-  if (attempt->missing)
-    return missingTail("the attempt directory " + attempt_dir + " does not exist");
+  if (attempt->missing) return missingTail("the attempt directory does not exist");
   auto logs =
       openEntry(attempt->fd.get(), std::string(staging::kLogsDir), Kind::kDirectory, logs_shown);
   if (!logs) return fail(logs.error());
-  if (logs->missing) return missingTail("the attempt " + attempt_dir + " has no logs/ folder");
+  if (logs->missing) return missingTail("the attempt has no logs/ folder");
   auto file = openEntry(logs->fd.get(), *name, Kind::kRegularFile, file_shown);
   if (!file) return fail(file.error());
   if (file->missing) {
     if (job == JobState::kRanAndEnded) {
-      return missingTail(std::string(kLogNeverWrittenReason) + " (logs/" + *name + " of attempt " +
-                         attempt_dir + " does not exist)");
+      return missingTail(std::string(kLogNeverWrittenReason) + " (logs/" + *name +
+                         " does not exist)");
     }
     return missingTail("logs/" + *name + " does not exist (yet)");
   }

@@ -17,7 +17,9 @@
 // /etc/shadow) or replace logs/ itself by one. The attempt dir and logs/ are opened with
 // O_DIRECTORY|O_NOFOLLOW and the file relative to them (openat) with O_NOFOLLOW|O_NONBLOCK;
 // a symlink, a FIFO, a device or a file with more than one hard link is refused with an
-// error, never followed, and nothing ever blocks on a FIFO.
+// error, never followed, and nothing ever blocks on a FIFO. Errors and reasons name the file
+// inside the attempt ("logs/main.out"), never the attempt's path: the API hands them to
+// clients, who are not told the server's paths.
 //
 // Thread-safety: free functions without shared state; safe from any thread.
 #pragma once

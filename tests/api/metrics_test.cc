@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <set>
+
 #include "prometheus_text.h"
 
 namespace tuneplane::api::testing {
@@ -86,6 +89,40 @@ TEST(Metrics, LabelValuesAreEscaped) {
       std::string::npos)
       << text;
   EXPECT_EQ(expositionProblems(text), std::vector<std::string>{}) << text;
+}
+
+// Issue 16: 30 requests with 2 KB methods tripled /metrics. Label values come from fixed sets.
+TEST(Metrics, RequestLabelsComeFromFixedSetsWhateverIsHandedIn) {
+  Metrics metrics;
+  std::mt19937 random(16);
+  std::uniform_int_distribution<int> letter('A', 'Z');
+  const auto text = [&](std::size_t size) {
+    std::string out;
+    for (std::size_t i = 0; i < size; ++i) out += static_cast<char>(letter(random));
+    return out;
+  };
+  metrics.observeRequest(text(2048), "/" + text(40), 400, 0.001);
+  metrics.observeRequest("GET", "unmatched", 404, 0.001);
+  metrics.observeRequest("GET", "/v1/jobs/{id}", 200, 0.001);
+  const std::string first = metrics.render();
+  for (int i = 0; i < 40; ++i) {
+    // Unknown methods (and lower-case ones: methods are case-sensitive) and routes; statuses
+    // outside 100..599 all become "other", so one more series at most for those.
+    metrics.observeRequest(i % 2 ? text(2048) : "get", "/" + text(40), 400, 0.001);
+  }
+  const std::string after = metrics.render();
+  EXPECT_EQ(seriesCount(after), seriesCount(first)) << after;
+  for (int status : {-1, 0, 99, 600, 1000, 123456}) {
+    metrics.observeRequest(text(16), text(16), status, 0.001);
+  }
+  const std::string statuses = metrics.render();
+  EXPECT_EQ(seriesCount(statuses), seriesCount(first) + 1) << statuses;  // other/other/other
+  EXPECT_NE(statuses.find("method=\"other\",route=\"other\",status=\"other\""), std::string::npos);
+  EXPECT_NE(statuses.find("method=\"other\",route=\"other\",status=\"400\""), std::string::npos);
+  EXPECT_NE(statuses.find("route=\"/v1/jobs/{id}\",status=\"200\""), std::string::npos);
+  EXPECT_NE(statuses.find("method=\"GET\",route=\"unmatched\",status=\"404\""), std::string::npos);
+  EXPECT_EQ(expositionProblems(statuses), std::vector<std::string>{}) << statuses;
+  EXPECT_LT(statuses.size(), 8000u);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// Reading Prometheus' text format in tests: a sample's value by its exact series, and the
-// format's rules checked over a whole /metrics answer (every sample's family declared with
-// # HELP and # TYPE before it, histogram samples only _bucket/_sum/_count).
+// Reading Prometheus' text format in tests: a sample's value by its exact series, the number
+// of series, and the format's rules checked over a whole /metrics answer (every sample's
+// family declared with # HELP and # TYPE before it, histogram samples only
+// _bucket/_sum/_count).
 #pragma once
 
 #include <map>
@@ -19,6 +20,15 @@ inline std::optional<double> sampleValue(const std::string& text, const std::str
     if (line.rfind(series + " ", 0) == 0) return std::stod(line.substr(series.size() + 1));
   }
   return std::nullopt;
+}
+
+// The number of series (sample lines) in an exposition.
+inline std::size_t seriesCount(const std::string& text) {
+  std::istringstream in(text);
+  std::string line;
+  std::size_t count = 0;
+  while (std::getline(in, line)) count += !line.empty() && line[0] != '#';
+  return count;
 }
 
 // Every rule broken, one sentence each; empty when the text is well formed.

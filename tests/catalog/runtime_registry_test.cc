@@ -4,6 +4,7 @@
 
 #include "catalog/site_loader.h"
 #include "support/test_paths.h"
+#include "support/yaml_aliases.h"
 #include "temp_dir.h"
 
 namespace tuneplane::catalog {
@@ -93,13 +94,7 @@ TEST(RuntimeRegistry, AliasesAreMeasuredExpandedBeforeTheRegistryIsLoaded) {
   EXPECT_EQ(text.error()[0].code, "registry.document_too_large");
   EXPECT_EQ(text.error()[0].field, "runtimes[4].path");
   // Ten levels of ten aliases each: refused by the count of values, not walked.
-  std::string laughs = "x0: &l0 [a, a, a, a, a, a, a, a, a, a]\n";
-  for (int level = 1; level < 10; ++level) {
-    laughs += "x" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
-    for (int i = 0; i < 10; ++i) laughs += (i ? ", *l" : "*l") + std::to_string(level - 1);
-    laughs += "]\n";
-  }
-  const auto values = parseRuntimeRegistry(laughs + "runtimes: []\n");
+  const auto values = parseRuntimeRegistry(test::nestedAliases() + "runtimes: []\n");
   ASSERT_FALSE(values.has_value());
   ASSERT_EQ(values.error().size(), 1u);
   EXPECT_EQ(values.error()[0].code, "registry.too_many_values");

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "support/test_paths.h"
+#include "support/yaml_aliases.h"
 #include "temp_dir.h"
 
 namespace tuneplane::catalog {
@@ -29,19 +30,6 @@ std::string replaced(std::string text, const std::string& from, const std::strin
     return text;
   }
   return text.replace(at, from.size(), to);
-}
-
-// Ten levels of lists, each ten aliases of the level below ("billion laughs"). Its values:
-// 12,351 up to x4's list, then 11,111 for each alias there, so x4[4] crosses 65,536.
-std::string nestedAliases() {
-  std::string text = "x0: &l0 [a, a, a, a, a, a, a, a, a, a]\n";
-  for (int level = 1; level < 10; ++level) {
-    const std::string below = "*l" + std::to_string(level - 1);
-    text += "x" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
-    for (int i = 0; i < 10; ++i) text += (i ? ", " : "") + below;
-    text += "]\n";
-  }
-  return text;
 }
 
 std::string examples(const std::string& name) {
@@ -252,7 +240,8 @@ std::vector<Row> siteRows() {
       {"text over 4 MiB once aliases are expanded",
        m + "x: &a " + std::string(1000000, 'x') + "\ny: [*a, *a, *a, *a]\n",
        "site.document_too_large", "y[3]"},
-      {"nested aliases over 65,536 values", nestedAliases() + m, "site.too_many_values", "x4[4]"},
+      {"nested aliases over 65,536 values", test::nestedAliases() + m, "site.too_many_values",
+       "x4[4]"},
   };
 }
 

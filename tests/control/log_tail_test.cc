@@ -406,6 +406,7 @@ TEST_F(LogTailTest, AMissingFileIsEmptyWithAReason) {
   ASSERT_TRUE(tail) << tail.error().describe();
   EXPECT_TRUE(tail->missing);
   EXPECT_NE(tail->reason.find("does not exist"), std::string::npos) << tail->reason;
+  EXPECT_EQ(tail->reason.find(tmp_.path()), std::string::npos) << tail->reason;
 }
 
 // Issue 11: a job Slurm ran that ended without its log could not write in logs/; that is
@@ -419,6 +420,7 @@ TEST_F(LogTailTest, ALogMissingAfterTheJobRanSaysTheJobCouldNotWriteIt) {
     EXPECT_NE(tail->reason.find(stream == LogStream::kStdout ? "logs/main.out" : "logs/main.err"),
               std::string::npos)
         << tail->reason;
+    EXPECT_EQ(tail->reason.find(tmp_.path()), std::string::npos) << tail->reason;
   }
   auto waiting = readLogTail(attempt_, "main", LogStream::kStdout, JobState::kMayStillWrite);
   ASSERT_TRUE(waiting) << waiting.error().describe();
@@ -468,6 +470,8 @@ TEST_F(LogTailTest, ASymlinkedLogFileIsRefused) {
   EXPECT_EQ(tail.error().code, "logs.symlink");
   EXPECT_NE(tail.error().message.find("logs/main.out"), std::string::npos);
   EXPECT_EQ(tail.error().message.find("SECRET"), std::string::npos);
+  // The API hands the message to a client: no server path (issue 16).
+  EXPECT_EQ(tail.error().message.find(tmp_.path()), std::string::npos) << tail.error().message;
 
   // A dangling link (to a file that may appear later) is refused the same way.
   ASSERT_EQ(::symlink("/nonexistent/x", logPath("main.err").c_str()), 0);
@@ -486,6 +490,7 @@ TEST_F(LogTailTest, ASymlinkedLogsFolderIsRefused) {
   ASSERT_FALSE(tail);
   EXPECT_EQ(tail.error().code, "logs.symlink");
   EXPECT_NE(tail.error().message.find("logs/"), std::string::npos);
+  EXPECT_EQ(tail.error().message.find(tmp_.path()), std::string::npos) << tail.error().message;
 }
 
 TEST_F(LogTailTest, ASymlinkedAttemptDirIsRefused) {
@@ -495,6 +500,7 @@ TEST_F(LogTailTest, ASymlinkedAttemptDirIsRefused) {
   auto tail = readLogTail(link, "main", LogStream::kStdout);
   ASSERT_FALSE(tail);
   EXPECT_EQ(tail.error().code, "logs.symlink");
+  EXPECT_EQ(tail.error().message.find(tmp_.path()), std::string::npos) << tail.error().message;
 }
 
 TEST_F(LogTailTest, AHardLinkedLogIsRefused) {

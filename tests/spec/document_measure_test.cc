@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,6 +16,7 @@
 
 #include "spec/spec_parser.h"
 #include "support/subprocess.h"
+#include "support/yaml_aliases.h"
 
 namespace tuneplane::spec {
 namespace {
@@ -55,18 +57,6 @@ std::string aliasAttackOfSize(std::size_t bytes, std::size_t body) {
   return aliasAttack(bytes, (body - base) / 4);
 }
 
-// "Billion laughs": ten levels, each a list of ten aliases of the level below.
-std::string laughs() {
-  std::string text = "x0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
-  for (int level = 1; level < 10; ++level) {
-    const std::string below = "*l" + std::to_string(level - 1);
-    text += "x" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
-    for (int i = 0; i < 10; ++i) text += (i ? ", " : "") + below;
-    text += "]\n";
-  }
-  return text;
-}
-
 TEST(DocumentLimits, TheIssuesAliasSpecsAreRefusedWhereTheLimitIsCrossed) {
   struct Case {
     const char* what;
@@ -97,7 +87,7 @@ TEST(DocumentLimits, TheIssuesAliasSpecsAreRefusedWhereTheLimitIsCrossed) {
 }
 
 TEST(DocumentLimits, NestedAliasesAreRefusedByTheirValueCount) {
-  const PartialSpec partial = parsePartialJobSpec(laughs() + specWithArgs("a"));
+  const PartialSpec partial = parsePartialJobSpec(test::nestedAliases() + specWithArgs("a"));
   ASSERT_EQ(partial.errors.size(), 1u);
   EXPECT_EQ(partial.errors[0].code, "spec.too_many_values");
   // Crossed while reading the fifth level (10^5 values), in its list.
@@ -187,20 +177,17 @@ TEST(DocumentLimits, TextJustUnderTheLimitThroughAliasesIsRead) {
 
 // --- peak memory ------------------------------------------------------------------------
 
-long statusKiB(const char* key) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  const std::string prefix = std::string(key) + ":";
-  while (std::getline(status, line)) {
-    if (line.rfind(prefix, 0) == 0) return std::stol(line.substr(prefix.size()));
-  }
-  return -1;
+long maxRssKiB() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;  // KiB on Linux
 }
 
-// Parses `text` in a forked child and returns its peak RSS growth in KiB: VmHWM after the
-// parse minus VmRSS before it (the child's baseline: the test binary, and under ASan its
-// shadow memory), with the high-water mark reset at the start (clear_refs 5), so the figure
-// is what the parse itself touched. -1 when the child failed.
+// Parses `text` in a forked child and returns its peak RSS growth in KiB: the child's
+// high-water mark is reset to its current RSS first (/proc/self/clear_refs, "5"), so
+// getrusage's ru_maxrss before the parse is the child's baseline (the test binary, and under
+// ASan its shadow memory) and after it the peak; the figure is what the parse itself
+// touched. -1 when the child failed.
 long parsePeakKiB(const std::string& text) {
   int fds[2];
   if (::pipe(fds) != 0) return -1;
@@ -208,9 +195,9 @@ long parsePeakKiB(const std::string& text) {
       [&] {
         ::close(fds[0]);
         std::ofstream("/proc/self/clear_refs") << "5";
-        const long before = statusKiB("VmRSS");
+        const long before = maxRssKiB();
         const PartialSpec partial = parsePartialJobSpec(text);
-        const long grown = statusKiB("VmHWM") - before;
+        const long grown = maxRssKiB() - before;
         const std::string out = std::to_string(grown) + " " + std::to_string(partial.errors.size());
         return ::write(fds[1], out.data(), out.size()) == static_cast<ssize_t>(out.size()) ? 0 : 1;
       },
@@ -237,7 +224,8 @@ TEST(DocumentLimits, PeakMemoryOfTheWorstSpecsAtTheBodyLimitStaysUnder64MiB) {
       {"a 100 KB string aliased to fill 1 MiB", aliasAttackOfSize(100000, kBodyLimit)},
       {"a 1 KB string aliased to fill 1 MiB", aliasAttackOfSize(1000, kBodyLimit)},
       {"billion laughs padded to 1 MiB",
-       laughs() + "pad: '" + std::string(kBodyLimit - laughs().size() - 16, 'p') + "'\n"},
+       test::nestedAliases() + "pad: '" +
+           std::string(kBodyLimit - test::nestedAliases().size() - 16, 'p') + "'\n"},
       {"16,000 values (within the limit, built by yaml-cpp)", many_values + specWithArgs("a")},
       {"1 MiB of argument text through aliases (accepted)", specWithArgs(max_text)},
   };
