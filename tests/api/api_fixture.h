@@ -107,6 +107,22 @@ class ApiFixture : public ::testing::Test {
     EXPECT_TRUE(res && res->status == 201) << (res ? res->body : "no answer");
     return body(res).value("id", "");
   }
+  // Gives job `id` a running attempt 1 with one component "main" staged at `staging_dir`, as
+  // the reconciler would.
+  void addRunningAttempt(const std::string& id, const std::string& staging_dir) {
+    auto view = store_->getJob(id);
+    ASSERT_TRUE(view && *view) << "no job " << id;
+    store::AttemptRecord attempt;
+    attempt.job_id = id;
+    attempt.number = 1;
+    attempt.phase = store::AttemptPhase::kRunning;
+    attempt.submit_token = "tp-00112233445566778899aabbccddeeff";
+    attempt.staging_dir = staging_dir;
+    attempt.components.push_back({0, "main", 7, "sX", {"RUNNING"}, "None", {}, {}, "cpu1", 0, 0});
+    store::JobRecord job = (*view)->job;
+    job.phase = store::JobPhase::kRunning;
+    EXPECT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
+  }
   std::vector<std::string> accessLines() {
     std::lock_guard<std::mutex> lock(mu_);
     return access_;

@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <random>
+#include <sstream>
 #include <vector>
 
 #include "api_fixture.h"
@@ -73,9 +74,23 @@ std::string randomText(std::mt19937& random, std::size_t size, std::string_view 
   return out;
 }
 
+// The requests /metrics has counted so far: the sum of tuneplane_http_requests_total.
+double requestsCounted(const std::string& exposition) {
+  std::istringstream in(exposition);
+  std::string line;
+  double sum = 0;
+  while (std::getline(in, line)) {
+    if (line.rfind("tuneplane_http_requests_total{", 0) == 0) {
+      sum += std::stod(line.substr(line.rfind(' ') + 1));
+    }
+  }
+  return sum;
+}
+
 TEST_F(HostileInputTest, RandomMethodsAndPathsAddNoSeriesToMetrics) {
   std::mt19937 random(16);        // fixed: a failure replays
   std::vector<std::string> sent;  // methods and paths, none of which may become a label
+  int requests = 0;               // every request made, scrapes included
   const auto hostile = [&] {
     httplib::Request req;
     req.method = randomText(random, 2048, "ABCDEFGHIJKLMNOPQRSTUVWXYZ");
@@ -83,45 +98,47 @@ TEST_F(HostileInputTest, RandomMethodsAndPathsAddNoSeriesToMetrics) {
                randomText(random, 8, "abcdefghijklmnopqrstuvwxyz");
     sent.push_back(req.method.substr(0, 32));
     sent.push_back(req.path);
+    ++requests;
     http_->send(req);  // whatever the server answers, or if it drops the connection
   };
   // A known method on an unknown path: the route is "unmatched", never the path.
   const auto unknownPath = [&] {
     sent.push_back("/" + randomText(random, 30, "abcdefghijklmnopqrstuvwxyz"));
+    ++requests;
     get(sent.back(), "");
   };
-  // The series after one of each: counted once the access logger (which runs after the
-  // answer is written) has caught up, i.e. when two scrapes in a row agree (bounded).
-  const auto settledSeries = [&] {
-    std::size_t last = 0;
-    for (int i = 0; i < 200; ++i) {
+  // A scrape that counts every request made before it. The access logger counts a request
+  // after its answer is written, so the client may be ahead of it: scrape again until it has
+  // caught up (bounded: 2,000 scrapes).
+  const auto scrape = [&] {
+    std::string text;
+    for (int i = 0; i < 2000; ++i) {
+      const int before = requests++;
       auto res = get("/metrics", "");
-      if (!res || res->status != 200) return std::size_t{0};
-      const std::size_t now = seriesCount(res->body);
-      if (now == last) return now;
-      last = now;
+      if (!res || res->status != 200) break;
+      text = res->body;
+      if (requestsCounted(text) >= before) break;
     }
-    return std::size_t{0};
+    return text;
   };
   hostile();
   unknownPath();
-  const std::size_t before = settledSeries();
-  ASSERT_GT(before, 0u);
+  get("/metrics", "");  // the scrapes' own series
+  ++requests;
+  const std::string before = scrape();
   for (int i = 0; i < 32; ++i) hostile();
   for (int i = 0; i < 8; ++i) unknownPath();
-  const std::size_t after = settledSeries();
-  auto res = get("/metrics", "");
-  ASSERT_TRUE(res);
-  const std::string text = res->body;
-  EXPECT_EQ(after, before) << text;
+  const std::string after = scrape();
+  EXPECT_EQ(requestsCounted(after), requests - 1);  // all of them, the last scrape aside
+  EXPECT_EQ(seriesCount(after), seriesCount(before)) << after;
   // Every method label is a known method or "other"; no path became a label.
-  for (std::size_t at = text.find("method=\""); at != std::string::npos;
-       at = text.find("method=\"", at + 1)) {
-    const std::string value = text.substr(at + 8, text.find('"', at + 8) - at - 8);
+  for (std::size_t at = after.find("method=\""); at != std::string::npos;
+       at = after.find("method=\"", at + 1)) {
+    const std::string value = after.substr(at + 8, after.find('"', at + 8) - at - 8);
     EXPECT_TRUE(value == "GET" || value == "other") << value;
   }
-  for (const std::string& value : sent) EXPECT_EQ(text.find(value), std::string::npos) << value;
-  EXPECT_NE(text.find("method=\"other\""), std::string::npos) << text;
+  for (const std::string& value : sent) EXPECT_EQ(after.find(value), std::string::npos) << value;
+  EXPECT_NE(after.find("method=\"other\""), std::string::npos) << after;
 }
 
 class LogRefusalTest : public ApiFixture {
@@ -131,17 +148,7 @@ class LogRefusalTest : public ApiFixture {
     const std::string id = submitJob();
     attempt_dir_ = site_.stagingRoot() + "/jobs/" + id + "/attempts/1";
     fs::create_directories(attempt_dir_ + "/logs");
-    store::AttemptRecord attempt;
-    attempt.job_id = id;
-    attempt.number = 1;
-    attempt.phase = store::AttemptPhase::kRunning;
-    attempt.submit_token = "tp-00112233445566778899aabbccddeeff";
-    attempt.staging_dir = attempt_dir_;
-    attempt.components.push_back({0, "main", 7, "sX", {"RUNNING"}, "None", {}, {}, "cpu1", 0, 0});
-    auto view = store_->getJob(id);
-    store::JobRecord job = (*view)->job;
-    job.phase = store::JobPhase::kRunning;
-    EXPECT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
+    addRunningAttempt(id, attempt_dir_);
     return id;
   }
   std::string attempt_dir_;

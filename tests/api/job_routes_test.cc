@@ -261,17 +261,7 @@ class LogRoutesTest : public ApiFixture {
   // Gives the job an attempt with one component, as the reconciler would.
   std::string withAttempt() {
     const std::string id = submitJob();
-    auto view = store_->getJob(id);
-    store::AttemptRecord attempt;
-    attempt.job_id = id;
-    attempt.number = 1;
-    attempt.phase = store::AttemptPhase::kRunning;
-    attempt.submit_token = "tp-00112233445566778899aabbccddeeff";
-    attempt.staging_dir = "/staging/jobs/" + id + "/attempts/1";
-    attempt.components.push_back({0, "main", 7, "sX", {"RUNNING"}, "None", {}, {}, "cpu1", 0, 0});
-    store::JobRecord job = (*view)->job;
-    job.phase = store::JobPhase::kRunning;
-    EXPECT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
+    addRunningAttempt(id, "/staging/jobs/" + id + "/attempts/1");
     return id;
   }
   std::string asked_;
