@@ -223,10 +223,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   Session(HttpTransport::Impl& transport, Stream stream, std::string address, int port,
           std::shared_ptr<ssl::context> tls)
       : transport_(transport),
+        tls_(std::move(tls)),
         stream_(std::move(stream)),
         address_(std::move(address)),
-        port_(port),
-        tls_(std::move(tls)) {}
+        port_(port) {}
   ~Session() { transport_.limits().release(address_); }
 
   void run() {
@@ -351,10 +351,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   HttpTransport::Impl& transport_;
+  std::shared_ptr<ssl::context> tls_;  // the context stream_ uses: outlives it (declared first)
   Stream stream_;
   std::string address_;
   int port_;
-  std::shared_ptr<ssl::context> tls_;  // the context stream_ uses; kept alive with it
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
