@@ -261,6 +261,30 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     parser_->header_limit(static_cast<std::uint32_t>(transport_.options().max_header_bytes));
     parser_->body_limit(transport_.options().max_body_bytes);
     lowest(stream_).expires_after(transport_.options().request_timeout);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) return self->onRead(ec);
+                              self->continueIfAsked();
+                            });
+  }
+
+  // A client that sent `Expect: 100-continue` (curl does for bodies over 1 KiB) waits for
+  // this before it sends the body; the deadline still runs.
+  void continueIfAsked() {
+    const auto& req = parser_->get();
+    if (parser_->is_done() || !beast::iequals(req[http::field::expect], "100-continue")) {
+      return readBody();
+    }
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
+                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                       if (ec) return self->close();
+                       self->readBody();
+                     });
+  }
+
+  void readBody() {
+    if (parser_->is_done()) return onRead({});
     http::async_read(
         stream_, buffer_, *parser_,
         [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });

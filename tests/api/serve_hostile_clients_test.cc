@@ -236,6 +236,24 @@ TEST_F(ServeHostileClientsTest, PipelinedRequestsAreAllAnsweredInOrder) {
   EXPECT_LT(alice, missing);
 }
 
+TEST_F(ServeHostileClientsTest, ExpectContinueGets100BeforeTheBodyIsSent) {
+  ASSERT_GT(start(), 0);
+  const std::string body = "{\"apiVersion\": \"tuneplane.io/v1\"}";
+  RawHttpConnection c(port_);
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c.send("POST /v1/validate HTTP/1.1\r\nHost: t\r\n" + authorization() +
+                     "Content-Type: application/json\r\nExpect: 100-continue\r\n"
+                     "Content-Length: " +
+                     std::to_string(body.size()) + "\r\n\r\n"));
+  c.readUntil([](const std::string& text) { return text.find("\r\n\r\n") != std::string::npos; },
+              kAnswerLimit);
+  ASSERT_EQ(c.received(), "HTTP/1.1 100 Continue\r\n\r\n");
+  c.clearReceived();
+  ASSERT_TRUE(c.send(body));
+  ASSERT_EQ(c.readAnswers(1, kAnswerLimit), 1);
+  EXPECT_EQ(RawHttpConnection::firstStatus(c.received()), 422) << c.received();
+}
+
 TEST_F(ServeHostileClientsTest, FramingAndMethodErrorsHaveTheirOwnStatus) {
   ASSERT_GT(start(), 0);
   const auto status = [&](const std::string& request) {
