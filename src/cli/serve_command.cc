@@ -54,10 +54,11 @@ void raiseDescriptorLimit() {
 }
 
 // Plain HTTP only on loopback, unless the operator said otherwise (and is told every time).
-void checkListenSecurity(const api::ServerConfig& config, const api::ListenAddress& listen) {
+void checkListenSecurity(const api::ServerConfig& config, const api::ListenAddress& listen,
+                         const std::string& field) {
   if (config.tls || api::isLoopbackHost(listen.host)) return;
   if (!config.insecure_http) {
-    failLines({{"server.insecure_listen", "server.listen",
+    failLines({{"server.insecure_listen", field,
                 "'" + listen.host +
                     "' is not a loopback address: bearer tokens would cross the network in "
                     "clear text. Configure server.tls (cert, key), or set "
@@ -88,9 +89,10 @@ void runServe(const ServeFlags& flags) {
   if (!config) failLines(config.error(), kExitInvalid);
   if (flags.db) config->db = *flags.db;
   if (flags.listen) config->listen = *flags.listen;
-  auto listen = api::parseListen(config->listen, flags.listen ? "--listen" : "server.listen");
+  const std::string listen_field = flags.listen ? "--listen" : "server.listen";
+  auto listen = api::parseListen(config->listen, listen_field);
   if (!listen) failLines({listen.error()}, kExitInvalid);
-  checkListenSecurity(*config, *listen);
+  checkListenSecurity(*config, *listen, listen_field);
   raiseDescriptorLimit();
   if (config->tokens.empty()) {
     spdlog::warn("serve: server.tokens is empty: every /v1 request will be refused (401)");
@@ -151,10 +153,10 @@ void addServeCommand(CLI::App& app) {
       "serve",
       "Run the control plane: the reconciler and the /v1 HTTP API (README, 'tuneplane serve\n"
       "and the /v1 API'). Settings from the site file's server: section; flags override.\n"
-      "SIGTERM/SIGINT stop it at a safe point; SIGHUP reloads server.tls. Exit codes: 0 stopped by "
-      "a signal; 1 the\n"
-      "store cannot be opened or the address cannot be bound; 2 a bad site file or flag\n"
-      "(also: a non-loopback listen without server.tls or server.insecure_http).");
+      "SIGTERM/SIGINT stop it at a safe point; SIGHUP reloads server.tls. Exit codes: 0\n"
+      "stopped by a signal; 1 the store cannot be opened or the address cannot be bound;\n"
+      "2 a bad site file or flag, or a non-loopback listen without server.tls (or\n"
+      "server.insecure_http: true).");
   cmd->add_option(
       "--site", flags->site_file,
       std::string("Site file (YAML) with a server: section; default: $") + control::kSiteFileEnv);
