@@ -1,11 +1,11 @@
 // ApiServer: the HTTP API of `tuneplane serve` (/v1, README "tuneplane serve and the /v1
 // API") over HttpTransport (http_transport.h: Boost.Beast, event-driven, with connection
 // caps, deadlines and size limits, and optional TLS). It routes each request (a wrong
-// method on a known path is 405 with Allow), authenticates every /v1 call (authenticator.h), scopes
-// jobs to their owner (another user's job is "not found"; an admin sees all), checks bodies before
-// any parser sees them (body_checks.h), answers every 4xx/5xx as {"errors": [...]}, writes
-// one JSON line per request to the access log (never a token, never a query's values of
-// Authorization), and counts requests for /metrics.
+// method on a known path is 405 with Allow), authenticates every /v1 call
+// (authenticator.h), scopes jobs to their owner (another user's job is "not found"; an admin
+// sees all), checks bodies before any parser sees them (body_checks.h), answers every
+// 4xx/5xx as {"errors": [...]}, writes one JSON line per request to the access log (never a
+// token, never a query's values of Authorization), and counts requests for /metrics.
 //
 //   request ─► transport (limits) ─► worker: dispatch (clock starts) ─► route: auth ─►
 //              checks ─► JobService / store / log reader ─► JSON ─► access log + metrics
