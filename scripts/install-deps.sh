@@ -3,10 +3,10 @@
 # packages only. Used by the README, the Makefile and .ci/run. Needs root (or sudo).
 set -euo pipefail
 packages=(
-  build-essential cmake ninja-build pkg-config clang-format shellcheck python3 curl
+  build-essential cmake ninja-build pkg-config clang-format shellcheck python3 curl openssl
   nlohmann-json3-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
   libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libexpected-dev
-  libicu-dev libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev
+  libicu-dev libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libboost-dev
   chromium chromium-driver
 )
 missing=()

@@ -1,12 +1,15 @@
-// ApiServer: lifecycle, the guard every route goes through, the access log and the response
-// helpers. The routes are in job_routes.cc and system_routes.cc.
+// ApiServer: lifecycle, routing (404/405), the guard every route goes through, the answers
+// to what the transport refused, the access log and the response helpers. The routes are in
+// job_routes.cc and system_routes.cc.
 #include "api/api_server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 
 #include <httplib.h>
 
+#include "api/http_transport.h"
 #include "api/json_views.h"
 
 namespace tuneplane::api {
@@ -14,15 +17,23 @@ namespace {
 
 using Steady = std::chrono::steady_clock;
 
-// What the access log and the metrics need to know about the request this worker thread is
-// serving: httplib calls the pre-routing handler, the route and the logger on the same
-// thread, one request at a time, so a thread_local carries it without locking.
+// What the access log and the metrics need to know about the request this thread is
+// serving: dispatch() runs the route and the access log on one worker thread, one request
+// at a time, so a thread_local carries it without locking.
 struct RequestContext {
   Steady::time_point start{};
   const char* route = nullptr;  // the route's template; nullptr until routed
   std::string user;             // authenticated user; "" when none
 };
 thread_local RequestContext t_request;
+
+TransportResponse toTransport(httplib::Response& res) {
+  TransportResponse answer;
+  answer.status = res.status > 0 ? res.status : 500;  // a handler that answered nothing
+  for (auto& [name, value] : res.headers) answer.headers.emplace_back(name, std::move(value));
+  answer.body = std::move(res.body);
+  return answer;
+}
 
 }  // namespace
 
@@ -60,32 +71,34 @@ int statusFor(const std::string& code) {
 }
 
 ApiServer::ApiServer(ApiDependencies deps, ServerOptions options)
-    : deps_(std::move(deps)),
-      options_(std::move(options)),
-      auth_(options_.tokens),
-      server_(std::make_unique<httplib::Server>()) {}
+    : deps_(std::move(deps)), options_(std::move(options)), auth_(options_.tokens) {}
 
 Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, ServerOptions options) {
   // A client that hangs up mid-response must not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
   std::unique_ptr<ApiServer> server(new ApiServer(std::move(deps), std::move(options)));
-  server->installRoutes();
-  httplib::Server& http = *server->server_;
-  const ListenAddress& listen = server->options_.listen;
-  server->port_ = listen.port == 0
-                      ? http.bind_to_any_port(listen.host)
-                      : (http.bind_to_port(listen.host, listen.port) ? listen.port : -1);
-  if (server->port_ <= 0) {
-    return fail("api.listen", "listen",
-                "cannot listen on " + listen.host + ":" + std::to_string(listen.port) +
-                    " (in use, or not an address of this host)");
-  }
-  server->thread_ = std::thread([&http] { http.listen_after_bind(); });
-  // httplib's stop() does nothing until the listen loop runs: wait for it (bounded), so a
-  // stop() right after start() cannot leave the thread serving forever.
-  for (int i = 0; i < 5000 && !http.is_running(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  server->installJobRoutes();
+  server->installSystemRoutes();
+  server->installConsoleRoutes();
+  const ServerOptions& o = server->options_;
+  TransportOptions transport{o.listen,
+                             o.threads,
+                             o.max_body_bytes,
+                             o.max_header_bytes,
+                             o.request_timeout,
+                             o.idle_timeout,
+                             o.max_connections,
+                             o.max_connections_per_client,
+                             o.tls};
+  ApiServer* self = server.get();
+  auto started = HttpTransport::start(
+      std::move(transport), [self](TransportRequest& request) { return self->dispatch(request); },
+      [self](TransportRefusal why, const TransportRequest& request) {
+        return self->refusal(why, request);
+      });
+  if (!started) return tl::unexpected(started.error());
+  server->transport_ = std::move(*started);
+  server->port_ = server->transport_->port();
   return server;
 }
 
@@ -96,27 +109,28 @@ ApiServer::~ApiServer() {
 std::string ApiServer::baseUrl() const {
   const std::string& host = options_.listen.host;
   const bool v6 = host.find(':') != std::string::npos;
-  return "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port_);
+  return std::string(options_.tls ? "https://" : "http://") + (v6 ? "[" + host + "]" : host) + ":" +
+         std::to_string(port_);
+}
+
+Status ApiServer::reloadTls() {
+  return transport_->reloadTls();
 }
 
 void ApiServer::stop() {
-  if (stopped_.exchange(true)) return;
-  server_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (transport_) transport_->stop();
 }
 
 void ApiServer::get(const std::string& pattern, const char* route, Access access, Handler handler) {
-  server_->Get(pattern, guard(route, access, std::move(handler)));
+  routes_.push_back({"GET", std::regex(pattern), guard(route, access, std::move(handler))});
 }
 
 void ApiServer::post(const std::string& pattern, const char* route, Access access,
                      Handler handler) {
-  server_->Post(pattern, guard(route, access, std::move(handler)));
+  routes_.push_back({"POST", std::regex(pattern), guard(route, access, std::move(handler))});
 }
 
-std::function<void(const httplib::Request&, httplib::Response&)> ApiServer::guard(const char* route,
-                                                                                  Access access,
-                                                                                  Handler handler) {
+ApiServer::Guarded ApiServer::guard(const char* route, Access access, Handler handler) {
   return [this, route, access, handler = std::move(handler)](const httplib::Request& req,
                                                              httplib::Response& res) {
     t_request.route = route;
@@ -142,56 +156,99 @@ std::function<void(const httplib::Request&, httplib::Response&)> ApiServer::guar
   };
 }
 
-void ApiServer::installRoutes() {
-  httplib::Server& http = *server_;
-  http.new_task_queue = [threads = options_.threads] { return new httplib::ThreadPool(threads); };
-  http.set_payload_max_length(options_.max_body_bytes);
-  http.set_read_timeout(std::chrono::seconds(10));
-  http.set_write_timeout(std::chrono::seconds(10));
-  http.set_keep_alive_max_count(1000);
-  // Headers and body go out in separate writes: without TCP_NODELAY, Nagle holds the body
-  // until the client's delayed ACK (~40 ms per request on a keep-alive connection).
-  http.set_tcp_nodelay(true);
-  http.set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
-    t_request = RequestContext{Steady::now(), nullptr, {}};
-    return httplib::Server::HandlerResponse::Unhandled;
-  });
-  // httplib calls this for every status >= 400: fill in only what httplib answered itself
-  // (no route, a body over the limit, …) so that every error is JSON.
-  const httplib::Server::HandlerWithResponse on_error = [this](const httplib::Request&,
-                                                               httplib::Response& res) {
-    if (!res.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-    switch (res.status) {
-      case 404:
-        sendError(res, 404, {"api.not_found", "path", "no such route"});
-        break;
-      case 405:
-        sendError(res, 405, {"api.method_not_allowed", "method", "method not allowed here"});
-        break;
-      case 413:
-        sendError(res, 413,
-                  {"api.body_too_large", "body",
-                   "the body is larger than " + std::to_string(options_.max_body_bytes) +
-                       " bytes (server.max_body_bytes)"});
-        break;
-      case 414:
-        sendError(res, 414, {"api.uri_too_long", "path", "the request line is too long"});
-        break;
-      default:
-        sendError(res, res.status, {"api.bad_request", "", "the request could not be read"});
+TransportResponse ApiServer::dispatch(TransportRequest& request) {
+  t_request = RequestContext{Steady::now(), nullptr, {}};
+  httplib::Request req;
+  req.method = std::move(request.method);
+  req.target = std::move(request.target);
+  const auto query = req.target.find('?');
+  req.path = httplib::detail::decode_url(req.target.substr(0, query), false);
+  if (query != std::string::npos) {
+    httplib::detail::parse_query_text(req.target.substr(query + 1), req.params);
+  }
+  for (auto& [name, value] : request.headers) req.headers.emplace(name, std::move(value));
+  req.body = std::move(request.body);
+  req.remote_addr = std::move(request.remote_addr);
+  req.remote_port = request.remote_port;
+  httplib::Response res;
+  try {
+    route(req, res);
+  } catch (const std::exception&) {
+    sendError(res, 500, {"api.internal", "", "internal error; see the server's log"});
+  }
+  // What a browser must not do with an API answer: guess its type, or keep it (it may
+  // carry jobs and logs). The console's files set their own.
+  if (!res.has_header("X-Content-Type-Options"))
+    res.set_header("X-Content-Type-Options", "nosniff");
+  if (!res.has_header("Cache-Control")) res.set_header("Cache-Control", "no-store");
+  accessLog(req, res);
+  TransportResponse answer = toTransport(res);
+  answer.head = req.method == "HEAD";
+  return answer;
+}
+
+void ApiServer::route(httplib::Request& req, httplib::Response& res) {
+  // Two Authorization headers: which one would count is a guess; refuse rather than guess.
+  if (req.get_header_value_count("Authorization") > 1) {
+    return sendError(res, 400,
+                     {"api.bad_request", "Authorization", "more than one Authorization header"});
+  }
+  const std::string method = req.method == "HEAD" ? "GET" : req.method;
+  std::vector<std::string> allowed;
+  for (const Route& r : routes_) {
+    if (!std::regex_match(req.path, req.matches, r.pattern)) continue;
+    if (r.method == method) return r.run(req, res);
+    if (std::find(allowed.begin(), allowed.end(), r.method) == allowed.end()) {
+      allowed.push_back(r.method);
     }
-    return httplib::Server::HandlerResponse::Handled;
-  };
-  http.set_error_handler(on_error);
-  http.set_exception_handler(
-      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-        sendError(res, 500, {"api.internal", "", "internal error; see the server's log"});
-      });
-  http.set_logger(
-      [this](const httplib::Request& req, const httplib::Response& res) { accessLog(req, res); });
-  installJobRoutes();
-  installSystemRoutes();
-  installConsoleRoutes();
+  }
+  req.matches = {};
+  if (allowed.empty()) return sendError(res, 404, {"api.not_found", "path", "no such route"});
+  std::sort(allowed.begin(), allowed.end());
+  std::string allow;
+  for (const std::string& m : allowed) {
+    allow += (allow.empty() ? "" : ", ") + m + (m == "GET" ? ", HEAD" : "");
+  }
+  res.set_header("Allow", allow);
+  sendError(res, 405,
+            {"api.method_not_allowed", "method", "method not allowed here; allowed: " + allow});
+}
+
+TransportResponse ApiServer::refusal(TransportRefusal why, const TransportRequest& request) {
+  httplib::Response res;
+  switch (why) {
+    case TransportRefusal::kBadRequest:
+      sendError(res, 400,
+                {"api.bad_request", "",
+                 "the request could not be read (request line, headers or Content-Length)"});
+      break;
+    case TransportRefusal::kBodyTooLarge:
+      sendError(res, 413,
+                {"api.body_too_large", "body",
+                 "the body is larger than " + std::to_string(options_.max_body_bytes) +
+                     " bytes (server.max_body_bytes)"});
+      break;
+    case TransportRefusal::kHeaderTooLarge:
+      sendError(
+          res, 431,
+          {"api.headers_too_large", "headers",
+           "the request line and headers are larger than " +
+               std::to_string(options_.max_header_bytes) + " bytes (server.max_header_bytes)"});
+      break;
+    case TransportRefusal::kOverloaded:
+      res.set_header("Retry-After", "1");
+      sendError(res, 503, {"api.overloaded", "", "too many connections (server.max_connections)"});
+      break;
+  }
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_header("Cache-Control", "no-store");
+  httplib::Request req;
+  req.method = request.method;
+  req.path = request.target.substr(0, request.target.find('?'));
+  req.remote_addr = request.remote_addr;
+  t_request = RequestContext{};
+  accessLog(req, res);
+  return toTransport(res);
 }
 
 void ApiServer::accessLog(const httplib::Request& req, const httplib::Response& res) {

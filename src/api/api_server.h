@@ -1,24 +1,29 @@
 // ApiServer: the HTTP API of `tuneplane serve` (/v1, README "tuneplane serve and the /v1
-// API") on cpp-httplib. It authenticates every /v1 call (authenticator.h), scopes jobs to
-// their owner (another user's job is "not found"; an admin sees all), checks bodies before
-// any parser sees them (body_checks.h), answers every 4xx/5xx as {"errors": [...]}, writes
-// one JSON line per request to the access log (never a token, never a query's values of
-// Authorization), and counts requests for /metrics.
+// API") over HttpTransport (http_transport.h: Boost.Beast, event-driven, with connection
+// caps, deadlines and size limits, and optional TLS). It routes each request (a wrong
+// method on a known path is 405 with Allow), authenticates every /v1 call
+// (authenticator.h), scopes jobs to their owner (another user's job is "not found"; an admin
+// sees all), checks bodies before any parser sees them (body_checks.h), answers every
+// 4xx/5xx as {"errors": [...]}, writes one JSON line per request to the access log (never a
+// token, never a query's values of Authorization), and counts requests for /metrics.
 //
-//   request ─► httplib worker ─► pre-routing (clock starts) ─► route: auth ─► checks ─►
-//              JobService / store / log reader ─► JSON ─► access log + metrics
+//   request ─► transport (limits) ─► worker: dispatch (clock starts) ─► route: auth ─►
+//              checks ─► JobService / store / log reader ─► JSON ─► access log + metrics
 //
+// The handlers keep cpp-httplib's Request/Response as their plain data types (path
+// captures in `matches`, decoded query `params`); httplib's server is not used.
 // Lifetime: start() binds and serves on its own threads; stop() (or the destructor) stops
-// accepting, lets in-flight handlers finish and joins. Thread-safety: handlers run on up to
+// accepting, lets running handlers finish and joins. Thread-safety: handlers run on up to
 // ServerOptions::threads threads at once; every collaborator must be thread-safe (JobService,
 // JobStore, Metrics are). REQUIRES: the dependencies outlive the server.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <regex>
 #include <string>
-#include <thread>
+#include <vector>
 
 #include "api/authenticator.h"
 #include "api/log_source.h"
@@ -31,7 +36,6 @@
 #include "store/job_store.h"
 
 namespace httplib {
-class Server;
 struct Request;
 struct Response;
 }  // namespace httplib
@@ -62,19 +66,33 @@ struct ServerOptions {
   std::vector<ApiToken> tokens;
   std::size_t max_body_bytes = kDefaultMaxBodyBytes;
   int threads = kDefaultThreads;
+  std::size_t max_header_bytes = kDefaultMaxHeaderBytes;
+  std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;
+  std::chrono::milliseconds idle_timeout = kDefaultIdleTimeout;
+  int max_connections = kDefaultMaxConnections;
+  int max_connections_per_client = kDefaultMaxConnectionsPerClient;
+  std::optional<TlsFiles> tls;  // absolute paths; HTTPS when set
 };
+
+class HttpTransport;
+struct TransportRequest;
+struct TransportResponse;
+enum class TransportRefusal;
 
 class ApiServer {
  public:
-  // Binds and starts serving. Errors: "api.listen" (cannot bind, naming the address).
+  // Binds and starts serving. Errors: "api.listen" (cannot bind, naming the address),
+  // "api.tls" (the certificate or key cannot be loaded).
   static Result<std::unique_ptr<ApiServer>> start(ApiDependencies deps, ServerOptions options);
   ~ApiServer();  // stop()
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
 
   int port() const { return port_; }
-  std::string baseUrl() const;
-  // Stops accepting, finishes in-flight requests, joins. Idempotent.
+  std::string baseUrl() const;  // https:// with TLS
+  // Re-reads server.tls's files for new connections; on an error the old ones stay.
+  Status reloadTls();
+  // Stops accepting, lets running handlers finish, joins. Idempotent.
   void stop();
 
  private:
@@ -90,18 +108,27 @@ class ApiServer {
       std::function<void(const httplib::Request&, httplib::Response&, const Principal&)>;
   void get(const std::string& pattern, const char* route, Access access, Handler handler);
   void post(const std::string& pattern, const char* route, Access access, Handler handler);
-  std::function<void(const httplib::Request&, httplib::Response&)> guard(const char* route,
-                                                                         Access access,
-                                                                         Handler handler);
+  using Guarded = std::function<void(const httplib::Request&, httplib::Response&)>;
+  Guarded guard(const char* route, Access access, Handler handler);
+  // On a worker thread: routes one request and answers it.
+  TransportResponse dispatch(TransportRequest& request);
+  // On an I/O thread: the JSON answer to what the transport refused.
+  TransportResponse refusal(TransportRefusal why, const TransportRequest& request);
+  void route(httplib::Request& req, httplib::Response& res);
   void accessLog(const httplib::Request& req, const httplib::Response& res);
+
+  struct Route {
+    std::string method;
+    std::regex pattern;
+    Guarded run;
+  };
 
   ApiDependencies deps_;
   ServerOptions options_;
   Authenticator auth_;
-  std::unique_ptr<httplib::Server> server_;
-  std::thread thread_;
+  std::vector<Route> routes_;
+  std::unique_ptr<HttpTransport> transport_;
   int port_ = 0;
-  std::atomic<bool> stopped_{false};
 };
 
 // Response helpers shared by the route files.

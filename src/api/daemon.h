@@ -54,6 +54,8 @@ class Daemon {
   int port() const { return server_->port(); }
   std::string baseUrl() const { return server_->baseUrl(); }
   control::ControlLoop& loop() { return *loop_; }
+  // SIGHUP: the API server re-reads its TLS certificate and key (ApiServer::reloadTls).
+  Status reloadTls() { return server_->reloadTls(); }
   // See above. Idempotent.
   void stop();
 

@@ -64,7 +64,52 @@ void parseTokens(YamlReader& r, const YAML::Node& list, std::vector<ApiToken>& o
   }
 }
 
+// server.<key>: a positive duration (10s, 500ms), into `out` when present and valid.
+void readDuration(YamlReader& r, const YAML::Node& server, const char* key,
+                  std::chrono::milliseconds& out) {
+  const YAML::Node node = R::get(server, key);
+  if (!R::present(node)) return;
+  const std::string path = R::child("server", key);
+  auto text = r.str(node, path, spec::Text::kAnyScalar);
+  auto parsed = text ? spec::parseDuration(*text) : std::nullopt;
+  if (text && (!parsed || parsed->count() <= 0)) {
+    r.report("invalid_duration", path,
+             "'" + *text + "' is not a positive duration (e.g. 10s, 500ms)");
+  } else if (parsed) {
+    out = *parsed;
+  }
+}
+
+// server.<key>: an integer min..max, into `out` when present and valid.
+void readCount(YamlReader& r, const YAML::Node& server, const char* key, int min, int max,
+               int& out) {
+  const std::string path = R::child("server", key);
+  if (auto v = r.optInt(server, key, "server")) {
+    if (*v < min || *v > max) {
+      r.report("invalid_value", path,
+               "must be " + std::to_string(min) + ".." + std::to_string(max));
+    } else {
+      out = *v;
+    }
+  }
+}
+
 }  // namespace
+
+bool isLoopbackHost(std::string_view host) {
+  if (host == "localhost" || host == "::1") return true;
+  // 127.0.0.0/8 in dotted decimal.
+  if (!host.starts_with("127.")) return false;
+  int dots = 0;
+  for (char c : host) {
+    if (c == '.') {
+      ++dots;
+    } else if (c < '0' || c > '9') {
+      return false;
+    }
+  }
+  return dots == 3;
+}
 
 Result<ListenAddress> parseListen(std::string_view text, const std::string& field) {
   const auto bad = [&](const std::string& why) {
@@ -98,7 +143,9 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   const YAML::Node server = R::get(*root, "server");
   if (!R::present(server)) return config;  // every default; no tokens: every /v1 call is 401
   if (!r.checkMap(server, "server",
-                  {"listen", "db", "poll_interval", "max_body_bytes", "threads", "tokens"})) {
+                  {"listen", "db", "poll_interval", "max_body_bytes", "threads", "tokens",
+                   "request_timeout", "idle_timeout", "max_connections",
+                   "max_connections_per_client", "max_header_bytes", "tls", "insecure_http"})) {
     return failAll(r.takeErrors());
   }
   if (auto listen = r.optStr(server, "listen", "server")) {
@@ -114,16 +161,33 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
       r.report("invalid_path", "server.db", "a relative db path needs the site file's directory");
     }
   }
-  const YAML::Node poll = R::get(server, "poll_interval");
-  if (R::present(poll)) {
-    auto text = r.str(poll, "server.poll_interval", spec::Text::kAnyScalar);
-    auto parsed = text ? spec::parseDuration(*text) : std::nullopt;
-    if (text && (!parsed || parsed->count() <= 0)) {
-      r.report("invalid_duration", "server.poll_interval",
-               "'" + *text + "' is not a positive duration (e.g. 10s, 500ms)");
-    } else if (parsed) {
-      config.poll_interval = *parsed;
+  readDuration(r, server, "poll_interval", config.poll_interval);
+  readDuration(r, server, "request_timeout", config.request_timeout);
+  readDuration(r, server, "idle_timeout", config.idle_timeout);
+  readCount(r, server, "max_connections", 1, 1'000'000, config.max_connections);
+  readCount(r, server, "max_connections_per_client", 1, 1'000'000,
+            config.max_connections_per_client);
+  int header_bytes = static_cast<int>(config.max_header_bytes);
+  readCount(r, server, "max_header_bytes", 1024, 1024 * 1024, header_bytes);
+  config.max_header_bytes = static_cast<std::size_t>(header_bytes);
+  const YAML::Node tls = R::get(server, "tls");
+  if (R::present(tls) && r.checkMap(tls, "server.tls", {"cert", "key"})) {
+    TlsFiles files;
+    for (auto [key, out] : {std::pair{"cert", &files.cert}, std::pair{"key", &files.key}}) {
+      const std::string path = R::child("server.tls", key);
+      if (auto text = r.str(r.require(tls, key, "server.tls"), path)) {
+        if (auto resolved = catalog::resolveAgainst(*text, site_dir)) {
+          *out = *resolved;
+        } else {
+          r.report("invalid_path", path, "a relative path needs the site file's directory");
+        }
+      }
     }
+    if (!files.cert.empty() && !files.key.empty()) config.tls = std::move(files);
+  }
+  const YAML::Node insecure = R::get(server, "insecure_http");
+  if (R::present(insecure)) {
+    if (auto v = r.boolean(insecure, "server.insecure_http")) config.insecure_http = *v;
   }
   const YAML::Node max_body = R::get(server, "max_body_bytes");
   if (R::present(max_body)) {
@@ -134,13 +198,7 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
       config.max_body_bytes = static_cast<std::size_t>(*v);
     }
   }
-  if (auto threads = r.optInt(server, "threads", "server")) {
-    if (*threads < 1 || *threads > 256) {
-      r.report("invalid_value", "server.threads", "must be 1..256");
-    } else {
-      config.threads = *threads;
-    }
-  }
+  readCount(r, server, "threads", 1, 256, config.threads);
   const YAML::Node tokens = R::get(server, "tokens");
   if (R::present(tokens)) parseTokens(r, tokens, config.tokens);
   if (r.hasErrors()) return failAll(r.takeErrors());

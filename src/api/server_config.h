@@ -9,7 +9,16 @@
 //     db: tuneplane.db                # relative to the site file's directory
 //     poll_interval: 10s              # how often the control loop ticks
 //     max_body_bytes: 1048576         # POST bodies larger than this get 413
-//     threads: 8                      # HTTP worker threads
+//     threads: 8                      # worker threads that run the route handlers
+//     request_timeout: 30s            # a whole request (headers and body), and each answer
+//     idle_timeout: 60s               # a kept-alive connection with no request is closed
+//     max_connections: 1024           # in total; the excess is refused at once (503)
+//     max_connections_per_client: 64  # per client IP address; the excess is refused (503)
+//     max_header_bytes: 16384         # request line and headers; larger gets 431
+//     tls:                            # HTTPS; both PEM files, relative to the site file
+//       cert: tls/cert.pem            # re-read on SIGHUP
+//       key: tls/key.pem
+//     insecure_http: false            # true: allow a non-loopback listen without tls
 //     tokens:
 //       - user: alice
 //         token_sha256: <64 hex>      # sha256 of the bearer token; the token is never stored
@@ -31,6 +40,17 @@ inline constexpr const char* kDefaultListen = "127.0.0.1:8080";
 inline constexpr const char* kDefaultDbName = "tuneplane.db";
 inline constexpr std::size_t kDefaultMaxBodyBytes = 1024 * 1024;
 inline constexpr int kDefaultThreads = 8;
+inline constexpr std::size_t kDefaultMaxHeaderBytes = 16 * 1024;
+inline constexpr std::chrono::milliseconds kDefaultRequestTimeout{30'000};
+inline constexpr std::chrono::milliseconds kDefaultIdleTimeout{60'000};
+inline constexpr int kDefaultMaxConnections = 1024;
+inline constexpr int kDefaultMaxConnectionsPerClient = 64;
+
+// server.tls: the PEM certificate chain and private key (absolute once loaded).
+struct TlsFiles {
+  std::string cert;
+  std::string key;
+};
 
 struct ApiToken {
   std::string user;
@@ -45,6 +65,13 @@ struct ServerConfig {
   std::size_t max_body_bytes = kDefaultMaxBodyBytes;
   int threads = kDefaultThreads;
   std::vector<ApiToken> tokens;
+  std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;
+  std::chrono::milliseconds idle_timeout = kDefaultIdleTimeout;
+  int max_connections = kDefaultMaxConnections;
+  int max_connections_per_client = kDefaultMaxConnectionsPerClient;
+  std::size_t max_header_bytes = kDefaultMaxHeaderBytes;
+  std::optional<TlsFiles> tls;
+  bool insecure_http = false;
 };
 
 struct ListenAddress {
@@ -54,6 +81,10 @@ struct ListenAddress {
 
 // "HOST:PORT" (IPv6 as "[::1]:8080"). Errors: "server.invalid_listen" (field `field`).
 Result<ListenAddress> parseListen(std::string_view text, const std::string& field = "listen");
+
+// Whether `host` is a loopback address (127.0.0.0/8, ::1) or "localhost": the only hosts
+// serve listens on over plain HTTP without server.insecure_http.
+bool isLoopbackHost(std::string_view host);
 
 // The section from the site file's text; `site_dir` resolves a relative `db` (nullopt:
 // relative paths are refused). Errors: "server.<kind>" per problem (unknown_field,

@@ -4,9 +4,12 @@
 // SIGTERM or SIGINT stops it at a safe point (exit 0); Slurm jobs keep running and the next
 // start picks them up from the store. The log goes to stderr — JSON lines by default, with a
 // record per transition and per slurmrestd error (cli/log_format.h) — and the access log
-// (one JSON line per request, never a token) to stdout.
+// (one JSON line per request, never a token) to stdout. SIGHUP re-reads server.tls's
+// certificate and key. Plain HTTP on a non-loopback address is refused unless the site file
+// says server.insecure_http: true (a bearer token would cross the network in clear text).
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
 #include <iostream>
 #include <memory>
@@ -38,6 +41,36 @@ struct ServeFlags {
   failWith(errors, OutputFormat::kText, code, std::cout, std::cerr);
 }
 
+// The soft descriptor limit up to the hard one, so that server.max_connections, not the
+// descriptor limit, decides how many clients are served.
+void raiseDescriptorLimit() {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max) return;
+  const rlim_t before = limit.rlim_cur;
+  limit.rlim_cur = limit.rlim_max;
+  if (::setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    spdlog::warn("serve: cannot raise the descriptor limit above {}", before);
+  }
+}
+
+// Plain HTTP only on loopback, unless the operator said otherwise (and is told every time).
+void checkListenSecurity(const api::ServerConfig& config, const api::ListenAddress& listen,
+                         const std::string& field) {
+  if (config.tls || api::isLoopbackHost(listen.host)) return;
+  if (!config.insecure_http) {
+    failLines({{"server.insecure_listen", field,
+                "'" + listen.host +
+                    "' is not a loopback address: bearer tokens would cross the network in "
+                    "clear text. Configure server.tls (cert, key), or set "
+                    "server.insecure_http: true to accept that"}},
+              kExitInvalid);
+  }
+  spdlog::warn(
+      "serve: listening on {} over plain HTTP (server.insecure_http: true): bearer tokens "
+      "cross the network in clear text; configure server.tls",
+      listen.host);
+}
+
 void runServe(const ServeFlags& flags) {
   // Every thread started from here on inherits this mask, so the signals reach only the
   // sigwait below: no handler runs in the middle of a store write.
@@ -45,6 +78,7 @@ void runServe(const ServeFlags& flags) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   // Before anything logs, so every line of the run has one format.
   api::EventLog::Sink records = installServeLogging(*parseLogFormat(flags.log_format));
@@ -55,8 +89,11 @@ void runServe(const ServeFlags& flags) {
   if (!config) failLines(config.error(), kExitInvalid);
   if (flags.db) config->db = *flags.db;
   if (flags.listen) config->listen = *flags.listen;
-  auto listen = api::parseListen(config->listen, flags.listen ? "--listen" : "server.listen");
+  const std::string listen_field = flags.listen ? "--listen" : "server.listen";
+  auto listen = api::parseListen(config->listen, listen_field);
   if (!listen) failLines({listen.error()}, kExitInvalid);
+  checkListenSecurity(*config, *listen, listen_field);
+  raiseDescriptorLimit();
   if (config->tokens.empty()) {
     spdlog::warn("serve: server.tokens is empty: every /v1 request will be refused (401)");
   }
@@ -69,7 +106,16 @@ void runServe(const ServeFlags& flags) {
   access->set_pattern("%v");
   access->flush_on(spdlog::level::info);  // a line per request, even when stdout is a pipe
   api::DaemonOptions options;
-  options.server = {*listen, config->tokens, config->max_body_bytes, config->threads};
+  options.server = {*listen,
+                    config->tokens,
+                    config->max_body_bytes,
+                    config->threads,
+                    config->max_header_bytes,
+                    config->request_timeout,
+                    config->idle_timeout,
+                    config->max_connections,
+                    config->max_connections_per_client,
+                    config->tls};
   options.poll_interval = config->poll_interval;
   options.access_log = [access](const std::string& line) { access->info(line); };
   options.event_log = std::move(records);
@@ -81,7 +127,17 @@ void runServe(const ServeFlags& flags) {
                config->db, config->poll_interval.count());
 
   int signal_number = 0;
-  while (sigwait(&stop_signals, &signal_number) != 0) {
+  while (sigwait(&stop_signals, &signal_number) != 0 || signal_number == SIGHUP) {
+    if (signal_number != SIGHUP) continue;
+    signal_number = 0;
+    if (!config->tls) {
+      spdlog::info("serve: SIGHUP received; no server.tls to reload");
+    } else if (auto reloaded = (*daemon)->reloadTls(); reloaded) {
+      spdlog::info("serve: SIGHUP received; TLS certificate and key reloaded");
+    } else {
+      spdlog::error("serve: SIGHUP received; TLS reload failed, the old certificate stays: {}",
+                    reloaded.error().message);
+    }
   }
   spdlog::info("serve: {} received; stopping at a safe point (Slurm jobs keep running)",
                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -97,8 +153,10 @@ void addServeCommand(CLI::App& app) {
       "serve",
       "Run the control plane: the reconciler and the /v1 HTTP API (README, 'tuneplane serve\n"
       "and the /v1 API'). Settings from the site file's server: section; flags override.\n"
-      "SIGTERM/SIGINT stop it at a safe point. Exit codes: 0 stopped by a signal; 1 the\n"
-      "store cannot be opened or the address cannot be bound; 2 a bad site file or flag.");
+      "SIGTERM/SIGINT stop it at a safe point; SIGHUP reloads server.tls. Exit codes: 0\n"
+      "stopped by a signal; 1 the store cannot be opened or the address cannot be bound;\n"
+      "2 a bad site file or flag, or a non-loopback listen without server.tls (or\n"
+      "server.insecure_http: true).");
   cmd->add_option(
       "--site", flags->site_file,
       std::string("Site file (YAML) with a server: section; default: $") + control::kSiteFileEnv);

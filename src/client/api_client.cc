@@ -61,6 +61,7 @@ Result<std::unique_ptr<ApiClient>> ApiClient::connect(const ClientConfig& config
                                                       ClientTimeouts timeouts) {
   slurm::HttpOptions options;
   options.base_url = config.server;
+  options.ca_file = config.ca_file;
   options.connect_timeout = timeouts.connect;
   options.request_timeout = timeouts.request;
   auto transport = slurm::CurlHttpTransport::create(std::move(options));
@@ -96,8 +97,16 @@ ApiResult<Json> ApiClient::call(std::string method, std::string target, std::str
     ApiError error;
     if (f.transport == slurm::TransportClass::kNotSent) {
       error.kind = FailureKind::kNotSent;
+      // The server's certificate did not verify: say what fixes it.
+      const bool unverified =
+          f.curl_code == CURLE_PEER_FAILED_VERIFICATION || f.curl_code == CURLE_SSL_CACERT_BADFILE;
       error.errors.push_back(
-          {kErrUnreachable, "", redact(fmt::format("cannot reach the server: {}", f.message))});
+          {unverified ? kErrUntrusted : kErrUnreachable, "",
+           redact(fmt::format("cannot reach the server: {}{}", f.message,
+                              unverified ? fmt::format("; the server's certificate is not "
+                                                       "trusted: set {} to its CA's PEM file",
+                                                       kCaFileEnv)
+                                         : ""))});
     } else {
       error.kind = FailureKind::kNoAnswer;
       error.errors.push_back(

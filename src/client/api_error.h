@@ -20,8 +20,9 @@ enum class FailureKind {
 };
 
 // Codes of the client itself (the server's are api.*, auth.*, spec.*, launch.*, …).
-inline constexpr const char* kErrUnreachable = "client.unreachable";   // kNotSent
-inline constexpr const char* kErrNoAnswer = "client.no_answer";        // kNoAnswer
+inline constexpr const char* kErrUnreachable = "client.unreachable";     // kNotSent
+inline constexpr const char* kErrUntrusted = "client.untrusted_server";  // kNotSent: TLS verify
+inline constexpr const char* kErrNoAnswer = "client.no_answer";          // kNoAnswer
 inline constexpr const char* kErrHttp = "client.http_error";           // a 4xx/5xx without errors[]
 inline constexpr const char* kErrBadResponse = "client.bad_response";  // kBadResponse
 

@@ -166,7 +166,8 @@ Checked<FileSettings> parseConfig(const std::string& path, const std::string& te
 
 ClientEnvironment ClientEnvironment::fromProcess() {
   return {nonEmpty(std::getenv(kServerEnv)), nonEmpty(std::getenv(kTokenEnv)),
-          nonEmpty(std::getenv("XDG_CONFIG_HOME")), nonEmpty(std::getenv("HOME"))};
+          nonEmpty(std::getenv("XDG_CONFIG_HOME")), nonEmpty(std::getenv("HOME")),
+          nonEmpty(std::getenv(kCaFileEnv))};
 }
 
 std::optional<std::string> configFilePath(const ClientEnvironment& env) {
@@ -264,6 +265,7 @@ Checked<ClientConfig> resolveClientConfig(const ClientFlags& flags, const Client
       }
     }
   }
+  config.ca_file = nonEmpty(env.ca_file);
   if (!errors.empty()) return failAll(std::move(errors));
   return config;
 }

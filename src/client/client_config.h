@@ -23,6 +23,9 @@ namespace tuneplane::client {
 
 inline constexpr const char* kServerEnv = "TUNEPLANE_SERVER";
 inline constexpr const char* kTokenEnv = "TUNEPLANE_TOKEN";
+// A PEM file of CA certificates an https:// server is verified against instead of the
+// system's store (a site CA, or a self-signed server certificate).
+inline constexpr const char* kCaFileEnv = "TUNEPLANE_CA_FILE";
 
 // The environment the resolution reads, passed in so tests need no setenv.
 struct ClientEnvironment {
@@ -30,6 +33,7 @@ struct ClientEnvironment {
   std::optional<std::string> token;            // TUNEPLANE_TOKEN
   std::optional<std::string> xdg_config_home;  // XDG_CONFIG_HOME
   std::optional<std::string> home;             // HOME
+  std::optional<std::string> ca_file;          // TUNEPLANE_CA_FILE
   static ClientEnvironment fromProcess();      // reads getenv; empty values count as unset
 };
 
@@ -44,6 +48,7 @@ struct ClientConfig {
   std::string server_source;               // "--server", "TUNEPLANE_SERVER" or the config file
   std::string token_source;                // "--token", "TUNEPLANE_TOKEN", the config or token file
   std::optional<std::string> config_file;  // the file that was read, if one existed
+  std::optional<std::string> ca_file;      // TUNEPLANE_CA_FILE; nullopt: the system's store
 };
 
 // $XDG_CONFIG_HOME/tuneplane/config.yaml if XDG_CONFIG_HOME is an absolute path (the XDG

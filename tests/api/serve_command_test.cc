@@ -16,84 +16,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../control/site_fixture.h"
-#include "../sim/sim_test_support.h"
 #include "api/authenticator.h"
+#include "serve_fixture.h"
 #include "staging/stager.h"
-#include "support/test_paths.h"
 
 namespace tuneplane::api::testing {
 namespace {
-
-using namespace std::chrono_literals;
-
-using control::testing::readFile;
-using control::testing::SiteDir;
 using staging::sha256Hex;  // what the site file's token_sha256 holds
 
-const std::string kBinary = (test::binaryDir() / "src/cli/tuneplane").string();
-
-class ServeCommandTest : public sim::testing::SimFixture {
- protected:
-  void TearDown() override {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    sim_.reset();
-  }
-
-  // Starts `tuneplane serve`; stderr goes to a file the test reads.
-  void startServe(const SiteDir& site, const std::vector<std::string>& extra) {
-    stderr_path_ = site.dir() + "/serve.err";
-    std::vector<std::string> args = {kBinary,     "serve",    "--site",
-                                     site.site(), "--listen", "127.0.0.1:0"};
-    args.insert(args.end(), extra.begin(), extra.end());
-    pid_ = ::fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      const int err = ::open(stderr_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      const int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(err, 2);
-      ::dup2(null, 1);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(kBinary.c_str(), argv.data());
-      ::_exit(127);
-    }
-  }
-
-  // The port from "listening on http://127.0.0.1:PORT"; 0 if it never said.
-  int waitForPort() {
-    int port = 0;
-    sim::testing::eventually(
-        [&] {
-          std::smatch m;
-          const std::string text = readFile(stderr_path_);
-          if (std::regex_search(text, m,
-                                std::regex("listening on http://127\\.0\\.0\\.1:([0-9]+)"))) {
-            port = std::stoi(m[1]);
-          }
-          return port != 0;
-        },
-        20s);
-    return port;
-  }
-
-  // The exit status, or -1 if the child did not end within `limit`.
-  int waitForExit(std::chrono::milliseconds limit) {
-    int status = 0;
-    const bool ended =
-        sim::testing::eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, limit);
-    if (!ended) return -1;
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
-  pid_t pid_ = -1;
-  std::string stderr_path_;
-};
+using ServeCommandTest = ServeProcessFixture;
 
 TEST_F(ServeCommandTest, ServesFromTheSiteFileAndStopsOnSigtermWithExitZero) {
   const std::string token = "serve-test-token";

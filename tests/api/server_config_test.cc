@@ -132,3 +132,71 @@ TEST(ServerConfigTest, ParseListenTable) {
 
 }  // namespace
 }  // namespace tuneplane::api
+
+namespace tuneplane::api {
+namespace {
+
+TEST(ServerConfigLimitsTest, DefaultsAreSafeAndEveryLimitIsRead) {
+  auto defaults = parseServerConfig("slurm: {}\n", "/etc/tuneplane");
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->request_timeout, kDefaultRequestTimeout);
+  EXPECT_EQ(defaults->idle_timeout, kDefaultIdleTimeout);
+  EXPECT_EQ(defaults->max_connections, kDefaultMaxConnections);
+  EXPECT_EQ(defaults->max_connections_per_client, kDefaultMaxConnectionsPerClient);
+  EXPECT_EQ(defaults->max_header_bytes, kDefaultMaxHeaderBytes);
+  EXPECT_FALSE(defaults->tls);
+  EXPECT_FALSE(defaults->insecure_http);
+
+  auto config = parseServerConfig(
+      "server:\n  request_timeout: 5s\n  idle_timeout: 500ms\n  max_connections: 10\n"
+      "  max_connections_per_client: 2\n  max_header_bytes: 2048\n"
+      "  tls: {cert: tls/c.pem, key: /k/key.pem}\n  insecure_http: true\n",
+      "/srv");
+  ASSERT_TRUE(config) << config.error().front().describe();
+  EXPECT_EQ(config->request_timeout, std::chrono::seconds(5));
+  EXPECT_EQ(config->idle_timeout, std::chrono::milliseconds(500));
+  EXPECT_EQ(config->max_connections, 10);
+  EXPECT_EQ(config->max_connections_per_client, 2);
+  EXPECT_EQ(config->max_header_bytes, 2048u);
+  ASSERT_TRUE(config->tls);
+  EXPECT_EQ(config->tls->cert, "/srv/tls/c.pem");  // relative to the site file
+  EXPECT_EQ(config->tls->key, "/k/key.pem");
+  EXPECT_TRUE(config->insecure_http);
+}
+
+TEST(ServerConfigLimitsTest, BadLimitsAreReportedWithTheirFields) {
+  auto config = parseServerConfig(
+      "server:\n  request_timeout: soon\n  idle_timeout: 0s\n  max_connections: 0\n"
+      "  max_connections_per_client: -1\n  max_header_bytes: 10\n  tls: {cert: c.pem}\n"
+      "  insecure_http: maybe\n",
+      "/srv");
+  ASSERT_FALSE(config);
+  const auto codes = codesOf(config.error());
+  for (const char* expected : {"server.invalid_duration@server.request_timeout",
+                               "server.invalid_duration@server.idle_timeout",
+                               "server.invalid_value@server.max_connections",
+                               "server.invalid_value@server.max_connections_per_client",
+                               "server.invalid_value@server.max_header_bytes"}) {
+    EXPECT_TRUE(codes.count(expected)) << expected;
+  }
+  bool key_missing = false, insecure_wrong = false;
+  for (const auto& e : config.error()) {
+    key_missing |= e.field.find("server.tls") == 0 && e.code == "server.missing_field";
+    insecure_wrong |= e.field == "server.insecure_http";
+  }
+  EXPECT_TRUE(key_missing);
+  EXPECT_TRUE(insecure_wrong);
+}
+
+TEST(ServerConfigLimitsTest, OnlyLoopbackHostsAreLoopback) {
+  for (const char* host : {"127.0.0.1", "127.1.2.3", "::1", "localhost"}) {
+    EXPECT_TRUE(isLoopbackHost(host)) << host;
+  }
+  for (const char* host : {"0.0.0.0", "10.0.0.1", "::", "127.0.0.1.example.org", "1270.0.0.1",
+                           "example.org", "128.0.0.1"}) {
+    EXPECT_FALSE(isLoopbackHost(host)) << host;
+  }
+}
+
+}  // namespace
+}  // namespace tuneplane::api

@@ -73,6 +73,18 @@ TEST_F(ClientConfigTest, FlagsOverrideTheEnvironmentWhichOverridesTheFile) {
   EXPECT_EQ(from_flags->token_source, "--token");
 }
 
+TEST_F(ClientConfigTest, TheCaFileComesFromTheEnvironmentElseTheSystemStore) {
+  env_.server = "https://tp.example:8443";
+  env_.token = "env-token";
+  auto system_store = resolveClientConfig({}, env_);
+  ASSERT_TRUE(system_store.has_value()) << allMessages(system_store.error());
+  EXPECT_FALSE(system_store->ca_file.has_value());
+  env_.ca_file = "/etc/tuneplane/ca.pem";
+  auto with_ca = resolveClientConfig({}, env_);
+  ASSERT_TRUE(with_ca.has_value()) << allMessages(with_ca.error());
+  EXPECT_EQ(with_ca->ca_file, "/etc/tuneplane/ca.pem");
+}
+
 TEST_F(ClientConfigTest, ServerAndTokenResolveEachOnTheirOwn) {
   writeConfig("server: http://file:1\n", 0644);  // no token: may be world-readable
   env_.token = "env-token";

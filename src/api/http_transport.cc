@@ -1,0 +1,470 @@
+// See http_transport.h. The only translation unit of the project that includes Boost.Beast
+// and Boost.Asio: they are header-only and heavy to compile.
+#include "api/http_transport.h"
+
+#include <openssl/ssl.h>
+
+#include <array>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+namespace tuneplane::api {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+
+// Two I/O threads: every socket operation is asynchronous, so they only parse and copy
+// (and do TLS handshakes); the handlers run on the worker pool.
+constexpr int kIoThreads = 2;
+// How long a refused connection's unread input is drained before the socket closes, so the
+// client reads the refusal instead of a reset.
+constexpr std::chrono::seconds kLinger{2};
+// The first read of a request: its bytes go into the connection's buffer.
+constexpr std::size_t kFirstRead = 4096;
+// After an accept() error (e.g. out of descriptors): wait before accepting again.
+constexpr std::chrono::milliseconds kAcceptBackoff{50};
+
+// Connections in total and per client address; admitting and releasing is O(log n).
+class ConnectionLimits {
+ public:
+  ConnectionLimits(int total, int per_client) : max_total_(total), max_per_client_(per_client) {}
+
+  bool admit(const std::string& address) {
+    std::lock_guard<std::mutex> lock(mu_);
+    int& mine = per_client_[address];
+    if (total_ >= max_total_ || mine >= max_per_client_) {
+      if (mine == 0) per_client_.erase(address);
+      return false;
+    }
+    ++mine;
+    ++total_;
+    return true;
+  }
+  void release(const std::string& address) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = per_client_.find(address);
+    if (it != per_client_.end() && --it->second == 0) per_client_.erase(it);
+    --total_;
+  }
+
+ private:
+  std::mutex mu_;
+  const int max_total_, max_per_client_;
+  int total_ = 0;
+  std::map<std::string, int> per_client_;
+};
+
+Result<std::shared_ptr<ssl::context>> loadTlsContext(const TlsFiles& files) {
+  auto context = std::make_shared<ssl::context>(ssl::context::tls_server);
+  context->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                       ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
+                       ssl::context::single_dh_use);
+  boost::system::error_code ec;
+  context->use_certificate_chain_file(files.cert, ec);
+  if (ec) {
+    return fail("api.tls", "server.tls.cert",
+                "cannot load the certificate chain " + files.cert + ": " + ec.message());
+  }
+  context->use_private_key_file(files.key, ssl::context::pem, ec);
+  if (ec) {
+    return fail("api.tls", "server.tls.key",
+                "cannot load the private key " + files.key + ": " + ec.message());
+  }
+  if (SSL_CTX_check_private_key(context->native_handle()) != 1) {
+    return fail("api.tls", "server.tls.key", "the private key does not match the certificate");
+  }
+  return context;
+}
+
+std::string serialize(const TransportResponse& answer) {
+  http::response<http::string_body> res{static_cast<http::status>(answer.status), 11};
+  for (const auto& [name, value] : answer.headers) res.insert(name, value);
+  res.body() = answer.body;
+  res.keep_alive(false);
+  res.prepare_payload();
+  std::ostringstream out;
+  out << res;
+  return out.str();
+}
+
+}  // namespace
+
+class HttpTransport::Impl {
+ public:
+  Impl(TransportOptions options, Handler handler, RefusalHandler refusal)
+      : options_(std::move(options)),
+        handler_(std::move(handler)),
+        refusal_(std::move(refusal)),
+        limits_(options_.max_connections, options_.max_connections_per_client),
+        workers_(static_cast<std::size_t>(options_.workers)),
+        acceptor_(io_),
+        backoff_(io_) {}
+
+  Status listen() {
+    if (options_.tls) {
+      auto context = loadTlsContext(*options_.tls);
+      if (!context) return tl::unexpected(context.error());
+      tls_ = std::move(*context);
+    }
+    const auto fail_listen = [this](const std::string& why) {
+      return fail("api.listen", "listen",
+                  "cannot listen on " + options_.listen.host + ":" +
+                      std::to_string(options_.listen.port) + " (" + why + ")");
+    };
+    boost::system::error_code ec;
+    auto address = net::ip::make_address(
+        options_.listen.host == "localhost" ? std::string("127.0.0.1") : options_.listen.host, ec);
+    if (ec) return fail_listen("not an IP address");
+    const tcp::endpoint endpoint(address, static_cast<unsigned short>(options_.listen.port));
+    acceptor_.open(endpoint.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(endpoint, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) return fail_listen("in use, or not an address of this host");
+    port_ = acceptor_.local_endpoint().port();
+    accept();
+    for (int i = 0; i < kIoThreads; ++i) io_threads_.emplace_back([this] { io_.run(); });
+    return {};
+  }
+
+  void stop() {
+    if (stopped_.exchange(true)) return;
+    // No more I/O; a handler already running finishes (its store write completes), then the
+    // pending operations (and with them the connections) are destroyed with io_.
+    io_.stop();
+    for (auto& t : io_threads_) t.join();
+    workers_.join();
+  }
+
+  int port() const { return port_; }
+  bool tls() const { return options_.tls.has_value(); }
+
+  Status reloadTls() {
+    if (!options_.tls) return fail("api.no_tls", "server.tls", "TLS is not configured");
+    auto context = loadTlsContext(*options_.tls);
+    if (!context) return tl::unexpected(context.error());
+    std::lock_guard<std::mutex> lock(tls_mu_);
+    tls_ = std::move(*context);
+    return {};
+  }
+
+  std::shared_ptr<ssl::context> currentTls() {
+    std::lock_guard<std::mutex> lock(tls_mu_);
+    return tls_;
+  }
+
+  const TransportOptions& options() const { return options_; }
+  ConnectionLimits& limits() { return limits_; }
+  net::thread_pool& workers() { return workers_; }
+  TransportResponse handle(TransportRequest& request) {
+    try {
+      return handler_(request);
+    } catch (const std::exception&) {
+      return refusal_(TransportRefusal::kBadRequest, request);
+    }
+  }
+  TransportResponse refuse(TransportRefusal why, const TransportRequest& request) {
+    return refusal_(why, request);
+  }
+
+ private:
+  void accept();
+  void refuseConnection(tcp::socket socket);
+
+  TransportOptions options_;
+  Handler handler_;
+  RefusalHandler refusal_;
+  ConnectionLimits limits_;
+  std::mutex tls_mu_;
+  std::shared_ptr<ssl::context> tls_;
+  std::atomic<bool> stopped_{false};
+  int port_ = 0;
+  std::vector<std::thread> io_threads_;
+  net::thread_pool workers_;
+  // Last: destroyed first, and with it every connection (they use the members above).
+  net::io_context io_{kIoThreads};
+  tcp::acceptor acceptor_;
+  net::steady_timer backoff_;
+};
+
+namespace {
+
+beast::tcp_stream& lowest(beast::tcp_stream& stream) {
+  return stream;
+}
+beast::tcp_stream& lowest(beast::ssl_stream<beast::tcp_stream>& stream) {
+  return beast::get_lowest_layer(stream);
+}
+
+// One connection. Stream is beast::tcp_stream or beast::ssl_stream<beast::tcp_stream>.
+// Every callback runs on the connection's strand; one request is in flight at a time, so
+// pipelined requests are answered in order.
+template <class Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
+ public:
+  Session(HttpTransport::Impl& transport, Stream stream, std::string address, int port,
+          std::shared_ptr<ssl::context> tls)
+      : transport_(transport),
+        tls_(std::move(tls)),
+        stream_(std::move(stream)),
+        address_(std::move(address)),
+        port_(port) {}
+  ~Session() { transport_.limits().release(address_); }
+
+  void run() {
+    if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
+      waitForRequest();
+    } else {
+      lowest(stream_).expires_after(transport_.options().request_timeout);
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (ec) return self->close();
+                                self->waitForRequest();
+                              });
+    }
+  }
+
+ private:
+  // Idle until a request's first byte (idle_timeout), unless pipelined bytes are waiting.
+  void waitForRequest() {
+    if (buffer_.size() > 0) return readRequest();
+    lowest(stream_).expires_after(transport_.options().idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kFirstRead),
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t n) {
+                              if (ec) return self->close();
+                              self->buffer_.commit(n);
+                              self->readRequest();
+                            });
+  }
+
+  // The rest of the request, headers and body, under one deadline from its first byte.
+  void readRequest() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(transport_.options().max_header_bytes));
+    parser_->body_limit(transport_.options().max_body_bytes);
+    lowest(stream_).expires_after(transport_.options().request_timeout);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) return self->onRead(ec);
+                              self->continueIfAsked();
+                            });
+  }
+
+  // A client that sent `Expect: 100-continue` (curl does for bodies over 1 KiB) waits for
+  // this before it sends the body; the deadline still runs.
+  void continueIfAsked() {
+    const auto& req = parser_->get();
+    if (parser_->is_done() || !beast::iequals(req[http::field::expect], "100-continue")) {
+      return readBody();
+    }
+    static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+    net::async_write(stream_, net::buffer(kContinue.data(), kContinue.size()),
+                     [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
+                       if (ec) return self->close();
+                       self->readBody();
+                     });
+  }
+
+  void readBody() {
+    if (parser_->is_done()) return onRead({});
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](beast::error_code ec, std::size_t) { self->onRead(ec); });
+  }
+
+  void onRead(beast::error_code ec) {
+    if (ec == http::error::body_limit) return refuse(TransportRefusal::kBodyTooLarge);
+    if (ec == http::error::header_limit) return refuse(TransportRefusal::kHeaderTooLarge);
+    if (ec && ec.category() == http::make_error_code(http::error::bad_method).category() &&
+        ec != http::error::end_of_stream && ec != http::error::partial_message) {
+      return refuse(TransportRefusal::kBadRequest);
+    }
+    if (ec) return close();  // the client left, or the deadline passed: no one to answer
+
+    auto& req = parser_->get();
+    auto request = std::make_shared<TransportRequest>(partialRequest());
+    request->body = std::move(req.body());
+    const bool keep_alive = req.keep_alive();
+    parser_.reset();
+    // The handler may block (fsync, doctor's checks): never on an I/O thread.
+    net::post(transport_.workers(), [self = this->shared_from_this(), request, keep_alive] {
+      auto answer = std::make_shared<TransportResponse>(self->transport_.handle(*request));
+      net::dispatch(self->stream_.get_executor(),
+                    [self, answer, keep_alive] { self->write(std::move(*answer), keep_alive); });
+    });
+  }
+
+  // What the parser has of the request (its headers once they are complete).
+  TransportRequest partialRequest() const {
+    TransportRequest request;
+    request.remote_addr = address_;
+    request.remote_port = port_;
+    if (!parser_ || !parser_->is_header_done()) return request;
+    const auto& req = parser_->get();
+    request.method = std::string(req.method_string());
+    request.target = std::string(req.target());
+    for (const auto& field : req) {
+      request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+    }
+    return request;
+  }
+
+  void refuse(TransportRefusal why) {
+    write(transport_.refuse(why, partialRequest()), /*keep_alive=*/false);
+  }
+
+  void write(TransportResponse answer, bool keep_alive) {
+    response_ = {static_cast<http::status>(answer.status), 11};
+    for (auto& [name, value] : answer.headers) response_.insert(name, value);
+    response_.keep_alive(keep_alive);
+    if (answer.head) {
+      response_.content_length(answer.body.size());
+    } else {
+      response_.body() = std::move(answer.body);
+      response_.prepare_payload();
+    }
+    lowest(stream_).expires_after(transport_.options().request_timeout);
+    http::async_write(
+        stream_, response_,
+        [self = this->shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
+          self->response_ = {};
+          if (ec) return self->close();
+          if (!keep_alive) return self->linger();
+          self->waitForRequest();
+        });
+  }
+
+  // After a final answer: stop sending, read and drop what the client still sends (bounded
+  // by kLinger), then close, so the client sees the answer rather than a reset.
+  void linger() {
+    beast::error_code ignored;
+    lowest(stream_).socket().shutdown(tcp::socket::shutdown_send, ignored);
+    lowest(stream_).expires_after(kLinger);
+    drain();
+  }
+  void drain() {
+    lowest(stream_).async_read_some(net::buffer(scratch_), [self = this->shared_from_this()](
+                                                               beast::error_code ec, std::size_t) {
+      if (ec) return self->close();
+      self->drain();
+    });
+  }
+
+  void close() {
+    beast::error_code ignored;
+    lowest(stream_).socket().shutdown(tcp::socket::shutdown_both, ignored);
+    lowest(stream_).close();
+  }
+
+  HttpTransport::Impl& transport_;
+  std::shared_ptr<ssl::context> tls_;  // the context stream_ uses: outlives it (declared first)
+  Stream stream_;
+  std::string address_;
+  int port_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> response_;
+  std::array<char, 1024> scratch_{};
+};
+
+}  // namespace
+
+void HttpTransport::Impl::accept() {
+  acceptor_.async_accept(net::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted) return;
+    if (ec) {  // e.g. out of descriptors: try again shortly instead of spinning
+      backoff_.expires_after(kAcceptBackoff);
+      backoff_.async_wait([this](beast::error_code) { accept(); });
+      return;
+    }
+    accept();
+    beast::error_code ignored;
+    const auto remote = socket.remote_endpoint(ignored);
+    const std::string address = remote.address().to_string();
+    if (!limits_.admit(address)) return refuseConnection(std::move(socket));
+    socket.set_option(tcp::no_delay(true), ignored);
+    if (auto context = currentTls()) {
+      beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *context);
+      std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
+          *this, std::move(stream), address, remote.port(), std::move(context))
+          ->run();
+    } else {
+      std::make_shared<Session<beast::tcp_stream>>(*this, beast::tcp_stream(std::move(socket)),
+                                                   address, remote.port(), nullptr)
+          ->run();
+    }
+  });
+}
+
+// Over a cap: a plain-HTTP client gets 503 at once; a TLS client cannot read one before a
+// handshake (which would cost what the cap protects), so its connection is closed.
+void HttpTransport::Impl::refuseConnection(tcp::socket socket) {
+  if (options_.tls) {
+    beast::error_code ignored;
+    socket.close(ignored);
+    return;
+  }
+  struct Refused {
+    tcp::socket socket;
+    std::string text;
+  };
+  TransportRequest none;
+  auto refused = std::make_shared<Refused>(
+      Refused{std::move(socket), serialize(refuse(TransportRefusal::kOverloaded, none))});
+  net::async_write(refused->socket, net::buffer(refused->text),
+                   [refused](beast::error_code, std::size_t) {
+                     beast::error_code ignored;
+                     refused->socket.shutdown(tcp::socket::shutdown_both, ignored);
+                     refused->socket.close(ignored);
+                   });
+}
+
+Result<std::unique_ptr<HttpTransport>> HttpTransport::start(TransportOptions options,
+                                                            Handler handler,
+                                                            RefusalHandler refusal) {
+  auto impl = std::make_shared<Impl>(std::move(options), std::move(handler), std::move(refusal));
+  if (auto listening = impl->listen(); !listening) return tl::unexpected(listening.error());
+  return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(impl)));
+}
+
+HttpTransport::HttpTransport(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpTransport::~HttpTransport() {
+  stop();
+}
+
+int HttpTransport::port() const {
+  return impl_->port();
+}
+
+bool HttpTransport::tls() const {
+  return impl_->tls();
+}
+
+Status HttpTransport::reloadTls() {
+  return impl_->reloadTls();
+}
+
+void HttpTransport::stop() {
+  impl_->stop();
+}
+
+}  // namespace tuneplane::api

@@ -1,0 +1,102 @@
+// HttpTransport: the HTTP/1.1 (and HTTPS) connection layer under ApiServer, on Boost.Beast
+// and Boost.Asio (docs/decisions.md, "The API's HTTP server"). It owns sockets, parsing,
+// limits and TLS; it knows nothing of routes. Only http_transport.cc includes Boost, so the
+// rest of the api module (and everything that includes api_server.h) compiles without it.
+//
+//   accept (caps: total, per client address; excess → 503 + close at once)
+//     ─► [TLS handshake] ─► wait for a request (idle_timeout)
+//     ─► read headers + body under one deadline (request_timeout), header and body limits
+//     ─► handler on the worker pool (`workers` threads; the I/O threads never run one)
+//     ─► write the answer (request_timeout) ─► next request (pipelined bytes kept, in order)
+//
+// Everything on a connection is asynchronous on `kIoThreads` I/O threads, so a slow or idle
+// client costs a socket and a small buffer, never a thread. A request without
+// Content-Length and Transfer-Encoding has an empty body (RFC 9112 §6.3).
+// Thread-safety: start/stop/reloadTls from one thread; the handler runs on many at once.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "api/server_config.h"
+#include "common/result.h"
+
+namespace tuneplane::api {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+struct TransportRequest {
+  std::string method;  // as sent
+  std::string target;  // path and query, as sent
+  HeaderList headers;  // in the order sent, names as sent
+  std::string body;
+  std::string remote_addr;
+  int remote_port = 0;
+};
+
+struct TransportResponse {
+  int status = 200;
+  HeaderList headers;  // Content-Length and Connection are the transport's
+  std::string body;
+  bool head = false;  // an answer to HEAD: Content-Length of `body`, no body bytes
+};
+
+// What the transport refused before a handler saw the request.
+enum class TransportRefusal {
+  kBadRequest,      // 400: unparsable request, bad Content-Length
+  kBodyTooLarge,    // 413: body over max_body_bytes
+  kHeaderTooLarge,  // 431: header block over max_header_bytes
+  kOverloaded,      // 503: too many connections (answered before any byte is read)
+};
+
+struct TransportOptions {
+  ListenAddress listen{"127.0.0.1", 0};
+  int workers = kDefaultThreads;
+  std::size_t max_body_bytes = kDefaultMaxBodyBytes;
+  std::size_t max_header_bytes = kDefaultMaxHeaderBytes;
+  std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;
+  std::chrono::milliseconds idle_timeout = kDefaultIdleTimeout;
+  int max_connections = kDefaultMaxConnections;
+  int max_connections_per_client = kDefaultMaxConnectionsPerClient;
+  std::optional<TlsFiles> tls;  // absolute paths
+};
+
+class HttpTransport {
+ public:
+  // Runs on a worker thread for every complete request.
+  using Handler = std::function<TransportResponse(TransportRequest&)>;
+  // The answer for a refusal (runs on an I/O thread: must not block). `request` holds what
+  // was read of the request line and headers (may be empty).
+  using RefusalHandler =
+      std::function<TransportResponse(TransportRefusal, const TransportRequest& request)>;
+
+  // Binds, loads the certificate (when TLS) and starts the threads. Errors: "api.listen",
+  // "api.tls" (the certificate or key cannot be loaded; names the setting, not the path).
+  static Result<std::unique_ptr<HttpTransport>> start(TransportOptions options, Handler handler,
+                                                      RefusalHandler refusal);
+  ~HttpTransport();  // stop()
+  HttpTransport(const HttpTransport&) = delete;
+  HttpTransport& operator=(const HttpTransport&) = delete;
+
+  int port() const;
+  bool tls() const;
+  // Reads the certificate and key again; connections accepted afterwards use them. On an
+  // error the old ones stay. Errors: "api.tls"; "api.no_tls" when TLS is not configured.
+  Status reloadTls();
+  // Stops accepting, lets running handlers finish, closes every connection, joins. Idempotent.
+  void stop();
+
+  class Impl;
+
+ private:
+  explicit HttpTransport(std::shared_ptr<Impl> impl);
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace tuneplane::api
