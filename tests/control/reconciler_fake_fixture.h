@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,31 +29,8 @@ using namespace std::chrono_literals;
 using Op = FakeSlurmClient::Op;
 
 // A two-pool (het) GPU job.
-inline std::string hetJobSpec(const std::string& extra = "") {
-  return "apiVersion: tuneplane.io/v1\n"
-         "kind: TrainingJob\n"
-         "metadata:\n"
-         "  name: het\n"
-         "spec:\n"
-         "  framework:\n"
-         "    name: custom\n"
-         "    task: custom\n"
-         "    runtime_id: custom-demo\n"
-         "    command: [\"bash\", \"-c\", \"true\"]\n"
-         "  resources:\n"
-         "    time_limit: 60m\n"
-         "    pools:\n"
-         "      - name: learners\n"
-         "        gpu_series: h100\n"
-         "        gpus_per_node: 2\n"
-         "        cpus: 1\n"
-         "        memory_gb: 1\n"
-         "      - name: actors\n"
-         "        gpu_series: a100\n"
-         "        gpus_per_node: 2\n"
-         "        cpus: 1\n"
-         "        memory_gb: 1\n" +
-         extra;
+inline std::string hetJobSpec() {
+  return hetSpec("true");
 }
 
 class FakeReconcilerTest : public ::testing::Test {
@@ -98,6 +76,16 @@ class FakeReconcilerTest : public ::testing::Test {
   std::string token(const std::string& id) { return view(id).attempts.back().submit_token; }
   std::string sluid(const std::string& id, int component = 0) {
     return view(id).attempts.back().components.at(static_cast<size_t>(component)).sluid;
+  }
+
+  // Writes logs/<name> of the job's current attempt, as the job would (its scheduler log,
+  // a sentinel).
+  void writeAttemptLog(const std::string& id, const std::string& name, const std::string& content) {
+    const store::AttemptRecord a = view(id).attempts.back();
+    const std::filesystem::path logs = std::filesystem::path(a.staging_dir) / "logs";
+    std::filesystem::permissions(logs, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add);
+    writeFile((logs / name).string(), content);
   }
 
   std::vector<store::EventRecord> events(const std::string& id) {

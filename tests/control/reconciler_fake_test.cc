@@ -5,6 +5,7 @@
 // re-checked before it is sent again. No simulator, no threads, no sleeps.
 #include <filesystem>
 
+#include "control/decisions.h"
 #include "reconciler_fake_fixture.h"
 
 namespace tuneplane::control::testing {
@@ -270,6 +271,40 @@ TEST_F(FakeReconcilerTest, AnAdministratorsFixWithinTheGraceKeepsTheJob) {
   next(4min);
   EXPECT_EQ(phase(id), JobPhase::kQueued) << view(id).job.reason;
   EXPECT_EQ(slurm_.count(Op::kCancel), 0);
+}
+
+// --- a job Slurm forgot (purged), with and without sentinels ---
+
+using FakePurgeTest = FakeReconcilerTest;
+
+TEST_F(FakePurgeTest, APurgedJobWithAnExitSentinelIsJudgedByIt) {
+  const std::string id = running();
+  writeAttemptLog(id, "main.out", "ran\n");
+  writeAttemptLog(id, "start-main.json", R"({"version":1,"node":"cpu1","time":1700000000})");
+  writeAttemptLog(
+      id, "exit-main.json",
+      R"({"version":1,"node":"cpu1","exit_code":0,"start_time":1700000000,"end_time":1700000100})");
+  slurm_.purge(sluid(id));
+  for (int i = 0; i < kMissingPollsToJudge; ++i) next();
+  const auto v = view(id);
+  EXPECT_EQ(v.job.phase, JobPhase::kSucceeded) << v.job.reason;
+  EXPECT_NE(attempt(v).reason.find("exit sentinel"), std::string::npos) << attempt(v).reason;
+}
+
+TEST_F(FakePurgeTest, APurgedJobWithoutSentinelsIsLostOnlyAfterSeveralChecks) {
+  const std::string id = running();
+  slurm_.purge(sluid(id));
+  for (int i = 1; i < kMissingPollsToJudge; ++i) {
+    next();
+    EXPECT_EQ(phase(id), JobPhase::kRunning) << "one empty answer proves nothing";
+  }
+  next();
+  const auto v = view(id);
+  EXPECT_EQ(v.job.phase, JobPhase::kFailed);
+  EXPECT_EQ(attempt(v).cause, EndCause::kInfrastructure);
+  EXPECT_NE(attempt(v).reason.find("lost"), std::string::npos) << attempt(v).reason;
+  // Before judging, each miss looked for the job by its token (a requeue changes the SLUID).
+  EXPECT_EQ(slurm_.count(Op::kListJobs), kMissingPollsToJudge);
 }
 
 // --- a staged attempt sent again (1.5) ---

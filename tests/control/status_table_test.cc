@@ -99,19 +99,11 @@ TEST(StatusTable, NamesEveryBaseStateOfSlurm) {
 
 class StatusTableTick : public FakeReconcilerTest {
  protected:
-  // The batch script's log, as a job that ran would leave it (a missing one turns a user
-  // failure into "could not write its log").
-  void writeSchedulerLog(const std::string& id) {
-    const store::AttemptRecord a = view(id).attempts.back();
-    const std::filesystem::path logs = std::filesystem::path(a.staging_dir) / "logs";
-    std::filesystem::permissions(logs, std::filesystem::perms::owner_all,
-                                 std::filesystem::perm_options::add);
-    writeFile((logs / (a.components.front().pool + ".out")).string(), "ran\n");
-  }
-
   void drive(const TableRow& row, const std::string& spec_text) {
     const std::string id = queued(spec_text);
-    writeSchedulerLog(id);
+    // The batch script's log, as a job that ran leaves it (a missing one turns a user
+    // failure into "could not write its log").
+    writeAttemptLog(id, attempt(view(id)).components.front().pool + ".out", "ran\n");
     for (auto* r : slurm_.components(sluid(id))) {
       r->job_state = row.state;
       r->state_reason = row.reason;
