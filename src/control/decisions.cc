@@ -126,6 +126,12 @@ FetchPlan planFetches(const std::vector<FetchNeed>& needs, int64_t now_ms,
   return plan;
 }
 
+bool isNoOp(const store::Change& change, const store::JobView& view) {
+  return change.events.empty() && change.attempts.size() == 1 && !view.attempts.empty() &&
+         change.attempts.front() == view.attempts.back() && change.job &&
+         change.job->phase == view.job.phase && change.job->reason == view.job.reason;
+}
+
 const store::AttemptRecord* currentAttempt(const store::JobView& view) {
   return view.attempts.empty() ? nullptr : &view.attempts.back();
 }

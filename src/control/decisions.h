@@ -63,6 +63,11 @@ struct FetchPlan {
 FetchPlan planFetches(const std::vector<FetchNeed>& needs, int64_t now_ms,
                       const FetchLimits& limits);
 
+// True when `change` (a decision over `view`) would store nothing new: no event, the one
+// attempt it touches equal to the stored current attempt, the job's phase and reason as
+// stored. A slow refresh that found nothing new is not written (no fsync per job per hour).
+bool isNoOp(const store::Change& change, const store::JobView& view);
+
 // The attempt a job is on (its last one); nullptr before the first.
 const store::AttemptRecord* currentAttempt(const store::JobView& view);
 

@@ -236,13 +236,8 @@ bool Reconciler::settle(const store::JobView& view, const store::AttemptRecord& 
     }
     if (!heard) verdict = holdForCancel(std::move(verdict), "the requeued Slurm job");
   }
-  const store::AttemptRecord& stored = view.attempts.back();
   auto change = applyVerdict(view, observed, verdict, retryOf(view, verdict), now_);
-  // A refresh that found nothing new writes nothing.
-  const bool unchanged = change && change->events.empty() && change->attempts.size() == 1 &&
-                         change->attempts.front() == stored &&
-                         change->job->phase == view.job.phase &&
-                         change->job->reason == view.job.reason;
+  const bool unchanged = change && isNoOp(*change, view);  // a refresh that found nothing new
   if (!unchanged && !commit(view, change, what)) return false;
   if (!verdict.to_cancel.empty()) cancelComponents(observed, verdict.to_cancel);
   return true;

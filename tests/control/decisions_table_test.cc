@@ -193,3 +193,38 @@ TEST(Decisions, AFetchPlanReadsChangedFirstThenUnverifiedThenABoundedShareOfRefr
 
 }  // namespace
 }  // namespace tuneplane::control
+
+namespace tuneplane::control {
+namespace {
+
+TEST(Decisions, AChangeIsANoOpOnlyWhenItStoresNothingNew) {
+  store::JobView view;
+  view.job.id = "hello-1a2b3c4d";
+  view.job.phase = store::JobPhase::kRunning;
+  view.job.reason = "running";
+  store::AttemptRecord a;
+  a.number = 1;
+  a.phase = store::AttemptPhase::kRunning;
+  a.reason = "running";
+  view.attempts.push_back(a);
+
+  auto observed = [&](auto edit) {
+    store::AttemptRecord o = a;
+    edit(o);
+    AttemptVerdict v;
+    v.phase = o.phase;
+    v.reason = o.reason;
+    auto change = applyVerdict(view, o, v, spec::RetryPolicy{}, 5);
+    EXPECT_TRUE(change);
+    return change ? isNoOp(*change, view) : false;
+  };
+  // The job's updated_ms moves with every change; that alone is nothing new.
+  EXPECT_TRUE(observed([](store::AttemptRecord&) {}));
+  EXPECT_FALSE(observed([](store::AttemptRecord& o) { o.reason = "running on cpu2"; }));
+  EXPECT_FALSE(observed([](store::AttemptRecord& o) { o.missing_polls = 1; }));
+  EXPECT_FALSE(
+      observed([](store::AttemptRecord& o) { o.phase = store::AttemptPhase::kReleasing; }));
+}
+
+}  // namespace
+}  // namespace tuneplane::control
