@@ -121,23 +121,25 @@ TEST(Decisions, ARequeueUnderANewSluidFailsTheAttemptAsInfrastructure) {
   EXPECT_EQ(held.cause, store::EndCause::kInfrastructure);
 }
 
-}  // namespace
-}  // namespace tuneplane::control
-
-namespace tuneplane::control {
-namespace {
+// A job on its first attempt, both with the reason "running".
+store::JobView oneAttempt(store::JobPhase job, store::AttemptPhase attempt) {
+  store::JobView view;
+  view.job.id = "hello-1a2b3c4d";
+  view.job.phase = job;
+  view.job.reason = "running";
+  store::AttemptRecord a;
+  a.number = 1;
+  a.phase = attempt;
+  a.reason = "running";
+  a.submit_token = "tp-x";
+  view.attempts.push_back(a);
+  return view;
+}
 
 // ChangeBuilder: a phase moves only through the state machine's checks — an edit cannot move
 // it, and an illegal move fails the whole change.
 TEST(ChangeBuilderRules, AnEditCannotMoveAPhaseAndAnIllegalMoveFailsTheBuild) {
-  store::JobView view;
-  view.job.id = "hello-1a2b3c4d";
-  view.job.phase = store::JobPhase::kQueued;
-  store::AttemptRecord a;
-  a.number = 1;
-  a.phase = store::AttemptPhase::kQueued;
-  a.submit_token = "tp-x";
-  view.attempts.push_back(a);
+  const store::JobView view = oneAttempt(store::JobPhase::kQueued, store::AttemptPhase::kQueued);
 
   ChangeBuilder edit(view, 5);
   edit.editAttempt(1, [](store::AttemptRecord& r) {
@@ -157,12 +159,6 @@ TEST(ChangeBuilderRules, AnEditCannotMoveAPhaseAndAnIllegalMoveFailsTheBuild) {
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, codes::kIllegalTransition);
 }
-
-}  // namespace
-}  // namespace tuneplane::control
-
-namespace tuneplane::control {
-namespace {
 
 TEST(Decisions, AFetchPlanReadsChangedFirstThenUnverifiedThenABoundedShareOfRefreshes) {
   const int64_t now = 10'000'000;
@@ -191,22 +187,9 @@ TEST(Decisions, AFetchPlanReadsChangedFirstThenUnverifiedThenABoundedShareOfRefr
   EXPECT_FALSE(planFetches(many, now, limits).use_listing);
 }
 
-}  // namespace
-}  // namespace tuneplane::control
-
-namespace tuneplane::control {
-namespace {
-
 TEST(Decisions, AChangeIsANoOpOnlyWhenItStoresNothingNew) {
-  store::JobView view;
-  view.job.id = "hello-1a2b3c4d";
-  view.job.phase = store::JobPhase::kRunning;
-  view.job.reason = "running";
-  store::AttemptRecord a;
-  a.number = 1;
-  a.phase = store::AttemptPhase::kRunning;
-  a.reason = "running";
-  view.attempts.push_back(a);
+  const store::JobView view = oneAttempt(store::JobPhase::kRunning, store::AttemptPhase::kRunning);
+  const store::AttemptRecord& a = view.attempts.back();
 
   auto observed = [&](auto edit) {
     store::AttemptRecord o = a;
