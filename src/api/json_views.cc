@@ -74,6 +74,7 @@ json componentJson(const store::ComponentRecord& c) {
 json attemptJson(const store::AttemptRecord& a, bool with_components) {
   json out = {{"number", a.number},
               {"phase", store::toString(a.phase)},
+              {"terminal", store::isTerminal(a.phase)},
               {"reason", a.reason},
               {"cause", store::toString(a.cause)},
               {"submit_token", a.submit_token},
@@ -99,6 +100,7 @@ json jobSummaryJson(const store::JobRecord& job) {
           {"owner", job.owner},
           {"labels", job.labels},
           {"phase", store::toString(job.phase)},
+          {"terminal", store::isTerminal(job.phase)},
           {"reason", job.reason},
           {"created", timeJson(job.created_ms)},
           {"updated", timeJson(job.updated_ms)},
@@ -187,6 +189,7 @@ void writeAttempt(JsonText& out, const store::AttemptRecord& a) {
   out.key("staging_dir").string(a.staging_dir);
   out.key("submit_token").string(a.submit_token);
   writeTime(out.key("submitted"), a.submitted_ms);
+  out.key("terminal").boolean(store::isTerminal(a.phase));
   out.endObject();
 }
 
@@ -215,6 +218,7 @@ std::string jobJsonText(const store::JobView& view) {
   out.key("phase").string(store::toString(job.phase));
   out.key("reason").string(job.reason);
   out.key("spec").string(job.spec);
+  out.key("terminal").boolean(store::isTerminal(job.phase));
   writeTime(out.key("updated"), job.updated_ms);
   out.endObject();
   return text;

@@ -94,6 +94,11 @@ void Metrics::observeSubmitLatency(double seconds) {
   submit_seconds_.observe(seconds);
 }
 
+void Metrics::countDuplicateSlurmJobs(int count) {
+  std::lock_guard<std::mutex> lock(mu_);
+  duplicate_slurm_jobs_ += static_cast<uint64_t>(count);
+}
+
 std::string Metrics::render() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out;
@@ -139,6 +144,11 @@ std::string Metrics::render() const {
       "Slurm's receipt (staging, artifact check and the POST included).\n"
       "# TYPE tuneplane_submit_latency_seconds histogram\n";
   submit_seconds_.render(out, "tuneplane_submit_latency_seconds", "");
+  out +=
+      "# HELP tuneplane_duplicate_slurm_jobs_total Slurm jobs found carrying an attempt's submit "
+      "token beside the one adopted (a submit that reached Slurm twice); each was cancelled.\n"
+      "# TYPE tuneplane_duplicate_slurm_jobs_total counter\n";
+  out += fmt::format("tuneplane_duplicate_slurm_jobs_total {}\n", duplicate_slurm_jobs_);
   return out;
 }
 

@@ -58,6 +58,8 @@ class Metrics {
   void observeSlurm(std::string_view operation, bool ok, double seconds);
   void observeCycle(double seconds);
   void observeSubmitLatency(double seconds);
+  // Duplicate Slurm jobs of one submit token, cancelled by the control loop.
+  void countDuplicateSlurmJobs(int count);
 
   // Every metric this object holds, in text format.
   std::string render() const;
@@ -71,6 +73,7 @@ class Metrics {
   std::map<std::string, Histogram> slurm_seconds_;  // by operation
   Histogram cycle_seconds_{kCycleBuckets};
   Histogram submit_seconds_{kSubmitBuckets};
+  uint64_t duplicate_slurm_jobs_ = 0;
 };
 
 // tuneplane_attempts_total from the store's counts (JobStore::countEndedAttempts): outcome is

@@ -24,6 +24,9 @@ class ServeObserver final : public control::ControlObserver {
   void submitted(const store::AttemptRecord&, double seconds) override {
     metrics_.observeSubmitLatency(seconds);
   }
+  void duplicates(const store::AttemptRecord&, int count) override {
+    metrics_.countDuplicateSlurmJobs(count);
+  }
 
  private:
   Metrics& metrics_;

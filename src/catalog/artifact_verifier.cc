@@ -15,6 +15,7 @@
 
 #include <openssl/evp.h>
 
+#include "catalog/error_codes.h"
 #include "common/unique_fd.h"
 
 namespace tuneplane::catalog {
@@ -83,7 +84,7 @@ struct ArtifactVerifier::Impl {
 #endif
     std::unique_ptr<EVP_MD_CTX, MdCtxFree> ctx(EVP_MD_CTX_new());
     if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
-      return fail("artifact.unreadable", std::string(field), "cannot initialise SHA-256");
+      return fail(codes::kArtifactUnreadable, std::string(field), "cannot initialise SHA-256");
     }
     std::vector<unsigned char> buffer(kChunkBytes);
     uint64_t done = 0;
@@ -92,7 +93,7 @@ struct ArtifactVerifier::Impl {
       if (n == 0) break;
       if (n < 0) {
         if (errno == EINTR) continue;
-        return fail("artifact.unreadable", std::string(field),
+        return fail(codes::kArtifactUnreadable, std::string(field),
                     path + ": read failed: " + std::strerror(errno));
       }
       EVP_DigestUpdate(ctx.get(), buffer.data(), static_cast<std::size_t>(n));
@@ -110,12 +111,14 @@ struct ArtifactVerifier::Impl {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
       if (errno == ENOENT || errno == ENOTDIR) {
-        return fail("artifact.missing", std::string(field), path + ": no such file");
+        return fail(codes::kArtifactMissing, std::string(field), path + ": no such file");
       }
-      return fail("artifact.unreadable", std::string(field), path + ": " + std::strerror(errno));
+      return fail(codes::kArtifactUnreadable, std::string(field),
+                  path + ": " + std::strerror(errno));
     }
     if (!S_ISREG(st.st_mode)) {
-      return fail("artifact.not_regular_file", std::string(field), path + ": not a regular file");
+      return fail(codes::kArtifactNotRegularFile, std::string(field),
+                  path + ": not a regular file");
     }
     {
       std::lock_guard<std::mutex> lock(mu);
@@ -128,13 +131,15 @@ struct ArtifactVerifier::Impl {
         ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // never block on a FIFO
     if (raw < 0) {
       if (errno == ENOENT)
-        return fail("artifact.missing", std::string(field), path + ": no such file");
-      return fail("artifact.unreadable", std::string(field), path + ": " + std::strerror(errno));
+        return fail(codes::kArtifactMissing, std::string(field), path + ": no such file");
+      return fail(codes::kArtifactUnreadable, std::string(field),
+                  path + ": " + std::strerror(errno));
     }
     const UniqueFd fd(raw);
     struct stat before {};
     if (::fstat(fd.get(), &before) != 0 || !S_ISREG(before.st_mode)) {
-      return fail("artifact.not_regular_file", std::string(field), path + ": not a regular file");
+      return fail(codes::kArtifactNotRegularFile, std::string(field),
+                  path + ": not a regular file");
     }
     auto digest = hashFd(fd.get(), path, field, static_cast<uint64_t>(before.st_size), progress);
     if (!digest) return digest;
@@ -162,7 +167,7 @@ Status ArtifactVerifier::verify(const std::string& path, const std::string& expe
   auto digest = impl_->digestOf(path, field, progress);
   if (!digest) return fail(digest.error());
   if (*digest != lower(expected_sha256)) {
-    return fail("artifact.sha256_mismatch", field,
+    return fail(codes::kArtifactSha256Mismatch, field,
                 path + ": SHA-256 is " + *digest + ", the registry says " + lower(expected_sha256));
   }
   return ok();

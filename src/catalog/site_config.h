@@ -32,6 +32,10 @@ struct SlurmSite {
   std::optional<std::string> client_key;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds request_timeout{30000};
+  // How long a job may stay PENDING on a reason Slurm uses for "can never run as submitted"
+  // (slurm/pending_reasons.h) before TunePlane cancels it (cause rejected): time for an
+  // administrator to fix the partition, account or QOS.
+  std::chrono::milliseconds unrunnable_grace{300'000};
 };
 
 struct Partitions {

@@ -100,7 +100,7 @@ class SiteParser {
     if (!r_.checkMap(node, path,
                      {"url", "api_version", "user", "token_file", "jwt_key_file", "token_lifespan",
                       "account", "qos", "job_environment", "ca_file", "client_cert", "client_key",
-                      "connect_timeout", "request_timeout"}))
+                      "connect_timeout", "request_timeout", "unrunnable_grace"}))
       return;
     SlurmSite& s = site_.slurm;
     const YAML::Node url = r_.require(node, "url", path);
@@ -170,6 +170,7 @@ class SiteParser {
     }
     if (auto v = duration(node, "connect_timeout", path)) s.connect_timeout = *v;
     if (auto v = duration(node, "request_timeout", path)) s.request_timeout = *v;
+    if (auto v = duration(node, "unrunnable_grace", path)) s.unrunnable_grace = *v;
   }
 
   void parseGpuSeries(const YAML::Node& node, const std::string& path) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/unique_fd.h"
+#include "control/error_codes.h"
 #include "slurm/script_renderer.h"
 #include "staging/staging_paths.h"
 
@@ -34,15 +35,15 @@ Result<std::optional<std::string>> readSmallFile(int dir_fd, const std::string& 
   UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
     if (errno == ENOENT) return std::optional<std::string>();
-    return fail("control.bad_sentinel", name,
+    return fail(codes::kBadSentinel, name,
                 name + ": cannot open (" + std::string(std::strerror(errno)) + ")");
   }
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    return fail("control.bad_sentinel", name, name + ": not a regular file");
+    return fail(codes::kBadSentinel, name, name + ": not a regular file");
   }
   if (st.st_size > static_cast<off_t>(kMaxSentinelBytes)) {
-    return fail("control.bad_sentinel", name,
+    return fail(codes::kBadSentinel, name,
                 name + ": larger than " + std::to_string(kMaxSentinelBytes) + " bytes");
   }
   std::string text(kMaxSentinelBytes + 1, '\0');
@@ -50,12 +51,12 @@ Result<std::optional<std::string>> readSmallFile(int dir_fd, const std::string& 
   while (have < text.size()) {
     const ssize_t n = ::read(fd.get(), text.data() + have, text.size() - have);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return fail("control.bad_sentinel", name, name + ": read failed");
+    if (n < 0) return fail(codes::kBadSentinel, name, name + ": read failed");
     if (n == 0) break;
     have += static_cast<size_t>(n);
   }
   if (have > kMaxSentinelBytes) {
-    return fail("control.bad_sentinel", name, name + ": grew while being read");
+    return fail(codes::kBadSentinel, name, name + ": grew while being read");
   }
   text.resize(have);
   return std::optional<std::string>(std::move(text));
@@ -63,9 +64,9 @@ Result<std::optional<std::string>> readSmallFile(int dir_fd, const std::string& 
 
 Result<json> parseObject(std::string_view text) {
   json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object()) return fail("control.bad_sentinel", "", "not a JSON object");
+  if (!doc.is_object()) return fail(codes::kBadSentinel, "", "not a JSON object");
   if (!doc.contains("version") || doc["version"] != 1) {
-    return fail("control.bad_sentinel", "version", "version is not 1");
+    return fail(codes::kBadSentinel, "version", "version is not 1");
   }
   return doc;
 }
@@ -73,13 +74,13 @@ Result<json> parseObject(std::string_view text) {
 template <typename T>
 Result<T> field(const json& doc, const char* name) {
   auto it = doc.find(name);
-  if (it == doc.end()) return fail("control.bad_sentinel", name, std::string(name) + " missing");
+  if (it == doc.end()) return fail(codes::kBadSentinel, name, std::string(name) + " missing");
   if constexpr (std::is_same_v<T, std::string>) {
     if (!it->is_string())
-      return fail("control.bad_sentinel", name, std::string(name) + " not a string");
+      return fail(codes::kBadSentinel, name, std::string(name) + " not a string");
   } else {
     if (!it->is_number_integer()) {
-      return fail("control.bad_sentinel", name, std::string(name) + " not an integer");
+      return fail(codes::kBadSentinel, name, std::string(name) + " not an integer");
     }
   }
   return it->get<T>();
@@ -109,7 +110,7 @@ Result<ExitSentinel> parseExitSentinel(std::string_view text) {
   if (!start) return tl::unexpected(start.error());
   if (!end) return tl::unexpected(end.error());
   if (*code < 0 || *code > 255) {
-    return fail("control.bad_sentinel", "exit_code", "exit_code outside 0..255");
+    return fail(codes::kBadSentinel, "exit_code", "exit_code outside 0..255");
   }
   return ExitSentinel{*node, static_cast<int>(*code), *start, *end};
 }

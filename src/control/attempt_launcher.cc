@@ -5,6 +5,7 @@
 #include <sstream>
 #include <utility>
 
+#include "control/error_codes.h"
 #include "launch/attempt_identity.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
@@ -15,14 +16,14 @@ namespace {
 
 Result<std::string> readWhole(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return fail("control.staged_attempt_invalid", path, "cannot read " + path);
+  if (!in) return fail(codes::kStagedAttemptInvalid, path, "cannot read " + path);
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
 Error invalid(const std::string& dir, const std::string& what) {
-  return Error{"control.staged_attempt_invalid", dir,
+  return Error{codes::kStagedAttemptInvalid, dir,
                "the staged attempt " + dir + " cannot be submitted: " + what};
 }
 
@@ -55,14 +56,17 @@ Result<std::string> AttemptLauncher::attemptDir(const std::string& job_id, int a
 
 Checked<StagedSubmit> AttemptLauncher::stageOrLoad(std::string_view spec_text,
                                                    const store::AttemptRecord& attempt) {
-  if (fs_.exists(attempt.staging_dir)) return load(attempt);
   PrepareOptions options;
   options.job_id = attempt.job_id;
   options.attempt = attempt.number;
   options.submit_token = attempt.submit_token;
   options.attempt_dir = attempt.staging_dir;
+  // Every rule and the artifact's hash, checked again even when the attempt was staged
+  // before (a deferred submit, a restart): the image may have changed since. The verifier's
+  // cache makes an unchanged artifact a stat().
   auto prepared = prepareText(spec_text, site_, options, verifier_, random_);
   if (!prepared) return tl::unexpected(prepared.error());
+  if (fs_.exists(attempt.staging_dir)) return load(attempt);
   auto staged = stage(*prepared, access_, fs_);
   if (!staged) return failAll({staged.error()});
   return StagedSubmit{staged->dir, std::move(prepared->submit_body)};

@@ -46,8 +46,10 @@ class AttemptLauncher {
   Result<std::string> attemptDir(const std::string& job_id, int attempt) const;
 
   // The attempt's submit body: staged now from `spec_text`, or loaded when its directory
-  // already exists. Errors: prepareText's, stage's, and "control.staged_attempt_invalid"
-  // when an existing directory is not this attempt's (manifest, token) — never overwritten.
+  // already exists — after checking `spec_text` against the site and the artifact's hash
+  // again either way (through the verifier's cache: a stat when the file is unchanged). Errors:
+  // prepareText's, stage's, and "control.staged_attempt_invalid" when an existing directory is not
+  // this attempt's (manifest, token) — never overwritten.
   Checked<StagedSubmit> stageOrLoad(std::string_view spec_text,
                                     const store::AttemptRecord& attempt);
 

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "control/error_codes.h"
+
 namespace tuneplane::control {
 
 ChangeBuilder::ChangeBuilder(const store::JobView& view, int64_t now_ms)
@@ -10,7 +12,18 @@ ChangeBuilder::ChangeBuilder(const store::JobView& view, int64_t now_ms)
   job_.updated_ms = now_ms;
 }
 
-store::AttemptRecord& ChangeBuilder::attempt(int number) {
+store::AttemptRecord ChangeBuilder::attempt(int number) const {
+  for (const auto* list : {&attempts_, &view_.attempts}) {
+    for (const auto& a : *list) {
+      if (a.number == number) return a;
+    }
+  }
+  store::AttemptRecord missing;
+  missing.number = number;
+  return missing;
+}
+
+store::AttemptRecord& ChangeBuilder::touch(int number) {
   auto touched = std::find_if(attempts_.begin(), attempts_.end(),
                               [number](const auto& a) { return a.number == number; });
   if (touched != attempts_.end()) return *touched;
@@ -28,20 +41,19 @@ store::AttemptRecord& ChangeBuilder::attempt(int number) {
 }
 
 void ChangeBuilder::putAttempt(const store::AttemptRecord& observed) {
-  store::AttemptRecord& a = attempt(observed.number);
+  store::AttemptRecord& a = touch(observed.number);
   const store::AttemptPhase phase = a.phase;  // phases move only through moveAttempt
   a = observed;
   a.phase = phase;
 }
 
-store::AttemptRecord& ChangeBuilder::addAttempt(store::AttemptRecord attempt, std::string reason) {
+void ChangeBuilder::addAttempt(store::AttemptRecord attempt, std::string reason) {
   attempt.job_id = job_.id;
   attempt.created_ms = now_ms_;
   attempt.reason = reason;
   events_.push_back(makeEvent(job_.id, attempt.number, "", store::toString(attempt.phase), now_ms_,
                               std::move(reason)));
   attempts_.push_back(std::move(attempt));
-  return attempts_.back();
 }
 
 void ChangeBuilder::moveJob(store::JobPhase to, std::string reason, const std::string& actor) {
@@ -60,7 +72,7 @@ void ChangeBuilder::moveJob(store::JobPhase to, std::string reason, const std::s
 
 void ChangeBuilder::moveAttempt(int number, store::AttemptPhase to, std::string reason,
                                 const std::string& actor) {
-  store::AttemptRecord& a = attempt(number);
+  store::AttemptRecord& a = touch(number);
   const store::AttemptPhase from = a.phase;
   if (from != to) {
     if (!allowed(from, to)) {
@@ -80,7 +92,7 @@ Result<store::Change> ChangeBuilder::build() const {
   if (!refused_.empty()) {
     std::string all;
     for (const auto& r : refused_) all += (all.empty() ? "" : "; ") + r;
-    return fail("control.illegal_transition", job_.id, "refused: " + all);
+    return fail(codes::kIllegalTransition, job_.id, "refused: " + all);
   }
   store::Change change;
   change.job = job_;

@@ -21,18 +21,30 @@ class ChangeBuilder {
 
   int64_t now() const { return now_ms_; }
   const store::JobView& view() const { return view_; }
-  store::JobRecord& job() { return job_; }
-  // The attempt with this number as it will be stored (a copy, added to the change).
-  // REQUIRES: it exists in the view or was added.
-  store::AttemptRecord& attempt(int number);
-  // Replaces the attempt with `observed` (same number) in the change, all but its phase:
-  // phases move only through moveAttempt.
+  // The job as it will be stored. Read-only: its phase moves only through moveJob, and the
+  // only other field a decision writes has its own setter.
+  const store::JobRecord& job() const { return job_; }
+  void setNextAttempt(int64_t ms) { job_.next_attempt_ms = ms; }
+  // A copy of the attempt with this number as it will be stored (a default record with
+  // that number, and a refused build, when it exists neither in the view nor in the change).
+  store::AttemptRecord attempt(int number) const;
+  // Edits the attempt's fields (it joins the change) — all but its phase, which moves only
+  // through moveAttempt: `edit(record)` gets a reference valid during the call only.
+  template <typename Edit>
+  void editAttempt(int number, Edit&& edit) {
+    store::AttemptRecord& a = touch(number);
+    const store::AttemptPhase phase = a.phase;
+    edit(a);
+    a.phase = phase;
+  }
+  // Replaces the attempt with `observed` (same number) in the change, all but its phase.
   void putAttempt(const store::AttemptRecord& observed);
   // A new attempt, with its creation event.
-  store::AttemptRecord& addAttempt(store::AttemptRecord attempt, std::string reason);
+  void addAttempt(store::AttemptRecord attempt, std::string reason);
 
   // Phase moves; each records an event (none when the phase stays). The reason is kept on
-  // the record either way.
+  // the record either way. A move the state machine does not allow is not made, and
+  // build() then fails.
   void moveJob(store::JobPhase to, std::string reason, const std::string& actor = kReconcilerActor);
   void moveAttempt(int number, store::AttemptPhase to, std::string reason,
                    const std::string& actor = kReconcilerActor);
@@ -41,6 +53,10 @@ class ChangeBuilder {
   Result<store::Change> build() const;
 
  private:
+  // The attempt in the change (copied from the view on first touch). The reference is
+  // never handed out past one call: a later touch may move the records.
+  store::AttemptRecord& touch(int number);
+
   const store::JobView& view_;
   int64_t now_ms_;
   store::JobRecord job_;

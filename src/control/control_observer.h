@@ -29,6 +29,13 @@ class ControlObserver {
   // submit latency: from the attempt's creation (created_ms) to that commit, on the
   // reconciler's clock — staging, artifact checks and the POST included.
   virtual void submitted(const store::AttemptRecord& attempt, double seconds) = 0;
+  // `count` more Slurm jobs carried `attempt`'s submit token than it adopted (a POST that
+  // reached Slurm twice); they were cancelled (decisions.h, chooseByToken). A default, so
+  // observers that do not count it need not say so.
+  virtual void duplicates(const store::AttemptRecord& attempt, int count) {
+    (void)attempt;
+    (void)count;
+  }
 };
 
 }  // namespace tuneplane::control

@@ -2,11 +2,17 @@
 #include "control/decisions.h"
 
 #include <algorithm>
+#include <climits>
+#include <map>
+#include <set>
 
+#include "catalog/error_codes.h"
 #include "control/change_builder.h"
 #include "control/retry_policy.h"
 #include "control/status_mapping.h"
 #include "slurm/script_renderer.h"
+#include "slurm/sluid.h"
+#include "staging/error_codes.h"
 
 namespace tuneplane::control {
 namespace {
@@ -44,7 +50,7 @@ void endJob(ChangeBuilder& b, const store::AttemptRecord& attempt, const spec::R
   }
   const RetryDecision d = decideRetry(retry, attempt.number, attempt.cause, b.now());
   if (d.retry) {
-    b.job().next_attempt_ms = d.not_before_ms;
+    b.setNextAttempt(d.not_before_ms);
     b.moveJob(JobPhase::kRetrying, prefix + attempt.reason + "; " + d.reason);
   } else {
     b.moveJob(JobPhase::kFailed, prefix + attempt.reason + "; " + d.reason);
@@ -74,6 +80,58 @@ void copyRecord(store::ComponentRecord& c, const slurm::JobRecord& r) {
 
 }  // namespace
 
+SubmitFailure classifySubmitFailure(const slurm::SlurmError& e) {
+  const std::string& code = e.error.code;
+  if (e.transport == slurm::TransportClass::kNotSent || code == slurm::kErrAuthFailed ||
+      code == slurm::kErrTokenUnavailable || code == slurm::kErrConfig) {
+    return SubmitFailure::kResend;
+  }
+  // A 5xx proves nothing either way.
+  if (e.transport == slurm::TransportClass::kUnknown || code == slurm::kErrServerError) {
+    return SubmitFailure::kLookUp;
+  }
+  return SubmitFailure::kRefused;
+}
+
+bool stagingMayPass(const Errors& errors) {
+  return std::any_of(errors.begin(), errors.end(), [](const Error& e) {
+    return e.code == staging::codes::kIo || e.code == catalog::codes::kArtifactUnreadable;
+  });
+}
+
+FetchPlan planFetches(const std::vector<FetchNeed>& needs, int64_t now_ms,
+                      const FetchLimits& limits) {
+  FetchPlan plan;
+  std::vector<size_t> unverified;
+  std::vector<std::pair<int64_t, size_t>> due;  // (last verified, index)
+  for (size_t i = 0; i < needs.size(); ++i) {
+    const FetchNeed& n = needs[i];
+    if (n.why == FetchReason::kChanged || n.why == FetchReason::kMustAct) {
+      plan.fetch.emplace_back(i, n.why);
+    } else if (!n.verified_ms) {
+      unverified.push_back(i);
+    } else if (now_ms - *n.verified_ms >= limits.full_refresh_interval_ms) {
+      due.emplace_back(*n.verified_ms, i);
+    }
+  }
+  for (size_t i : unverified) plan.fetch.emplace_back(i, FetchReason::kUnverified);
+  std::stable_sort(due.begin(), due.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  const int64_t refresh_budget = 1 + static_cast<int64_t>(needs.size()) * limits.poll_interval_ms /
+                                         std::max<int64_t>(1, limits.full_refresh_interval_ms);
+  for (size_t i = 0; i < due.size() && static_cast<int64_t>(i) < refresh_budget; ++i) {
+    plan.fetch.emplace_back(due[i].second, FetchReason::kRefresh);
+  }
+  plan.use_listing = static_cast<int>(plan.fetch.size()) > limits.listing_threshold;
+  return plan;
+}
+
+bool isNoOp(const store::Change& change, const store::JobView& view) {
+  return change.events.empty() && change.attempts.size() == 1 && !view.attempts.empty() &&
+         change.attempts.front() == view.attempts.back() && change.job &&
+         change.job->phase == view.job.phase && change.job->reason == view.job.reason;
+}
+
 const store::AttemptRecord* currentAttempt(const store::JobView& view) {
   return view.attempts.empty() ? nullptr : &view.attempts.back();
 }
@@ -96,7 +154,7 @@ Result<store::Change> beginAttempt(const store::JobView& view, int number,
   const std::string why =
       number == 1 ? "staging the first attempt" : "staging attempt " + std::to_string(number);
   b.addAttempt(std::move(a), why);
-  b.job().next_attempt_ms = 0;
+  b.setNextAttempt(0);
   b.moveJob(JobPhase::kStaging, why);
   return b.build();
 }
@@ -106,7 +164,7 @@ Result<store::Change> cancelBeforeSubmit(const store::JobView& view, int64_t now
   const std::string actor = cancelActor(view.job);
   const std::string why = "cancelled before anything was submitted";
   if (const auto* a = currentAttempt(view); a && a->phase == AttemptPhase::kStaging) {
-    b.attempt(a->number).cause = EndCause::kCancelled;
+    b.editAttempt(a->number, [](store::AttemptRecord& r) { r.cause = EndCause::kCancelled; });
     b.moveAttempt(a->number, AttemptPhase::kCancelled, why, actor);
   }
   b.moveJob(JobPhase::kCancelled, why, actor);
@@ -115,7 +173,7 @@ Result<store::Change> cancelBeforeSubmit(const store::JobView& view, int64_t now
 
 Result<store::Change> markSubmitting(const store::JobView& view, int number, int64_t now_ms) {
   ChangeBuilder b(view, now_ms);
-  b.attempt(number).submitted_ms = now_ms;
+  b.editAttempt(number, [&](store::AttemptRecord& a) { a.submitted_ms = now_ms; });
   b.moveAttempt(number, AttemptPhase::kSubmitting, "submitting to slurmrestd");
   mirror(b, b.attempt(number));
   return b.build();
@@ -124,10 +182,12 @@ Result<store::Change> markSubmitting(const store::JobView& view, int number, int
 Result<store::Change> deferSubmit(const store::JobView& view, int number, const std::string& why,
                                   int64_t now_ms) {
   ChangeBuilder b(view, now_ms);
-  store::AttemptRecord& a = b.attempt(number);
-  a.lookups += 1;  // in Staging: tries that did not reach Slurm
-  const auto delay = resendDelay(a.lookups);
-  a.next_lookup_ms = now_ms + delay.count();
+  const int tries = b.attempt(number).lookups + 1;  // in Staging: tries that did not reach Slurm
+  const auto delay = resendDelay(tries);
+  b.editAttempt(number, [&](store::AttemptRecord& a) {
+    a.lookups = tries;
+    a.next_lookup_ms = now_ms + delay.count();
+  });
   b.moveAttempt(number, AttemptPhase::kStaging, why + "; trying again in " + secondsText(delay));
   mirror(b, b.attempt(number));
   return b.build();
@@ -136,15 +196,17 @@ Result<store::Change> deferSubmit(const store::JobView& view, int number, const 
 Result<store::Change> markSubmitUnknown(const store::JobView& view, int number,
                                         const std::string& why, int64_t now_ms) {
   ChangeBuilder b(view, now_ms);
-  store::AttemptRecord& a = b.attempt(number);
-  a.lookups = 0;
-  a.next_lookup_ms = now_ms;  // the first lookup in the next cycle
-  a.missing_polls = 0;
+  b.editAttempt(number, [&](store::AttemptRecord& a) {
+    a.lookups = 0;
+    a.next_lookup_ms = now_ms;  // the first lookup in the next cycle
+    a.missing_polls = 0;
+  });
   b.moveAttempt(number, AttemptPhase::kSubmitUnknown,
                 why +
                     "; the submit may have reached Slurm: looking for the job by its submit "
                     "token " +
-                    a.submit_token + ", and nothing is submitted again until it is found");
+                    b.attempt(number).submit_token +
+                    ", and nothing is submitted again until it is found");
   mirror(b, b.attempt(number));
   return b.build();
 }
@@ -152,10 +214,11 @@ Result<store::Change> markSubmitUnknown(const store::JobView& view, int number,
 Result<store::Change> markSubmitted(const store::JobView& view, int number, uint64_t job_id,
                                     int64_t now_ms) {
   ChangeBuilder b(view, now_ms);
-  store::AttemptRecord& a = b.attempt(number);
-  a.slurm_job_id = job_id;
-  a.lookups = 0;
-  a.next_lookup_ms = 0;
+  b.editAttempt(number, [&](store::AttemptRecord& a) {
+    a.slurm_job_id = job_id;
+    a.lookups = 0;
+    a.next_lookup_ms = 0;
+  });
   b.moveAttempt(number, AttemptPhase::kSubmitted,
                 "submitted as Slurm job " + std::to_string(job_id) + "; resolving its SLUID");
   mirror(b, b.attempt(number));
@@ -165,7 +228,7 @@ Result<store::Change> markSubmitted(const store::JobView& view, int number, uint
 Result<store::Change> markRefused(const store::JobView& view, int number, EndCause cause,
                                   const std::string& why, int64_t now_ms) {
   ChangeBuilder b(view, now_ms);
-  b.attempt(number).cause = cause;
+  b.editAttempt(number, [&](store::AttemptRecord& a) { a.cause = cause; });
   b.moveAttempt(number, AttemptPhase::kFailed, why);
   endJob(b, b.attempt(number), spec::RetryPolicy{});  // a refusal is never retried
   return b.build();
@@ -173,13 +236,16 @@ Result<store::Change> markRefused(const store::JobView& view, int number, EndCau
 
 Result<store::Change> markLookupMiss(const store::JobView& view, int number, int64_t now_ms) {
   ChangeBuilder b(view, now_ms);
-  store::AttemptRecord& a = b.attempt(number);
-  a.lookups += 1;
-  const auto delay = lookupDelay(a.lookups);
-  a.next_lookup_ms = now_ms + delay.count();
+  const store::AttemptRecord a = b.attempt(number);
+  const int lookups = a.lookups + 1;
+  const auto delay = lookupDelay(lookups);
+  b.editAttempt(number, [&](store::AttemptRecord& r) {
+    r.lookups = lookups;
+    r.next_lookup_ms = now_ms + delay.count();
+  });
   const std::string why =
       "submit receipt lost; no Slurm job carries the submit token " + a.submit_token + " after " +
-      std::to_string(a.lookups) +
+      std::to_string(lookups) +
       " lookup(s) — not proof that none exists, so nothing is submitted again; next lookup in " +
       secondsText(delay) + " (an operator can abandon the attempt)";
   b.moveAttempt(number, AttemptPhase::kSubmitUnknown, why);
@@ -196,15 +262,15 @@ Result<store::Change> markLookupMiss(const store::JobView& view, int number, int
 
 Result<store::Change> markAbandoned(const store::JobView& view, int number, int64_t now_ms) {
   ChangeBuilder b(view, now_ms);
-  store::AttemptRecord& a = b.attempt(number);
+  const store::AttemptRecord a = b.attempt(number);
   const std::string actor = a.abandoned_by.empty() ? "operator" : a.abandoned_by;
-  a.cause = EndCause::kAbandoned;
+  b.editAttempt(number, [](store::AttemptRecord& r) { r.cause = EndCause::kAbandoned; });
   b.moveAttempt(number, AttemptPhase::kAbandoned,
                 "abandoned by " + actor + ": " + a.abandon_reason +
                     " (if the original job exists, TunePlane no longer follows it)",
                 actor);
   const std::string why = "attempt " + std::to_string(number) + " abandoned by " + actor + ": " +
-                          b.attempt(number).abandon_reason + "; not retried automatically";
+                          a.abandon_reason + "; not retried automatically";
   if (b.job().cancel_requested) {
     b.moveJob(JobPhase::kCancelled, why, actor);
   } else {
@@ -233,7 +299,7 @@ Result<store::Change> recordObservation(const store::JobView& view,
   ChangeBuilder b(view, now_ms);
   b.putAttempt(observed);
   b.moveAttempt(observed.number, b.attempt(observed.number).phase, observed.reason);
-  b.job().reason = observed.reason;
+  b.moveJob(b.job().phase, observed.reason);
   return b.build();
 }
 
@@ -334,10 +400,9 @@ bool applyRecords(store::AttemptRecord& attempt, const std::vector<slurm::JobRec
   }
   bool all = !attempt.components.empty();
   for (auto& c : attempt.components) {
+    const slurm::Sluid ours(c.sluid);
     auto it = std::find_if(records.begin(), records.end(), [&](const slurm::JobRecord& r) {
-      return !c.sluid.empty() && r.sluid.size() == c.sluid.size() &&
-             std::equal(r.sluid.begin(), r.sluid.end(), c.sluid.begin(),
-                        [](char x, char y) { return std::toupper(x) == std::toupper(y); });
+      return !ours.empty() && slurm::Sluid(r.sluid) == ours;
     });
     if (it == records.end()) {
       all = false;
@@ -348,6 +413,84 @@ bool applyRecords(store::AttemptRecord& attempt, const std::vector<slurm::JobRec
     c.sluid = sluid;
   }
   return all;
+}
+
+std::string TokenChoice::describe(const std::vector<std::string>& not_cancelled) const {
+  if (duplicates.empty()) return {};
+  auto name = [](const slurm::JobRecord& r) {
+    return std::to_string(r.job_id) + " (" + r.sluid + ")";
+  };
+  std::string kept, others;
+  for (const auto& r : adopted) kept += (kept.empty() ? "" : ", ") + name(r);
+  for (const auto& r : duplicates) {
+    others += (others.empty() ? "" : ", ") + name(r);
+    if (std::find(not_cancelled.begin(), not_cancelled.end(), r.sluid) != not_cancelled.end()) {
+      others += " [cancel not confirmed yet: sent again every cycle]";
+    }
+  }
+  return std::to_string(duplicate_jobs + 1) +
+         " Slurm jobs carried this attempt's submit token (a submit that reached Slurm twice): "
+         "kept the earliest submitted, " +
+         kept + "; cancelled the duplicate(s) " + others;
+}
+
+TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records) {
+  std::map<int64_t, std::vector<const slurm::JobRecord*>> by_offset;
+  for (const auto& r : records) by_offset[r.het_job_offset.value().value_or(0)].push_back(&r);
+  TokenChoice out;
+  std::set<uint64_t> duplicate_jobs;
+  for (auto& [offset, group] : by_offset) {
+    std::sort(group.begin(), group.end(), [](const auto* x, const auto* y) {
+      const int64_t tx = x->submit_time.value().value_or(INT64_MAX);
+      const int64_t ty = y->submit_time.value().value_or(INT64_MAX);
+      return tx != ty ? tx < ty : x->job_id < y->job_id;
+    });
+    out.adopted.push_back(*group.front());
+    for (size_t i = 1; i < group.size(); ++i) {
+      out.duplicates.push_back(*group[i]);
+      duplicate_jobs.insert(group[i]->isHetComponent()
+                                ? static_cast<uint64_t>(*group[i]->het_job_id.value())
+                                : group[i]->job_id);
+    }
+  }
+  out.duplicate_jobs = static_cast<int>(duplicate_jobs.size());
+  return out;
+}
+
+AttemptVerdict holdForCancel(AttemptVerdict verdict, const std::string& what) {
+  verdict.phase = AttemptPhase::kReleasing;
+  verdict.reason += "; cancelling " + what + " so it never runs again (sent again every cycle)";
+  return verdict;
+}
+
+AttemptVerdict requeuedUnderNewSluid(const std::vector<slurm::JobRecord>& records) {
+  AttemptVerdict v;
+  v.phase = AttemptPhase::kFailed;
+  v.cause = EndCause::kInfrastructure;
+  std::string found;
+  for (const auto& r : records) {
+    found += (found.empty() ? "" : ", ") + r.sluid;
+    std::string state;
+    for (const auto& name : r.job_state) state += (state.empty() ? "" : ",") + name;
+    found += " " + state;
+    if (!r.state_reason.empty() && r.state_reason != "None") {
+      found += " (Slurm's reason: " + r.state_reason + ")";
+    }
+  }
+  for (size_t i = 0; i < records.size(); ++i) {
+    v.requeued.push_back(static_cast<int>(records[i].het_job_offset.value().value_or(0)));
+  }
+  v.reason = "Slurm requeued the job: it came back under a new SLUID, " + found;
+  return v;
+}
+
+AttemptVerdict rejectUnrunnable(const AttemptVerdict& queued, int64_t waited_ms) {
+  AttemptVerdict v;
+  v.phase = AttemptPhase::kFailed;
+  v.cause = EndCause::kRejected;
+  v.reason = "Slurm can never run the job as submitted, cancelled after it waited " +
+             std::to_string((waited_ms + 59'999) / 60'000) + " min: " + queued.reason;
+  return v;
 }
 
 Result<store::Change> applyVerdict(const store::JobView& view, store::AttemptRecord observed,

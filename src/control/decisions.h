@@ -16,6 +16,7 @@
 #include "control/log_tail.h"
 #include "control/status_mapping.h"
 #include "slurm/job_record.h"
+#include "slurm/rest_error.h"
 #include "spec/job_spec.h"
 #include "store/job_store.h"
 
@@ -24,6 +25,48 @@ namespace tuneplane::control {
 // Consecutive polls in which Slurm has no record of a job before it is judged from its
 // sentinels (one empty answer proves nothing: REFERENCE.md, "Reading jobs").
 inline constexpr int kMissingPollsToJudge = 3;
+
+// How a failed POST job/submit is handled, from the client's typed error:
+//   kResend  — it provably never reached Slurm's decision (not sent; a token or auth
+//              problem before the request was read; bad client options): staged again
+//              and resent after resendDelay();
+//   kLookUp  — it may have made the job (a timeout after sending, a reset, a 5xx): a lost
+//              receipt, looked for by its token;
+//   kRefused — Slurm answered no: the attempt fails (cause rejected, never retried).
+enum class SubmitFailure { kResend, kLookUp, kRefused };
+SubmitFailure classifySubmitFailure(const slurm::SlurmError& error);
+
+// Whether a staging (or launch check) failure may pass if tried again — the filesystem
+// (staging::codes::kIo) or an unreadable artifact — rather than a refusal for good.
+bool stagingMayPass(const Errors& errors);
+
+// Which tracked jobs one poll cycle reads by SLUID, and why. Changed (its state in
+// `/jobs/state/` differs, or it is missing there) and must-act (a Releasing attempt with
+// survivors or a requeued job to cancel; a job waiting past the unrunnable grace) come
+// first, then jobs this process has not verified yet, then the oldest slow refreshes — at
+// most 1 + jobs × poll_interval / full_refresh_interval of those per cycle, which spreads
+// them over the refresh interval. More reads than listing_threshold become one `GET /jobs/`.
+enum class FetchReason { kNone, kChanged, kMustAct, kUnverified, kRefresh };
+struct FetchNeed {
+  FetchReason why = FetchReason::kNone;  // kNone, kChanged or kMustAct from the caller
+  std::optional<int64_t> verified_ms;    // last read by SLUID in this process
+};
+struct FetchLimits {
+  int64_t poll_interval_ms = 10'000;
+  int64_t full_refresh_interval_ms = 3'600'000;
+  int listing_threshold = 64;
+};
+struct FetchPlan {
+  std::vector<std::pair<size_t, FetchReason>> fetch;  // index into the needs, in read order
+  bool use_listing = false;
+};
+FetchPlan planFetches(const std::vector<FetchNeed>& needs, int64_t now_ms,
+                      const FetchLimits& limits);
+
+// True when `change` (a decision over `view`) would store nothing new: no event, the one
+// attempt it touches equal to the stored current attempt, the job's phase and reason as
+// stored. A slow refresh that found nothing new is not written (no fsync per job per hour).
+bool isNoOp(const store::Change& change, const store::JobView& view);
 
 // The attempt a job is on (its last one); nullptr before the first.
 const store::AttemptRecord* currentAttempt(const store::JobView& view);
@@ -98,6 +141,32 @@ AttemptVerdict noteMissingLogs(AttemptVerdict verdict,
 // Returns false when a component has no record.
 bool applyRecords(store::AttemptRecord& attempt, const std::vector<slurm::JobRecord>& records,
                   bool by_sluid);
+
+// The Slurm jobs that carry one attempt's submit token (a lookup by token: a lost receipt,
+// a restart, a requeued job found again). A POST that reached Slurm twice makes two; the
+// attempt adopts exactly one record per het component — the earliest submitted (lowest
+// submit_time, then lowest numeric id) — and every other record is a duplicate that must
+// be cancelled by its SLUID (docs/decisions.md, "Two Slurm jobs with one token").
+struct TokenChoice {
+  std::vector<slurm::JobRecord> adopted;     // one per het offset, in offset order
+  std::vector<slurm::JobRecord> duplicates;  // the rest, to cancel
+  int duplicate_jobs = 0;                    // distinct Slurm jobs among the duplicates
+  // For the event: which jobs carried the token, which was kept and what was cancelled.
+  std::string describe(const std::vector<std::string>& not_cancelled) const;
+};
+TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records);
+
+// An ending verdict whose requeued Slurm job could not be cancelled yet: the attempt stays
+// Releasing (it holds a job that could run again) and the cancel is sent again next cycle.
+AttemptVerdict holdForCancel(AttemptVerdict verdict, const std::string& what);
+
+// The attempt's job was found again under another SLUID than the one stored: Slurm requeued
+// it (a requeue gives the job a new SLUID). `records` are the job as found by its token.
+AttemptVerdict requeuedUnderNewSluid(const std::vector<slurm::JobRecord>& records);
+
+// A Queued attempt that waited on an unrunnable reason (verdict.unrunnable) for `waited_ms`,
+// past the site's grace: it is cancelled and fails with cause `rejected`, the reason in words.
+AttemptVerdict rejectUnrunnable(const AttemptVerdict& queued, int64_t waited_ms);
 
 // The attempt as observed (components updated) and its verdict (rollUp, or the sentinels'
 // judgement) → phases, events, the end and a retry or the final outcome. `retry` is the

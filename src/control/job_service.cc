@@ -1,6 +1,7 @@
 // See job_service.h.
 #include "control/job_service.h"
 
+#include "control/error_codes.h"
 #include "control/state_machine.h"
 #include "spec/spec_parser.h"
 
@@ -12,7 +13,7 @@ JobService::JobService(store::JobStore& store, AttemptLauncher& launcher, const 
 
 Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const std::string& owner) {
   Errors errors;
-  if (owner.empty()) errors.push_back({"control.no_owner", "owner", "a job needs an owner"});
+  if (owner.empty()) errors.push_back({codes::kNoOwner, "owner", "a job needs an owner"});
   auto validated = launcher_.validate(spec_text);
   if (!validated) errors.insert(errors.end(), validated.error().begin(), validated.error().end());
   if (!errors.empty()) return failAll(std::move(errors));
@@ -50,7 +51,7 @@ Status JobService::cancel(const std::string& job_id, const std::string& actor) {
 Status JobService::abandon(const std::string& job_id, int attempt, const std::string& actor,
                            const std::string& reason) {
   if (reason.empty()) {
-    return fail("control.no_reason", "reason",
+    return fail(codes::kNoReason, "reason",
                 "say why the attempt is abandoned: it is recorded with who did it");
   }
   return store_.requestAbandon(job_id, attempt, actor, reason, clock_.nowMs());

@@ -85,7 +85,12 @@ TickReport Reconciler::tick(std::stop_token stop) {
     it = keep ? std::next(it) : verified_ms_.erase(it);
   }
   for (auto it = cancel_sent_.begin(); it != cancel_sent_.end();) {
-    it = live.count(it->substr(0, it->rfind('/'))) ? std::next(it) : cancel_sent_.erase(it);
+    const std::string attempt = it->first.substr(0, it->first.rfind('/'));
+    it = live.count(attempt) ? std::next(it) : cancel_sent_.erase(it);
+  }
+  for (auto it = unrunnable_since_.begin(); it != unrunnable_since_.end();) {
+    const bool keep = live.count(it->first) || it->second == now_;  // or new this tick
+    it = keep ? std::next(it) : unrunnable_since_.erase(it);
   }
   return report_;
 }

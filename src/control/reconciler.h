@@ -43,6 +43,7 @@
 #include "common/result.h"
 #include "control/attempt_launcher.h"
 #include "control/control_observer.h"
+#include "control/decisions.h"
 #include "control/status_mapping.h"
 #include "slurm/slurm_client.h"
 #include "spec/job_spec.h"
@@ -131,8 +132,25 @@ class Reconciler {
   void lookForLostReceipts(const std::vector<store::JobView>& looking);
   void poll(const std::vector<store::JobView>& tracked, std::stop_token stop);
   void observe(const store::JobView& view, const std::vector<slurm::JobRecord>& records);
+  // The one way an observation is recorded (receipt resolved, found by token, polled): holds
+  // an ending attempt until its requeued job is cancelled, rejects a job Slurm can never
+  // start once the grace has passed, commits what changed, cancels het survivors.
+  // False when the change could not be recorded (nothing else is done then).
+  bool settle(const store::JobView& view, const store::AttemptRecord& observed,
+              AttemptVerdict verdict, const char* what);
+  // The records carrying the attempt's token in this tick's listing (nullopt: no listing).
+  std::optional<std::vector<slurm::JobRecord>> byToken(const std::string& token);
+  // Cancels every duplicate of `choice`; returns the SLUIDs whose cancel was not heard (they
+  // are sent again every cycle).
+  std::vector<std::string> cancelDuplicates(const store::JobView& view, const TokenChoice& choice);
   bool sendCancel(const store::JobView& view);
+  bool cancelOne(const std::string& job_id, const std::string& sluid);
   void cancelComponents(const store::AttemptRecord& attempt, const std::vector<int>& indices);
+  void retryStrayCancels();
+  // A Releasing attempt that still has het survivors or a requeued job to cancel: read and
+  // acted on every cycle until Slurm confirms each ended.
+  bool mustCancelMore(const store::JobView& view) const;
+  int64_t unrunnableGraceMs() const;
   const slurm::JobListing* listing();
 
   store::JobStore& store_;
@@ -149,10 +167,14 @@ class Reconciler {
   TickReport report_;
   std::optional<slurm::SlurmResult<slurm::JobListing>> listing_;  // at most one GET /jobs/ per tick
 
-  // Per process: when each attempt (key()) was last verified by SLUID, and the het
-  // components already sent a DELETE because another component failed.
+  // Per process: when each attempt (key()) was last verified by SLUID; when each het
+  // survivor (key()/index) was last sent a DELETE that Slurm heard; since when each Queued
+  // attempt has waited on a reason Slurm can never satisfy (a restart starts the grace
+  // again: never early); and duplicates (SLUID → job id) whose DELETE was not heard yet.
   std::map<std::string, int64_t> verified_ms_;
-  std::set<std::string> cancel_sent_;
+  std::map<std::string, int64_t> cancel_sent_;
+  std::map<std::string, int64_t> unrunnable_since_;
+  std::map<std::string, std::string> stray_cancels_;
 };
 
 }  // namespace tuneplane::control

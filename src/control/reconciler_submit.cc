@@ -17,25 +17,6 @@ std::string describeAll(const Errors& errors) {
   return out;
 }
 
-// Staging errors that may pass by themselves (I/O): tried again, not a refusal.
-bool transientStageError(const Errors& errors) {
-  for (const auto& e : errors) {
-    if (e.code == "staging.io" || e.code == "artifact.unreadable") return true;
-  }
-  return false;
-}
-
-// A submit that failed like this never reached Slurm's decision: safe to send again.
-bool neverActedOn(const slurm::SlurmError& e) {
-  return e.transport == slurm::TransportClass::kNotSent || e.error.code == slurm::kErrAuthFailed ||
-         e.error.code == slurm::kErrTokenUnavailable || e.error.code == slurm::kErrConfig;
-}
-
-// A submit that failed like this may have created the job. A 5xx proves nothing either way.
-bool mayHaveActed(const slurm::SlurmError& e) {
-  return e.transport == slurm::TransportClass::kUnknown || e.error.code == slurm::kErrServerError;
-}
-
 }  // namespace
 
 void Reconciler::startAttempt(const store::JobView& view) {
@@ -72,7 +53,7 @@ void Reconciler::stageAndSubmit(store::JobView view) {
   auto staged = launcher_.stageOrLoad(view.job.spec, attempt);
   if (!staged) {
     const std::string why = describeAll(staged.error());
-    if (transientStageError(staged.error())) {
+    if (stagingMayPass(staged.error())) {
       commit(view, deferSubmit(view, n, "staging failed: " + why, now_), "staging failure");
     } else {
       commit(view,
@@ -96,12 +77,13 @@ void Reconciler::stageAndSubmit(store::JobView view) {
   hook(SubmitStep::kSubmitAnswered, *submitting, n);
   if (!receipt) {
     const slurm::SlurmError& e = receipt.error();
-    if (neverActedOn(e)) {
+    const SubmitFailure failure = classifySubmitFailure(e);
+    if (failure == SubmitFailure::kResend) {
       commit(*submitting,
              deferSubmit(*submitting, n, "the submit did not reach Slurm (" + e.describe() + ")",
                          now_),
              "submit not sent");
-    } else if (mayHaveActed(e)) {
+    } else if (failure == SubmitFailure::kLookUp) {
       commit(*submitting,
              markSubmitUnknown(*submitting, n, "no receipt came back (" + e.describe() + ")", now_),
              "lost receipt");
@@ -157,11 +139,9 @@ void Reconciler::resolveReceipt(store::JobView view) {
   applyRecords(observed, *records, /*by_sluid=*/false);
   observed.missing_polls = 0;
   const AttemptVerdict verdict = verdictFor(observed, view.job.cancel_requested);
-  if (!commit(view, applyVerdict(view, observed, verdict, retryOf(view, verdict), now_), "SLUIDs"))
-    return;
+  if (!settle(view, observed, verdict, "SLUIDs")) return;
   verified_ms_[key(observed)] = now_;
   hook(SubmitStep::kSluidsDurable, view, attempt.number);
-  if (!verdict.to_cancel.empty()) cancelComponents(observed, verdict.to_cancel);
 }
 
 void Reconciler::judgeMissing(const store::JobView& view, store::AttemptRecord observed) {

@@ -2,7 +2,6 @@
 // listing, batched polling by numeric id with per-job reads by SLUID only where needed,
 // and cancel by SLUID.
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <unordered_map>
 
@@ -11,14 +10,10 @@
 #include "control/decisions.h"
 #include "control/reconciler.h"
 #include "launch/attempt_identity.h"
+#include "slurm/sluid.h"
 
 namespace tuneplane::control {
 namespace {
-
-std::string upper(std::string text) {
-  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return text;
-}
 
 // True when a component no longer runs or waits (nothing left for a DELETE to stop).
 bool hasEnded(const store::ComponentRecord& c) {
@@ -26,6 +21,9 @@ bool hasEnded(const store::ComponentRecord& c) {
   return v.phase != store::AttemptPhase::kQueued && v.phase != store::AttemptPhase::kRunning &&
          v.phase != store::AttemptPhase::kUnknown;
 }
+
+// A DELETE that Slurm heard is sent again only when the component still runs this long after.
+constexpr int64_t kCancelRecheckMs = 60'000;
 
 bool cancelWasHeard(const slurm::SlurmStatus& status) {
   return status || status.error().error.code == slurm::kErrJobNotFound ||
@@ -62,20 +60,23 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
     const store::AttemptRecord& attempt = view->attempts.back();
     auto found = by_token.find(attempt.submit_token);
     if (found != by_token.end()) {
+      const TokenChoice choice = chooseByToken(found->second);
+      const std::vector<std::string> unheard = cancelDuplicates(*view, choice);
       store::AttemptRecord observed = attempt;
-      applyRecords(observed, found->second, /*by_sluid=*/false);
+      applyRecords(observed, choice.adopted, /*by_sluid=*/false);
       observed.missing_polls = 0;
       AttemptVerdict verdict = verdictFor(observed, view->job.cancel_requested);
-      verdict.reason = "found by its submit token; " + verdict.reason;
-      if (!commit(*view, applyVerdict(*view, observed, verdict, retryOf(*view, verdict), now_),
-                  "lost receipt found")) {
-        continue;
-      }
+      const std::string duplicates = choice.describe(unheard);
+      verdict.reason = "found by its submit token; " +
+                       (duplicates.empty() ? std::string() : duplicates + "; ") + verdict.reason;
+      const bool ends = store::isTerminal(verdict.phase);
+      if (!settle(*view, observed, verdict, "lost receipt found")) continue;
       verified_ms_[key(observed)] = now_;
-      if (!verdict.to_cancel.empty()) cancelComponents(observed, verdict.to_cancel);
       // A lost receipt whose job was to be cancelled is cancelled as soon as it is found.
-      if (view->job.cancel_requested && !store::isTerminal(verdict.phase)) {
-        if (auto fresh = reload(view->job.id)) sendCancel(*fresh);
+      if (view->job.cancel_requested && !ends) {
+        if (auto fresh = reload(view->job.id); fresh && !store::isTerminal(fresh->job.phase)) {
+          sendCancel(*fresh);
+        }
       }
       continue;
     }
@@ -96,6 +97,7 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
 }
 
 void Reconciler::poll(const std::vector<store::JobView>& tracked, std::stop_token stop) {
+  retryStrayCancels();
   std::vector<uint64_t> ids;
   for (const auto& view : tracked) {
     for (const auto& c : view.attempts.back().components) {
@@ -112,48 +114,53 @@ void Reconciler::poll(const std::vector<store::JobView>& tracked, std::stop_toke
   std::unordered_map<uint64_t, size_t> state_of;  // numeric id → entry
   for (size_t i = 0; i < states->size(); ++i) state_of[(*states)[i].numericId()] = i;
 
-  // Who needs a read by SLUID: changed or vanished first, then not yet verified by this
-  // process, then the oldest slow refreshes (a bounded share per tick).
-  std::vector<const store::JobView*> urgent, unverified;
-  std::vector<std::pair<int64_t, const store::JobView*>> due;
+  // What each tracked job needs, then one plan (decisions.h, planFetches) says who is read.
+  std::vector<FetchNeed> needs;
+  needs.reserve(tracked.size());
   for (const auto& view : tracked) {
     const store::AttemptRecord& a = view.attempts.back();
-    bool changed = false;
+    FetchNeed need;
     for (const auto& c : a.components) {
       auto it = state_of.find(c.slurm_job_id);
-      if (it == state_of.end() || !states->stateIs(it->second, c.state)) changed = true;
+      if (it == state_of.end() || !states->stateIs(it->second, c.state)) {
+        need.why = FetchReason::kChanged;
+      }
     }
-    auto verified = verified_ms_.find(key(a));
-    if (changed) {
-      urgent.push_back(&view);
-    } else if (verified == verified_ms_.end()) {
-      unverified.push_back(&view);
-    } else if (now_ - verified->second >= options_.full_refresh_interval.count()) {
-      due.emplace_back(verified->second, &view);
+    if (need.why == FetchReason::kNone && a.phase == store::AttemptPhase::kReleasing &&
+        mustCancelMore(view)) {
+      need.why = FetchReason::kMustAct;
     }
+    if (need.why == FetchReason::kNone && a.phase == store::AttemptPhase::kQueued) {
+      // Waited on an unrunnable reason past the grace: read again, then decide.
+      auto since = unrunnable_since_.find(key(a));
+      if (since != unrunnable_since_.end() && now_ - since->second >= unrunnableGraceMs()) {
+        need.why = FetchReason::kMustAct;
+      }
+    }
+    if (auto verified = verified_ms_.find(key(a)); verified != verified_ms_.end()) {
+      need.verified_ms = verified->second;
+    }
+    needs.push_back(need);
   }
-  std::sort(due.begin(), due.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  const int64_t refresh_budget =
-      1 + static_cast<int64_t>(tracked.size()) * options_.poll_interval.count() /
-              std::max<int64_t>(1, options_.full_refresh_interval.count());
-  std::vector<const store::JobView*> fetch = urgent;
-  fetch.insert(fetch.end(), unverified.begin(), unverified.end());
-  for (size_t i = 0; i < due.size() && static_cast<int64_t>(i) < refresh_budget; ++i) {
-    fetch.push_back(due[i].second);
-  }
+  const FetchPlan plan =
+      planFetches(needs, now_,
+                  {options_.poll_interval.count(), options_.full_refresh_interval.count(),
+                   options_.listing_threshold});
+  std::vector<const store::JobView*> fetch;
+  for (const auto& [index, why] : plan.fetch) fetch.push_back(&tracked[index]);
   if (fetch.empty()) return;
 
-  if (static_cast<int>(fetch.size()) > options_.listing_threshold) {
+  if (plan.use_listing) {
     // One listing serves them all, matched by SLUID.
     const slurm::JobListing* all = listing();
     if (all == nullptr) return;
     std::unordered_map<std::string, const slurm::JobRecord*> by_sluid;
-    for (const auto& record : all->jobs) by_sluid[upper(record.sluid)] = &record;
+    for (const auto& record : all->jobs) by_sluid[slurm::Sluid(record.sluid).key()] = &record;
     for (const store::JobView* view : fetch) {
       if (stop.stop_requested()) return;
       std::vector<slurm::JobRecord> records;
       for (const auto& c : view->attempts.back().components) {
-        auto it = by_sluid.find(upper(c.sluid));
+        auto it = by_sluid.find(slurm::Sluid(c.sluid).key());
         if (it != by_sluid.end()) records.push_back(*it->second);
       }
       observe(*view, records);
@@ -183,20 +190,113 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
   const store::AttemptRecord& stored = view.attempts.back();
   store::AttemptRecord observed = stored;
   if (!applyRecords(observed, records, /*by_sluid=*/true)) {
+    // A SLUID Slurm no longer knows: before judging the job vanished, look for it by its
+    // token — a requeue gives the job a new SLUID (docs/decisions.md, "Slurm's requeue").
+    if (auto found = byToken(stored.submit_token); found && !found->empty()) {
+      const TokenChoice choice = chooseByToken(*found);
+      cancelDuplicates(view, choice);
+      applyRecords(observed, choice.adopted, /*by_sluid=*/false);
+      observed.missing_polls = 0;
+      verified_ms_[key(observed)] = now_;
+      settle(view, observed, requeuedUnderNewSluid(choice.adopted), "requeued job found");
+      return;
+    }
     judgeMissing(view, countMissing(observed));
     return;
   }
   observed.missing_polls = 0;
   verified_ms_[key(observed)] = now_;
-  const AttemptVerdict verdict = verdictFor(observed, view.job.cancel_requested);
+  settle(view, observed, verdictFor(observed, view.job.cancel_requested), "observation");
+}
+
+bool Reconciler::settle(const store::JobView& view, const store::AttemptRecord& observed,
+                        AttemptVerdict verdict, const char* what) {
+  const std::string k = key(observed);
+  if (verdict.phase == store::AttemptPhase::kQueued && verdict.unrunnable &&
+      !view.job.cancel_requested) {
+    const int64_t since = unrunnable_since_.emplace(k, now_).first->second;
+    if (now_ - since >= unrunnableGraceMs()) {
+      bool heard = true;
+      for (const auto& c : observed.components) {
+        if (!c.sluid.empty() && !cancelOne(view.job.id, c.sluid)) heard = false;
+      }
+      if (heard) verdict = rejectUnrunnable(verdict, now_ - since);
+    }
+  } else {
+    unrunnable_since_.erase(k);
+  }
+  if (store::isTerminal(verdict.phase) && !verdict.requeued.empty()) {
+    bool heard = true;
+    for (int index : verdict.requeued) {
+      for (const auto& c : observed.components) {
+        if (c.index == index && !c.sluid.empty() && !cancelOne(view.job.id, c.sluid)) {
+          heard = false;
+        }
+      }
+    }
+    if (!heard) verdict = holdForCancel(std::move(verdict), "the requeued Slurm job");
+  }
   auto change = applyVerdict(view, observed, verdict, retryOf(view, verdict), now_);
-  // A refresh that found nothing new writes nothing.
-  const bool unchanged = change && change->events.empty() && change->attempts.size() == 1 &&
-                         change->attempts.front() == stored &&
-                         change->job->phase == view.job.phase &&
-                         change->job->reason == view.job.reason;
-  if (!unchanged) commit(view, change, "observation");
+  const bool unchanged = change && isNoOp(*change, view);  // a refresh that found nothing new
+  if (!unchanged && !commit(view, change, what)) return false;
   if (!verdict.to_cancel.empty()) cancelComponents(observed, verdict.to_cancel);
+  return true;
+}
+
+std::optional<std::vector<slurm::JobRecord>> Reconciler::byToken(const std::string& token) {
+  const slurm::JobListing* all = listing();
+  if (all == nullptr) return std::nullopt;
+  std::vector<slurm::JobRecord> out;
+  for (const auto& record : all->jobs) {
+    if (record.comment == token) out.push_back(record);
+  }
+  return out;
+}
+
+std::vector<std::string> Reconciler::cancelDuplicates(const store::JobView& view,
+                                                      const TokenChoice& choice) {
+  std::vector<std::string> unheard;
+  for (const auto& r : choice.duplicates) {
+    if (r.sluid.empty()) continue;
+    if (!cancelOne(view.job.id, r.sluid)) {
+      unheard.push_back(r.sluid);
+      stray_cancels_[r.sluid] = view.job.id;
+    }
+  }
+  if (choice.duplicate_jobs > 0) {
+    spdlog::warn("reconciler: job {}: {}", view.job.id, choice.describe(unheard));
+    if (options_.observer != nullptr) {
+      options_.observer->duplicates(view.attempts.back(), choice.duplicate_jobs);
+    }
+  }
+  return unheard;
+}
+
+bool Reconciler::cancelOne(const std::string& job_id, const std::string& sluid) {
+  ++report_.cancels;
+  auto status = slurm_.cancel(sluid, std::nullopt);
+  if (cancelWasHeard(status)) return true;
+  ++report_.errors;
+  spdlog::warn("reconciler: job {}: DELETE {} failed: {}", job_id, sluid,
+               status.error().describe());
+  return false;
+}
+
+void Reconciler::retryStrayCancels() {
+  for (auto it = stray_cancels_.begin(); it != stray_cancels_.end();) {
+    it = cancelOne(it->second, it->first) ? stray_cancels_.erase(it) : std::next(it);
+  }
+}
+
+bool Reconciler::mustCancelMore(const store::JobView& view) const {
+  const AttemptVerdict v = rollUp(view.attempts.back().components, view.job.cancel_requested);
+  return !v.to_cancel.empty() || !v.requeued.empty();
+}
+
+int64_t Reconciler::unrunnableGraceMs() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             launcher_.site().site.slurm.unrunnable_grace)
+      .count();
 }
 
 bool Reconciler::sendCancel(const store::JobView& view) {
@@ -204,14 +304,7 @@ bool Reconciler::sendCancel(const store::JobView& view) {
   bool heard = true;
   for (const auto& c : attempt.components) {
     if (c.sluid.empty() || hasEnded(c)) continue;
-    ++report_.cancels;
-    auto status = slurm_.cancel(c.sluid, std::nullopt);
-    if (!cancelWasHeard(status)) {
-      heard = false;
-      ++report_.errors;
-      spdlog::warn("reconciler: job {}: DELETE {} failed: {}", view.job.id, c.sluid,
-                   status.error().describe());
-    }
+    if (!cancelOne(view.job.id, c.sluid)) heard = false;
   }
   if (!heard) return false;  // sent again next tick
   return commit(view, markCancelSent(view, attempt.number, now_), "cancel sent");
@@ -222,10 +315,12 @@ void Reconciler::cancelComponents(const store::AttemptRecord& attempt,
   for (int index : indices) {
     for (const auto& c : attempt.components) {
       if (c.index != index || c.sluid.empty()) continue;
+      // Sent every cycle until Slurm hears it; once heard, again only if the component
+      // still runs a while later (Slurm may have lost it).
       const std::string sent = key(attempt) + "/" + std::to_string(index);
-      if (cancel_sent_.count(sent)) continue;
-      ++report_.cancels;
-      if (cancelWasHeard(slurm_.cancel(c.sluid, std::nullopt))) cancel_sent_.insert(sent);
+      auto at = cancel_sent_.find(sent);
+      if (at != cancel_sent_.end() && now_ - at->second < kCancelRecheckMs) continue;
+      if (cancelOne(attempt.job_id, c.sluid)) cancel_sent_[sent] = now_;
     }
   }
 }

@@ -4,45 +4,47 @@
 #include <algorithm>
 #include <array>
 
+#include "slurm/job_state.h"
+#include "slurm/pending_reasons.h"
 #include "slurm/script_renderer.h"
 
 namespace tuneplane::control {
 namespace {
 
+using slurm::JobBaseState;
+using slurm::JobStateFlag;
 using store::AttemptPhase;
 using store::EndCause;
 
-// Slurm 26.05's base states and flags (REFERENCE.md, "Job states"). UPDATE_DB is gone from
-// 26.05 but older servers send it; it means nothing to us either way.
-constexpr std::array<std::string_view, 12> kBaseStates = {
-    "PENDING", "RUNNING",   "SUSPENDED", "COMPLETED", "CANCELLED", "FAILED",
-    "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY"};
-constexpr std::array<std::string_view, 17> kFlags = {
-    "LAUNCH_FAILED", "REQUEUED",  "REQUEUE_HOLD",  "SPECIAL_EXIT",  "RESIZING", "CONFIGURING",
-    "COMPLETING",    "STOPPED",   "RECONFIG_FAIL", "POWER_UP_NODE", "REVOKED",  "REQUEUE_FED",
-    "RESV_DEL_HOLD", "SIGNALING", "STAGE_OUT",     "EXPEDITING",    "UPDATE_DB"};
-
-// What an ended base state means, before the flags.
-struct Ending {
-  std::string_view base;
-  AttemptPhase outcome;
-  EndCause cause;
-  std::string_view reason;
+// A job_state list read leniently: a known base first, then known flags in any order (the
+// names are slurm/job_state.h's, the one table). `unknown` names the first name that is not.
+struct ReadState {
+  JobBaseState base = JobBaseState::kNone;
+  uint16_t flags = 0;
+  std::string unknown;
+  bool unknown_is_base = false;
+  bool has(JobStateFlag f) const { return (flags & static_cast<uint16_t>(f)) != 0; }
 };
-constexpr std::array<Ending, 9> kEndings = {{
-    {"COMPLETED", AttemptPhase::kSucceeded, EndCause::kNone, "completed"},
-    {"FAILED", AttemptPhase::kFailed, EndCause::kUser, "failed"},
-    {"OUT_OF_MEMORY", AttemptPhase::kFailed, EndCause::kUser, "ran out of memory"},
-    {"TIMEOUT", AttemptPhase::kFailed, EndCause::kUser, "reached its time limit"},
-    {"DEADLINE", AttemptPhase::kFailed, EndCause::kUser, "reached its deadline"},
-    {"NODE_FAIL", AttemptPhase::kFailed, EndCause::kInfrastructure, "a node failed"},
-    {"BOOT_FAIL", AttemptPhase::kFailed, EndCause::kInfrastructure, "a node failed to boot"},
-    {"PREEMPTED", AttemptPhase::kFailed, EndCause::kInfrastructure, "was preempted"},
-    {"CANCELLED", AttemptPhase::kCancelled, EndCause::kCancelled, "was cancelled"},
-}};
 
-bool has(const std::vector<std::string>& state, std::string_view flag) {
-  return std::find(state.begin() + 1, state.end(), flag) != state.end();
+ReadState readState(const std::vector<std::string>& state) {
+  ReadState out;
+  if (state.empty()) return out;
+  if (auto base = slurm::parseJobBaseState(state.front())) {
+    out.base = *base;
+  } else {
+    out.unknown = state.front();
+    out.unknown_is_base = true;
+    return out;
+  }
+  for (size_t i = 1; i < state.size(); ++i) {
+    auto flag = slurm::parseJobStateFlag(state[i]);
+    if (!flag) {
+      out.unknown = state[i];
+      return out;
+    }
+    out.flags |= static_cast<uint16_t>(*flag);
+  }
+  return out;
 }
 
 std::string exitText(std::optional<int> exit_code, std::optional<int> signal) {
@@ -53,18 +55,84 @@ std::string exitText(std::optional<int> exit_code, std::optional<int> signal) {
   return out;
 }
 
-ComponentVerdict unknown(std::string reason) {
-  return {AttemptPhase::kUnknown, AttemptPhase::kUnknown, EndCause::kNone, std::move(reason)};
+ComponentVerdict make(AttemptPhase phase, AttemptPhase outcome, EndCause cause,
+                      std::string reason) {
+  ComponentVerdict v;
+  v.phase = phase;
+  v.outcome = outcome;
+  v.cause = cause;
+  v.reason = std::move(reason);
+  return v;
 }
 
-// An ended base state → its outcome (the flags aside).
-ComponentVerdict ended(const Ending& ending, const std::vector<std::string>& state,
+ComponentVerdict unknown(std::string reason) {
+  return make(AttemptPhase::kUnknown, AttemptPhase::kUnknown, EndCause::kNone, std::move(reason));
+}
+
+bool meaningful(std::string_view slurm_reason) {
+  return !slurm_reason.empty() && slurm_reason != "None";
+}
+
+// The flag that says Slurm requeued the job (it would run again under a new SLUID), if any.
+std::optional<JobStateFlag> requeueFlag(const ReadState& s) {
+  for (JobStateFlag f : {JobStateFlag::kRequeued, JobStateFlag::kRequeueHold,
+                         JobStateFlag::kRequeueFed, JobStateFlag::kSpecialExit}) {
+    if (s.has(f)) return f;
+  }
+  return std::nullopt;
+}
+
+// Resources still held: the epilog (COMPLETING) or a burst-buffer stage-out runs.
+void noteHolding(ComponentVerdict& v, const ReadState& s) {
+  if (!s.has(JobStateFlag::kCompleting) && !s.has(JobStateFlag::kStageOut)) return;
+  v.phase = AttemptPhase::kReleasing;
+  v.reason += s.has(JobStateFlag::kStageOut) ? "; staging out, resources still held"
+                                             : "; the epilog runs, resources still held";
+}
+
+// What an ended base state means, before the flags. Every base is named: the compiler
+// checks that none is forgotten (-Wswitch).
+struct Ending {
+  AttemptPhase outcome;
+  EndCause cause;
+  std::string_view words;
+};
+std::optional<Ending> endingOf(JobBaseState base) {
+  switch (base) {
+    case JobBaseState::kNone:
+    case JobBaseState::kPending:
+    case JobBaseState::kRunning:
+    case JobBaseState::kSuspended:
+      return std::nullopt;
+    case JobBaseState::kCompleted:
+      return Ending{AttemptPhase::kSucceeded, EndCause::kNone, "completed"};
+    case JobBaseState::kCancelled:
+      return Ending{AttemptPhase::kCancelled, EndCause::kCancelled, "was cancelled"};
+    case JobBaseState::kFailed:
+      return Ending{AttemptPhase::kFailed, EndCause::kUser, "failed"};
+    case JobBaseState::kTimeout:
+      return Ending{AttemptPhase::kFailed, EndCause::kUser, "reached its time limit"};
+    case JobBaseState::kNodeFail:
+      return Ending{AttemptPhase::kFailed, EndCause::kInfrastructure, "a node failed"};
+    case JobBaseState::kPreempted:
+      return Ending{AttemptPhase::kFailed, EndCause::kInfrastructure, "was preempted"};
+    case JobBaseState::kBootFail:
+      return Ending{AttemptPhase::kFailed, EndCause::kInfrastructure, "a node failed to boot"};
+    case JobBaseState::kDeadline:
+      return Ending{AttemptPhase::kFailed, EndCause::kUser, "reached its deadline"};
+    case JobBaseState::kOutOfMemory:
+      return Ending{AttemptPhase::kFailed, EndCause::kUser, "ran out of memory"};
+  }
+  return std::nullopt;
+}
+
+ComponentVerdict ended(JobBaseState base, const Ending& ending, const ReadState& s,
                        std::string_view slurm_reason, std::optional<int> exit_code,
                        std::optional<int> signal, bool cancel_requested) {
-  ComponentVerdict v{ending.outcome, ending.outcome, ending.cause,
-                     "the job " + std::string(ending.reason)};
+  ComponentVerdict v =
+      make(ending.outcome, ending.outcome, ending.cause, "the job " + std::string(ending.words));
   const std::string exit = exitText(exit_code, signal);
-  if (ending.base == "CANCELLED") {
+  if (base == JobBaseState::kCancelled) {
     if (cancel_requested) {
       v.reason = "cancelled at TunePlane's request";
     } else {
@@ -72,73 +140,102 @@ ComponentVerdict ended(const Ending& ending, const std::vector<std::string>& sta
       v.cause = EndCause::kExternalCancel;
       v.reason = "cancelled outside TunePlane (by an administrator or scancel)";
     }
-  } else if (ending.base == "FAILED" && slurm_reason == "BadConstraints") {
+  } else if (base == JobBaseState::kFailed && slurm_reason == "BadConstraints") {
     v.cause = EndCause::kRejected;
     v.reason = "Slurm refused the job's constraints (BadConstraints)";
-  } else if (ending.base == "FAILED" && exit_code && !scriptFailure(*exit_code).empty()) {
+  } else if (base == JobBaseState::kFailed && exit_code && !scriptFailure(*exit_code).empty()) {
     v.cause = EndCause::kInfrastructure;
     v.reason = std::string(scriptFailure(*exit_code)) + " (" + exit + ")";
   } else if (v.outcome == AttemptPhase::kFailed && !exit.empty()) {
     v.reason += " (" + exit + ")";
   }
-  if (has(state, "LAUNCH_FAILED")) {
+  if (s.has(JobStateFlag::kLaunchFailed)) {
     v.outcome = v.phase = AttemptPhase::kFailed;
     v.cause = EndCause::kInfrastructure;
     v.reason = "Slurm could not launch the job (LAUNCH_FAILED)";
   }
-  if (has(state, "COMPLETING") || has(state, "STAGE_OUT")) {
-    v.phase = AttemptPhase::kReleasing;
-    v.reason += has(state, "STAGE_OUT") ? "; staging out, resources still held"
-                                        : "; the epilog runs, resources still held";
-  }
+  noteHolding(v, s);
   return v;
 }
 
 }  // namespace
 
 bool isKnownBaseState(std::string_view state) {
-  return std::find(kBaseStates.begin(), kBaseStates.end(), state) != kBaseStates.end();
+  return slurm::parseJobBaseState(state).has_value();
 }
 
 bool isKnownStateFlag(std::string_view flag) {
-  return std::find(kFlags.begin(), kFlags.end(), flag) != kFlags.end();
+  return slurm::parseJobStateFlag(flag).has_value();
 }
 
 ComponentVerdict mapComponent(const std::vector<std::string>& state, std::string_view reason,
                               std::optional<int> exit_code, std::optional<int> signal,
                               bool cancel_requested) {
   if (state.empty()) return unknown("Slurm reported no state for the job");
-  const std::string& base = state.front();
-  if (!isKnownBaseState(base)) {
-    return unknown("Slurm reported the state '" + base + "', which this version does not know");
+  const ReadState s = readState(state);
+  if (!s.unknown.empty()) {
+    return unknown(std::string(s.unknown_is_base ? "Slurm reported the state '"
+                                                 : "Slurm reported the state flag '") +
+                   s.unknown + "', which this version does not know");
   }
-  for (size_t i = 1; i < state.size(); ++i) {
-    if (!isKnownStateFlag(state[i])) {
-      return unknown("Slurm reported the state flag '" + state[i] +
-                     "', which this version does not know");
+  // Slurm requeued the job (ForceRequeueOnFail, an administrator): this attempt is over
+  // whatever the base state says, and the requeued job must be cancelled before it runs a
+  // second time (the reconciler does, by SLUID). A requeued job we cancelled is just
+  // cancelled.
+  if (auto flag = requeueFlag(s); flag && s.base != JobBaseState::kCancelled) {
+    ComponentVerdict v =
+        make(AttemptPhase::kFailed, AttemptPhase::kFailed, EndCause::kInfrastructure,
+             "Slurm requeued the job (" + std::string(slurm::jobStateName(*flag)) +
+                 (meaningful(reason) ? "; Slurm's reason: " + std::string(reason) : "") + ")");
+    v.requeued = true;
+    noteHolding(v, s);
+    return v;
+  }
+  if (auto ending = endingOf(s.base)) {
+    return ended(s.base, *ending, s, reason, exit_code, signal, cancel_requested);
+  }
+  // Not ended: PENDING, RUNNING or SUSPENDED.
+  if (s.has(JobStateFlag::kLaunchFailed)) {
+    return make(AttemptPhase::kFailed, AttemptPhase::kFailed, EndCause::kInfrastructure,
+                "Slurm could not launch the job (LAUNCH_FAILED)");
+  }
+  ComponentVerdict v;
+  switch (s.base) {
+    case JobBaseState::kPending: {
+      v = make(AttemptPhase::kQueued, AttemptPhase::kQueued, EndCause::kNone, "queued in Slurm");
+      if (auto words = slurm::unrunnableReason(reason)) {
+        v.unrunnable = true;
+        v.reason += " (" + std::string(reason) + ": " + std::string(*words) +
+                    "; Slurm can never start it as submitted)";
+      } else if (meaningful(reason)) {
+        v.reason += " (" + std::string(reason) + ")";
+      }
+      break;
     }
-  }
-  for (const Ending& ending : kEndings) {
-    if (ending.base == base) {
-      return ended(ending, state, reason, exit_code, signal, cancel_requested);
+    case JobBaseState::kRunning:
+    case JobBaseState::kSuspended: {
+      std::string why = "running";
+      if (s.base == JobBaseState::kSuspended) why = "suspended by Slurm (the allocation is held)";
+      if (s.has(JobStateFlag::kConfiguring)) why = "running (nodes booting or the prolog running)";
+      if (s.has(JobStateFlag::kStopped)) why = "stopped by a signal (the allocation is held)";
+      v = make(AttemptPhase::kRunning, AttemptPhase::kRunning, EndCause::kNone, why);
+      break;
     }
+    case JobBaseState::kNone:
+    case JobBaseState::kCompleted:
+    case JobBaseState::kCancelled:
+    case JobBaseState::kFailed:
+    case JobBaseState::kTimeout:
+    case JobBaseState::kNodeFail:
+    case JobBaseState::kPreempted:
+    case JobBaseState::kBootFail:
+    case JobBaseState::kDeadline:
+    case JobBaseState::kOutOfMemory:
+      return unknown("Slurm reported no state for the job");  // handled above
   }
-  // Not ended: PENDING, RUNNING or SUSPENDED. A hold flag on a job that has not ended
-  // changes nothing (it cannot be releasing what it still uses).
-  if (has(state, "LAUNCH_FAILED")) {
-    return {AttemptPhase::kFailed, AttemptPhase::kFailed, EndCause::kInfrastructure,
-            "Slurm could not launch the job (LAUNCH_FAILED)"};
-  }
-  if (base == "PENDING") {
-    std::string why = "queued in Slurm";
-    if (!reason.empty() && reason != "None") why += " (" + std::string(reason) + ")";
-    return {AttemptPhase::kQueued, AttemptPhase::kQueued, EndCause::kNone, why};
-  }
-  std::string why = "running";
-  if (base == "SUSPENDED") why = "suspended by Slurm (the allocation is held)";
-  if (has(state, "CONFIGURING")) why = "running (nodes booting or the prolog running)";
-  if (has(state, "STOPPED")) why = "stopped by a signal (the allocation is held)";
-  return {AttemptPhase::kRunning, AttemptPhase::kRunning, EndCause::kNone, why};
+  // COMPLETING or STAGE_OUT hold resources whatever the base state says.
+  noteHolding(v, s);
+  return v;
 }
 
 AttemptVerdict rollUp(const std::vector<store::ComponentRecord>& components,
@@ -160,7 +257,9 @@ AttemptVerdict rollUp(const std::vector<store::ComponentRecord>& components,
   };
 
   if (const auto* u = first(isPhase(AttemptPhase::kUnknown))) {
-    return {AttemptPhase::kUnknown, EndCause::kNone, u->reason, {}};
+    AttemptVerdict out;
+    out.reason = u->reason;
+    return out;
   }
   // The failure that explains the attempt: components TunePlane cancelled because another
   // failed end CANCELLED too, and must not hide the cause.
@@ -171,6 +270,9 @@ AttemptVerdict rollUp(const std::vector<store::ComponentRecord>& components,
     failed = first([](const ComponentVerdict& v) { return v.outcome == AttemptPhase::kFailed; });
   }
   AttemptVerdict out;
+  for (size_t i = 0; i < verdicts.size(); ++i) {
+    if (verdicts[i].requeued) out.requeued.push_back(components[i].index);
+  }
   if (failed) {
     for (size_t i = 0; i < verdicts.size(); ++i) {
       const AttemptPhase p = verdicts[i].phase;
@@ -187,6 +289,12 @@ AttemptVerdict rollUp(const std::vector<store::ComponentRecord>& components,
     const auto* v = running ? running : first(isPhase(AttemptPhase::kQueued));
     out.phase = v->phase;
     out.reason = v->reason;
+    if (out.phase == AttemptPhase::kQueued) {
+      if (const auto* never = first([](const ComponentVerdict& c) { return c.unrunnable; })) {
+        out.unrunnable = true;
+        out.reason = never->reason;
+      }
+    }
     return out;
   }
   if (failed && (active || holding)) {

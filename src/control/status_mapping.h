@@ -1,12 +1,20 @@
 // Slurm's view of a job → the platform's attempt phase. Pure, table-tested.
 //
 // Per component (one het component, or the whole single-pool job), from the base state,
-// the flags, Slurm's reason and the exit code:
-//   PENDING                              → Queued (Slurm's reason shown)
+// the flags, Slurm's reason and the exit code. The names are slurm/job_state.h's (the one
+// table); mapComponent is a switch over its enums, so the compiler proves every base state
+// is handled. README.md, "Slurm state → phase", holds the same table, and
+// status_table_test checks the two agree.
+//   PENDING                              → Queued (Slurm's reason shown); a reason of
+//                                          slurm/pending_reasons.h marks it unrunnable
 //   RUNNING, +CONFIGURING, +STOPPED      → Running
 //   SUSPENDED                            → Running (the allocation is held; it resumes)
-//   ended base + COMPLETING or STAGE_OUT → Releasing: the end is known, resources are not
-//                                          free yet; nothing ends and no retry starts before
+//   any base + COMPLETING or STAGE_OUT   → Releasing: resources are not free yet; nothing
+//                                          ends and no retry starts before
+//   any base but CANCELLED + REQUEUED,
+//   REQUEUE_HOLD, REQUEUE_FED or
+//   SPECIAL_EXIT                         → Failed, cause infrastructure ("Slurm requeued
+//                                          the job"); the requeued job is cancelled first
 //   COMPLETED                            → Succeeded
 //   FAILED, OUT_OF_MEMORY, TIMEOUT,
 //   DEADLINE                             → Failed, cause user — except FAILED with the batch
@@ -19,8 +27,8 @@
 //                                          (cause external_cancel)
 //   any base or flag this version does
 //   not know, or no state at all         → Unknown, reported with the string; never guessed
-// Flags that change nothing here (REQUEUED, SPECIAL_EXIT, POWER_UP_NODE, SIGNALING, …) are
-// known and ignored; an unknown flag makes the component Unknown like an unknown base.
+// Other flags (POWER_UP_NODE, SIGNALING, RESIZING, …) are known and change nothing; an
+// unknown flag makes the component Unknown like an unknown base.
 //
 // The attempt rolls its components up (rollUp): Unknown if any is Unknown; a failed
 // component fails the attempt (the others are listed to be cancelled, and the attempt is
@@ -47,6 +55,11 @@ struct ComponentVerdict {
   store::AttemptPhase outcome = store::AttemptPhase::kUnknown;
   store::EndCause cause = store::EndCause::kNone;  // set when outcome is Failed
   std::string reason;                              // for people
+  // Slurm requeued it (REQUEUED, REQUEUE_HOLD, REQUEUE_FED or SPECIAL_EXIT): the attempt is
+  // over, and the requeued job must be cancelled before it can run a second time.
+  bool requeued = false;
+  // PENDING on a reason Slurm uses for "can never run as submitted" (slurm/pending_reasons.h).
+  bool unrunnable = false;
 };
 
 // `state`: Slurm's job_state (base first, then flags). `cancel_requested`: TunePlane asked
@@ -62,16 +75,20 @@ struct AttemptVerdict {
   // Indices (ComponentRecord::index) of components that still run or wait while another
   // has failed: the reconciler cancels them, so the attempt can end.
   std::vector<int> to_cancel;
+  // Indices of components Slurm requeued: cancelled (by SLUID) before the attempt may end.
+  std::vector<int> requeued;
+  // Queued, and some component waits on a reason Slurm can never satisfy as submitted.
+  bool unrunnable = false;
 };
 
 // REQUIRES: `components` is not empty.
 AttemptVerdict rollUp(const std::vector<store::ComponentRecord>& components, bool cancel_requested);
 
-// True for Slurm base states and flags this version knows (status_mapping.cc lists them).
 // What the batch script's own exit code says failed on the node (the image check, Ray), or
 // "" when the code is the user's. Such an ending is the infrastructure's, not the user's.
 std::string_view scriptFailure(int exit_code);
 
+// True for Slurm base states and flags this version knows (slurm/job_state.h).
 bool isKnownBaseState(std::string_view state);
 bool isKnownStateFlag(std::string_view flag);
 

@@ -140,6 +140,18 @@ std::string_view jobStateName(JobBaseState base) {
   return kNames[static_cast<size_t>(base) - 1];
 }
 
+std::optional<JobBaseState> parseJobBaseState(std::string_view name) {
+  const int at = kIndex.find(name);
+  if (at < 0 || static_cast<size_t>(at) >= kBases) return std::nullopt;
+  return static_cast<JobBaseState>(at + 1);
+}
+
+std::optional<JobStateFlag> parseJobStateFlag(std::string_view name) {
+  const int at = kIndex.find(name);
+  if (at < 0 || static_cast<size_t>(at) < kBases) return std::nullopt;
+  return static_cast<JobStateFlag>(1u << (static_cast<size_t>(at) - kBases));
+}
+
 std::string_view jobStateName(JobStateFlag flag) {
   const auto bits = static_cast<unsigned>(flag);
   return kNames[kBases + static_cast<size_t>(__builtin_ctz(bits))];

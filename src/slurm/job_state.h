@@ -1,3 +1,8 @@
+// TunePlane's one table of Slurm's job states (Slurm 26.05's job_state_string: 12 base
+// states, 16 flags; UPDATE_DB is not one of them — since 24.11 its bit means something else
+// and slurmrestd never names it). Everything else that needs a state name or a flag
+// (control/status_mapping.h, the decoders, the simulator's tests) reads it from here.
+//
 // A Slurm job_state list (v0.0.45: one base state, then flags in the order slurmctld emits
 // them) in four bytes: the base as an enum, the flags as a bitset. Only a list Slurm itself
 // could send has this form — a known base first, then known flags, each once, in Slurm's
@@ -6,6 +11,7 @@
 // compact form gives back the list's exact text. Thread-safety: a plain value.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,6 +57,19 @@ enum class JobStateFlag : uint16_t {
   kStageOut = 1 << 14,  // burst-buffer stage-out: resources still held
   kExpediting = 1 << 15,
 };
+
+inline constexpr std::array<JobBaseState, 12> kAllBaseStates = {
+    JobBaseState::kPending,   JobBaseState::kRunning,   JobBaseState::kSuspended,
+    JobBaseState::kCompleted, JobBaseState::kCancelled, JobBaseState::kFailed,
+    JobBaseState::kTimeout,   JobBaseState::kNodeFail,  JobBaseState::kPreempted,
+    JobBaseState::kBootFail,  JobBaseState::kDeadline,  JobBaseState::kOutOfMemory};
+inline constexpr std::array<JobStateFlag, 16> kAllStateFlags = {
+    JobStateFlag::kLaunchFailed, JobStateFlag::kRequeued,  JobStateFlag::kRequeueHold,
+    JobStateFlag::kSpecialExit,  JobStateFlag::kResizing,  JobStateFlag::kConfiguring,
+    JobStateFlag::kCompleting,   JobStateFlag::kStopped,   JobStateFlag::kReconfigFail,
+    JobStateFlag::kPowerUpNode,  JobStateFlag::kRevoked,   JobStateFlag::kRequeueFed,
+    JobStateFlag::kResvDelHold,  JobStateFlag::kSignaling, JobStateFlag::kStageOut,
+    JobStateFlag::kExpediting};
 
 class JobState {
  public:
@@ -99,5 +118,8 @@ class JobStateNames {
 // Slurm's text of a base state ("" for kNone) and of a flag.
 std::string_view jobStateName(JobBaseState base);
 std::string_view jobStateName(JobStateFlag flag);
+// The base state or flag Slurm names `name` (exact, upper case), or nullopt.
+std::optional<JobBaseState> parseJobBaseState(std::string_view name);
+std::optional<JobStateFlag> parseJobStateFlag(std::string_view name);
 
 }  // namespace tuneplane::slurm

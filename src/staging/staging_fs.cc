@@ -11,12 +11,13 @@
 #include <vector>
 
 #include "common/unique_fd.h"
+#include "staging/error_codes.h"
 
 namespace tuneplane::staging {
 namespace {
 
 tl::unexpected<Error> ioError(const std::string& what, const std::string& path, int err) {
-  return fail("staging.io", path, what + " '" + path + "' failed: " + std::strerror(err));
+  return fail(codes::kIo, path, what + " '" + path + "' failed: " + std::strerror(err));
 }
 
 }  // namespace
@@ -40,7 +41,7 @@ Status PosixStagingFs::makeDirs(const std::string& path, mode_t mode) {
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return ioError("stat", path, errno);
-  if (!S_ISDIR(st.st_mode)) return fail("staging.io", path, "'" + path + "' is not a directory");
+  if (!S_ISDIR(st.st_mode)) return fail(codes::kIo, path, "'" + path + "' is not a directory");
   return ok();
 }
 
@@ -84,7 +85,7 @@ Status PosixStagingFs::changeMode(const std::string& path, mode_t mode) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "mode %04o did not take (it is %04o)", mode,
                   static_cast<unsigned>(st.st_mode & 07777));
-    return fail("staging.io", path, "chmod '" + path + "': " + buf);
+    return fail(codes::kIo, path, "chmod '" + path + "': " + buf);
   }
   return ok();
 }

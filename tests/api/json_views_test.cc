@@ -143,5 +143,23 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
   }
 }
 
+// The console asks the server whether a phase has ended instead of keeping its own list.
+TEST(JsonViewsTest, JobsAndAttemptsSayWhetherTheirPhaseIsTerminal) {
+  store::JobView view;
+  view.job.id = "hello-1a2b3c4d";
+  view.job.phase = store::JobPhase::kRetrying;
+  store::AttemptRecord ended;
+  ended.phase = store::AttemptPhase::kFailed;
+  view.attempts.push_back(ended);
+  const auto job = nlohmann::json::parse(jobJsonText(view));
+  EXPECT_EQ(job["terminal"], false);
+  EXPECT_EQ(job["attempts"][0]["terminal"], true);
+  for (store::JobPhase p : {store::JobPhase::kSucceeded, store::JobPhase::kFailed,
+                            store::JobPhase::kCancelled, store::JobPhase::kQueued}) {
+    view.job.phase = p;
+    EXPECT_EQ(jobSummaryJson(view.job)["terminal"], store::isTerminal(p)) << store::toString(p);
+  }
+}
+
 }  // namespace
 }  // namespace tuneplane::api

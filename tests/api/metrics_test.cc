@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "api/serve_observer.h"
 #include "prometheus_text.h"
 
 namespace tuneplane::api::testing {
@@ -53,6 +54,20 @@ TEST(Metrics, CycleAndSubmitLatencyAreHistogramsWithHelp) {
   EXPECT_EQ(sampleValue(text, "tuneplane_submit_latency_seconds_bucket{le=\"1\"}"), 0.0);
   EXPECT_EQ(sampleValue(text, "tuneplane_submit_latency_seconds_bucket{le=\"2.5\"}"), 1.0);
   EXPECT_EQ(sampleValue(text, "tuneplane_submit_latency_seconds_sum"), 1.5);
+}
+
+TEST(Metrics, DuplicateSlurmJobsAreACounterFromTheObserver) {
+  Metrics metrics;
+  EXPECT_EQ(sampleValue(metrics.render(), "tuneplane_duplicate_slurm_jobs_total"), 0.0);
+  FakeClock clock;
+  EventLog log({}, clock);
+  ServeObserver observer(metrics, log);
+  observer.duplicates(store::AttemptRecord{}, 1);
+  observer.duplicates(store::AttemptRecord{}, 2);
+  const std::string text = metrics.render();
+  EXPECT_EQ(expositionProblems(text), std::vector<std::string>{}) << text;
+  EXPECT_NE(text.find("# TYPE tuneplane_duplicate_slurm_jobs_total counter\n"), std::string::npos);
+  EXPECT_EQ(sampleValue(text, "tuneplane_duplicate_slurm_jobs_total"), 3.0);
 }
 
 TEST(Metrics, AttemptsByOutcomeAndCauseFromTheStoreCounts) {

@@ -14,35 +14,6 @@ using store::EndCause;
 using store::JobPhase;
 namespace fs = std::filesystem;
 
-std::string hetSpec(const std::string& script, const std::string& extra = "") {
-  return "apiVersion: tuneplane.io/v1\n"
-         "kind: TrainingJob\n"
-         "metadata:\n"
-         "  name: het\n"
-         "spec:\n"
-         "  framework:\n"
-         "    name: custom\n"
-         "    task: custom\n"
-         "    runtime_id: custom-demo\n"
-         "    command: [\"bash\", \"-c\", \"" +
-         script +
-         "\"]\n"
-         "  resources:\n"
-         "    time_limit: 60m\n"
-         "    pools:\n"
-         "      - name: learners\n"
-         "        gpu_series: h100\n"
-         "        gpus_per_node: 2\n"
-         "        cpus: 1\n"
-         "        memory_gb: 1\n"
-         "      - name: actors\n"
-         "        gpu_series: a100\n"
-         "        gpus_per_node: 2\n"
-         "        cpus: 1\n"
-         "        memory_gb: 1\n" +
-         extra;
-}
-
 class ReconcilerHetTest : public ReconcilerFixture {
  protected:
   void SetUp() override {

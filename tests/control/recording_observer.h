@@ -26,6 +26,15 @@ class RecordingObserver final : public ControlObserver {
     submits_.emplace_back(attempt, seconds);
   }
 
+  void duplicates(const store::AttemptRecord&, int count) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    duplicates_.push_back(count);
+  }
+  std::vector<int> duplicates() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return duplicates_;
+  }
+
   std::vector<store::EventRecord> transitions() const {
     std::lock_guard<std::mutex> lock(mu_);
     return transitions_;
@@ -44,6 +53,7 @@ class RecordingObserver final : public ControlObserver {
   std::vector<store::EventRecord> transitions_;
   std::vector<std::pair<TickReport, double>> cycles_;
   std::vector<std::pair<store::AttemptRecord, double>> submits_;
+  std::vector<int> duplicates_;
 };
 
 }  // namespace tuneplane::control::testing

@@ -116,6 +116,37 @@ class SiteDir {
   std::string artifact_;
 };
 
+// A two-pool (het) GPU job running `bash -c SCRIPT` (the script is not quoted: keep it
+// free of double quotes); `extra` is appended under `spec:`.
+inline std::string hetSpec(const std::string& script, const std::string& extra = "") {
+  return "apiVersion: tuneplane.io/v1\n"
+         "kind: TrainingJob\n"
+         "metadata:\n"
+         "  name: het\n"
+         "spec:\n"
+         "  framework:\n"
+         "    name: custom\n"
+         "    task: custom\n"
+         "    runtime_id: custom-demo\n"
+         "    command: [\"bash\", \"-c\", \"" +
+         script +
+         "\"]\n"
+         "  resources:\n"
+         "    time_limit: 60m\n"
+         "    pools:\n"
+         "      - name: learners\n"
+         "        gpu_series: h100\n"
+         "        gpus_per_node: 2\n"
+         "        cpus: 1\n"
+         "        memory_gb: 1\n"
+         "      - name: actors\n"
+         "        gpu_series: a100\n"
+         "        gpus_per_node: 2\n"
+         "        cpus: 1\n"
+         "        memory_gb: 1\n" +
+         extra;
+}
+
 // A CPU-only custom job running `bash -c SCRIPT`; `extra` is appended under `spec:`
 // (e.g. a retry block), `pool_extra` under the pool.
 inline std::string cpuSpec(const std::string& script = "echo hello", const std::string& extra = "",

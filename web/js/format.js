@@ -4,8 +4,9 @@
 export const kJobPhases = ['Pending', 'Staging', 'Submitting', 'SubmitUnknown', 'Queued', 'Running',
   'Releasing', 'Retrying', 'Cancelling', 'Unknown', 'Succeeded', 'Failed', 'Cancelled'];
 
-const kTerminal = new Set(['Succeeded', 'Failed', 'Cancelled', 'Abandoned']);
-export const isTerminal = (phase) => kTerminal.has(phase);
+// Whether a job or an attempt (as the API returns it) has ended: the server says so in
+// `terminal`, so the console keeps no list of its own.
+export const isTerminal = (item) => item?.terminal === true;
 
 // The CSS class of a phase's badge (console.css colours them).
 export function phaseClass(phase) {

@@ -121,7 +121,7 @@ class LogViewer {
   async load() {
     const attempt = this.selectedAttempt();
     if (!attempt) return fill(this.text, 'No attempt yet.');
-    const ended = isTerminal(attempt.phase);
+    const ended = isTerminal(attempt);
     try {
       const log = await api('GET', `${jobPath(this.id)}/logs${query({
         attempt: attempt.number, component: this.component.value, stream: this.stream.value })}`);
@@ -197,7 +197,7 @@ startPage('job', (who, main) => {
         ['Cancel requested', job.cancel_requested ? `by ${job.cancel_requested_by}` : undefined],
         ['Next attempt at', job.next_attempt_at ? when(job.next_attempt_at) : undefined],
       ]));
-    const cancellable = !isTerminal(job.phase) && !job.cancel_requested;
+    const cancellable = !isTerminal(job) && !job.cancel_requested;
     if (cancellable !== shownCancel) {
       fill(actions, cancellable ? cancelBox(job, () => refresh()) : null);
       shownCancel = cancellable;
@@ -212,8 +212,8 @@ startPage('job', (who, main) => {
     } catch (e) {
       fill(events, h('li', { class: 'error' }, e.message));
     }
-    main.dataset.final = String(isTerminal(job.phase));
-    return !isTerminal(job.phase);
+    main.dataset.final = String(isTerminal(job));
+    return !isTerminal(job);
   };
   poll(refresh, kRefreshMs);
 });

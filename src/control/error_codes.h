@@ -1,0 +1,15 @@
+// The stable error codes of the control module (and the codes of other modules that the
+// control loop branches on, named where they are made: staging/error_codes.h,
+// catalog/error_codes.h). Scripts and tests match on these strings, so a code is never
+// renamed or reused for another meaning.
+#pragma once
+
+namespace tuneplane::control::codes {
+
+inline constexpr const char* kIllegalTransition = "control.illegal_transition";  // ChangeBuilder
+inline constexpr const char* kStagedAttemptInvalid = "control.staged_attempt_invalid";
+inline constexpr const char* kBadSentinel = "control.bad_sentinel";  // attempt_files.h
+inline constexpr const char* kNoOwner = "control.no_owner";          // JobService::submit
+inline constexpr const char* kNoReason = "control.no_reason";        // JobService::abandon
+
+}  // namespace tuneplane::control::codes

@@ -1,0 +1,213 @@
+// The pure decisions of decisions.h as tables: how a failed submit is handled, which
+// staging failures may pass, and which Slurm job a token's duplicates leave adopted.
+#include "control/decisions.h"
+
+#include <gtest/gtest.h>
+
+#include "catalog/error_codes.h"
+#include "control/change_builder.h"
+#include "control/error_codes.h"
+#include "staging/error_codes.h"
+
+namespace tuneplane::control {
+namespace {
+
+using slurm::TransportClass;
+
+TEST(Decisions, EverySubmitFailureIsResentLookedUpOrRefused) {
+  struct Row {
+    std::string_view code;
+    TransportClass transport;
+    SubmitFailure expected;
+  };
+  const std::vector<Row> rows = {
+      {slurm::kErrNotSent, TransportClass::kNotSent, SubmitFailure::kResend},
+      {slurm::kErrAuthFailed, TransportClass::kRejected, SubmitFailure::kResend},
+      {slurm::kErrTokenUnavailable, TransportClass::kNotSent, SubmitFailure::kResend},
+      {slurm::kErrConfig, TransportClass::kNotSent, SubmitFailure::kResend},
+      {slurm::kErrOutcomeUnknown, TransportClass::kUnknown, SubmitFailure::kLookUp},
+      {slurm::kErrServerError, TransportClass::kRejected, SubmitFailure::kLookUp},
+      {slurm::kErrBadResponse, TransportClass::kUnknown, SubmitFailure::kLookUp},
+      {slurm::kErrRejected, TransportClass::kRejected, SubmitFailure::kRefused},
+      {slurm::kErrBadResponse, TransportClass::kRejected, SubmitFailure::kRefused},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(std::string(row.code) + "/" + slurm::toString(row.transport));
+    EXPECT_EQ(classifySubmitFailure(slurm::makeSlurmError(row.code, "submit", "x", row.transport)),
+              row.expected);
+  }
+}
+
+TEST(Decisions, OnlyIoAndAnUnreadableArtifactMayPass) {
+  auto errors = [](const char* code) { return Errors{{code, "", "x"}}; };
+  EXPECT_TRUE(stagingMayPass(errors(staging::codes::kIo)));
+  EXPECT_TRUE(stagingMayPass(errors(catalog::codes::kArtifactUnreadable)));
+  EXPECT_FALSE(stagingMayPass(errors(catalog::codes::kArtifactSha256Mismatch)));
+  EXPECT_FALSE(stagingMayPass(errors(catalog::codes::kArtifactMissing)));
+  EXPECT_FALSE(stagingMayPass(errors(codes::kStagedAttemptInvalid)));
+  EXPECT_FALSE(stagingMayPass({}));
+}
+
+slurm::JobRecord record(uint64_t id, int64_t submitted, std::optional<int> offset = std::nullopt,
+                        uint64_t leader = 0) {
+  slurm::JobRecord r;
+  r.job_id = id;
+  r.sluid = "s" + std::to_string(id);
+  r.submit_time = {true, false, submitted};
+  if (offset) {
+    r.het_job_id = {true, false, static_cast<int64_t>(leader)};
+    r.het_job_offset = {true, false, *offset};
+  }
+  return r;
+}
+
+std::vector<uint64_t> ids(const std::vector<slurm::JobRecord>& records) {
+  std::vector<uint64_t> out;
+  for (const auto& r : records) out.push_back(r.job_id);
+  return out;
+}
+
+TEST(Decisions, TheEarliestSubmittedJobIsAdoptedThenTheLowestId) {
+  struct Row {
+    std::string name;
+    std::vector<slurm::JobRecord> records;
+    std::vector<uint64_t> adopted;
+    std::vector<uint64_t> duplicates;
+    int duplicate_jobs;
+  };
+  const std::vector<Row> rows = {
+      {"none", {}, {}, {}, 0},
+      {"one", {record(7, 100)}, {7}, {}, 0},
+      {"two, lower id first", {record(7, 100), record(8, 100)}, {7}, {8}, 1},
+      {"two, earlier time wins over a lower id", {record(7, 200), record(8, 100)}, {8}, {7}, 1},
+      {"three", {record(9, 300), record(7, 100), record(8, 200)}, {7}, {8, 9}, 2},
+      {"a het job twice",
+       {record(10, 100, 0, 10), record(11, 100, 1, 10), record(12, 100, 0, 12),
+        record(13, 100, 1, 12)},
+       {10, 11},
+       {12, 13},
+       1},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    const TokenChoice choice = chooseByToken(row.records);
+    EXPECT_EQ(ids(choice.adopted), row.adopted);
+    auto dup = ids(choice.duplicates);
+    std::sort(dup.begin(), dup.end());
+    EXPECT_EQ(dup, row.duplicates);
+    EXPECT_EQ(choice.duplicate_jobs, row.duplicate_jobs);
+    if (!row.duplicates.empty()) {
+      const std::string text = choice.describe({});
+      for (uint64_t id : row.duplicates) {
+        EXPECT_NE(text.find("s" + std::to_string(id)), std::string::npos) << text;
+      }
+    }
+  }
+}
+
+TEST(Decisions, ARequeueUnderANewSluidFailsTheAttemptAsInfrastructure) {
+  slurm::JobRecord r = record(7, 100);
+  r.sluid = "sNEW";
+  r.job_state = {"PENDING"};
+  r.state_reason = "BeginTime";
+  const AttemptVerdict v = requeuedUnderNewSluid({r});
+  EXPECT_EQ(v.phase, store::AttemptPhase::kFailed);
+  EXPECT_EQ(v.cause, store::EndCause::kInfrastructure);
+  EXPECT_EQ(v.requeued, std::vector<int>{0});
+  EXPECT_NE(v.reason.find("sNEW"), std::string::npos);
+  EXPECT_NE(v.reason.find("BeginTime"), std::string::npos);
+  const AttemptVerdict held = holdForCancel(v, "the requeued Slurm job");
+  EXPECT_EQ(held.phase, store::AttemptPhase::kReleasing);
+  EXPECT_EQ(held.cause, store::EndCause::kInfrastructure);
+}
+
+// A job on its first attempt, both with the reason "running".
+store::JobView oneAttempt(store::JobPhase job, store::AttemptPhase attempt) {
+  store::JobView view;
+  view.job.id = "hello-1a2b3c4d";
+  view.job.phase = job;
+  view.job.reason = "running";
+  store::AttemptRecord a;
+  a.number = 1;
+  a.phase = attempt;
+  a.reason = "running";
+  a.submit_token = "tp-x";
+  view.attempts.push_back(a);
+  return view;
+}
+
+// ChangeBuilder: a phase moves only through the state machine's checks — an edit cannot move
+// it, and an illegal move fails the whole change.
+TEST(ChangeBuilderRules, AnEditCannotMoveAPhaseAndAnIllegalMoveFailsTheBuild) {
+  const store::JobView view = oneAttempt(store::JobPhase::kQueued, store::AttemptPhase::kQueued);
+
+  ChangeBuilder edit(view, 5);
+  edit.editAttempt(1, [](store::AttemptRecord& r) {
+    r.phase = store::AttemptPhase::kSucceeded;  // ignored
+    r.lookups = 4;
+  });
+  auto change = edit.build();
+  ASSERT_TRUE(change);
+  ASSERT_EQ(change->attempts.size(), 1u);
+  EXPECT_EQ(change->attempts[0].phase, store::AttemptPhase::kQueued);
+  EXPECT_EQ(change->attempts[0].lookups, 4);
+  EXPECT_TRUE(change->events.empty());
+
+  ChangeBuilder illegal(view, 5);
+  illegal.moveJob(store::JobPhase::kPending, "back to the start");
+  auto refused = illegal.build();
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, codes::kIllegalTransition);
+}
+
+TEST(Decisions, AFetchPlanReadsChangedFirstThenUnverifiedThenABoundedShareOfRefreshes) {
+  const int64_t now = 10'000'000;
+  const FetchLimits limits{10'000, 3'600'000, 64};
+  std::vector<FetchNeed> needs = {
+      {FetchReason::kNone, now - 1'000},      // 0: verified recently: nothing
+      {FetchReason::kNone, std::nullopt},     // 1: unverified
+      {FetchReason::kChanged, now - 1'000},   // 2: changed
+      {FetchReason::kNone, now - 4'000'000},  // 3: refresh due (newer)
+      {FetchReason::kNone, now - 5'000'000},  // 4: refresh due (older): first
+      {FetchReason::kMustAct, now - 1'000},   // 5: survivors to cancel
+  };
+  const FetchPlan plan = planFetches(needs, now, limits);
+  // 6 jobs × 10 s / 1 h → a budget of one refresh per cycle, the oldest.
+  const std::vector<std::pair<size_t, FetchReason>> expected = {{2, FetchReason::kChanged},
+                                                                {5, FetchReason::kMustAct},
+                                                                {1, FetchReason::kUnverified},
+                                                                {4, FetchReason::kRefresh}};
+  EXPECT_EQ(plan.fetch, expected);
+  EXPECT_FALSE(plan.use_listing);
+  EXPECT_TRUE(planFetches({}, now, limits).fetch.empty());
+
+  std::vector<FetchNeed> many(65, FetchNeed{FetchReason::kChanged, now});
+  EXPECT_TRUE(planFetches(many, now, limits).use_listing);
+  many.pop_back();
+  EXPECT_FALSE(planFetches(many, now, limits).use_listing);
+}
+
+TEST(Decisions, AChangeIsANoOpOnlyWhenItStoresNothingNew) {
+  const store::JobView view = oneAttempt(store::JobPhase::kRunning, store::AttemptPhase::kRunning);
+  const store::AttemptRecord& a = view.attempts.back();
+
+  auto observed = [&](auto edit) {
+    store::AttemptRecord o = a;
+    edit(o);
+    AttemptVerdict v;
+    v.phase = o.phase;
+    v.reason = o.reason;
+    auto change = applyVerdict(view, o, v, spec::RetryPolicy{}, 5);
+    EXPECT_TRUE(change);
+    return change ? isNoOp(*change, view) : false;
+  };
+  // The job's updated_ms moves with every change; that alone is nothing new.
+  EXPECT_TRUE(observed([](store::AttemptRecord&) {}));
+  EXPECT_FALSE(observed([](store::AttemptRecord& o) { o.reason = "running on cpu2"; }));
+  EXPECT_FALSE(observed([](store::AttemptRecord& o) { o.missing_polls = 1; }));
+  EXPECT_FALSE(
+      observed([](store::AttemptRecord& o) { o.phase = store::AttemptPhase::kReleasing; }));
+}
+
+}  // namespace
+}  // namespace tuneplane::control
