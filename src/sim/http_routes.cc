@@ -334,11 +334,14 @@ void SimulatorImpl::routeJobUpdate(const std::string& id, const httplib::Request
     if (job->base_state == "PENDING") {
       job->request.hold = *h;
       job->reason = *h ? "JobHeldUser" : "None";
+      job->state_description.clear();
     }
   }
   if (body.contains("comment") && body["comment"].is_string())
     job->request.comment = body["comment"];
   if (body.contains("name") && body["name"].is_string()) job->request.name = body["name"];
+  if (const auto r = body.find("requeue"); r != body.end() && r->is_boolean())
+    job->request.requeue = *r;  // scontrol update Requeue=1 (requeueJob does not need it)
   if (body.contains("time_limit")) {
     const json& t = body["time_limit"];
     if (t.is_number()) job->request.time_limit_min = t.get<int64_t>();

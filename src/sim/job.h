@@ -94,10 +94,10 @@ struct Job {
   // run; at the epilog's end the job pends again with a new SLUID (Slurm's
   // batch_requeue_fini), not eligible before `begin_after` (reason BeginTime), or held.
   bool requeuing = false;
-  bool requeue_hold = false;  // the requeue holds it: flag REQUEUE_HOLD, reason JobHeldUser
   std::chrono::steady_clock::time_point begin_after{};
-  int restart_count = 0;     // restart_cnt: how many times it was requeued
-  std::string stuck_reason;  // Simulator::neverStart: pends with this reason, never starts
+  int restart_count = 0;          // restart_cnt: how many times it was requeued
+  std::string state_description;  // e.g. "job requeued in held state"
+  std::string stuck_reason;       // Simulator::neverStart: pends with this reason, never starts
 
   bool finished() const { return base_state != "PENDING" && base_state != "RUNNING"; }
   bool isHet() const { return het_job_id != 0; }

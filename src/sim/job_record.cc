@@ -71,10 +71,9 @@ json noVal(int64_t number, bool set) {
 }
 
 json jobStateArray(const Job& job) {
-  // Flags in job_state_string's order.
+  // A requeue shows no REQUEUED or REQUEUE_HOLD flag (17_requeue_running, 17b): slurmctld
+  // sets them only inside the requeue RPC.
   json state = json::array({job.base_state});
-  if (job.requeue_hold && !job.requeuing && job.base_state == "PENDING")
-    state.push_back("REQUEUE_HOLD");
   if (job.completing) state.push_back("COMPLETING");
   return state;
 }
@@ -204,6 +203,7 @@ json jobRecord(const Job& job, const ClusterConfig& cluster) {
   r["priority"] = noVal(q.hold ? 0 : 1);
   r["requeue"] = q.requeue;
   r["restart_cnt"] = job.restart_count;
+  r["state_description"] = job.state_description;
   r["step_id"]["sluid"] = formatSluid(job.sluid);
   r["step_id"]["job_id"] = noVal(job.id);
   r["state_reason"] = job.reason;

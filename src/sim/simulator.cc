@@ -212,11 +212,16 @@ Status SimulatorImpl::requeueJob(const std::string& id, bool hold) {
   if (leader.base_state != "RUNNING" || leader.completing)
     return fail("sim.requeue", "job", "job " + id + " is not running");
   // Like _job_requeue_op: the job is PENDING again at once, COMPLETING while its step is
-  // killed and the epilog runs; its reason stays what it was.
-  beginKillLocked(leader, "PENDING", leader.reason, SIGTERM);
+  // killed and the epilog runs, restart_cnt counts it; held at once for requeuehold, else
+  // its reason stays what it was.
+  beginKillLocked(leader, "PENDING", hold ? "JobHeldUser" : leader.reason, SIGTERM);
   for (Job* c : componentsLocked(leader)) {
     c->requeuing = true;
-    c->requeue_hold = hold;
+    ++c->restart_count;
+    if (hold) {
+      c->request.hold = true;
+      c->state_description = "job requeued in held state";
+    }
   }
   wake_.notify_all();
   return ok();
@@ -453,14 +458,11 @@ void SimulatorImpl::finishRequeueLocked(Job& job) {
   job.alloc_mem_per_node = 0;
   job.kill_state.clear();
   job.pid = -1;
-  ++job.restart_count;
   job.begin_after = Clock::now() + options_.requeue_delay;
-  if (job.requeue_hold) {
-    job.request.hold = true;
-    job.reason = "JobHeldUser";
-  } else {
-    job.reason = "BeginTime";
-  }
+  // start_time reads as the new begin time, as slurmctld shows it.
+  job.start_time = job.submit_time +
+                   std::chrono::duration_cast<std::chrono::seconds>(options_.requeue_delay).count();
+  if (!job.request.hold) job.reason = "BeginTime";
 }
 
 void SimulatorImpl::cancelLocked(Job& leader) {
@@ -469,7 +471,6 @@ void SimulatorImpl::cancelLocked(Job& leader) {
     for (Job* c : componentsLocked(leader)) {
       c->base_state = "CANCELLED";
       c->requeuing = false;
-      c->requeue_hold = false;
       touchLocked(*c);
     }
     leader.kill_state = "CANCELLED";
@@ -526,7 +527,7 @@ void SimulatorImpl::finishProcessLocked(Job& leader, bool signaled, int code) {
       c->reason = reason;
       c->end_time = now;
     }
-    c->exit_code = exit;
+    if (!c->requeuing) c->exit_code = exit;  // a requeue's kill leaves exit_code as it was
     c->completing = true;
     c->epilog_end = epilog_end;
     touchLocked(*c);

@@ -96,11 +96,20 @@ TEST_F(SlurmFaultTest, RequeueHoldStaysHeldUntilReleased) {
   const int id = submit(jobBody("sleep 300"));
   const std::string num = std::to_string(id);
   ASSERT_TRUE(waitState(num, {"RUNNING"}));
+  const std::string before = sluidOf(num);
   ASSERT_TRUE(sim_->requeueJob(num, true));
-  ASSERT_TRUE(waitState(num, {"PENDING", "REQUEUE_HOLD"}));
+  // Held at once (no REQUEUE_HOLD flag shows: 17b_requeue_hold), then a new SLUID.
   json record = job(num)[0];
+  EXPECT_EQ(record["job_state"], json::array({"PENDING", "COMPLETING"}));
+  EXPECT_EQ(record["state_reason"], "JobHeldUser");
+  EXPECT_EQ(record["state_description"], "job requeued in held state");
+  EXPECT_EQ(record["hold"], true);
+  EXPECT_EQ(record["restart_cnt"], 1);
+  ASSERT_TRUE(waitState(num, {"PENDING"}));
+  record = job(num)[0];
   EXPECT_EQ(record["state_reason"], "JobHeldUser");
   EXPECT_EQ(record["hold"], true);
+  EXPECT_NE(record["step_id"]["sluid"], before);
   auto released = post("/job/" + num, {{"hold", false}});
   ASSERT_TRUE(released);
   EXPECT_EQ(released->status, 200);
@@ -118,8 +127,8 @@ TEST_F(SlurmFaultTest, CancelDuringTheRequeueEndsItForGood) {
   EXPECT_TRUE(json::parse(res->body)["status"].empty()) << res->body;
   EXPECT_EQ(state(num), json::array({"CANCELLED", "COMPLETING"}));
   ASSERT_TRUE(waitState(num, {"CANCELLED"}));
-  EXPECT_EQ(sluidOf(num), sluid);  // never requeued: the SLUID did not change
-  EXPECT_EQ(job(num)[0]["restart_cnt"], 0);
+  EXPECT_EQ(sluidOf(num), sluid);            // never requeued: the SLUID did not change
+  EXPECT_EQ(job(num)[0]["restart_cnt"], 1);  // counted when the requeue began
 }
 
 TEST_F(SlurmFaultTest, CancelAfterTheRequeueNeedsTheNewSluid) {
@@ -128,11 +137,12 @@ TEST_F(SlurmFaultTest, CancelAfterTheRequeueNeedsTheNewSluid) {
   ASSERT_TRUE(waitState(num, {"RUNNING"}));
   const std::string before = sluidOf(num);
   ASSERT_TRUE(sim_->requeueJob(num, true));  // held, so it stays pending
-  ASSERT_TRUE(waitState(num, {"PENDING", "REQUEUE_HOLD"}));
+  ASSERT_TRUE(eventually([&] { return sluidOf(num) != before; }));
+  EXPECT_EQ(state(num), json::array({"PENDING"}));
   auto stale = del("/job/" + before);
   ASSERT_TRUE(stale);
   EXPECT_EQ(json::parse(stale->body)["status"][0]["error"]["code"], 2017);  // unknown job
-  EXPECT_EQ(state(num), json::array({"PENDING", "REQUEUE_HOLD"}));
+  EXPECT_EQ(state(num), json::array({"PENDING"}));
   auto res = del("/job/" + sluidOf(num));
   ASSERT_TRUE(res);
   EXPECT_TRUE(json::parse(res->body)["status"].empty()) << res->body;
@@ -208,7 +218,8 @@ TEST_F(SlurmFaultTest, AdminRouteSetsTheSlurmFaults) {
   EXPECT_FALSE(del("/job/" + std::to_string(id)));  // closed with no answer
   EXPECT_EQ(state(std::to_string(id)), json::array({"RUNNING"}));
   EXPECT_EQ(admin({{"requeue", {{"job", std::to_string(id)}, {"hold", true}}}}), 200);
-  EXPECT_TRUE(waitState(std::to_string(id), {"PENDING", "REQUEUE_HOLD"}));
+  EXPECT_TRUE(waitState(std::to_string(id), {"PENDING"}));
+  EXPECT_EQ(job(std::to_string(id))[0]["state_reason"], "JobHeldUser");
   EXPECT_EQ(admin({{"requeue", {{"job", std::to_string(id)}}}}), 409);  // not running now
 }
 
