@@ -71,10 +71,11 @@ class Simulator {
   virtual void duplicateNextSubmits(int count) = 0;
   // Requeues a running job as slurmctld does for `scontrol requeue` (`hold`: `requeuehold`),
   // whatever its `requeue` field (as PrologFlags=ForceRequeueOnFail does): the batch step
-  // is killed; the job reads [PENDING,COMPLETING] through the epilog, then gets a NEW SLUID
-  // (same numeric id) and pends on BeginTime for requeue_delay before it may run again — or,
-  // held, [PENDING,REQUEUE_HOLD] on JobHeldUser. A DELETE while it is completing cancels it
-  // for good ([CANCELLED,COMPLETING]). `job` is a numeric id or a SLUID.
+  // is killed; the job reads [PENDING,COMPLETING] through the epilog (restart_cnt + 1; held:
+  // JobHeldUser at once), then gets a NEW SLUID (same numeric id) and pends on BeginTime for
+  // requeue_delay before it may run again, or held until released. No REQUEUED or
+  // REQUEUE_HOLD flag shows, as on the real 26.05.3 (transcripts 17, 17b). A DELETE while it
+  // is completing cancels it for good ([CANCELLED,COMPLETING]). `job`: numeric id or SLUID.
   virtual Status requeueJob(const std::string& job, bool hold) = 0;
   // The next `count` DELETEs of `job` (named by its numeric id or SLUID; one het component
   // alone) get no answer: nothing is cancelled, and the connection is held `hold` (or until
