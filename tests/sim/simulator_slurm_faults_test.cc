@@ -223,5 +223,18 @@ TEST_F(SlurmFaultTest, AdminRouteSetsTheSlurmFaults) {
   EXPECT_EQ(admin({{"requeue", {{"job", std::to_string(id)}}}}), 409);  // not running now
 }
 
+// --duplicate-submits N (SimulatorOptions::duplicate_submits): the first N submits.
+class DuplicateOptionTest : public SimFixture {
+  void tune(SimulatorOptions& options) override { options.duplicate_submits = 1; }
+};
+
+TEST_F(DuplicateOptionTest, TheFirstSubmitIsCarriedOutTwice) {
+  submit(jobBody("true", {{"comment", "token-first"}, {"hold", true}}));
+  submit(jobBody("true", {{"comment", "token-next"}, {"hold", true}}));
+  const json listing = json::parse(get("/jobs/")->body);
+  EXPECT_EQ(jobsWithComment(listing, "token-first").size(), 2u);
+  EXPECT_EQ(jobsWithComment(listing, "token-next").size(), 1u);
+}
+
 }  // namespace
 }  // namespace tuneplane::sim::testing
