@@ -220,6 +220,12 @@ void SimulatorImpl::routeSubmit(const httplib::Request& req, httplib::Response& 
   }
   uint32_t leader = 0;
   submitLocked(outcome.plan, user, &leader);
+  if (duplicate_submits_ > 0) {  // the proxy's second copy of the same POST
+    --duplicate_submits_;
+    uint32_t copy = 0;
+    submitLocked(outcome.plan, user, &copy);
+  }
+  if (stuck_submits_ > 0) --stuck_submits_;  // both copies of one POST never start
   const bool drop = drop_submits_ > 0;
   if (drop) --drop_submits_;
   lock.unlock();
@@ -276,13 +282,24 @@ void SimulatorImpl::routeJobDelete(const std::string& id, const httplib::Request
   if (!validJobId(id))
     return sendJson(res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
   const int sig = signalNumber(req.get_param_value("signal"));
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   Job* job = findLocked(id.substr(0, id.find('.')));
   if (!job) {
     return sendJson(res, 200, {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
   }
-  Job& lead = job->isHet() && jobs_.count(job->het_job_id) ? jobs_[job->het_job_id] : *job;
-  if (lead.finished() || lead.completing) {
+  if (stallDeleteLocked(lock, *job)) {  // a cancel that times out: no answer, nothing done
+    lock.unlock();
+    dropConnection(req);
+    res.status = 500;
+    return;
+  }
+  job = findLocked(id.substr(0, id.find('.')));  // the table may have changed while stalled
+  if (!job) {
+    return sendJson(res, 200, {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
+  }
+  Job& lead = leaderLocked(*job);
+  // A requeue still completing is PENDING, not finished: a kill stops the requeue.
+  if (lead.finished() || (lead.completing && !lead.requeuing)) {
     return sendJson(
         res, 200,
         {{"status",
@@ -317,11 +334,14 @@ void SimulatorImpl::routeJobUpdate(const std::string& id, const httplib::Request
     if (job->base_state == "PENDING") {
       job->request.hold = *h;
       job->reason = *h ? "JobHeldUser" : "None";
+      job->state_description.clear();
     }
   }
   if (body.contains("comment") && body["comment"].is_string())
     job->request.comment = body["comment"];
   if (body.contains("name") && body["name"].is_string()) job->request.name = body["name"];
+  if (const auto r = body.find("requeue"); r != body.end() && r->is_boolean())
+    job->request.requeue = *r;  // scontrol update Requeue=1 (requeueJob does not need it)
   if (body.contains("time_limit")) {
     const json& t = body["time_limit"];
     if (t.is_number()) job->request.time_limit_min = t.get<int64_t>();
@@ -388,7 +408,9 @@ void SimulatorImpl::routeJobsDelete(const httplib::Request& req, httplib::Respon
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<uint32_t> targets;
   for (auto& [id, job] : jobs_) {
-    if (job.finished() || job.completing || (job.isHet() && job.het_offset != 0)) continue;
+    if (job.finished() || (job.completing && !job.requeuing) ||
+        (job.isHet() && job.het_offset != 0))
+      continue;
     bool match = true;
     if (body.contains("jobs") && body["jobs"].is_array()) {
       match = false;
@@ -559,6 +581,29 @@ void SimulatorImpl::handleAdmin(const httplib::Request& req, httplib::Response& 
     }
     if (body.value("restart", false)) restart();
     if (body.contains("pause_scheduling")) pauseScheduling(body["pause_scheduling"].get<bool>());
+    if (body.contains("duplicate_submits"))
+      duplicateNextSubmits(body["duplicate_submits"].get<int>());
+    auto record = [&errors](const Status& done) {
+      if (!done) errors.push_back(done.error().message);
+    };
+    if (body.contains("requeue")) {
+      const json& r = body["requeue"];
+      record(requeueJob(r.at("job").get<std::string>(), r.value("hold", false)));
+    }
+    if (body.contains("stall_deletes")) {
+      const json& d = body["stall_deletes"];
+      record(stallDeletes(d.at("job").get<std::string>(), d.value("count", 1),
+                          std::chrono::milliseconds(d.value("hold_ms", int64_t{30000}))));
+    }
+    if (body.contains("never_start")) {
+      const json& n = body["never_start"];
+      const std::string reason = n.value("reason", "BadConstraints");
+      if (n.contains("job")) {
+        record(neverStart(n["job"].get<std::string>(), reason));
+      } else {
+        neverStartNextSubmits(n.value("submits", 1), reason);
+      }
+    }
   } catch (const json::exception& e) {
     return sendText(res, 400, std::string("bad fault request: ") + e.what());
   }

@@ -90,6 +90,15 @@ struct Job {
   std::string stderr_expanded;
   bool purged = false;
 
+  // Requeue (Simulator::requeueJob): `requeuing` while the killed batch step and the epilog
+  // run; at the epilog's end the job pends again with a new SLUID (Slurm's
+  // batch_requeue_fini), not eligible before `begin_after` (reason BeginTime), or held.
+  bool requeuing = false;
+  std::chrono::steady_clock::time_point begin_after{};
+  int restart_count = 0;          // restart_cnt: how many times it was requeued
+  std::string state_description;  // e.g. "job requeued in held state"
+  std::string stuck_reason;       // Simulator::neverStart: pends with this reason, never starts
+
   bool finished() const { return base_state != "PENDING" && base_state != "RUNNING"; }
   bool isHet() const { return het_job_id != 0; }
 };

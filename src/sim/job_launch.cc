@@ -25,8 +25,10 @@ void SimulatorImpl::scheduleLocked() {
   // Every pending job in submit order gets a try (a FIFO with backfill of whatever fits):
   // a job that does not fit waits with reason Resources and holds nothing back.
   for (auto& [id, job] : jobs_) {
-    if (job.base_state != "PENDING" || job.request.hold) continue;
+    if (job.base_state != "PENDING" || job.request.hold || job.completing) continue;
     if (job.reason == "PartitionConfig") continue;     // can never start as asked
+    if (!job.stuck_reason.empty()) continue;           // neverStart
+    if (Clock::now() < job.begin_after) continue;      // requeued: BeginTime
     if (job.isHet() && job.het_offset != 0) continue;  // started with its leader
     std::vector<Job*> comps = componentsLocked(job);
     ClusterUsage trial = usage;

@@ -71,6 +71,8 @@ json noVal(int64_t number, bool set) {
 }
 
 json jobStateArray(const Job& job) {
+  // A requeue shows no REQUEUED or REQUEUE_HOLD flag (17_requeue_running, 17b): slurmctld
+  // sets them only inside the requeue RPC.
   json state = json::array({job.base_state});
   if (job.completing) state.push_back("COMPLETING");
   return state;
@@ -200,6 +202,8 @@ json jobRecord(const Job& job, const ClusterConfig& cluster) {
   r["hold"] = q.hold;
   r["priority"] = noVal(q.hold ? 0 : 1);
   r["requeue"] = q.requeue;
+  r["restart_cnt"] = job.restart_count;
+  r["state_description"] = job.state_description;
   r["step_id"]["sluid"] = formatSluid(job.sluid);
   r["step_id"]["job_id"] = noVal(job.id);
   r["state_reason"] = job.reason;

@@ -43,6 +43,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--fail-submits", options.fail_submits,
                  "drop the HTTP response of the first N submits (after the job is created)");
+  app.add_option("--duplicate-submits", options.duplicate_submits,
+                 "carry out each of the first N submits twice (two jobs, one comment)");
+  int64_t requeue_delay_ms = options.requeue_delay.count();
+  app.add_option("--requeue-delay-ms", requeue_delay_ms,
+                 "how long a requeued job pends on BeginTime before it may run again")
+      ->capture_default_str();
   app.add_option("--latency-ms", latency_ms, "delay added to every request");
   app.add_option("--kill-wait-ms", kill_wait_ms, "SIGTERM→SIGKILL grace on cancel/timeout")
       ->capture_default_str();
@@ -54,6 +60,7 @@ int main(int argc, char** argv) {
   options.min_job_age = std::chrono::seconds(min_job_age);
   options.latency = std::chrono::milliseconds(latency_ms);
   options.kill_wait = std::chrono::milliseconds(kill_wait_ms);
+  options.requeue_delay = std::chrono::milliseconds(requeue_delay_ms);
   options.minute = std::chrono::milliseconds(static_cast<int64_t>(minute_seconds * 1000));
   if (!cluster_file.empty()) options.cluster_file = cluster_file;
   if (!state_dir.empty()) options.state_dir = state_dir;

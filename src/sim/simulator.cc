@@ -77,6 +77,7 @@ SimulatorImpl::SimulatorImpl(SimulatorOptions options, ClusterConfig cluster, st
       own_state_dir_(own_state_dir),
       sluids_(cluster_.cluster_id) {
   drop_submits_ = options_.fail_submits;
+  duplicate_submits_ = options_.duplicate_submits;
   latency_ = options_.latency;
 }
 
@@ -190,12 +191,81 @@ Status SimulatorImpl::endJob(const std::string& id, const std::string& base_stat
   std::lock_guard<std::mutex> lock(mu_);
   Job* job = findLocked(id);
   if (!job) return fail("sim.end_job", "job", "unknown job " + id);
-  Job& leader = job->isHet() && jobs_.count(job->het_job_id) ? jobs_[job->het_job_id] : *job;
+  Job& leader = leaderLocked(*job);
   if (leader.base_state != "RUNNING")
     return fail("sim.end_job", "job", "job " + id + " is not running");
   beginKillLocked(leader, base_state, reason->second, SIGKILL);
   wake_.notify_all();
   return ok();
+}
+
+void SimulatorImpl::duplicateNextSubmits(int count) {
+  std::lock_guard<std::mutex> lock(mu_);
+  duplicate_submits_ = count;
+}
+
+Status SimulatorImpl::requeueJob(const std::string& id, bool hold) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Job* job = findLocked(id);
+  if (!job) return fail("sim.requeue", "job", "unknown job " + id);
+  Job& leader = leaderLocked(*job);
+  if (leader.base_state != "RUNNING" || leader.completing)
+    return fail("sim.requeue", "job", "job " + id + " is not running");
+  // Like _job_requeue_op: the job is PENDING again at once, COMPLETING while its step is
+  // killed and the epilog runs, restart_cnt counts it; held at once for requeuehold, else
+  // its reason stays what it was.
+  beginKillLocked(leader, "PENDING", hold ? "JobHeldUser" : leader.reason, SIGTERM);
+  for (Job* c : componentsLocked(leader)) {
+    c->requeuing = true;
+    ++c->restart_count;
+    if (hold) {
+      c->request.hold = true;
+      c->state_description = "job requeued in held state";
+    }
+  }
+  wake_.notify_all();
+  return ok();
+}
+
+Status SimulatorImpl::stallDeletes(const std::string& id, int count,
+                                   std::chrono::milliseconds hold) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Job* job = findLocked(id);
+  if (!job) return fail("sim.stall_deletes", "job", "unknown job " + id);
+  stalled_deletes_[job->id] = StalledDeletes{count, hold};
+  return ok();
+}
+
+bool SimulatorImpl::stallDeleteLocked(std::unique_lock<std::mutex>& lock, const Job& job) {
+  const auto it = stalled_deletes_.find(job.id);
+  if (it == stalled_deletes_.end() || it->second.count <= 0) return false;
+  --it->second.count;
+  const auto until = Clock::now() + it->second.hold;
+  wake_.wait_until(lock, until, [this] { return stopping_.load(); });
+  return true;
+}
+
+Status SimulatorImpl::neverStart(const std::string& id, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Job* job = findLocked(id);
+  if (!job) return fail("sim.never_start", "job", "unknown job " + id);
+  Job& leader = leaderLocked(*job);
+  if (leader.base_state != "PENDING" || leader.completing)
+    return fail("sim.never_start", "job", "job " + id + " is not pending");
+  for (Job* c : componentsLocked(leader)) {
+    c->stuck_reason = reason;
+    c->reason = reason.empty() ? "None" : reason;
+    touchLocked(*c);
+  }
+  scheduleLocked();
+  wake_.notify_all();
+  return ok();
+}
+
+void SimulatorImpl::neverStartNextSubmits(int count, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  stuck_submits_ = count;
+  stuck_submit_reason_ = reason;
 }
 
 void SimulatorImpl::restart() {
@@ -246,6 +316,12 @@ Job* SimulatorImpl::findLocked(const std::string& id) {
   }
 }
 
+Job& SimulatorImpl::leaderLocked(Job& any) {
+  if (!any.isHet()) return any;
+  const auto leader = jobs_.find(any.het_job_id);
+  return leader == jobs_.end() ? any : leader->second;
+}
+
 std::vector<Job*> SimulatorImpl::componentsLocked(Job& any) {
   if (!any.isHet()) return {&any};
   std::vector<Job*> out;
@@ -280,6 +356,10 @@ nlohmann::json SimulatorImpl::submitLocked(const SubmitPlan& plan, const std::st
       job.het_offset = static_cast<uint32_t>(i);
     }
     if (!plan.pending_reason.empty()) job.reason = plan.pending_reason;
+    if (stuck_submits_ > 0) {
+      job.stuck_reason = stuck_submit_reason_;
+      job.reason = stuck_submit_reason_;
+    }
     if (job.request.hold) job.reason = "JobHeldUser";
     touchLocked(job);
     jobs_[id] = std::move(job);
@@ -347,6 +427,7 @@ void SimulatorImpl::tickLocked() {
       if (leader->pid > 0) continue;
       job.completing = false;
       job.resources_held = false;
+      if (job.requeuing) finishRequeueLocked(job);
       touchLocked(job);
     }
   }
@@ -365,7 +446,36 @@ void SimulatorImpl::tickLocked() {
   }
 }
 
+void SimulatorImpl::finishRequeueLocked(Job& job) {
+  job.requeuing = false;
+  job.sluid = sluids_.next(std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count());
+  job.submit_time = nowUnix();
+  job.start_time = job.end_time = 0;
+  job.alloc_nodes.clear();
+  job.alloc_cpus_per_node = job.alloc_gpus_per_node = 0;
+  job.alloc_mem_per_node = 0;
+  job.kill_state.clear();
+  job.pid = -1;
+  job.begin_after = Clock::now() + options_.requeue_delay;
+  // start_time reads as the new begin time, as slurmctld shows it.
+  job.start_time = job.submit_time +
+                   std::chrono::duration_cast<std::chrono::seconds>(options_.requeue_delay).count();
+  if (!job.request.hold) job.reason = "BeginTime";
+}
+
 void SimulatorImpl::cancelLocked(Job& leader) {
+  if (leader.requeuing) {
+    // job_signal on a requeue in progress: "prevent job requeue, otherwise preserve state".
+    for (Job* c : componentsLocked(leader)) {
+      c->base_state = "CANCELLED";
+      c->requeuing = false;
+      touchLocked(*c);
+    }
+    leader.kill_state = "CANCELLED";
+    return;
+  }
   if (leader.base_state != "PENDING") {
     beginKillLocked(leader, "CANCELLED", leader.reason, SIGTERM);
     return;
@@ -417,7 +527,7 @@ void SimulatorImpl::finishProcessLocked(Job& leader, bool signaled, int code) {
       c->reason = reason;
       c->end_time = now;
     }
-    c->exit_code = exit;
+    if (!c->requeuing) c->exit_code = exit;  // a requeue's kill leaves exit_code as it was
     c->completing = true;
     c->epilog_end = epilog_end;
     touchLocked(*c);

@@ -28,7 +28,11 @@ struct SimulatorOptions {
   std::chrono::milliseconds minute{60000};
   // Grace between SIGTERM and SIGKILL when a job is cancelled or times out (KillWait).
   std::chrono::milliseconds kill_wait{2000};
-  int fail_submits = 0;                  // --fail-submits: drop the next N submit responses
+  int fail_submits = 0;       // --fail-submits: drop the next N submit responses
+  int duplicate_submits = 0;  // --duplicate-submits: carry out the next N twice
+  // How long a requeued job waits (reason BeginTime) before it may start again: slurmctld's
+  // requeue_delay, by default the credential lifetime (120 s) plus one second.
+  std::chrono::milliseconds requeue_delay{121000};
   std::chrono::milliseconds latency{0};  // --latency-ms: added to every request
 };
 
@@ -61,6 +65,29 @@ class Simulator {
 
   // Where job scripts, stand-ins (bin/) and scratch live.
   virtual std::string stateDir() const = 0;
+  // The next `count` submits are each carried out twice, as behind a proxy that sends one
+  // POST twice: two jobs (consecutive ids, their own SLUIDs) from one body, so one comment
+  // (submit token). The answer names the first; dropNextSubmitResponses loses it.
+  virtual void duplicateNextSubmits(int count) = 0;
+  // Requeues a running job as slurmctld does for `scontrol requeue` (`hold`: `requeuehold`),
+  // whatever its `requeue` field (as PrologFlags=ForceRequeueOnFail does): the batch step
+  // is killed; the job reads [PENDING,COMPLETING] through the epilog (restart_cnt + 1; held:
+  // JobHeldUser at once), then gets a NEW SLUID (same numeric id) and pends on BeginTime for
+  // requeue_delay before it may run again, or held until released. No REQUEUED or
+  // REQUEUE_HOLD flag shows, as on the real 26.05.3 (transcripts 17, 17b). A DELETE while it
+  // is completing cancels it for good ([CANCELLED,COMPLETING]). `job`: numeric id or SLUID.
+  virtual Status requeueJob(const std::string& job, bool hold) = 0;
+  // The next `count` DELETEs of `job` (named by its numeric id or SLUID; one het component
+  // alone) get no answer: nothing is cancelled, and the connection is held `hold` (or until
+  // the simulator stops), then closed with no HTTP response — a cancel that timed out.
+  virtual Status stallDeletes(const std::string& job, int count,
+                              std::chrono::milliseconds hold) = 0;
+  // A pending job (every component of a het job) stays PENDING with `reason` (e.g.
+  // BadConstraints, PartitionConfig) and never starts; an empty `reason` lets it start again.
+  virtual Status neverStart(const std::string& job, const std::string& reason) = 0;
+  // The same for the jobs the next `count` submits create (before the scheduler sees them).
+  virtual void neverStartNextSubmits(int count, const std::string& reason) = 0;
+
   // Numeric ids of the jobs the simulator holds (tests use it to wait for purges).
   virtual size_t jobCount() const = 0;
 };

@@ -44,6 +44,11 @@ class SimulatorImpl final : public Simulator {
   Status endJob(const std::string& job, const std::string& base_state) override;
   void restart() override;
   void pauseScheduling(bool paused) override;
+  void duplicateNextSubmits(int count) override;
+  Status requeueJob(const std::string& job, bool hold) override;
+  Status stallDeletes(const std::string& job, int count, std::chrono::milliseconds hold) override;
+  Status neverStart(const std::string& job, const std::string& reason) override;
+  void neverStartNextSubmits(int count, const std::string& reason) override;
   std::string stateDir() const override { return state_dir_; }
   size_t jobCount() const override;
 
@@ -57,6 +62,7 @@ class SimulatorImpl final : public Simulator {
   void touchLocked(Job& job);
   Job* findLocked(const std::string& id_or_sluid);
   std::vector<Job*> componentsLocked(Job& any);  // the het job's components, or {job}
+  Job& leaderLocked(Job& any);                   // the het job's leader, or the job itself
   void tickLocked();
   void scheduleLocked();
   bool startLocked(std::vector<Job*> comps);
@@ -65,6 +71,11 @@ class SimulatorImpl final : public Simulator {
   // SIGTERM and goes through COMPLETING. REQUIRES: mu_ held.
   void cancelLocked(Job& leader);
   void finishProcessLocked(Job& leader, bool signaled, int code);
+  // The end of a requeue, once the epilog is done (Slurm's batch_requeue_fini): a new SLUID,
+  // no allocation, a new submit time, and BeginTime (or held) before it may run again.
+  void finishRequeueLocked(Job& job);
+  // A DELETE stalled by stallDeletes: true when `job` is named by one; waits out the hold.
+  bool stallDeleteLocked(std::unique_lock<std::mutex>& lock, const Job& job);
   json submitLocked(const SubmitPlan& plan, const std::string& user, uint32_t* leader_id);
   void leaveRejectedLocked(const SubmitRejection& rejection, const std::string& user);
   void tickerLoop();
@@ -112,7 +123,15 @@ class SimulatorImpl final : public Simulator {
   int fail_status_ = 500;
   std::chrono::milliseconds latency_{0};
   bool scheduling_paused_ = false;
-  int64_t token_cutoff_ = 0;           // tokens issued before this are expired
+  int duplicate_submits_ = 0;
+  int stuck_submits_ = 0;
+  std::string stuck_submit_reason_;
+  struct StalledDeletes {
+    int count = 0;
+    std::chrono::milliseconds hold{0};
+  };
+  std::map<uint32_t, StalledDeletes> stalled_deletes_;  // by numeric id
+  int64_t token_cutoff_ = 0;                            // tokens issued before this are expired
   std::set<std::string> seen_tokens_;  // tokens used so far (expireTokens refuses them)
   std::set<std::string> expired_tokens_;
 

@@ -25,8 +25,11 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <nlohmann/json.hpp>
+
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
+#include "common/jwt.h"
 #include "control/attempt_files.h"
 #include "control/attempt_launcher.h"
 #include "control/job_service.h"
@@ -39,6 +42,7 @@
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
+#include "support/subprocess.h"
 
 namespace tuneplane::control {
 namespace {
@@ -177,6 +181,45 @@ class LiveReconciler : public ::testing::Test {
     return trail;
   }
 
+  // Slurm's own answer to GET `path` (under /slurm/v0.0.45), straight from slurmrestd and
+  // read as JSON, so the assertions below depend on Slurm alone; null when it did not
+  // answer 200.
+  nlohmann::json slurmGet(const std::string& path) {
+    std::string token;
+    if (live_.token_file) {
+      token = readFile(*live_.token_file);
+      while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
+    } else {
+      const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+      token = jwt::mintHs256({user_, now, now + 600}, readFile(*live_.key_file));
+    }
+    httplib::Client client(url_);
+    client.set_connection_timeout(10, 0);  // bounds on a hung server, not timing checks
+    client.set_read_timeout(30, 0);
+    auto res =
+        client.Get(("/slurm/v0.0.45" + path).c_str(),
+                   httplib::Headers{{"X-SLURM-USER-NAME", user_}, {"X-SLURM-USER-TOKEN", token}});
+    if (!res || res->status != 200) return nullptr;
+    return nlohmann::json::parse(res->body, nullptr, false);
+  }
+
+  // Slurm's records (single jobs and het leaders) whose comment is `token`, in id order.
+  std::vector<nlohmann::json> slurmRecordsWithToken(const std::string& token) {
+    std::vector<nlohmann::json> out;
+    const nlohmann::json listing = slurmGet("/jobs/");
+    EXPECT_TRUE(listing.is_object()) << "no job listing from slurmrestd";
+    if (!listing.is_object()) return out;
+    for (const auto& j : listing["jobs"]) {
+      if (j.value("comment", "") == token && j["het_job_offset"].value("number", 0) == 0)
+        out.push_back(j);
+    }
+    std::sort(out.begin(), out.end(),
+              [](const auto& a, const auto& b) { return a["job_id"] < b["job_id"]; });
+    return out;
+  }
+
   live::Live live_;
   std::string url_, user_, shared_;
   std::string dir_;
@@ -243,15 +286,24 @@ class SubmitAnswerDropper {
       for (const char* name : {"X-SLURM-USER-NAME", "X-SLURM-USER-TOKEN"}) {
         if (req.has_header(name)) headers.emplace(name, req.get_header_value(name));
       }
-      httplib::Result answer = req.method == "POST"     ? client.Post(req.target.c_str(), headers,
-                                                                      req.body, "application/json")
-                               : req.method == "DELETE" ? client.Delete(req.target.c_str(), headers)
-                                                        : client.Get(req.target.c_str(), headers);
+      auto send = [&] {
+        return req.method == "POST"
+                   ? client.Post(req.target.c_str(), headers, req.body, "application/json")
+               : req.method == "DELETE" ? client.Delete(req.target.c_str(), headers)
+                                        : client.Get(req.target.c_str(), headers);
+      };
+      httplib::Result answer = send();
+      const bool submit = req.method == "POST" && req.path.ends_with("/job/submit");
+      if (answer && submit && twice_.exchange(false)) {
+        // A proxy that retries the POST: the real server carries it out a second time.
+        answer = send();
+        ++duplicated_;
+      }
       if (!answer) {
         res.status = 502;
         return;
       }
-      if (req.method == "POST" && req.path.ends_with("/job/submit") && drop_.exchange(false)) {
+      if (submit && drop_.exchange(false)) {
         ++dropped_;
         std::this_thread::sleep_for(kHoldBack);  // the client gives up first
       }
@@ -277,7 +329,13 @@ class SubmitAnswerDropper {
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
   bool running() const { return port_ > 0 && server_.is_running(); }
   void dropNextSubmitAnswer() { drop_ = true; }
+  // The next submit is sent to slurmrestd twice (two jobs, one token) and its answer lost.
+  void duplicateNextSubmitAndDropTheAnswer() {
+    twice_ = true;
+    drop_ = true;
+  }
   int dropped() const { return dropped_.load(); }
+  int duplicated() const { return duplicated_.load(); }
 
  private:
   std::string upstream_;
@@ -285,7 +343,9 @@ class SubmitAnswerDropper {
   int port_ = -1;
   std::thread thread_;
   std::atomic<bool> drop_{false};
+  std::atomic<bool> twice_{false};
   std::atomic<int> dropped_{0};
+  std::atomic<int> duplicated_{0};
 };
 
 class LiveLostReceipt : public LiveReconciler {
@@ -339,6 +399,152 @@ TEST_F(LiveLostReceipt, ADroppedSubmitAnswerIsFoundByItsTokenAndRunsExactlyOnce)
   const std::vector<std::string> trail = jobTrail(id);
   EXPECT_NE(std::find(trail.begin(), trail.end(), "SubmitUnknown"), trail.end());
   EXPECT_EQ(trail.back(), "Succeeded");
+}
+
+std::string upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Issue 17: a proxy sends one submit twice and loses the answer, so while the attempt is
+// SubmitUnknown two Slurm jobs carry its token. The attempt adopts the earliest (lowest
+// submit time, then lowest id) and cancels the other by its SLUID; only one runs to the end.
+TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurvives) {
+  makeReconciler();
+  const std::string id = submit("echo run; sleep 20");
+  ASSERT_FALSE(id.empty());
+  proxy_->duplicateNextSubmitAndDropTheAnswer();
+
+  reconciler_->tick();
+  ASSERT_EQ(proxy_->duplicated(), 1);
+  ASSERT_EQ(proxy_->dropped(), 1);
+  store::JobView view = stored(id);
+  ASSERT_EQ(view.job.phase, store::JobPhase::kSubmitUnknown) << view.job.reason;
+  const std::string token = view.attempts.front().submit_token;
+  std::vector<nlohmann::json> twins = slurmRecordsWithToken(token);
+  ASSERT_EQ(twins.size(), 2u) << "the proxy did not make two jobs";
+  const auto earliest = [](const nlohmann::json& a, const nlohmann::json& b) {
+    const int64_t ta = a["submit_time"].value("number", int64_t{0});
+    const int64_t tb = b["submit_time"].value("number", int64_t{0});
+    return ta != tb ? ta < tb : a["job_id"] < b["job_id"];
+  };
+  const nlohmann::json first = earliest(twins[0], twins[1]) ? twins[0] : twins[1];
+  const nlohmann::json second = earliest(twins[0], twins[1]) ? twins[1] : twins[0];
+  const std::string kept = first["step_id"]["sluid"], dropped = second["step_id"]["sluid"];
+
+  view = tickUntilTerminal(id);
+  ASSERT_EQ(view.job.phase, store::JobPhase::kSucceeded) << view.job.reason;
+  ASSERT_EQ(view.attempts.size(), 1u);
+  ASSERT_EQ(view.attempts.front().components.size(), 1u);
+  EXPECT_EQ(upper(view.attempts.front().components.front().sluid), upper(kept));
+
+  // In Slurm: the adopted one COMPLETED, the other CANCELLED (both still listed: MinJobAge).
+  twins = slurmRecordsWithToken(token);
+  ASSERT_EQ(twins.size(), 2u);
+  for (const auto& j : twins) {
+    const std::string sluid = j["step_id"]["sluid"];
+    const std::string base = j["job_state"][0];
+    if (upper(sluid) == upper(kept)) {
+      EXPECT_EQ(base, "COMPLETED") << j["job_state"].dump();
+    } else {
+      EXPECT_EQ(upper(sluid), upper(dropped));
+      EXPECT_EQ(base, "CANCELLED") << j["job_state"].dump();
+    }
+  }
+  // The job's history names the duplicate that was cancelled.
+  auto events = store_->events(id);
+  ASSERT_TRUE(events);
+  bool named = false;
+  for (const auto& e : *events)
+    named = named || upper(e.reason).find(upper(dropped)) != std::string::npos;
+  EXPECT_TRUE(named) << "no event names the cancelled duplicate " << dropped;
+}
+
+// The slurm.conf of the test cluster, for scontrol: TUNEPLANE_LIVE_SLURM_CONF, or
+// SLURM_CONF, or where testcluster/up.sh writes it (etc/ beside the token file, or the JWT
+// key's folder). Empty when none exists.
+std::string liveSlurmConf(const live::Live& live) {
+  namespace fs = std::filesystem;
+  for (const char* name : {"TUNEPLANE_LIVE_SLURM_CONF", "SLURM_CONF"}) {
+    if (auto named = live::env(name)) return *named;
+  }
+  std::vector<fs::path> guesses;
+  if (live.token_file)
+    guesses.push_back(fs::path(*live.token_file).parent_path() / "etc/slurm.conf");
+  if (live.key_file) guesses.push_back(fs::path(*live.key_file).parent_path() / "slurm.conf");
+  for (const auto& path : guesses) {
+    if (fs::exists(path)) return path.string();
+  }
+  return "";
+}
+
+// Issue 17: an administrator requeues a running job (`scontrol update Requeue=1` then
+// `scontrol requeue`, as on a real site; the REST API v0.0.45 has no requeue). Slurm makes it
+// PENDING again and, once the epilog is done, gives it a new SLUID. The attempt ends saying
+// Slurm requeued it; the requeued job is cancelled so it never runs a second time.
+TEST_F(LiveReconciler, AnAdministratorsRequeueEndsTheAttemptAndTheJobNeverRunsAgain) {
+  const std::string conf = liveSlurmConf(live_);
+  if (conf.empty()) {
+    GTEST_SKIP() << "no slurm.conf for scontrol: set TUNEPLANE_LIVE_SLURM_CONF";
+  }
+  // Each run of the job appends a line here, whatever Slurm does with its log files.
+  const std::string runs_dir = dir_ + "/runs";
+  fs::create_directories(runs_dir);
+  fs::permissions(runs_dir, fs::perms::all | fs::perms::sticky_bit);
+  const std::string runs = runs_dir + "/count";
+  makeReconciler();
+  const std::string id = submit("echo run >> " + runs + "; sleep 120");
+  ASSERT_FALSE(id.empty());
+
+  // Running in Slurm, and seen running by the reconciler.
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  store::JobView view;
+  while (std::chrono::steady_clock::now() < deadline) {
+    reconciler_->tick();
+    view = stored(id);
+    if (view.job.phase == store::JobPhase::kRunning && fs::exists(runs)) break;
+    ASSERT_FALSE(store::isTerminal(view.job.phase)) << view.job.reason;
+    std::this_thread::sleep_for(1s);
+  }
+  ASSERT_EQ(view.job.phase, store::JobPhase::kRunning) << view.job.reason;
+  const uint64_t slurm_id = view.attempts.front().slurm_job_id;
+  ASSERT_NE(slurm_id, 0u);
+
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  env.push_back("SLURM_CONF=" + conf);
+  const std::string scontrol = live_.slurm_bin + "/scontrol";
+  for (const std::vector<std::string>& argv :
+       {std::vector<std::string>{scontrol, "update", "JobId=" + std::to_string(slurm_id),
+                                 "Requeue=1"},
+        std::vector<std::string>{scontrol, "requeue", std::to_string(slurm_id)}}) {
+    const test::ProcessResult done = test::runProcess(argv, {.scratch = dir_, .env = env});
+    ASSERT_EQ(done.exit_code, 0) << argv[1] << ": " << done.err << done.out;
+  }
+
+  view = tickUntilTerminal(id);
+  ASSERT_EQ(view.job.phase, store::JobPhase::kFailed) << view.job.reason;
+  ASSERT_EQ(view.attempts.size(), 1u);  // max_attempts 1: TunePlane's policy, not Slurm's
+  const store::AttemptRecord& attempt = view.attempts.front();
+  EXPECT_EQ(attempt.phase, store::AttemptPhase::kFailed);
+  EXPECT_EQ(attempt.cause, store::EndCause::kInfrastructure);
+  EXPECT_NE(upper(attempt.reason).find("REQUEUE"), std::string::npos) << attempt.reason;
+
+  // In Slurm the job (same numeric id) ends CANCELLED, for good, after one run.
+  nlohmann::json record;
+  const auto settled = std::chrono::steady_clock::now() + 120s;
+  while (std::chrono::steady_clock::now() < settled) {
+    const nlohmann::json answer = slurmGet("/job/" + std::to_string(slurm_id));
+    record = answer.is_object() && !answer["jobs"].empty() ? answer["jobs"][0] : nullptr;
+    if (record.is_object() && record["job_state"] == nlohmann::json::array({"CANCELLED"})) break;
+    std::this_thread::sleep_for(1s);
+  }
+  ASSERT_TRUE(record.is_object()) << "Slurm has no record of job " << slurm_id;
+  EXPECT_EQ(record["job_state"], nlohmann::json::array({"CANCELLED"}))
+      << record["job_state"].dump();
+  EXPECT_GE(record.value("restart_cnt", 0), 1) << "Slurm did not requeue it";
+  EXPECT_EQ(record.value("comment", ""), attempt.submit_token);
+  EXPECT_EQ(readFile(runs), "run\n") << "the job ran again after the requeue";
 }
 
 }  // namespace

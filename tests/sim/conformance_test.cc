@@ -5,7 +5,9 @@
 // recursively (values aside; array elements compared by shape; integer vs float kept).
 // GCC 12's <regex> trips -Wmaybe-uninitialized under ASan (a known false positive).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <functional>
 #include <regex>
+#include <sstream>
 
 #include "sim_test_support.h"
 #include "support/fixtures.h"
@@ -201,13 +203,38 @@ class Conformance : public SimFixture {
     }
   }
 
+  // What the real cluster did outside the replayed requests (an operator's scontrol, a
+  // proxy's second copy of a POST), done to the simulator through its faults. Keyed by the
+  // start of an exchange's label; `exchange` is the recorded one.
+  struct Hook {
+    std::function<void(const json& exchange)> before;  // runs before the exchange is sent
+    std::function<void(const json& exchange)> after;   // runs once its answer was compared
+    bool skip = false;  // not sent: the fault in `before` stands for it
+  };
+  using Hooks = std::map<std::string, Hook>;
+
+  // The real id of the job an exchange's request names or its answer returns.
+  static std::string realJobId(const json& exchange) {
+    const json& body = exchange["response"]["body"];
+    if (body.is_object() && body.contains("job_id"))
+      return std::to_string(body["job_id"].get<int64_t>());
+    const std::string url = exchange["request"]["url"];
+    return url.substr(url.rfind('/') + 1);
+  }
+
   // `aliases`: real ids the transcript names without having shown their submit (e.g. the
   // last of 200 bulk submits), mapped onto another real id whose submit it shows.
-  void replay(const std::string& name, const std::map<std::string, std::string>& aliases = {}) {
+  void replay(const std::string& name, const std::map<std::string, std::string>& aliases = {},
+              const Hooks& hooks = {}) {
     const json t = test::transcript(name);  // a missing transcript fails the test here
     for (const auto& ex : t["exchanges"]) {
       const std::string label = ex["label"].is_string() ? ex["label"].get<std::string>() : "";
       SCOPED_TRACE(name + ": " + label);
+      const Hook* hook = nullptr;
+      for (const auto& [prefix, h] : hooks)
+        if (label.rfind(prefix, 0) == 0) hook = &h;
+      if (hook && hook->before) hook->before(ex);
+      if (hook && hook->skip) continue;
       const json& rq = ex["request"];
       const json& rs = ex["response"];
       const std::string method = rq["method"];
@@ -267,8 +294,25 @@ class Conformance : public SimFixture {
       learnIds(rs["body"], got);
       for (const auto& [alias, real] : aliases)
         if (ids_.count(real)) ids_[alias] = ids_[real];
+      if (hook && hook->after) hook->after(ex);
+      for (const auto& action : t.value("actions", json::array()))
+        if (label.rfind(action["after"].get<std::string>(), 0) == 0) act(action["command"]);
     }
     sim_->pauseScheduling(false);
+  }
+
+  // A command the real cluster's operator ran between two exchanges (the transcript's
+  // `actions`), done to the simulator through its faults.
+  void act(const std::string& command) {
+    std::istringstream words(command);
+    std::string tool, verb, id;
+    words >> tool >> verb >> id;
+    if (tool == "scontrol" && (verb == "requeue" || verb == "requeuehold")) {
+      auto done = sim_->requeueJob(mapId(id), verb == "requeuehold");
+      EXPECT_TRUE(done) << command << ": " << done.error().describe();
+      return;
+    }
+    ADD_FAILURE() << "the replay cannot do \"" << command << "\"";
   }
 
   // Jobs 1..n exist and are COMPLETED, for the listing transcripts.
@@ -339,6 +383,29 @@ TEST_F(Conformance, UpdateJob) {
 TEST_F(Conformance, BulkHeld) {
   // Only the first of the 200 submits is in the transcript; the GET is of the last one.
   replay("15_bulk_200_held", {{"218", "19"}});
+}
+
+TEST_F(Conformance, DuplicateSubmit) {
+  // The proxy's two copies of one POST are one submit with duplicateNextSubmits: the second
+  // copy is not sent; its job is the simulator's next id.
+  std::string real_first;
+  Hooks hooks;
+  hooks["POST /job/submit (the proxy's first copy"] = {
+      [&](const json&) { sim_->duplicateNextSubmits(1); },
+      [&](const json& exchange) { real_first = realJobId(exchange); }};
+  hooks["POST /job/submit (the proxy's second copy"] = {
+      [&](const json& exchange) {
+        ASSERT_TRUE(ids_.count(real_first));
+        ids_[realJobId(exchange)] = std::to_string(std::stoi(ids_[real_first]) + 1);
+      },
+      nullptr, true};
+  replay("16_duplicate_submit", {}, hooks);
+}
+TEST_F(Conformance, RequeueRunning) {
+  replay("17_requeue_running");  // its `actions` requeue the job through the fault
+}
+TEST_F(Conformance, RequeueHold) {
+  replay("17b_requeue_hold");
 }
 
 }  // namespace
