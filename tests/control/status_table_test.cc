@@ -1,7 +1,7 @@
 // README.md's status table ("Slurm state → phase") is the code's: every row is checked
-// against mapComponent, and every row without a cancel is driven through the real tick()
-// against FakeSlurmClient — a single-pool job and a het job whose components all report
-// the row's state. Every base state of slurm/job_state.h appears in the table.
+// against mapComponent, and every row (with a cancel requested or not) is driven through the real
+// tick() against FakeSlurmClient — a single-pool job and a het job whose components all report the
+// row's state. Every base state of slurm/job_state.h appears in the table.
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -101,6 +101,13 @@ class StatusTableTick : public FakeReconcilerTest {
  protected:
   void drive(const TableRow& row, const std::string& spec_text) {
     const std::string id = queued(spec_text);
+    if (row.cancel_requested) {
+      // The user asks; the reconciler's DELETE leaves Slurm's records in the row's state (a
+      // job may go on RUNNING for a while after Slurm heard a DELETE, or end COMPLETING).
+      ASSERT_TRUE(service_->cancel(id, "ann"));
+      slurm_.setCancelState(row.state);
+    }
+    const std::size_t deletes_before = slurm_.args(FakeSlurmClient::Op::kCancel).size();
     // The batch script's log, as a job that ran leaves it (a missing one turns a user
     // failure into "could not write its log").
     writeAttemptLog(id, attempt(view(id)).components.front().pool + ".out", "ran\n");
@@ -110,7 +117,18 @@ class StatusTableTick : public FakeReconcilerTest {
     }
     next();
     const auto v = view(id);
-    EXPECT_EQ(attempt(v).phase, row.phase) << attempt(v).reason;
+    // With a cancel requested, the DELETE is out and only the end moves the attempt
+    // (decisions.h, applyVerdict): whatever the row says short of an end (queued, running,
+    // an epilog holding resources) is the attempt's Cancelling.
+    const store::AttemptPhase expected = row.cancel_requested && !store::isTerminal(row.phase) &&
+                                                 row.phase != store::AttemptPhase::kUnknown
+                                             ? store::AttemptPhase::kCancelling
+                                             : row.phase;
+    EXPECT_EQ(attempt(v).phase, expected) << attempt(v).reason;
+    if (row.cancel_requested) {
+      EXPECT_GT(slurm_.args(FakeSlurmClient::Op::kCancel).size(), deletes_before)
+          << "no DELETE was sent";
+    }
     if (store::isTerminal(row.phase)) {
       EXPECT_EQ(attempt(v).cause, row.cause) << attempt(v).reason;
     }
@@ -134,6 +152,18 @@ TEST_F(StatusTableTick, EveryRowWithoutACancelThroughTickSingleAndHet) {
     drive(row, cpuSpec());
     drive(row, hetJobSpec());
   }
+}
+
+TEST_F(StatusTableTick, EveryRowWithACancelThroughTickSingleAndHet) {
+  int rows = 0;
+  for (const TableRow& row : readmeTable()) {
+    if (!row.cancel_requested) continue;
+    ++rows;
+    SCOPED_TRACE(row.line);
+    drive(row, cpuSpec());
+    drive(row, hetJobSpec());
+  }
+  EXPECT_GE(rows, 4) << "README.md's status table lost its rows with a cancel requested";
 }
 
 }  // namespace
