@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -158,6 +160,36 @@ bool schedulerLogExists(const std::string& attempt_dir, const std::string& pool)
   struct stat st {};
   const std::string name = pool + ".out";
   return ::fstatat(logs.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+}
+
+Result<std::string> readStagedFile(const std::string& attempt_dir, std::string_view name) {
+  const std::string path = staging::attemptFile(attempt_dir, name);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return fail(codes::kStagedAttemptInvalid, path, "cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return fail(codes::kStagedAttemptInvalid, path, "cannot read " + path);
+  return text.str();
+}
+
+AttemptSentinels PosixAttemptReader::sentinels(const std::string& attempt_dir,
+                                               const std::vector<std::string>& pools) {
+  return readSentinels(attempt_dir, pools);
+}
+
+bool PosixAttemptReader::schedulerLogExists(const std::string& attempt_dir,
+                                            const std::string& pool) {
+  return control::schedulerLogExists(attempt_dir, pool);
+}
+
+Result<std::string> PosixAttemptReader::stagedFile(const std::string& attempt_dir,
+                                                   std::string_view name) {
+  return readStagedFile(attempt_dir, name);
+}
+
+AttemptReader& posixAttemptReader() {
+  static PosixAttemptReader reader;
+  return reader;
 }
 
 }  // namespace tuneplane::control

@@ -59,4 +59,34 @@ AttemptSentinels readSentinels(const std::string& attempt_dir,
 // True when logs/<pool>.out exists as a regular file (a symlink does not count).
 bool schedulerLogExists(const std::string& attempt_dir, const std::string& pool);
 
+// Reads a file TunePlane staged into the attempt dir (manifest.json, submit.json), whole.
+// Errors: "control.staged_attempt_invalid" when it cannot be read.
+Result<std::string> readStagedFile(const std::string& attempt_dir, std::string_view name);
+
+// How the control loop reads an attempt's files: the seam between its decisions and the
+// shared filesystem, as staging::StagingFs is for writing. The reconciler and the
+// AttemptLauncher read only through it, so tests hand them an in-memory or failing one.
+// Thread-safety: the implementations here are stateless; a test double decides its own.
+class AttemptReader {
+ public:
+  virtual ~AttemptReader() = default;
+  virtual AttemptSentinels sentinels(const std::string& attempt_dir,
+                                     const std::vector<std::string>& pools) = 0;
+  virtual bool schedulerLogExists(const std::string& attempt_dir, const std::string& pool) = 0;
+  virtual Result<std::string> stagedFile(const std::string& attempt_dir, std::string_view name) = 0;
+};
+
+// The shared filesystem, through the functions above.
+class PosixAttemptReader final : public AttemptReader {
+ public:
+  // AttemptReader
+  AttemptSentinels sentinels(const std::string& attempt_dir,
+                             const std::vector<std::string>& pools) override;
+  bool schedulerLogExists(const std::string& attempt_dir, const std::string& pool) override;
+  Result<std::string> stagedFile(const std::string& attempt_dir, std::string_view name) override;
+};
+
+// One process-wide PosixAttemptReader (it holds no state), the default where none is given.
+AttemptReader& posixAttemptReader();
+
 }  // namespace tuneplane::control

@@ -1,8 +1,6 @@
 // See attempt_launcher.h.
 #include "control/attempt_launcher.h"
 
-#include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "control/error_codes.h"
@@ -14,14 +12,6 @@
 namespace tuneplane::control {
 namespace {
 
-Result<std::string> readWhole(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return fail(codes::kStagedAttemptInvalid, path, "cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 Error invalid(const std::string& dir, const std::string& what) {
   return Error{codes::kStagedAttemptInvalid, dir,
                "the staged attempt " + dir + " cannot be submitted: " + what};
@@ -31,8 +21,13 @@ Error invalid(const std::string& dir, const std::string& what) {
 
 AttemptLauncher::AttemptLauncher(const SiteContext& site, catalog::ArtifactVerifier& verifier,
                                  launch::RandomSource& random, staging::StagingFs& fs,
-                                 staging::JobAccess access)
-    : site_(site), verifier_(verifier), random_(random), fs_(fs), access_(std::move(access)) {}
+                                 staging::JobAccess access, AttemptReader& files)
+    : site_(site),
+      verifier_(verifier),
+      random_(random),
+      fs_(fs),
+      access_(std::move(access)),
+      files_(files) {}
 
 Checked<PreparedLaunch> AttemptLauncher::validate(std::string_view spec_text) {
   return prepareText(spec_text, site_, PrepareOptions{}, verifier_, random_);
@@ -74,8 +69,8 @@ Checked<StagedSubmit> AttemptLauncher::stageOrLoad(std::string_view spec_text,
 
 Checked<StagedSubmit> AttemptLauncher::load(const store::AttemptRecord& attempt) {
   const std::string& dir = attempt.staging_dir;
-  auto manifest_text = readWhole(staging::attemptFile(dir, staging::kManifestFile));
-  auto body_text = readWhole(staging::attemptFile(dir, staging::kSubmitFile));
+  auto manifest_text = files_.stagedFile(dir, staging::kManifestFile);
+  auto body_text = files_.stagedFile(dir, staging::kSubmitFile);
   if (!manifest_text || !body_text)
     return failAll({invalid(dir, "manifest.json or submit.json unreadable")});
   const auto manifest = nlohmann::json::parse(*manifest_text, nullptr, false);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "control/attempt_files.h"
 #include "control/launch_pipeline.h"
 #include "store/job_store.h"
 
@@ -27,12 +28,16 @@ class AttemptLauncher {
  public:
   // REQUIRES: every reference outlives the launcher. `access` is how the job user writes
   // the attempts (checkJobAccess, decided once at start); the default, TunePlane running as
-  // slurm.user, is what tests with a fake filesystem want.
+  // slurm.user, is what tests with a fake filesystem want. `files` is how an attempt's files
+  // are read back (what was staged, the sentinels, the logs) by the launcher and the
+  // reconciler: the shared filesystem unless a test hands in another.
   AttemptLauncher(const SiteContext& site, catalog::ArtifactVerifier& verifier,
                   launch::RandomSource& random, staging::StagingFs& fs,
-                  staging::JobAccess access = {});
+                  staging::JobAccess access = {}, AttemptReader& files = posixAttemptReader());
 
   const SiteContext& site() const { return site_; }
+  // How an attempt's files are read (the reconciler reads its sentinels through it too).
+  AttemptReader& files() const { return files_; }
 
   // Every rule `tuneplane validate` checks (structure, the backend's rules, the artifact's
   // hash), with a throwaway identity; nothing is staged. Errors: prepareText's.
@@ -61,6 +66,7 @@ class AttemptLauncher {
   launch::RandomSource& random_;
   staging::StagingFs& fs_;
   staging::JobAccess access_;
+  AttemptReader& files_;
 };
 
 }  // namespace tuneplane::control

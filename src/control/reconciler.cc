@@ -239,7 +239,7 @@ std::vector<std::string> Reconciler::poolsWithoutLog(const store::AttemptRecord&
   // files appear only if a step writes to them, so their absence proves nothing.
   std::vector<std::string> missing;
   if (!attempt.components.empty() &&
-      !schedulerLogExists(attempt.staging_dir, attempt.components.front().pool)) {
+      !launcher_.files().schedulerLogExists(attempt.staging_dir, attempt.components.front().pool)) {
     missing.push_back(attempt.components.front().pool);
   }
   return missing;

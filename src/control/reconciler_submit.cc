@@ -151,8 +151,8 @@ void Reconciler::judgeMissing(const store::JobView& view, store::AttemptRecord o
   }
   std::vector<std::string> pools;
   for (const auto& c : observed.components) pools.push_back(c.pool);
-  const AttemptVerdict verdict =
-      judgeFromSentinels(readSentinels(observed.staging_dir, pools), view.job.cancel_requested);
+  const AttemptVerdict verdict = judgeFromSentinels(
+      launcher_.files().sentinels(observed.staging_dir, pools), view.job.cancel_requested);
   commit(view, applyVerdict(view, observed, verdict, retryOf(view, verdict), now_),
          "judged by sentinels");
 }

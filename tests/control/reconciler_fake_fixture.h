@@ -16,6 +16,7 @@
 #include "control/attempt_launcher.h"
 #include "control/job_service.h"
 #include "control/reconciler.h"
+#include "fake_attempt_reader.h"
 #include "fake_slurm_client.h"
 #include "launch/attempt_identity.h"
 #include "recording_observer.h"
@@ -41,7 +42,8 @@ class FakeReconcilerTest : public ::testing::Test {
     store_ = std::move(*opened);
     site_ = std::make_unique<SiteDir>();
     context_ = site_->context();
-    launcher_ = std::make_unique<AttemptLauncher>(context_, verifier_, random_, fs_);
+    launcher_ = std::make_unique<AttemptLauncher>(context_, verifier_, random_, fs_,
+                                                  staging::JobAccess{}, files_);
     service_ = std::make_unique<JobService>(*store_, *launcher_, clock_);
     reconciler_ = std::make_unique<Reconciler>(*store_, slurm_, *launcher_, clock_, options());
   }
@@ -121,6 +123,7 @@ class FakeReconcilerTest : public ::testing::Test {
   catalog::ArtifactVerifier verifier_;
   launch::OpenSslRandomSource random_;
   staging::PosixStagingFs fs_;
+  FakeAttemptReader files_;  // the real files unless a test scripts them
   FakeClock clock_;
   FakeSlurmClient slurm_;
   RecordingObserver observer_;

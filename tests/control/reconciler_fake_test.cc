@@ -307,6 +307,23 @@ TEST_F(FakePurgeTest, APurgedJobWithoutSentinelsIsLostOnlyAfterSeveralChecks) {
   EXPECT_EQ(slurm_.count(Op::kListJobs), kMissingPollsToJudge);
 }
 
+TEST_F(FakePurgeTest, TheSentinelsAreReadThroughTheInjectedReader) {
+  const std::string id = running();
+  // No file in logs/: the reader alone says the job started and exited 0.
+  const std::string dir = attempt(view(id)).staging_dir;
+  AttemptSentinels sentinels;
+  sentinels.start["main"] = StartSentinel{"cpu1", 1700000000};
+  sentinels.exit["main"] = ExitSentinel{"cpu1", 0, 1700000000, 1700000100};
+  files_.setSentinels(dir, sentinels);
+  files_.setSchedulerLog(dir, "main");
+  slurm_.purge(sluid(id));
+  for (int i = 0; i < kMissingPollsToJudge; ++i) next();
+  const auto v = view(id);
+  EXPECT_EQ(v.job.phase, JobPhase::kSucceeded) << v.job.reason;
+  EXPECT_NE(attempt(v).reason.find("exit sentinel"), std::string::npos) << attempt(v).reason;
+  EXPECT_GT(files_.sentinelReads(), 0);
+}
+
 // --- a staged attempt sent again (1.5) ---
 
 TEST_F(FakeReconcilerTest, AStagedAttemptSentAgainIsCheckedAgainThroughTheVerifiersCache) {
@@ -320,6 +337,23 @@ TEST_F(FakeReconcilerTest, AStagedAttemptSentAgainIsCheckedAgainThroughTheVerifi
   EXPECT_EQ(phase(id), JobPhase::kQueued);
   EXPECT_EQ(verifier_.fullReads(), reads) << "an unchanged artifact is a cache hit";
   EXPECT_EQ(slurm_.count(Op::kSubmit), 2);
+}
+
+TEST_F(FakeReconcilerTest, AStagedAttemptWhoseSubmitBodyCannotBeReadBackIsNotSent) {
+  const std::string id = submit();
+  slurm_.failNext(Op::kSubmit,
+                  FakeSlurmClient::error(slurm::kErrNotSent, slurm::TransportClass::kNotSent));
+  tick();
+  ASSERT_EQ(phase(id), JobPhase::kStaging);
+  files_.failStagedFile("submit.json");
+  next(1min);
+  EXPECT_GT(files_.stagedReads(), 0) << "the launcher reads what was staged through the reader";
+  EXPECT_EQ(slurm_.count(Op::kSubmit), 1) << "nothing is sent that was not read back";
+  // What was staged is what is submitted, or nothing: the attempt is refused, never
+  // staged over.
+  const auto v = view(id);
+  EXPECT_EQ(v.job.phase, JobPhase::kFailed);
+  EXPECT_NE(attempt(v).reason.find("cannot be submitted"), std::string::npos) << attempt(v).reason;
 }
 
 TEST_F(FakeReconcilerTest, AStagedAttemptWhoseArtifactChangedIsNotSent) {
