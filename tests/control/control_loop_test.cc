@@ -153,8 +153,11 @@ TEST_F(ControlLoopTest, StopFinishesTheStoreWriteInFlightAndTicksNoMore) {
   EXPECT_EQ((*stored)->job.phase, store::JobPhase::kStaging);
   ASSERT_EQ((*stored)->attempts.size(), 1u);
   EXPECT_EQ(loop.lastReport().submits, 0);
+  // stop() returned: the loop's thread is joined, so no tick can follow (no wait needed to
+  // see it: a running thread would show here).
+  EXPECT_FALSE(loop.running());
   const int64_t ticks = loop.ticks();
-  std::this_thread::sleep_for(50ms);
+  loop.stop();  // idempotent
   EXPECT_EQ(loop.ticks(), ticks);
 }
 
