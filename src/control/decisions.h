@@ -23,7 +23,9 @@
 namespace tuneplane::control {
 
 // Consecutive polls in which Slurm has no record of a job before it is judged from its
-// sentinels (one empty answer proves nothing: REFERENCE.md, "Reading jobs").
+// sentinels. One empty answer proves nothing: a finished job leaves slurmctld's memory after
+// MinJobAge (default 300 s), a requeued one comes back under a new SLUID, and a job that
+// "disappears" is not a job that finished.
 inline constexpr int kMissingPollsToJudge = 3;
 
 // How a failed POST job/submit is handled, from the client's typed error:

@@ -1,6 +1,6 @@
 // The error shapes slurmrestd v0.0.45 answers with: an HTTP status plus one entry of
 // `errors[]` ({description, error_number, error, source}) or a plain-text body. The
-// strings are Slurm's own (slurm_strerror), as seen in shared/slurm/transcripts/.
+// strings are Slurm's own (slurm_strerror), as seen in tests/data/slurm/transcripts/.
 #pragma once
 
 #include <string>

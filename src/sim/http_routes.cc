@@ -1,5 +1,5 @@
 // The REST surface of the simulator: slurmrestd v0.0.45's routes, auth and error shapes
-// (as in shared/slurm/transcripts/), plus the loopback-only admin route for faults.
+// (as in tests/data/slurm/transcripts/), plus the loopback-only admin route for faults.
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>

@@ -1,6 +1,6 @@
 // tuneplane-slurmsim: a slurmrestd v0.0.45 SIMULATOR (not Slurm) for tests and the quick
-// start. Same routes and JSON shapes as a real slurmrestd 26.05 (proven against the
-// transcripts in shared/slurm/), JWT HS256 checked like the real server, batch scripts run
+// start. Same routes and JSON shapes as a real slurmrestd 26.05 (proven against the real
+// transcripts in tests/data/slurm/), JWT HS256 checked like the real server, batch scripts run
 // as local processes, faults injectable. This header is the in-process API that tests use;
 // the binary (main.cc) wraps it. Thread-safety: all methods may be called from any thread.
 #pragma once

@@ -1,8 +1,8 @@
 // Response templates for the simulator, derived from real slurmrestd 26.05.3 output:
-// the job record is the SHAPE of a real RUNNING record (shared/slurm/transcripts/
-// 03_get_running.json); node and partition records follow openapi-v0.0.45.json (no
-// transcript shows them). Values are overwritten per job; keys and JSON types are kept.
-// Generated once by hand from those files; edit both together.
+// the job record is the SHAPE of a real RUNNING record (tests/data/slurm/
+// transcripts/03_get_running.json); node and partition records follow the OpenAPI document in
+// tests/data/slurm/ (no transcript shows them). Values are overwritten per job; keys and JSON types
+// are kept. Generated once by hand from those files; edit both together.
 #include "sim/templates.h"
 
 #pragma GCC diagnostic ignored "-Woverlength-strings"

@@ -1,5 +1,5 @@
-// The live suite's configuration: the TUNEPLANE_LIVE_* variables that
-// shared/slurm/testcluster/up.sh prints. Every live test skips itself when they are unset.
+// The live suite's configuration: the TUNEPLANE_LIVE_* variables that a
+// real test cluster's start-up prints (README, "Commands": make test-live). Every live test skips itself when they are unset.
 // Thread-safe: reads the environment only.
 #pragma once
 

@@ -18,7 +18,7 @@ export function phaseClass(phase) {
   return 'phase phase-wait';
 }
 
-// Slurm's pending reasons that users meet most, in words (slurm/REFERENCE.md; squeue(1)).
+// Slurm's pending reasons that users meet most, in words (squeue(1), JOB REASON CODES).
 const kSlurmReasons = {
   Priority: 'other jobs have a higher priority',
   Resources: 'waiting for free nodes',
