@@ -41,6 +41,7 @@
 #include "api/api_server.h"
 #include "api/daemon.h"
 #include "api/json_views.h"
+#include "bench_api_server.h"
 #include "bench_dir.h"
 #include "bench_measure.h"
 #include "catalog/artifact_verifier.h"
@@ -261,18 +262,8 @@ bool benchGets(const std::string& dir, int clients, int requests) {
   fillStore(store);
 
   // The server as `tuneplane serve` builds it, minus the control loop (idle here).
-  control::SiteContext site;
-  catalog::ArtifactVerifier verifier;
-  launch::OpenSslRandomSource random;
-  staging::PosixStagingFs fs;
-  SystemClock clock;
-  control::AttemptLauncher launcher(site, verifier, random, fs);
-  control::JobService service(store, launcher, clock);
-  api::Metrics metrics;
-  api::ApiDependencies deps{service, store, launcher, metrics, api::readLog, {}, {}, {}, {}, {}};
-  api::ServerOptions options;
-  options.tokens = {{"alice", staging::sha256Hex(kToken), false}};
-  auto server = api::ApiServer::start(std::move(deps), options);
+  bench::BenchApiServer stack(store);
+  auto server = stack.start(kToken);
   if (!server) {
     std::fprintf(stderr, "server: %s\n", server.error().describe().c_str());
     return false;
@@ -314,7 +305,7 @@ bool benchGets(const std::string& dir, int clients, int requests) {
   }
   print("baseline: bare httplib GET", base, base);
   print("GET /v1/jobs/{id}", api_figures, base);
-  printStages(api::Authenticator(options.tokens), store);
+  printStages(api::Authenticator(bench::BenchApiServer::aliceToken(kToken)), store);
   const bool met = api_figures.per_second >= kGoalGetsPerSecond && api_figures.p99_ms < kGoalP99Ms;
   std::printf("goal: >= %.0f GETs/s with p99 < %.0f ms: %s\n", kGoalGetsPerSecond, kGoalP99Ms,
               met ? "met" : "NOT met");

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "api/api_server.h"
+#include "bench_api_server.h"
 #include "bench_measure.h"
 #include "catalog/artifact_verifier.h"
 #include "control/job_service.h"
@@ -169,18 +170,8 @@ int main(int argc, char** argv) {
     store::EventRecord created{0, job.id, 0, 0, "", "Pending", "submitted", "alice"};
     if (!store.createJob(job, created)) return 1;
   }
-  control::SiteContext site;
-  catalog::ArtifactVerifier verifier;
-  launch::OpenSslRandomSource random;
-  staging::PosixStagingFs fs;
-  SystemClock clock;
-  control::AttemptLauncher launcher(site, verifier, random, fs);
-  control::JobService service(store, launcher, clock);
-  api::Metrics metrics;
-  api::ApiDependencies deps{service, store, launcher, metrics, api::readLog, {}, {}, {}, {}, {}};
-  api::ServerOptions options;  // every limit at its default
-  options.tokens = {{"alice", staging::sha256Hex(kToken), false}};
-  auto server = api::ApiServer::start(std::move(deps), options);
+  bench::BenchApiServer stack(store);
+  auto server = stack.start(kToken);
   if (!server) {
     std::fprintf(stderr, "server: %s\n", server.error().describe().c_str());
     return 1;

@@ -4,10 +4,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <fcntl.h>
 #include <chrono>
 #include <regex>
 #include <sstream>
@@ -76,20 +73,8 @@ TEST_F(ServeCommandTest, LogsJsonLinesByDefaultAndTextOnRequest) {
 
 TEST_F(ServeCommandTest, ABadServerSectionExitsTwoNamingTheField) {
   SiteDir site(sim_->baseUrl(), false, "", "server:\n  listen: nowhere\n");
-  std::vector<std::string> none;
-  pid_ = -1;
-  const std::string err = site.dir() + "/serve.err";
-  stderr_path_ = err;
-  pid_ = ::fork();
-  ASSERT_GE(pid_, 0);
-  if (pid_ == 0) {
-    const int fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    ::dup2(fd, 2);
-    const std::string site_file = site.site();
-    ::execl(kBinary.c_str(), kBinary.c_str(), "serve", "--site", site_file.c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  startServe(site, {}, "");
+  const std::string err = stderr_path_;
   EXPECT_EQ(waitForExit(20s), 2);
   EXPECT_NE(readFile(err).find("server.listen"), std::string::npos) << readFile(err);
 }

@@ -1,22 +1,22 @@
 // ServeProcessFixture: `tuneplane serve` as a child process of a test, beside the in-process
 // slurmrestd simulator: started from a SiteDir's site file, its stderr in a file the test
 // reads, its port taken from its "listening on" line. Every wait is bounded; a child that
-// outlives the test is killed (SIGKILL) in TearDown.
+// outlives the test is killed with its process group in TearDown (test::ChildProcess).
 #pragma once
 
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <sys/types.h>
 
 #include <chrono>
+#include <memory>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
 
 #include "../control/site_fixture.h"
 #include "../sim/sim_test_support.h"
+#include "support/subprocess.h"
 #include "support/test_paths.h"
 
 namespace tuneplane::api::testing {
@@ -30,34 +30,21 @@ inline const std::string kBinary = (test::binaryDir() / "src/cli/tuneplane").str
 class ServeProcessFixture : public sim::testing::SimFixture {
  protected:
   void TearDown() override {
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
+    serve_.reset();  // kills serve's process group if it still runs
     sim_.reset();
   }
 
-  // Starts `tuneplane serve`; stderr goes to a file the test reads.
+  // Starts `tuneplane serve` as a test::ChildProcess; its stderr is <site dir>/serve.err.
   // `listen`: the --listen flag's value ("": none, the site file's server.listen decides).
   void startServe(const SiteDir& site, const std::vector<std::string>& extra,
                   const std::string& listen = "127.0.0.1:0") {
-    stderr_path_ = site.dir() + "/serve.err";
     std::vector<std::string> args = {kBinary, "serve", "--site", site.site()};
     if (!listen.empty()) args.insert(args.end(), {"--listen", listen});
     args.insert(args.end(), extra.begin(), extra.end());
-    pid_ = ::fork();
-    ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
-      const int err = ::open(stderr_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      const int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(err, 2);
-      ::dup2(null, 1);
-      std::vector<char*> argv;
-      for (auto& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      ::execv(kBinary.c_str(), argv.data());
-      ::_exit(127);
-    }
+    serve_ = test::ChildProcess::start(args, test::ProcessOptions{.scratch = site.dir()}, "serve");
+    ASSERT_NE(serve_, nullptr);
+    pid_ = serve_->pid();
+    stderr_path_ = site.dir() + "/serve.err";
   }
 
   // The port from "listening on http://127.0.0.1:PORT"; 0 if it never said.
@@ -77,16 +64,14 @@ class ServeProcessFixture : public sim::testing::SimFixture {
     return port;
   }
 
-  // The exit status, or -1 if the child did not end within `limit`.
+  // The exit status, or -1 if the child did not end within `limit` (then it is killed and
+  // the test fails naming it).
   int waitForExit(std::chrono::milliseconds limit) {
-    int status = 0;
-    const bool ended =
-        sim::testing::eventually([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, limit);
-    if (!ended) return -1;
-    pid_ = -1;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    const std::optional<int> code = serve_->waitExit(limit);
+    return code ? *code : -1;
   }
 
+  std::unique_ptr<test::ChildProcess> serve_;
   pid_t pid_ = -1;
   std::string stderr_path_;
 };
