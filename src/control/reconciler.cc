@@ -52,6 +52,7 @@ TickReport Reconciler::tick(std::stop_token stop) {
   stop_ = stop;
   report_ = TickReport{};
   listing_.reset();
+  by_token_.reset();
   auto active = store_.activeJobs();
   if (!active) {
     ++report_.errors;

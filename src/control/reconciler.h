@@ -37,6 +37,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "common/clock.h"
@@ -166,6 +167,9 @@ class Reconciler {
   std::vector<store::Change> batch_;
   TickReport report_;
   std::optional<slurm::SlurmResult<slurm::JobListing>> listing_;  // at most one GET /jobs/ per tick
+  // listing_'s records by submit token (comments that are tokens only), built at the first
+  // lookup by token of the tick.
+  std::optional<std::unordered_map<std::string, std::vector<slurm::JobRecord>>> by_token_;
 
   // Per process: when each attempt (key()) was last verified by SLUID; when each het
   // survivor (key()/index) was last sent a DELETE that Slurm heard; since when each Queued

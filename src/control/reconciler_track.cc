@@ -50,17 +50,12 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
     if (view.attempts.back().next_lookup_ms <= now_) due.push_back(&view);
   }
   if (due.empty()) return;
-  const slurm::JobListing* all = listing();
-  if (all == nullptr) return;  // looked for nothing: the next cycle tries again
-  std::unordered_map<std::string, std::vector<slurm::JobRecord>> by_token;
-  for (const auto& record : all->jobs) {
-    if (launch::isValidSubmitToken(record.comment)) by_token[record.comment].push_back(record);
-  }
   for (const store::JobView* view : due) {
     const store::AttemptRecord& attempt = view->attempts.back();
-    auto found = by_token.find(attempt.submit_token);
-    if (found != by_token.end()) {
-      const TokenChoice choice = chooseByToken(found->second);
+    const auto found = byToken(attempt.submit_token);
+    if (!found) return;  // no listing: looked for nothing, the next cycle tries again
+    if (!found->empty()) {
+      const TokenChoice choice = chooseByToken(*found);
       const std::vector<std::string> unheard = cancelDuplicates(*view, choice);
       store::AttemptRecord observed = attempt;
       applyRecords(observed, choice.adopted, /*by_sluid=*/false);
@@ -244,13 +239,18 @@ bool Reconciler::settle(const store::JobView& view, const store::AttemptRecord& 
 }
 
 std::optional<std::vector<slurm::JobRecord>> Reconciler::byToken(const std::string& token) {
-  const slurm::JobListing* all = listing();
-  if (all == nullptr) return std::nullopt;
-  std::vector<slurm::JobRecord> out;
-  for (const auto& record : all->jobs) {
-    if (record.comment == token) out.push_back(record);
+  if (!by_token_) {
+    const slurm::JobListing* all = listing();
+    if (all == nullptr) return std::nullopt;
+    by_token_.emplace();
+    for (const auto& record : all->jobs) {
+      if (launch::isValidSubmitToken(record.comment)) {
+        (*by_token_)[record.comment].push_back(record);
+      }
+    }
   }
-  return out;
+  const auto found = by_token_->find(token);
+  return found == by_token_->end() ? std::vector<slurm::JobRecord>() : found->second;
 }
 
 std::vector<std::string> Reconciler::cancelDuplicates(const store::JobView& view,
