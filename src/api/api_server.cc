@@ -11,6 +11,8 @@
 
 #include "api/http_transport.h"
 #include "api/json_views.h"
+#include "control/error_codes.h"
+#include "store/error_codes.h"
 
 namespace tuneplane::api {
 namespace {
@@ -58,13 +60,16 @@ void sendError(httplib::Response& res, int status, Error error) {
 }
 
 int statusFor(const std::string& code) {
-  if (code == "store.not_found") return 404;
-  if (code == "logs.symlink" || code == "logs.not_regular_file") return 409;  // the job's doing
-  if (code == "store.already_terminal" || code == "store.not_submit_unknown" ||
-      code == "store.job_exists") {
+  if (code == store::codes::kNotFound) return 404;
+  if (code == control::codes::kLogsSymlink || code == control::codes::kLogsNotRegularFile) {
+    return 409;  // the job's doing
+  }
+  if (code == store::codes::kAlreadyTerminal || code == store::codes::kNotSubmitUnknown ||
+      code == store::codes::kJobExists) {
     return 409;
   }
-  if (code == "store.bad_limit" || code == "store.bad_continue" || code == "control.no_reason") {
+  if (code == store::codes::kBadLimit || code == store::codes::kBadContinue ||
+      code == control::codes::kNoReason) {
     return 400;
   }
   return 500;

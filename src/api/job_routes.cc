@@ -10,6 +10,7 @@
 #include "api/json_views.h"
 #include "launch/attempt_identity.h"
 #include "spec/spec_parser.h"
+#include "store/error_codes.h"
 
 namespace tuneplane::api {
 namespace {
@@ -34,7 +35,7 @@ Error badParameter(const std::string& name, const std::string& why) {
 // The status for a failed submit: the spec's problems are 422; the store's are 500.
 int submitStatus(const Errors& errors) {
   for (const auto& e : errors) {
-    if (e.code.rfind("store.", 0) == 0) return 500;
+    if (store::codes::isStoreCode(e.code)) return 500;
   }
   return 422;
 }

@@ -12,4 +12,12 @@ inline constexpr const char* kBadSentinel = "control.bad_sentinel";  // attempt_
 inline constexpr const char* kNoOwner = "control.no_owner";          // JobService::submit
 inline constexpr const char* kNoReason = "control.no_reason";        // JobService::abandon
 
+// The log reader's (log_tail.h). A symlink or a file that is not regular is the job's doing
+// (it owns logs/), and the API answers it as a conflict, not a server fault.
+inline constexpr const char* kLogsSymlink = "logs.symlink";
+inline constexpr const char* kLogsNotRegularFile = "logs.not_regular_file";
+inline constexpr const char* kLogsIo = "logs.io";
+inline constexpr const char* kLogsInvalidPool = "logs.invalid_pool";
+inline constexpr const char* kLogsInvalidAttemptDir = "logs.invalid_attempt_dir";
+
 }  // namespace tuneplane::control::codes

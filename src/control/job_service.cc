@@ -4,6 +4,7 @@
 #include "control/error_codes.h"
 #include "control/state_machine.h"
 #include "spec/spec_parser.h"
+#include "store/error_codes.h"
 
 namespace tuneplane::control {
 
@@ -39,9 +40,9 @@ Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const s
       if (observer_ != nullptr) observer_->transition(event);
       return job;
     }
-    if (created.error().code != "store.job_exists") return failAll({created.error()});
+    if (created.error().code != store::codes::kJobExists) return failAll({created.error()});
   }
-  return failAll({Error{"store.job_exists", "id", "no unused job id after several tries"}});
+  return failAll({Error{store::codes::kJobExists, "id", "no unused job id after several tries"}});
 }
 
 Status JobService::cancel(const std::string& job_id, const std::string& actor) {

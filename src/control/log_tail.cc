@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/unique_fd.h"
+#include "control/error_codes.h"
 #include "spec/names.h"
 #include "staging/staging_paths.h"
 
@@ -149,14 +150,14 @@ struct Opened {
 };
 
 Error notRegularError(const std::string& shown) {
-  return Error{"logs.not_regular_file", "",
+  return Error{codes::kLogsNotRegularFile, "",
                shown +
                    " is not a regular file (a FIFO, device, socket or directory is never "
                    "read)"};
 }
 
 Error symlinkError(const std::string& shown) {
-  return Error{"logs.symlink", "",
+  return Error{codes::kLogsSymlink, "",
                shown +
                    " is a symbolic link; the job's side of the attempt may have planted it, "
                    "so it is not followed"};
@@ -167,15 +168,15 @@ Error symlinkError(const std::string& shown) {
 Status checkOpened(int fd, Kind kind, const std::string& shown) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
-    return fail("logs.io", "", "cannot stat " + shown + ": " + std::strerror(errno));
+    return fail(codes::kLogsIo, "", "cannot stat " + shown + ": " + std::strerror(errno));
   }
   if (kind == Kind::kDirectory && !S_ISDIR(st.st_mode)) {
-    return fail("logs.not_regular_file", "", shown + " is not a directory");
+    return fail(codes::kLogsNotRegularFile, "", shown + " is not a directory");
   }
   if (kind == Kind::kRegularFile) {
     if (!S_ISREG(st.st_mode)) return fail(notRegularError(shown));
     if (st.st_nlink > 1) {
-      return fail("logs.not_regular_file", "",
+      return fail(codes::kLogsNotRegularFile, "",
                   shown + " has " + std::to_string(st.st_nlink) +
                       " hard links; a log file is written by Slurm with one, so it is not read");
     }
@@ -191,14 +192,14 @@ Result<Opened> openEntry(int dir_fd, const std::string& name, Kind kind, const s
   struct stat st {};
   if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) return Opened{UniqueFd(), true};
-    return fail("logs.io", "", "cannot stat " + shown + ": " + std::strerror(errno));
+    return fail(codes::kLogsIo, "", "cannot stat " + shown + ": " + std::strerror(errno));
   }
   if (S_ISLNK(st.st_mode)) return fail(symlinkError(shown));
   int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
   if (kind == Kind::kDirectory) {
     flags |= O_DIRECTORY;
     if (!S_ISDIR(st.st_mode))
-      return fail("logs.not_regular_file", "", shown + " is not a directory");
+      return fail(codes::kLogsNotRegularFile, "", shown + " is not a directory");
   } else if (!S_ISREG(st.st_mode)) {
     return fail(notRegularError(shown));
   }
@@ -208,7 +209,7 @@ Result<Opened> openEntry(int dir_fd, const std::string& name, Kind kind, const s
     if (err == ENOENT) return Opened{UniqueFd(), true};
     // ELOOP (a file) or ENOTDIR (O_DIRECTORY): a symlink appeared since the fstatat.
     if (err == ELOOP || err == ENOTDIR) return fail(symlinkError(shown));
-    return fail("logs.io", "", "cannot open " + shown + ": " + std::strerror(err));
+    return fail(codes::kLogsIo, "", "cannot open " + shown + ": " + std::strerror(err));
   }
   if (auto checked = checkOpened(fd.get(), kind, shown); !checked) return fail(checked.error());
   return Opened{std::move(fd), false};
@@ -224,7 +225,7 @@ Result<std::string> readAt(int fd, std::uint64_t offset, std::size_t count,
         ::pread(fd, buffer.data() + got, count - got, static_cast<off_t>(offset + got));
     if (n < 0) {
       if (errno == EINTR) continue;
-      return fail("logs.io", "", "cannot read " + shown + ": " + std::strerror(errno));
+      return fail(codes::kLogsIo, "", "cannot read " + shown + ": " + std::strerror(errno));
     }
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
@@ -244,7 +245,7 @@ LogTail missingTail(std::string reason) {
 
 Result<std::string> logFileName(std::string_view pool, LogStream stream) {
   if (!spec::isDnsLabel(pool)) {
-    return fail("logs.invalid_pool", "pool",
+    return fail(codes::kLogsInvalidPool, "pool",
                 "pool '" + std::string(pool) +
                     "' is not a pool name (a DNS label: lower-case letters, digits and '-')");
   }
@@ -283,7 +284,7 @@ LogTail cutLogTail(std::string_view window, bool starts_file, const LogTailLimit
 Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view pool, LogStream stream,
                             JobState job, const LogTailLimits& limits) {
   if (!staging::isCleanAbsolutePath(attempt_dir) || attempt_dir == "/") {
-    return fail("logs.invalid_attempt_dir", "attempt_dir",
+    return fail(codes::kLogsInvalidAttemptDir, "attempt_dir",
                 "the attempt directory must be an absolute path without '.', '..' or empty "
                 "components");
   }
@@ -313,7 +314,7 @@ Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view poo
 
   struct stat st {};
   if (::fstat(file->fd.get(), &st) != 0) {
-    return fail("logs.io", "", "cannot stat " + file_shown + ": " + std::strerror(errno));
+    return fail(codes::kLogsIo, "", "cannot stat " + file_shown + ": " + std::strerror(errno));
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
   // One byte more than the limit: it tells whether the first line in reach starts a line.

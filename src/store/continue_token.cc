@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/jwt.h"
+#include "store/error_codes.h"
 
 namespace tuneplane::store {
 namespace {
@@ -28,7 +29,7 @@ json filtersOf(const JobQuery& query) {
 }
 
 tl::unexpected<Error> badToken(const std::string& why) {
-  return fail("store.bad_continue", "continue",
+  return fail(codes::kBadContinue, "continue",
               "the continue token " + why + "; start again from the first page (no token)");
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "store/continue_token.h"
+#include "store/error_codes.h"
 #include "store/record_rows.h"
 
 namespace tuneplane::store {
@@ -193,7 +194,7 @@ Result<std::vector<JobView>> readActiveJobs(Connection& connection) {
 
 Result<JobPage> readJobPage(Connection& connection, const JobQuery& query) {
   if (query.limit < kMinListLimit || query.limit > kMaxListLimit) {
-    return fail("store.bad_limit", "limit",
+    return fail(codes::kBadLimit, "limit",
                 "limit must be between " + std::to_string(kMinListLimit) + " and " +
                     std::to_string(kMaxListLimit) + ", not " + std::to_string(query.limit));
   }
@@ -263,7 +264,7 @@ Result<std::map<JobPhase, int64_t>> readPhaseCounts(Connection& connection) {
     const std::string text = row.text(0);
     const auto phase = parseJobPhase(text);
     if (!phase) {
-      return fail("store.corrupt", "jobs.phase",
+      return fail(codes::kCorrupt, "jobs.phase",
                   "stored phase \"" + text + "\" is not one this TunePlane knows");
     }
     counts[*phase] = row.integer(1);
@@ -285,12 +286,12 @@ Result<std::map<std::pair<AttemptPhase, EndCause>, int64_t>> readEndedAttemptCou
     const std::string cause_text = row.text(1);
     const auto phase = parseAttemptPhase(phase_text);
     if (!phase) {
-      return fail("store.corrupt", "attempts.phase",
+      return fail(codes::kCorrupt, "attempts.phase",
                   "stored phase \"" + phase_text + "\" is not one this TunePlane knows");
     }
     const auto cause = parseEndCause(cause_text);
     if (!cause) {
-      return fail("store.corrupt", "attempts.cause",
+      return fail(codes::kCorrupt, "attempts.cause",
                   "stored cause \"" + cause_text + "\" is not one this TunePlane knows");
     }
     counts[{*phase, *cause}] = row.integer(2);

@@ -3,6 +3,7 @@
 #include <set>
 #include <utility>
 
+#include "store/error_codes.h"
 #include "store/record_rows.h"
 
 namespace tuneplane::store {
@@ -46,7 +47,7 @@ constexpr const char* kInsertEventSql =
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
 tl::unexpected<Error> invalid(std::string field, std::string message) {
-  return fail("store.invalid", std::move(field), std::move(message));
+  return fail(codes::kInvalid, std::move(field), std::move(message));
 }
 
 Status run(Result<Query>& q) {
@@ -156,7 +157,7 @@ Status insertNewJob(Connection& connection, const JobRecord& job, const EventRec
     exists->bind(1, job.id);
     auto row = exists->step();
     if (!row) return fail(row.error());
-    if (*row) return fail("store.job_exists", "id", "a job with id " + job.id + " exists");
+    if (*row) return fail(codes::kJobExists, "id", "a job with id " + job.id + " exists");
   }
   if (auto done = writeJob(connection, kInsertJobSql, job); !done) return done;
   EventRecord event = created;
@@ -187,13 +188,13 @@ Status markCancelRequested(Connection& connection, const std::string& job_id,
     q->bind(1, job_id);
     auto row = q->step();
     if (!row) return fail(row.error());
-    if (!*row) return fail("store.not_found", "job_id", "no job has id " + job_id);
+    if (!*row) return fail(codes::kNotFound, "job_id", "no job has id " + job_id);
     phase = q->text(0);
     if (q->integer(1) != 0) return ok();  // already requested: nothing changes
   }
   const auto parsed = parseJobPhase(phase);
   if (parsed && isTerminal(*parsed)) {
-    return fail("store.already_terminal", "job_id",
+    return fail(codes::kAlreadyTerminal, "job_id",
                 "job " + job_id + " has already ended (" + phase + ")");
   }
   auto mark = connection.query(
@@ -215,12 +216,12 @@ Status markAbandonRequested(Connection& connection, const std::string& job_id, i
     auto row = q->step();
     if (!row) return fail(row.error());
     if (!*row) {
-      return fail("store.not_found", "attempt",
+      return fail(codes::kNotFound, "attempt",
                   "job " + job_id + " has no attempt " + std::to_string(attempt));
     }
     phase = q->text(0);
     if (phase != toString(AttemptPhase::kSubmitUnknown)) {
-      return fail("store.not_submit_unknown", "attempt",
+      return fail(codes::kNotSubmitUnknown, "attempt",
                   "attempt " + std::to_string(attempt) + " of job " + job_id + " is " + phase +
                       ", not SubmitUnknown: only a lost receipt can be abandoned");
     }

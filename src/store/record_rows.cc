@@ -1,4 +1,5 @@
 #include "store/record_rows.h"
+#include "store/error_codes.h"
 
 #include <nlohmann/json.hpp>
 
@@ -6,7 +7,7 @@ namespace tuneplane::store {
 namespace {
 
 Error unreadable(std::string field, const std::string& value, const std::string& owner) {
-  return Error{"store.corrupt", std::move(field),
+  return Error{codes::kCorrupt, std::move(field),
                "stored value \"" + value + "\" of " + owner +
                    " is not one this TunePlane knows; the row was written by something else"};
 }

@@ -1,4 +1,5 @@
 #include "store/schema.h"
+#include "store/error_codes.h"
 
 #include <string>
 
@@ -8,7 +9,7 @@ namespace {
 
 // Errors met while inspecting say which file and that it was left alone.
 Error refusal(Error error, const std::string& path) {
-  if (error.code == "store.corrupt") {
+  if (error.code == codes::kCorrupt) {
     error.message = "the database " + path +
                     " is not a SQLite database or is damaged; it was left as it is "
                     "(restore it from a backup, or move it away to start empty). " +
@@ -36,13 +37,13 @@ Result<int> inspectDatabase(Connection& connection, std::span<const Migration> k
 
   if (*version == 0 && *application == 0 && *objects == 0) return 0;  // new and empty
   if (*application != kApplicationId) {
-    return fail("store.not_tuneplane", "db",
+    return fail(codes::kNotTuneplane, "db",
                 "the database " + path + " was not made by TunePlane (its application_id is " +
                     std::to_string(*application) + "); it was left as it is");
   }
   const int latest = known.empty() ? 0 : known.back().to_version;
   if (*version > latest) {
-    return fail("store.newer_version", "db",
+    return fail(codes::kNewerVersion, "db",
                 "the database " + path + " has schema version " + std::to_string(*version) +
                     ", newer than the newest this TunePlane knows (" + std::to_string(latest) +
                     "); it was left as it is: run the TunePlane that wrote it, or a newer one");
@@ -52,7 +53,7 @@ Result<int> inspectDatabase(Connection& connection, std::span<const Migration> k
   auto check = connection.queryText("PRAGMA quick_check(1)");
   if (!check) return fail(refusal(check.error(), path));
   if (*check != "ok") {
-    return fail(refusal(Error{"store.corrupt", "", "quick_check: " + *check}, path));
+    return fail(refusal(Error{codes::kCorrupt, "", "quick_check: " + *check}, path));
   }
   return static_cast<int>(*version);
 }
@@ -83,7 +84,7 @@ Status migrate(Connection& connection, std::span<const Migration> known) {
     auto row = violations->step();
     if (!row) return fail(row.error());
     if (*row) {
-      return fail("store.constraint", "db",
+      return fail(codes::kConstraint, "db",
                   "migrating to schema version " + std::to_string(latest) + " left a row in " +
                       violations->text(0) + " that refers to nothing; nothing was changed");
     }

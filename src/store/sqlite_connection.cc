@@ -1,4 +1,5 @@
 #include "store/sqlite_connection.h"
+#include "store/error_codes.h"
 
 #include <utility>
 
@@ -6,9 +7,9 @@ namespace tuneplane::store {
 
 Error sqliteError(int rc, std::string_view sqlite_message, std::string_view doing) {
   const int primary = rc & 0xff;
-  std::string code = "store.io";
-  if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) code = "store.corrupt";
-  if (primary == SQLITE_CONSTRAINT) code = "store.constraint";
+  std::string code = codes::kIo;
+  if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) code = codes::kCorrupt;
+  if (primary == SQLITE_CONSTRAINT) code = codes::kConstraint;
   std::string message = "SQLite: ";
   message += sqlite_message.empty() ? std::string_view(sqlite3_errstr(rc)) : sqlite_message;
   message += " (code " + std::to_string(rc) + ") while " + std::string(doing);
@@ -132,7 +133,7 @@ Result<Query> Connection::query(std::string_view sql) {
     found = statements_.emplace(std::string(sql), std::move(stmt)).first;
   } else if (sqlite3_stmt_busy(found->second.get()) != 0) {
     // A programming error (two live Queries of one statement would share its cursor).
-    return fail("store.io", "", "statement already in use: " + std::string(sql));
+    return fail(codes::kIo, "", "statement already in use: " + std::string(sql));
   }
   return Query(db_.get(), found->second.get());
 }
@@ -142,7 +143,7 @@ Result<Query> Connection::firstRow(std::string_view sql) {
   if (!q) return q;
   auto row = q->step();
   if (!row) return fail(row.error());
-  if (!*row) return fail("store.io", "", std::string(sql) + " returned no row");
+  if (!*row) return fail(codes::kIo, "", std::string(sql) + " returned no row");
   return q;
 }
 

@@ -5,6 +5,7 @@
 
 #include <utility>
 
+#include "store/error_codes.h"
 #include "store/job_reads.h"
 #include "store/job_writes.h"
 #include "store/reader_pool.h"
@@ -22,7 +23,7 @@ Status configureWriter(Connection& writer, bool in_memory) {
     auto mode = writer.queryText("PRAGMA journal_mode = WAL");
     if (!mode) return fail(mode.error());
     if (*mode != "wal") {
-      return fail("store.io", "db",
+      return fail(codes::kIo, "db",
                   "the database " + writer.path() +
                       " cannot use write-ahead logging (journal "
                       "mode stayed \"" +
@@ -43,9 +44,9 @@ void createPrivately(const std::string& path) {
 
 Result<std::unique_ptr<SqliteJobStore>> SqliteJobStore::open(const std::string& path,
                                                              SqliteJobStoreOptions options) {
-  if (path.empty()) return fail("store.invalid", "db", "the database path is empty");
+  if (path.empty()) return fail(codes::kInvalid, "db", "the database path is empty");
   if (options.reader_connections < 1 || options.busy_timeout_ms < 0) {
-    return fail("store.invalid", "db",
+    return fail(codes::kInvalid, "db",
                 "reader_connections must be at least 1 and busy_timeout_ms not negative");
   }
   const bool in_memory = path == kInMemory;
