@@ -1,4 +1,4 @@
-// Log reader benchmark: control::readLogTail on a 1 GiB log against `tail -c 65536` of the
+// Log reader benchmark: attempt::readLogTail on a 1 GiB log against `tail -c 65536` of the
 // same file, in the same run (rounds alternated, page cache warm for both). The log is
 // sparse (ftruncate) with 1 MiB of real log lines at its end, so it costs no disk. Also
 // prints readLogTail on a 1 MiB log (its cost must not grow with the file) and a bare
@@ -17,17 +17,17 @@
 #include <string>
 #include <vector>
 
+#include "attempt/log_tail.h"
 #include "bench_dir.h"
-#include "control/log_tail.h"
 
 extern char** environ;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using tuneplane::control::kLogTailMaxBytes;
-using tuneplane::control::LogStream;
-using tuneplane::control::readLogTail;
+using tuneplane::attempt::kLogTailMaxBytes;
+using tuneplane::attempt::LogStream;
+using tuneplane::attempt::readLogTail;
 
 constexpr std::uint64_t kBigLog = 1ull << 30;
 constexpr std::uint64_t kSmallLog = 1ull << 20;

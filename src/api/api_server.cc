@@ -11,6 +11,7 @@
 
 #include "api/http_transport.h"
 #include "api/json_views.h"
+#include "attempt/error_codes.h"
 #include "control/error_codes.h"
 #include "store/error_codes.h"
 
@@ -61,7 +62,7 @@ void sendError(httplib::Response& res, int status, Error error) {
 
 int statusFor(const std::string& code) {
   if (code == store::codes::kNotFound) return 404;
-  if (code == control::codes::kLogsSymlink || code == control::codes::kLogsNotRegularFile) {
+  if (code == attempt::codes::kLogsSymlink || code == attempt::codes::kLogsNotRegularFile) {
     return 409;  // the job's doing
   }
   if (code == store::codes::kAlreadyTerminal || code == store::codes::kNotSubmitUnknown ||

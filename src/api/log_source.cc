@@ -4,15 +4,15 @@
 namespace tuneplane::api {
 
 Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view pool, LogStream stream,
-                            control::JobState job) {
-  return control::readLogTail(attempt_dir, pool, stream, job);
+                            attempt::JobState job) {
+  return attempt::readLogTail(attempt_dir, pool, stream, job);
 }
 
-control::JobState logJobState(const store::AttemptRecord& attempt,
+attempt::JobState logJobState(const store::AttemptRecord& attempt,
                               const store::ComponentRecord* component) {
   const bool ran = component != nullptr && component->start_time > 0;
-  return ran && attempt.ended_ms > 0 ? control::JobState::kRanAndEnded
-                                     : control::JobState::kMayStillWrite;
+  return ran && attempt.ended_ms > 0 ? attempt::JobState::kRanAndEnded
+                                     : attempt::JobState::kMayStillWrite;
 }
 
 }  // namespace tuneplane::api

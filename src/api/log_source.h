@@ -7,26 +7,26 @@
 #include <string>
 #include <string_view>
 
+#include "attempt/log_tail.h"
 #include "common/result.h"
-#include "control/log_tail.h"
 #include "store/job_store.h"
 
 namespace tuneplane::api {
 
-using LogStream = control::LogStream;
-using LogSnapshot = control::LogTail;
+using LogStream = attempt::LogStream;
+using LogSnapshot = attempt::LogTail;
 
 using LogReader =
     std::function<Result<LogSnapshot>(const std::string& attempt_dir, std::string_view pool,
-                                      LogStream stream, control::JobState job)>;
+                                      LogStream stream, attempt::JobState job)>;
 
-// control::readLogTail with the default limits.
+// attempt::readLogTail with the default limits.
 Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view pool, LogStream stream,
-                            control::JobState job);
+                            attempt::JobState job);
 
 // kRanAndEnded when Slurm started the component (it has a start time) and the attempt has
 // ended: a log still missing then was never written (the job user's permissions).
-control::JobState logJobState(const store::AttemptRecord& attempt,
+attempt::JobState logJobState(const store::AttemptRecord& attempt,
                               const store::ComponentRecord* component);
 
 }  // namespace tuneplane::api

@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "attempt/error_codes.h"
 #include "control/error_codes.h"
 #include "launch/attempt_identity.h"
 #include "staging/stager.h"
@@ -13,7 +14,7 @@ namespace tuneplane::control {
 namespace {
 
 Error invalid(const std::string& dir, const std::string& what) {
-  return Error{codes::kStagedAttemptInvalid, dir,
+  return Error{attempt::codes::kStagedAttemptInvalid, dir,
                "the staged attempt " + dir + " cannot be submitted: " + what};
 }
 
@@ -21,7 +22,7 @@ Error invalid(const std::string& dir, const std::string& what) {
 
 AttemptLauncher::AttemptLauncher(const SiteContext& site, catalog::ArtifactVerifier& verifier,
                                  launch::RandomSource& random, staging::StagingFs& fs,
-                                 staging::JobAccess access, AttemptReader& files)
+                                 staging::JobAccess access, attempt::AttemptReader& files)
     : site_(site),
       verifier_(verifier),
       random_(random),

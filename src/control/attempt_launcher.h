@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attempt/attempt_files.h"
 #include "common/result.h"
-#include "control/attempt_files.h"
 #include "control/launch_pipeline.h"
 #include "store/job_store.h"
 
@@ -33,11 +33,12 @@ class AttemptLauncher {
   // reconciler: the shared filesystem unless a test hands in another.
   AttemptLauncher(const SiteContext& site, catalog::ArtifactVerifier& verifier,
                   launch::RandomSource& random, staging::StagingFs& fs,
-                  staging::JobAccess access = {}, AttemptReader& files = posixAttemptReader());
+                  staging::JobAccess access = {},
+                  attempt::AttemptReader& files = attempt::posixAttemptReader());
 
   const SiteContext& site() const { return site_; }
   // How an attempt's files are read (the reconciler reads its sentinels through it too).
-  AttemptReader& files() const { return files_; }
+  attempt::AttemptReader& files() const { return files_; }
 
   // Every rule `tuneplane validate` checks (structure, the backend's rules, the artifact's
   // hash), with a throwaway identity; nothing is staged. Errors: prepareText's.
@@ -66,7 +67,7 @@ class AttemptLauncher {
   launch::RandomSource& random_;
   staging::StagingFs& fs_;
   staging::JobAccess access_;
-  AttemptReader& files_;
+  attempt::AttemptReader& files_;
 };
 
 }  // namespace tuneplane::control

@@ -311,7 +311,8 @@ store::AttemptRecord countMissing(store::AttemptRecord attempt) {
   return attempt;
 }
 
-AttemptVerdict judgeFromSentinels(const AttemptSentinels& sentinels, bool cancel_requested) {
+AttemptVerdict judgeFromSentinels(const attempt::AttemptSentinels& sentinels,
+                                  bool cancel_requested) {
   AttemptVerdict v;
   if (!sentinels.exit.empty()) {
     const auto& [pool, exit] = *sentinels.exit.begin();
@@ -366,7 +367,7 @@ AttemptVerdict noteMissingLogs(AttemptVerdict verdict,
     files += (files.empty() ? "" : ", ") + std::string("logs/") + pool + ".out";
   }
   verdict.cause = EndCause::kInfrastructure;
-  verdict.reason = std::string(kLogNeverWrittenReason) + " (missing: " + files +
+  verdict.reason = std::string(attempt::kLogNeverWrittenReason) + " (missing: " + files +
                    "; Slurm said: " + verdict.reason + ")";
   return verdict;
 }

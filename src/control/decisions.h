@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "attempt/attempt_files.h"
+#include "attempt/log_tail.h"
 #include "common/result.h"
-#include "control/attempt_files.h"
-#include "control/log_tail.h"
 #include "control/status_mapping.h"
 #include "slurm/job_record.h"
 #include "slurm/rest_error.h"
@@ -130,7 +130,8 @@ store::AttemptRecord countMissing(store::AttemptRecord attempt);
 
 // What the sentinels say about a job Slurm no longer knows: an exit sentinel gives the
 // outcome, a start sentinel alone means it ran and ended unobserved, nothing means lost.
-AttemptVerdict judgeFromSentinels(const AttemptSentinels& sentinels, bool cancel_requested);
+AttemptVerdict judgeFromSentinels(const attempt::AttemptSentinels& sentinels,
+                                  bool cancel_requested);
 
 // Issue 11: a job that failed without its scheduler log could not write into logs/.
 // `pools_without_log`: components whose logs/<pool>.out is missing.

@@ -78,7 +78,8 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
     // Not in Slurm's memory. Its sentinels may still prove it ran (and ended).
     std::vector<std::string> pools;
     for (const auto& c : attempt.components) pools.push_back(c.pool);
-    const AttemptSentinels sentinels = launcher_.files().sentinels(attempt.staging_dir, pools);
+    const attempt::AttemptSentinels sentinels =
+        launcher_.files().sentinels(attempt.staging_dir, pools);
     const bool ended = !sentinels.exit.empty();
     const bool ran_unseen = !sentinels.start.empty() && attempt.lookups + 1 >= kMissingPollsToJudge;
     if (ended || ran_unseen) {

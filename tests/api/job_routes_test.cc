@@ -249,7 +249,7 @@ class LogRoutesTest : public ApiFixture {
  protected:
   void tune(ApiDependencies& deps, ServerOptions&) override {
     deps.logs = [this](const std::string& dir, std::string_view pool, LogStream stream,
-                       control::JobState) -> Result<LogSnapshot> {
+                       attempt::JobState) -> Result<LogSnapshot> {
       asked_ = dir + "|" + std::string(pool) + "|" + (stream == LogStream::kStdout ? "out" : "err");
       LogSnapshot snapshot;
       snapshot.text = "line 1\nline 2\n";

@@ -22,6 +22,7 @@
 #include "staging/staging_fs.h"
 #include "support/os_user.h"
 #include "support/subprocess.h"
+#include "support/test_files.h"
 #include "support/test_paths.h"
 
 extern char** environ;
@@ -34,17 +35,8 @@ inline std::string tuneplaneBinary() {
 // Written into the site's token file: it must never appear in anything staged or printed.
 inline constexpr const char* kSentinelToken = "eyJTENTINEL.token-must-never-be-staged.x9";
 
-inline std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-inline void writeFile(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-}
+using test::readFile;  // support/test_files.h
+using test::writeFile;
 
 inline std::string sha256Of(const std::string& data) {
   unsigned char digest[EVP_MAX_MD_SIZE];

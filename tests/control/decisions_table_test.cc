@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "attempt/error_codes.h"
 #include "catalog/error_codes.h"
 #include "control/change_builder.h"
 #include "control/error_codes.h"
@@ -44,7 +45,7 @@ TEST(Decisions, OnlyIoAndAnUnreadableArtifactMayPass) {
   EXPECT_TRUE(stagingMayPass(errors(catalog::codes::kArtifactUnreadable)));
   EXPECT_FALSE(stagingMayPass(errors(catalog::codes::kArtifactSha256Mismatch)));
   EXPECT_FALSE(stagingMayPass(errors(catalog::codes::kArtifactMissing)));
-  EXPECT_FALSE(stagingMayPass(errors(codes::kStagedAttemptInvalid)));
+  EXPECT_FALSE(stagingMayPass(errors(attempt::codes::kStagedAttemptInvalid)));
   EXPECT_FALSE(stagingMayPass({}));
 }
 

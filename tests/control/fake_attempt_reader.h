@@ -10,15 +10,16 @@
 #include <string_view>
 #include <vector>
 
-#include "control/attempt_files.h"
+#include "attempt/attempt_files.h"
+#include "attempt/error_codes.h"
 #include "control/error_codes.h"
 
 namespace tuneplane::control::testing {
 
-class FakeAttemptReader final : public AttemptReader {
+class FakeAttemptReader final : public attempt::AttemptReader {
  public:
   // The sentinels of `attempt_dir`, from memory instead of its logs/.
-  void setSentinels(const std::string& attempt_dir, AttemptSentinels sentinels) {
+  void setSentinels(const std::string& attempt_dir, attempt::AttemptSentinels sentinels) {
     sentinels_[attempt_dir] = std::move(sentinels);
   }
   void setSchedulerLog(const std::string& attempt_dir, const std::string& pool) {
@@ -31,8 +32,8 @@ class FakeAttemptReader final : public AttemptReader {
   int stagedReads() const { return staged_reads_; }
 
   // AttemptReader
-  AttemptSentinels sentinels(const std::string& attempt_dir,
-                             const std::vector<std::string>& pools) override {
+  attempt::AttemptSentinels sentinels(const std::string& attempt_dir,
+                                      const std::vector<std::string>& pools) override {
     ++sentinel_reads_;
     if (auto it = sentinels_.find(attempt_dir); it != sentinels_.end()) return it->second;
     return real_.sentinels(attempt_dir, pools);
@@ -43,14 +44,15 @@ class FakeAttemptReader final : public AttemptReader {
   Result<std::string> stagedFile(const std::string& attempt_dir, std::string_view name) override {
     ++staged_reads_;
     if (unreadable_.count(std::string(name)) > 0) {
-      return fail(codes::kStagedAttemptInvalid, std::string(name), "cannot read (scripted)");
+      return fail(attempt::codes::kStagedAttemptInvalid, std::string(name),
+                  "cannot read (scripted)");
     }
     return real_.stagedFile(attempt_dir, name);
   }
 
  private:
-  PosixAttemptReader real_;
-  std::map<std::string, AttemptSentinels> sentinels_;
+  attempt::PosixAttemptReader real_;
+  std::map<std::string, attempt::AttemptSentinels> sentinels_;
   std::set<std::string> logs_;
   std::set<std::string> unreadable_;
   int sentinel_reads_ = 0;

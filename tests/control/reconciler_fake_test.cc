@@ -311,9 +311,9 @@ TEST_F(FakePurgeTest, TheSentinelsAreReadThroughTheInjectedReader) {
   const std::string id = running();
   // No file in logs/: the reader alone says the job started and exited 0.
   const std::string dir = attempt(view(id)).staging_dir;
-  AttemptSentinels sentinels;
-  sentinels.start["main"] = StartSentinel{"cpu1", 1700000000};
-  sentinels.exit["main"] = ExitSentinel{"cpu1", 0, 1700000000, 1700000100};
+  attempt::AttemptSentinels sentinels;
+  sentinels.start["main"] = attempt::StartSentinel{"cpu1", 1700000000};
+  sentinels.exit["main"] = attempt::ExitSentinel{"cpu1", 0, 1700000000, 1700000100};
   files_.setSentinels(dir, sentinels);
   files_.setSchedulerLog(dir, "main");
   slurm_.purge(sluid(id));

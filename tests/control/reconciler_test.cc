@@ -139,7 +139,7 @@ TEST_F(ReconcilerTest, AJobThatCannotWriteItsLogSaysSo) {
   sim_->pauseScheduling(false);
   ASSERT_TRUE(tickUntilPhase(id, JobPhase::kFailed));
   const store::JobView v = view(id);
-  EXPECT_NE(v.job.reason.find(kLogNeverWrittenReason), std::string::npos) << v.job.reason;
+  EXPECT_NE(v.job.reason.find(attempt::kLogNeverWrittenReason), std::string::npos) << v.job.reason;
   EXPECT_NE(v.attempts[0].cause, EndCause::kUser);
 }
 

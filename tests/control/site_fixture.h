@@ -16,6 +16,7 @@
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "support/os_user.h"
+#include "support/test_files.h"
 
 namespace tuneplane::control::testing {
 
@@ -23,17 +24,8 @@ namespace tuneplane::control::testing {
 inline constexpr const char* kSentinelToken = "eyJTENTINEL.token-must-never-be-staged.x9";
 inline constexpr const char* kJwtKey = "0123456789abcdef0123456789abcdef-test-key";
 
-inline std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-inline void writeFile(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-}
+using test::readFile;  // support/test_files.h
+using test::writeFile;
 
 class SiteDir {
  public:

@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-#include "control/log_tail.h"
+#include "attempt/log_tail.h"
 #include "launch/attempt_identity.h"
 #include "live_config.h"
 #include "slurm/rest_client.h"
@@ -142,8 +142,8 @@ TEST_F(LiveJobUser, ThroughTheStagingGroupTheJobCompletesWithItsLog) {
   ASSERT_TRUE(first && !first->empty());
   const auto state = finalState(first->front().sluid);
 
-  auto log = control::readLogTail(dir, "main", control::LogStream::kStdout,
-                                  control::JobState::kRanAndEnded);
+  auto log = attempt::readLogTail(dir, "main", attempt::LogStream::kStdout,
+                                  attempt::JobState::kRanAndEnded);
   ASSERT_TRUE(log) << log.error().describe();
   ASSERT_FALSE(log->missing) << "ended " << ::testing::PrintToString(state) << ": " << log->reason;
   EXPECT_EQ(state, std::vector<std::string>{"COMPLETED"});

@@ -27,10 +27,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attempt/attempt_files.h"
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
 #include "common/jwt.h"
-#include "control/attempt_files.h"
 #include "control/attempt_launcher.h"
 #include "control/job_service.h"
 #include "control/launch_pipeline.h"

@@ -15,21 +15,12 @@
 
 #include "live_config.h"
 #include "staging/stager.h"
+#include "support/test_files.h"
 
 namespace tuneplane::live {
 
-inline std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-inline void writeFile(const std::string& path, const std::string& content,
-                      std::filesystem::perms mode) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-  std::filesystem::permissions(path, mode);
-}
+using test::readFile;  // support/test_files.h
+using test::writeFile;
 
 // A stand-in for `apptainer exec` on a cluster without Apptainer: drops the options and the
 // image (the batch script has verified its hash already) and runs the command on the node.

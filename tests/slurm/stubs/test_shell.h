@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "support/subprocess.h"
+#include "support/test_files.h"
 
 namespace tuneplane::slurm::shell_test {
 
@@ -34,17 +35,8 @@ class TempDir {
   std::filesystem::path path_;
 };
 
-inline std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-inline void writeFile(const std::filesystem::path& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << content;
-}
+using test::readFile;  // support/test_files.h
+using test::writeFile;
 
 using RunResult = test::ProcessResult;
 

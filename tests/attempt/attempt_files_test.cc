@@ -1,19 +1,19 @@
 // Reading an attempt's sentinels and logs safely: parse rules, symlinks and FIFOs refused,
 // size capped, a logs/ that is itself a symlink refused.
-#include "control/attempt_files.h"
+#include "attempt/attempt_files.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <filesystem>
 
-#include "site_fixture.h"
+#include "support/test_files.h"
 
-namespace tuneplane::control {
+namespace tuneplane::attempt {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::writeFile;
+using test::writeFile;
 
 TEST(AttemptFilesParse, GoodSentinels) {
   auto start = parseStartSentinel(R"({"version":1,"node":"cpu1","time":1700000000})");
@@ -113,4 +113,4 @@ TEST_F(AttemptFilesRead, SchedulerLogExistsOnlyAsARegularFile) {
 }
 
 }  // namespace
-}  // namespace tuneplane::control
+}  // namespace tuneplane::attempt

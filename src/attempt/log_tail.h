@@ -31,7 +31,7 @@
 
 #include "common/result.h"
 
-namespace tuneplane::control {
+namespace tuneplane::attempt {
 
 inline constexpr std::size_t kLogTailMaxBytes = 64 * 1024;
 inline constexpr std::size_t kLogTailMaxLines = 2000;
@@ -89,4 +89,4 @@ Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view poo
 // line fits. Fills text, truncated, lines and replaced. REQUIRES: window.size() < 2^31.
 LogTail cutLogTail(std::string_view window, bool starts_file, const LogTailLimits& limits = {});
 
-}  // namespace tuneplane::control
+}  // namespace tuneplane::attempt

@@ -20,7 +20,7 @@
 
 #include "common/result.h"
 
-namespace tuneplane::control {
+namespace tuneplane::attempt {
 
 inline constexpr std::size_t kMaxSentinelBytes = 4096;
 
@@ -89,4 +89,4 @@ class PosixAttemptReader final : public AttemptReader {
 // One process-wide PosixAttemptReader (it holds no state), the default where none is given.
 AttemptReader& posixAttemptReader();
 
-}  // namespace tuneplane::control
+}  // namespace tuneplane::attempt

@@ -1,5 +1,5 @@
 // readLogTail: open without following links, fstat, one pread from the end, then the pure cut.
-#include "control/log_tail.h"
+#include "attempt/log_tail.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,12 +12,12 @@
 #include <optional>
 #include <vector>
 
+#include "attempt/error_codes.h"
 #include "common/unique_fd.h"
-#include "control/error_codes.h"
 #include "spec/names.h"
 #include "staging/staging_paths.h"
 
-namespace tuneplane::control {
+namespace tuneplane::attempt {
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD in UTF-8
@@ -327,4 +327,4 @@ Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view poo
   return tail;
 }
 
-}  // namespace tuneplane::control
+}  // namespace tuneplane::attempt

@@ -1,7 +1,7 @@
 // The log reader: the pure cut (line and UTF-8 boundaries, replacement, exact limits) from a
 // table, and readLogTail on real files — a 1 GiB sparse log and 100,000 short lines read
 // with bounded I/O, missing files, and the links and special files a job could plant.
-#include "control/log_tail.h"
+#include "attempt/log_tail.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -19,7 +19,7 @@
 #include "slurm/submit_body.h"
 #include "support/subprocess.h"
 
-namespace tuneplane::control {
+namespace tuneplane::attempt {
 namespace {
 
 namespace fs = std::filesystem;
@@ -534,4 +534,4 @@ TEST_F(LogTailTest, AFifoIsRefusedWithoutBlocking) {
 }
 
 }  // namespace
-}  // namespace tuneplane::control
+}  // namespace tuneplane::attempt

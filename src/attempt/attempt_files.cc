@@ -1,5 +1,5 @@
 // Safe reads of an attempt's logs/ (see attempt_files.h).
-#include "control/attempt_files.h"
+#include "attempt/attempt_files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,12 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attempt/error_codes.h"
 #include "common/unique_fd.h"
-#include "control/error_codes.h"
 #include "slurm/script_renderer.h"
 #include "staging/staging_paths.h"
 
-namespace tuneplane::control {
+namespace tuneplane::attempt {
 namespace {
 
 using nlohmann::json;
@@ -179,7 +179,7 @@ AttemptSentinels PosixAttemptReader::sentinels(const std::string& attempt_dir,
 
 bool PosixAttemptReader::schedulerLogExists(const std::string& attempt_dir,
                                             const std::string& pool) {
-  return control::schedulerLogExists(attempt_dir, pool);
+  return attempt::schedulerLogExists(attempt_dir, pool);
 }
 
 Result<std::string> PosixAttemptReader::stagedFile(const std::string& attempt_dir,
@@ -192,4 +192,4 @@ AttemptReader& posixAttemptReader() {
   return reader;
 }
 
-}  // namespace tuneplane::control
+}  // namespace tuneplane::attempt

@@ -1,0 +1,21 @@
+// The stable error codes of the attempt-file readers. Scripts and tests match on these
+// strings, so a code is never renamed or reused for another meaning (kBadSentinel and
+// kStagedAttemptInvalid keep the "control." prefix they were published with, before the
+// readers had a module of their own).
+#pragma once
+
+namespace tuneplane::attempt::codes {
+
+inline constexpr const char* kBadSentinel = "control.bad_sentinel";  // attempt_files.h
+// A staged file of the attempt cannot be read (readStagedFile; the launcher's checks).
+inline constexpr const char* kStagedAttemptInvalid = "control.staged_attempt_invalid";
+
+// The log reader's (log_tail.h). A symlink or a file that is not regular is the job's doing
+// (it owns logs/), and the API answers it as a conflict, not a server fault.
+inline constexpr const char* kLogsSymlink = "logs.symlink";
+inline constexpr const char* kLogsNotRegularFile = "logs.not_regular_file";
+inline constexpr const char* kLogsIo = "logs.io";
+inline constexpr const char* kLogsInvalidPool = "logs.invalid_pool";
+inline constexpr const char* kLogsInvalidAttemptDir = "logs.invalid_attempt_dir";
+
+}  // namespace tuneplane::attempt::codes
