@@ -31,7 +31,7 @@
 #include "api/server_config.h"
 #include "common/clock.h"
 #include "common/result.h"
-#include "control/attempt_launcher.h"
+#include "pipeline/attempt_launcher.h"
 #include "control/job_service.h"
 #include "store/job_store.h"
 
@@ -45,7 +45,7 @@ namespace tuneplane::api {
 struct ApiDependencies {
   control::JobService& jobs;
   store::JobStore& store;              // jobs by phase (/metrics), readiness
-  control::AttemptLauncher& launcher;  // POST /v1/validate, capabilities
+  pipeline::AttemptLauncher& launcher;  // POST /v1/validate, capabilities
   Metrics& metrics;
   LogReader logs = readLog;
   // /readyz: whether slurmrestd answers (nullptr: not checked).

@@ -19,7 +19,7 @@ Error kindRefusal(const std::string& kind) {
   return Error{launch::codes::kKindNotSupported, "kind", kind + " " + kNoInboundPath};
 }
 
-json capabilitiesJson(const control::SiteContext& context) {
+json capabilitiesJson(const pipeline::SiteContext& context) {
   const catalog::SiteConfig& site = context.site;
   json series = json::array();
   for (const auto& s : site.gpu_series) {

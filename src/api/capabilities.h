@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
-#include "control/launch_pipeline.h"
+#include "pipeline/launch_pipeline.h"
 
 namespace tuneplane::api {
 
-nlohmann::json capabilitiesJson(const control::SiteContext& site);
+nlohmann::json capabilitiesJson(const pipeline::SiteContext& site);
 
 // The 422 body's error for a kind Slurm cannot run ("Playground", "ModelDeployment"):
 // code launch.kind_not_supported, field "kind".

@@ -17,14 +17,14 @@ constexpr std::chrono::milliseconds kProbeTimeout{3000};
 
 }  // namespace
 
-Daemon::Daemon(const control::SiteContext& site, store::JobStore& store)
+Daemon::Daemon(const pipeline::SiteContext& site, store::JobStore& store)
     : site_(site), store_(store) {}
 
-Result<std::unique_ptr<Daemon>> Daemon::start(const control::SiteContext& site,
+Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
                                               store::JobStore& store, DaemonOptions options) {
   // Who writes the attempts (staging/job_access.h), decided once: a site whose job user
   // could not write its logs is refused before anything is served, staged or submitted.
-  auto access = control::checkJobAccess(site);
+  auto access = pipeline::checkJobAccess(site);
   if (!access) return tl::unexpected(access.error());
   std::unique_ptr<Daemon> d(new Daemon(site, store));
   auto client = slurm::SlurmRestClient::fromSite(site.site.slurm);
@@ -44,7 +44,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const control::SiteContext& site,
   d->events_ = std::make_unique<EventLog>(std::move(options.event_log), d->clock_);
   d->observer_ = std::make_unique<ServeObserver>(d->metrics_, *d->events_);
   d->metered_ = std::make_unique<MeteredSlurmClient>(*d->slurm_, d->metrics_, d->events_.get());
-  d->launcher_ = std::make_unique<control::AttemptLauncher>(site, d->verifier_, d->random_, d->fs_,
+  d->launcher_ = std::make_unique<pipeline::AttemptLauncher>(site, d->verifier_, d->random_, d->fs_,
                                                             std::move(*access));
   d->service_ =
       std::make_unique<control::JobService>(store, *d->launcher_, d->clock_, d->observer_.get());

@@ -45,7 +45,7 @@ class Daemon {
  public:
   // Builds and starts everything. Errors: "slurm.config" (the site's slurm section),
   // "api.listen". REQUIRES: `site` and `store` outlive the daemon.
-  static Result<std::unique_ptr<Daemon>> start(const control::SiteContext& site,
+  static Result<std::unique_ptr<Daemon>> start(const pipeline::SiteContext& site,
                                                store::JobStore& store, DaemonOptions options);
   ~Daemon();  // stop()
   Daemon(const Daemon&) = delete;
@@ -60,13 +60,13 @@ class Daemon {
   void stop();
 
  private:
-  Daemon(const control::SiteContext& site, store::JobStore& store);
+  Daemon(const pipeline::SiteContext& site, store::JobStore& store);
   std::string loopMetrics() const;
   // GET /v1/doctor: doctor's checks over the probe client (one try, short timeout per
   // request) and the launcher's artifact cache. One run at a time; "api.busy" otherwise.
   Result<nlohmann::json> doctorReport();
 
-  const control::SiteContext& site_;
+  const pipeline::SiteContext& site_;
   store::JobStore& store_;
   SystemClock clock_;
   Metrics metrics_;
@@ -78,7 +78,7 @@ class Daemon {
   std::unique_ptr<slurm::SlurmRestClient> slurm_;
   std::unique_ptr<slurm::SlurmRestClient> probe_;
   std::unique_ptr<MeteredSlurmClient> metered_;
-  std::unique_ptr<control::AttemptLauncher> launcher_;
+  std::unique_ptr<pipeline::AttemptLauncher> launcher_;
   std::unique_ptr<control::JobService> service_;
   std::unique_ptr<control::Reconciler> reconciler_;
   std::unique_ptr<control::ControlLoop> loop_;

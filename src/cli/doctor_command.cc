@@ -22,7 +22,8 @@
 #include "cli/output.h"
 #include "cli/progress_bar.h"
 #include "common/clock.h"
-#include "control/launch_pipeline.h"
+#include "cli/site_environment.h"
+#include "pipeline/launch_pipeline.h"
 #include "doctor/doctor.h"
 #include "doctor/host_probe.h"
 #include "slurm/rest_client.h"
@@ -78,14 +79,14 @@ SlurmConnection connectToSlurm(const catalog::SiteConfig& site) {
 void runDoctor(const DoctorFlags& flags) {
   auto format = parseOutputFormat(flags.output);
   if (!format) failWith({format.error()}, OutputFormat::kText, kExitInvalid, std::cout, std::cerr);
-  const control::SiteEnvironment env = control::SiteEnvironment::fromProcess();
-  auto site = control::loadSiteFile(flags.site, env);
+  const pipeline::SiteEnvironment env = siteEnvironmentFromProcess();
+  auto site = pipeline::loadSiteFile(flags.site, env);
   if (!site) failWith(site.error(), *format, kExitInvalid, std::cout, std::cerr);
 
   doctor::DoctorInput input;
   input.site = site->site;
   input.registry_path = catalog::registryPath(site->site, env.registry_file).value_or("");
-  auto registry = control::loadRegistryFile(site->site, env);
+  auto registry = pipeline::loadRegistryFile(site->site, env);
   if (registry) {
     input.registry_path = registry->path;
     input.registry = std::move(registry->registry);

@@ -9,7 +9,8 @@
 
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "control/launch_pipeline.h"
+#include "cli/site_environment.h"
+#include "pipeline/launch_pipeline.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -44,18 +45,18 @@ void runRender(const RenderFlags& flags) {
   if (!spec_file) errors.push_back(spec_file.error());
   if (!errors.empty()) invalid(errors);
 
-  auto context = control::loadSiteContext(flags.site_file);
+  auto context = pipeline::loadSiteContext(flags.site_file, siteEnvironmentFromProcess());
   if (!context) invalid(context.error());
-  control::PrepareOptions options;
+  pipeline::PrepareOptions options;
   options.job_id = flags.job_id;
   options.attempt = attempt;
   options.submit_token = flags.submit_token;
   options.attempt_dir = flags.attempt_dir;
-  auto prepared = control::prepare(*spec_file, *context, options);
+  auto prepared = pipeline::prepare(*spec_file, *context, options);
   if (!prepared) invalid(prepared.error());
   // Rendering is for looking, possibly on another host than the one that submits: a job
   // user who could not write the attempt is a warning here, and a refusal at submit.
-  if (auto access = control::checkJobAccess(*context); !access) {
+  if (auto access = pipeline::checkJobAccess(*context); !access) {
     std::cerr << "warning: `tuneplane slurm submit` from this host would refuse this site: "
               << access.error().describe() << "\n";
   }
@@ -81,7 +82,7 @@ void addRenderCommand(CLI::App& app) {
       "the attempt from this host (see `validate`) is a warning on stderr, not a failure.");
   cmd->add_option("-f,--file", flags->spec_file, "Job spec file, YAML or JSON (required)");
   cmd->add_option("--site", flags->site_file,
-                  std::string("Site file (YAML); default: $") + control::kSiteFileEnv);
+                  std::string("Site file (YAML); default: $") + pipeline::kSiteFileEnv);
   cmd->add_option("--what", flags->what, "script (default) or request (the submit body)");
   cmd->add_option("--attempt-dir", flags->attempt_dir,
                   "Attempt directory to render for (absolute); default: "

@@ -24,7 +24,8 @@
 #include "cli/commands.h"
 #include "cli/log_format.h"
 #include "cli/output.h"
-#include "control/launch_pipeline.h"
+#include "cli/site_environment.h"
+#include "pipeline/launch_pipeline.h"
 #include "store/sqlite_job_store.h"
 
 namespace tuneplane::cli {
@@ -83,7 +84,7 @@ void runServe(const ServeFlags& flags) {
   // Before anything logs, so every line of the run has one format.
   api::EventLog::Sink records = installServeLogging(*parseLogFormat(flags.log_format));
 
-  auto context = control::loadSiteContext(flags.site_file);
+  auto context = pipeline::loadSiteContext(flags.site_file, siteEnvironmentFromProcess());
   if (!context) failLines(context.error(), kExitInvalid);
   auto config = api::loadServerConfig(context->site_path);
   if (!config) failLines(config.error(), kExitInvalid);
@@ -159,7 +160,7 @@ void addServeCommand(CLI::App& app) {
       "server.insecure_http: true).");
   cmd->add_option(
       "--site", flags->site_file,
-      std::string("Site file (YAML) with a server: section; default: $") + control::kSiteFileEnv);
+      std::string("Site file (YAML) with a server: section; default: $") + pipeline::kSiteFileEnv);
   cmd->add_option("--db", flags->db,
                   "SQLite database (default: server.db, else tuneplane.db beside the site file)");
   cmd->add_option("--listen", flags->listen,

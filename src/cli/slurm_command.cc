@@ -13,7 +13,8 @@
 #include "catalog/site_loader.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "control/launch_pipeline.h"
+#include "cli/site_environment.h"
+#include "pipeline/launch_pipeline.h"
 #include "slurm/rest_client.h"
 
 namespace tuneplane::cli {
@@ -70,7 +71,7 @@ std::unique_ptr<slurm::SlurmRestClient> connect(const catalog::SiteConfig& site,
 }
 
 catalog::SiteConfig loadSite(const SlurmFlags& flags, OutputFormat format) {
-  const char* env = std::getenv(control::kSiteFileEnv);
+  const char* env = std::getenv(pipeline::kSiteFileEnv);
   auto path =
       catalog::siteFilePath(flags.site, env ? std::optional<std::string>(env) : std::nullopt);
   if (!path) failWith({path.error()}, format, kExitInvalid, std::cout, std::cerr);
@@ -146,17 +147,17 @@ void runSubmit(const SlurmFlags& flags) {
   OutputFormat format = formatOf(flags);
   auto spec = requireOption(flags.spec, "-f");
   if (!spec) failWith({spec.error()}, format, kExitInvalid, std::cout, std::cerr);
-  auto context = control::loadSiteContext(flags.site);
+  auto context = pipeline::loadSiteContext(flags.site, siteEnvironmentFromProcess());
   if (!context) failWith(context.error(), format, kExitInvalid, std::cout, std::cerr);
   // A job whose user cannot write the attempt fails with an empty logs/: refuse it here,
   // before anything is staged or sent, together with any problem of the spec.
   Errors errors;
-  auto access = control::checkJobAccess(*context);
+  auto access = pipeline::checkJobAccess(*context);
   if (!access) errors.push_back(access.error());
-  auto prepared = control::prepare(*spec, *context, control::PrepareOptions{});
+  auto prepared = pipeline::prepare(*spec, *context, pipeline::PrepareOptions{});
   if (!prepared) errors.insert(errors.end(), prepared.error().begin(), prepared.error().end());
   if (!errors.empty()) failWith(errors, format, kExitInvalid, std::cout, std::cerr);
-  auto staged = control::stage(*prepared, *access);
+  auto staged = pipeline::stage(*prepared, *access);
   if (!staged) failWith({staged.error()}, format, kExitFailure, std::cout, std::cerr);
   auto client = connect(context->site, format);
   auto receipt = client->submit(prepared->submit_body);

@@ -12,7 +12,8 @@
 #include "catalog/site_config.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "control/launch_pipeline.h"
+#include "cli/site_environment.h"
+#include "pipeline/launch_pipeline.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -101,14 +102,14 @@ void runValidate(const ValidateFlags& flags) {
   auto spec_file = requireOption(flags.spec_file, "-f");
   if (!spec_file) failWith({spec_file.error()}, *format, kExitInvalid, std::cout, std::cerr);
 
-  auto context = control::loadSiteContext(flags.site_file);
+  auto context = pipeline::loadSiteContext(flags.site_file, siteEnvironmentFromProcess());
   if (!context) failWith(context.error(), *format, kExitInvalid, std::cout, std::cerr);
   // What `slurm submit` from this host would refuse: the job user's access, and the spec.
   Errors errors;
-  auto access = control::checkJobAccess(*context);
+  auto access = pipeline::checkJobAccess(*context);
   if (!access) errors.push_back(access.error());
   // A throwaway identity: validation needs one to assemble, nothing is staged.
-  auto prepared = control::prepare(*spec_file, *context, control::PrepareOptions{});
+  auto prepared = pipeline::prepare(*spec_file, *context, pipeline::PrepareOptions{});
   if (!prepared) errors.insert(errors.end(), prepared.error().begin(), prepared.error().end());
   if (!errors.empty()) failWith(errors, *format, kExitInvalid, std::cout, std::cerr);
 
@@ -134,8 +135,8 @@ void addValidateCommand(CLI::App& app) {
       "error on stderr as 'field: message [code]', or as JSON on stdout with --output json).");
   cmd->add_option("-f,--file", flags->spec_file, "Job spec file, YAML or JSON (required)");
   cmd->add_option("--site", flags->site_file,
-                  std::string("Site file (YAML); default: $") + control::kSiteFileEnv +
-                      ". The runtime registry is $" + control::kRegistryFileEnv +
+                  std::string("Site file (YAML); default: $") + pipeline::kSiteFileEnv +
+                      ". The runtime registry is $" + pipeline::kRegistryFileEnv +
                       ", else the site's runtime_registry_file");
   cmd->add_option("--output", flags->output,
                   "text (default) or json: {\"valid\":true,…} on success, or "

@@ -8,7 +8,7 @@
 
 namespace tuneplane::control {
 
-JobService::JobService(store::JobStore& store, AttemptLauncher& launcher, const Clock& clock,
+JobService::JobService(store::JobStore& store, pipeline::AttemptLauncher& launcher, const Clock& clock,
                        ControlObserver* observer)
     : store_(store), launcher_(launcher), clock_(clock), observer_(observer) {}
 

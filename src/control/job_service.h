@@ -14,7 +14,7 @@
 
 #include "common/clock.h"
 #include "common/result.h"
-#include "control/attempt_launcher.h"
+#include "pipeline/attempt_launcher.h"
 #include "control/control_observer.h"
 #include "store/job_store.h"
 
@@ -24,7 +24,7 @@ class JobService {
  public:
   // REQUIRES: every collaborator outlives the service. `observer` (may be null) is told of
   // each job's creation.
-  JobService(store::JobStore& store, AttemptLauncher& launcher, const Clock& clock,
+  JobService(store::JobStore& store, pipeline::AttemptLauncher& launcher, const Clock& clock,
              ControlObserver* observer = nullptr);
 
   // Errors: every problem prepareText finds (the list `tuneplane validate` prints),
@@ -52,7 +52,7 @@ class JobService {
 
  private:
   store::JobStore& store_;
-  AttemptLauncher& launcher_;
+  pipeline::AttemptLauncher& launcher_;
   const Clock& clock_;
   ControlObserver* const observer_;
 };

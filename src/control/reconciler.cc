@@ -39,7 +39,7 @@ std::optional<SubmitStep> parseSubmitStep(std::string_view text) {
   return std::nullopt;
 }
 
-Reconciler::Reconciler(store::JobStore& store, slurm::SlurmClient& slurm, AttemptLauncher& launcher,
+Reconciler::Reconciler(store::JobStore& store, slurm::SlurmClient& slurm, pipeline::AttemptLauncher& launcher,
                        const Clock& clock, ReconcilerOptions options)
     : store_(store),
       slurm_(slurm),

@@ -42,7 +42,7 @@
 
 #include "common/clock.h"
 #include "common/result.h"
-#include "control/attempt_launcher.h"
+#include "pipeline/attempt_launcher.h"
 #include "control/control_observer.h"
 #include "control/decisions.h"
 #include "control/status_mapping.h"
@@ -97,7 +97,7 @@ struct TickReport {
 class Reconciler {
  public:
   // REQUIRES: every collaborator outlives the reconciler.
-  Reconciler(store::JobStore& store, slurm::SlurmClient& slurm, AttemptLauncher& launcher,
+  Reconciler(store::JobStore& store, slurm::SlurmClient& slurm, pipeline::AttemptLauncher& launcher,
              const Clock& clock, ReconcilerOptions options = {});
 
   // One pass over every active job. Returns between two store writes when `stop` is
@@ -156,7 +156,7 @@ class Reconciler {
 
   store::JobStore& store_;
   slurm::SlurmClient& slurm_;
-  AttemptLauncher& launcher_;
+  pipeline::AttemptLauncher& launcher_;
   const Clock& clock_;
   ReconcilerOptions options_;
 

@@ -14,7 +14,7 @@
 //                     read-only for all (0444 files, 0555 attempt dir), and every directory
 //                     on the way to the attempt must let slurm.user through (checkJobCanReach).
 //
-// The rule lives here only: a submit (control::checkJobAccess), the stager and `tuneplane
+// The rule lives here only: a submit (pipeline::checkJobAccess), the stager and `tuneplane
 // doctor`'s staging/user check all ask decideJobAccess / resolveJobAccess / checkJobCanReach.
 // Users and groups come from the OsUsers seam, directories from the StagingFs seam, so the
 // rules are tested with fakes. Thread-safety: free functions over their arguments.
@@ -75,7 +75,7 @@ using AccessResult = tl::expected<T, AccessRefusal>;
 Result<OsUser> effectiveUser(OsUsers& users);
 
 // The whole rule for a site, as a submit applies it before staging anything:
-// resolveJobAccess, then checkJobCanReach for site.staging_root. control::checkJobAccess and
+// resolveJobAccess, then checkJobCanReach for site.staging_root. pipeline::checkJobAccess and
 // doctor's staging/user check both ask this. Refusals: the codes of both functions below.
 AccessResult<JobAccess> decideJobAccess(const catalog::SiteConfig& site, OsUsers& users,
                                         StagingFs& fs);

@@ -1,5 +1,5 @@
 // ApiFixture: an ApiServer on loopback port 0 over SqliteJobStore in memory and a hermetic
-// site (tests/control/site_fixture.h) whose slurmrestd is unreachable — the route tests never
+// site (tests/pipeline/site_fixture.h) whose slurmrestd is unreachable — the route tests never
 // talk to Slurm; the control loop is not running, so jobs stay where the API put them.
 // Three callers: alice and bob (users) and root (admin). The access log is captured.
 #pragma once
@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../control/site_fixture.h"
+#include "../pipeline/site_fixture.h"
 #include "api/api_server.h"
 #include "catalog/artifact_verifier.h"
 #include "control/job_service.h"
@@ -25,8 +25,8 @@
 
 namespace tuneplane::api::testing {
 
-using control::testing::cpuSpec;
-using control::testing::SiteDir;
+using pipeline::testing::cpuSpec;
+using pipeline::testing::SiteDir;
 using nlohmann::json;
 
 using staging::sha256Hex;  // what the site file's token_sha256 holds
@@ -41,7 +41,7 @@ class ApiFixture : public ::testing::Test {
     auto opened = store::SqliteJobStore::open(store::SqliteJobStore::kInMemory);
     ASSERT_TRUE(opened) << opened.error().describe();
     store_ = std::move(*opened);
-    launcher_ = std::make_unique<control::AttemptLauncher>(context_, verifier_, random_, fs_);
+    launcher_ = std::make_unique<pipeline::AttemptLauncher>(context_, verifier_, random_, fs_);
     service_ = std::make_unique<control::JobService>(*store_, *launcher_, clock_);
     startServer();
   }
@@ -129,14 +129,14 @@ class ApiFixture : public ::testing::Test {
   }
 
   SiteDir site_{"http://127.0.0.1:9", /*use_token_file=*/true};
-  control::SiteContext context_ = site_.context();
+  pipeline::SiteContext context_ = site_.context();
   catalog::ArtifactVerifier verifier_;
   launch::OpenSslRandomSource random_;
   staging::PosixStagingFs fs_;
   FakeClock clock_;
   Metrics metrics_;
   std::unique_ptr<store::SqliteJobStore> store_;
-  std::unique_ptr<control::AttemptLauncher> launcher_;
+  std::unique_ptr<pipeline::AttemptLauncher> launcher_;
   std::unique_ptr<control::JobService> service_;
   std::unique_ptr<ApiServer> server_;
   std::unique_ptr<httplib::Client> http_;

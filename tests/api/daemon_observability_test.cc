@@ -8,7 +8,7 @@
 #include <mutex>
 #include <sstream>
 
-#include "../control/site_fixture.h"
+#include "../pipeline/site_fixture.h"
 #include "../sim/sim_test_support.h"
 #include "api/daemon.h"
 #include "api/json_views.h"
@@ -108,7 +108,7 @@ class DaemonObservabilityTest : public sim::testing::SimFixture {
   std::vector<std::string> access_;
   std::vector<std::string> records_;
   std::unique_ptr<SiteDir> site_;
-  control::SiteContext context_;
+  pipeline::SiteContext context_;
   std::unique_ptr<store::SqliteJobStore> store_;
   std::unique_ptr<Daemon> daemon_;
   std::unique_ptr<httplib::Client> api_;
@@ -225,7 +225,7 @@ TEST_F(DaemonObservabilityTest, NoTokenEverReachesALog) {
   ASSERT_NE(all.find("slurm_error"), std::string::npos);
   ASSERT_NE(all.find("control loop: started"), std::string::npos);  // spdlog's, captured too
   EXPECT_EQ(all.find("WATCHED"), std::string::npos) << all;
-  EXPECT_EQ(all.find(control::testing::kJwtKey), std::string::npos);
+  EXPECT_EQ(all.find(pipeline::testing::kJwtKey), std::string::npos);
   // Every JWT starts with the base64 of '{"': none was written anywhere.
   EXPECT_EQ(all.find("eyJ"), std::string::npos) << all;
   EXPECT_EQ(all.find("Bearer"), std::string::npos);

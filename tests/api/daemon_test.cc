@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <future>
 
-#include "../control/site_fixture.h"
+#include "../pipeline/site_fixture.h"
 #include "../sim/sim_test_support.h"
 #include "api_fixture.h"
 #include "store/sqlite_job_store.h"
@@ -63,7 +63,7 @@ class DaemonTest : public sim::testing::SimFixture {
   }
 
   std::unique_ptr<SiteDir> site_;
-  control::SiteContext context_;
+  pipeline::SiteContext context_;
   std::unique_ptr<store::SqliteJobStore> store_;
   std::unique_ptr<Daemon> daemon_;
   std::unique_ptr<httplib::Client> api_;
@@ -93,7 +93,7 @@ TEST_F(DaemonTest, SubmitRunsToSucceededWithItsLogs) {
   // The token never reached anything staged.
   for (const auto& entry : std::filesystem::recursive_directory_iterator(site_->stagingRoot())) {
     if (!entry.is_regular_file()) continue;
-    EXPECT_EQ(control::testing::readFile(entry.path()).find(kAliceToken), std::string::npos);
+    EXPECT_EQ(pipeline::testing::readFile(entry.path()).find(kAliceToken), std::string::npos);
   }
 }
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../control/site_fixture.h"
+#include "../pipeline/site_fixture.h"
 #include "../sim/sim_test_support.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
@@ -22,8 +22,8 @@
 namespace tuneplane::api::testing {
 
 using namespace std::chrono_literals;
-using control::testing::readFile;
-using control::testing::SiteDir;
+using pipeline::testing::readFile;
+using pipeline::testing::SiteDir;
 
 inline const std::string kBinary = (test::binaryDir() / "src/cli/tuneplane").string();
 

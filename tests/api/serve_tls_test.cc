@@ -167,7 +167,7 @@ TEST_F(ServeTlsTest, SighupLoadsANewCertificateAndKeepsTheOldOneWhenTheNewIsBad)
   })) << readFile(stderr_path_);
 
   // A broken certificate file: the reload fails, is logged, and the served one stays.
-  control::testing::writeFile(tls_dir_ + "/cert.pem", "not a certificate\n");
+  pipeline::testing::writeFile(tls_dir_ + "/cert.pem", "not a certificate\n");
   ASSERT_EQ(::kill(pid_, SIGHUP), 0);
   EXPECT_TRUE(sim::testing::eventually([&] {
     return readFile(stderr_path_).find("TLS reload failed") != std::string::npos;

@@ -17,7 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../control/site_fixture.h"
+#include "../pipeline/site_fixture.h"
 #include "staging/stager.h"
 #include "support/serve_harness.h"
 
@@ -25,8 +25,8 @@ namespace tuneplane::cli::testing {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
-using control::testing::cpuSpec;
-using control::testing::retryBlock;
+using pipeline::testing::cpuSpec;
+using pipeline::testing::retryBlock;
 
 inline constexpr const char* kAliceToken = "e2e-alice-token-3f9a1c";
 inline constexpr const char* kBobToken = "e2e-bob-token-77d2e0";
@@ -56,13 +56,13 @@ class ServeE2eTest : public ::testing::Test {
     ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
     scratch_ = tmpl;
     const std::string key = scratch_ + "/jwt.key";  // the site's key (site_fixture.h)
-    control::testing::writeFile(key, control::testing::kJwtKey);
+    pipeline::testing::writeFile(key, pipeline::testing::kJwtKey);
     sim_ = test::SlurmSimProcess::start(scratch_, key, simArgs());
     ASSERT_NE(sim_, nullptr);
     const std::string server =
         "server:\n  poll_interval: 200ms\n  tokens:\n" + tokenLine("alice", kAliceToken, false) +
         tokenLine("bob", kBobToken, false) + tokenLine("ops", kOpsToken, true);
-    site_ = std::make_unique<control::testing::SiteDir>(sim_->url(), false, "", server);
+    site_ = std::make_unique<pipeline::testing::SiteDir>(sim_->url(), false, "", server);
     startServe();
     ASSERT_NE(serve_, nullptr);
   }
@@ -76,8 +76,8 @@ class ServeE2eTest : public ::testing::Test {
     if (site_) {
       // No API token reached serve's logs (the access log on stdout, the rest on stderr),
       // across every start of the test.
-      const std::string logs = control::testing::readFile(site_->dir() + "/serve.out") +
-                               control::testing::readFile(site_->dir() + "/serve.err");
+      const std::string logs = pipeline::testing::readFile(site_->dir() + "/serve.out") +
+                               pipeline::testing::readFile(site_->dir() + "/serve.err");
       EXPECT_NE(logs.find("/v1/"), std::string::npos) << "no access log read";
       for (const char* token : {kAliceToken, kBobToken, kOpsToken, "not-a-token"}) {
         EXPECT_EQ(logs.find(token), std::string::npos) << token;
@@ -150,7 +150,7 @@ class ServeE2eTest : public ::testing::Test {
 
   // Lets a gatedScript() job's attempt end.
   static void openGate(const json& attempt) {
-    control::testing::writeFile(attempt.value("staging_dir", "") + "/output/go", "");
+    pipeline::testing::writeFile(attempt.value("staging_dir", "") + "/output/go", "");
   }
 
   std::vector<slurm::JobRecord> slurmJobsOf(const json& attempt) const {
@@ -159,7 +159,7 @@ class ServeE2eTest : public ::testing::Test {
 
   std::string scratch_;
   std::unique_ptr<test::SlurmSimProcess> sim_;
-  std::unique_ptr<control::testing::SiteDir> site_;
+  std::unique_ptr<pipeline::testing::SiteDir> site_;
   std::unique_ptr<test::ServeProcess> serve_;
   std::unique_ptr<test::CliRunner> alice_;
   int specs_ = 0;

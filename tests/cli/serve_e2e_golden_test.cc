@@ -61,7 +61,7 @@ void expectGolden(const std::string& name, const std::string& actual) {
   const fs::path file = kGoldenDir / name;
   if (updating()) {
     fs::create_directories(kGoldenDir);
-    control::testing::writeFile(file, actual);
+    pipeline::testing::writeFile(file, actual);
     return;
   }
   ASSERT_TRUE(fs::exists(file)) << file << " missing; run with TUNEPLANE_UPDATE_GOLDEN=1";

@@ -15,7 +15,7 @@
 #include "fake_job_store.h"
 #include "launch/attempt_identity.h"
 #include "recording_observer.h"
-#include "site_fixture.h"
+#include "../pipeline/site_fixture.h"
 #include "slurm/rest_client.h"
 #include "staging/staging_fs.h"
 
@@ -86,14 +86,14 @@ class ControlLoopTest : public ::testing::Test {
   }
 
   SiteDir site_;
-  SiteContext context_ = site_.context();
+  pipeline::SiteContext context_ = site_.context();
   catalog::ArtifactVerifier verifier_;
   launch::OpenSslRandomSource random_;
   staging::PosixStagingFs fs_;
   FakeClock clock_;
   FakeJobStore store_;
   HoldingStore holding_{store_};
-  AttemptLauncher launcher_{context_, verifier_, random_, fs_};
+  pipeline::AttemptLauncher launcher_{context_, verifier_, random_, fs_};
   JobService service_{store_, launcher_, clock_};
   std::unique_ptr<slurm::SlurmRestClient> client_;
   std::unique_ptr<Reconciler> reconciler_;

@@ -13,14 +13,14 @@
 #include <vector>
 
 #include "catalog/artifact_verifier.h"
-#include "control/attempt_launcher.h"
+#include "pipeline/attempt_launcher.h"
 #include "control/job_service.h"
 #include "control/reconciler.h"
 #include "fake_attempt_reader.h"
 #include "fake_slurm_client.h"
 #include "launch/attempt_identity.h"
 #include "recording_observer.h"
-#include "site_fixture.h"
+#include "../pipeline/site_fixture.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
 
@@ -42,7 +42,7 @@ class FakeReconcilerTest : public ::testing::Test {
     store_ = std::move(*opened);
     site_ = std::make_unique<SiteDir>();
     context_ = site_->context();
-    launcher_ = std::make_unique<AttemptLauncher>(context_, verifier_, random_, fs_,
+    launcher_ = std::make_unique<pipeline::AttemptLauncher>(context_, verifier_, random_, fs_,
                                                   staging::JobAccess{}, files_);
     service_ = std::make_unique<JobService>(*store_, *launcher_, clock_);
     reconciler_ = std::make_unique<Reconciler>(*store_, slurm_, *launcher_, clock_, options());
@@ -119,7 +119,7 @@ class FakeReconcilerTest : public ::testing::Test {
   }
 
   std::unique_ptr<SiteDir> site_;
-  SiteContext context_;
+  pipeline::SiteContext context_;
   catalog::ArtifactVerifier verifier_;
   launch::OpenSslRandomSource random_;
   staging::PosixStagingFs fs_;
@@ -128,7 +128,7 @@ class FakeReconcilerTest : public ::testing::Test {
   FakeSlurmClient slurm_;
   RecordingObserver observer_;
   std::unique_ptr<store::SqliteJobStore> store_;
-  std::unique_ptr<AttemptLauncher> launcher_;
+  std::unique_ptr<pipeline::AttemptLauncher> launcher_;
   std::unique_ptr<JobService> service_;
   std::unique_ptr<Reconciler> reconciler_;
 };

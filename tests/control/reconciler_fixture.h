@@ -14,11 +14,11 @@
 
 #include "../sim/sim_test_support.h"
 #include "catalog/artifact_verifier.h"
-#include "control/attempt_launcher.h"
+#include "pipeline/attempt_launcher.h"
 #include "control/job_service.h"
 #include "control/reconciler.h"
 #include "launch/attempt_identity.h"
-#include "site_fixture.h"
+#include "../pipeline/site_fixture.h"
 #include "slurm/rest_client.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
@@ -59,7 +59,7 @@ class ReconcilerFixture : public sim::testing::SimFixture {
     auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
     ASSERT_TRUE(client) << client.error().describe();
     client_ = std::move(*client);
-    launcher_ = std::make_unique<AttemptLauncher>(context_, verifier_, random_, fs_);
+    launcher_ = std::make_unique<pipeline::AttemptLauncher>(context_, verifier_, random_, fs_);
     service_ = std::make_unique<JobService>(store(), *launcher_, clock_);
     reconciler_ = makeReconciler();
   }
@@ -153,14 +153,14 @@ class ReconcilerFixture : public sim::testing::SimFixture {
   }
 
   std::unique_ptr<SiteDir> site_;
-  SiteContext context_;
+  pipeline::SiteContext context_;
   std::unique_ptr<slurm::SlurmRestClient> client_;
   catalog::ArtifactVerifier verifier_;
   launch::OpenSslRandomSource random_;
   staging::PosixStagingFs fs_;
   FakeClock clock_;
   std::unique_ptr<store::SqliteJobStore> sqlite_;
-  std::unique_ptr<AttemptLauncher> launcher_;
+  std::unique_ptr<pipeline::AttemptLauncher> launcher_;
   std::unique_ptr<JobService> service_;
   std::unique_ptr<Reconciler> reconciler_;
 };

@@ -20,9 +20,9 @@
 
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
-#include "control/attempt_launcher.h"
+#include "pipeline/attempt_launcher.h"
 #include "control/job_service.h"
-#include "control/launch_pipeline.h"
+#include "pipeline/launch_pipeline.h"
 #include "control/reconciler.h"
 #include "launch/attempt_identity.h"
 #include "slurm/rest_client.h"
@@ -72,13 +72,13 @@ int main(int argc, char** argv) {
 
   auto store = store::SqliteJobStore::open(db);
   if (!store) return usage(store.error().describe().c_str());
-  auto context = control::loadSiteContext(site_file, control::SiteEnvironment{});
+  auto context = pipeline::loadSiteContext(site_file, pipeline::SiteEnvironment{});
   if (!context) return usage(context.error().front().describe().c_str());
   catalog::ArtifactVerifier verifier;
   launch::OpenSslRandomSource random;
   staging::PosixStagingFs fs;
   SystemClock clock;
-  control::AttemptLauncher launcher(*context, verifier, random, fs);
+  pipeline::AttemptLauncher launcher(*context, verifier, random, fs);
 
   if (!submit_file.empty()) {
     std::ifstream in(submit_file);

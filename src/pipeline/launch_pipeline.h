@@ -9,8 +9,8 @@
 //   PreparedLaunch        ─► stage: write the immutable attempt dir (staging/stager.h)
 // Every step reports all the problems it finds (Checked<>); nothing is rendered unless the
 // spec and the artifact pass. The error codes keep their "cli." prefix: they are stable and
-// scripts match on them. Thread-safety: free functions; a shared ArtifactVerifier must be
-// safe to share (catalog/artifact_verifier.h).
+// scripts match on them (error_codes.h). Thread-safety: free functions; a shared
+// ArtifactVerifier must be safe to share (catalog/artifact_verifier.h).
 #pragma once
 
 #include <optional>
@@ -33,7 +33,7 @@ namespace tuneplane::launch {
 class RandomSource;
 }
 
-namespace tuneplane::control {
+namespace tuneplane::pipeline {
 
 inline constexpr const char* kSiteFileEnv = "TUNEPLANE_SITE_FILE";
 inline constexpr const char* kRegistryFileEnv = "TUNEPLANE_RUNTIME_REGISTRY_FILE";
@@ -46,11 +46,11 @@ struct SiteContext {
   catalog::RuntimeRegistry registry;
 };
 
-// The environment variables loadSiteContext reads, passed in so tests need no setenv.
+// The environment variables loadSiteContext consults, read by the caller (the CLI:
+// cli/site_environment.h), so the pipeline reads no process state and tests need no setenv.
 struct SiteEnvironment {
   std::optional<std::string> site_file;      // TUNEPLANE_SITE_FILE
   std::optional<std::string> registry_file;  // TUNEPLANE_RUNTIME_REGISTRY_FILE
-  static SiteEnvironment fromProcess();      // reads getenv
 };
 
 // Site file from `site_flag` (--site) else TUNEPLANE_SITE_FILE; registry from
@@ -58,7 +58,7 @@ struct SiteEnvironment {
 // Errors: those of catalog::siteFilePath/registryPath and the loaders, and
 // "cli.file_unreadable" (field "--site" or "runtime_registry_file") naming the file.
 Checked<SiteContext> loadSiteContext(const std::optional<std::string>& site_flag,
-                                     const SiteEnvironment& env = SiteEnvironment::fromProcess());
+                                     const SiteEnvironment& env);
 
 // The two halves of loadSiteContext, for a command (doctor) that reports a broken registry
 // instead of stopping at it.
@@ -68,15 +68,14 @@ struct SiteFile {
 };
 // Errors: "cli.no_site", "cli.file_unreadable" (field "--site"), the site loader's.
 Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
-                               const SiteEnvironment& env = SiteEnvironment::fromProcess());
+                               const SiteEnvironment& env);
 struct RegistryFile {
   std::string path;
   catalog::RuntimeRegistry registry;
 };
 // Errors: catalog::registryPath's, "cli.file_unreadable" (field "runtime_registry_file" or
 // TUNEPLANE_RUNTIME_REGISTRY_FILE), the registry loader's.
-Checked<RegistryFile> loadRegistryFile(const catalog::SiteConfig& site,
-                                       const SiteEnvironment& env = SiteEnvironment::fromProcess());
+Checked<RegistryFile> loadRegistryFile(const catalog::SiteConfig& site, const SiteEnvironment& env);
 
 struct PrepareOptions {
   std::optional<std::string> job_id;        // else a fresh "<name>-<8 hex>"
@@ -127,4 +126,4 @@ Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,
 Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,
                                      const staging::JobAccess& access, staging::StagingFs& fs);
 
-}  // namespace tuneplane::control
+}  // namespace tuneplane::pipeline

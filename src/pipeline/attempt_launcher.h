@@ -14,10 +14,10 @@
 
 #include "attempt/attempt_files.h"
 #include "common/result.h"
-#include "control/launch_pipeline.h"
+#include "pipeline/launch_pipeline.h"
 #include "store/job_store.h"
 
-namespace tuneplane::control {
+namespace tuneplane::pipeline {
 
 struct StagedSubmit {
   std::string dir;
@@ -70,4 +70,4 @@ class AttemptLauncher {
   attempt::AttemptReader& files_;
 };
 
-}  // namespace tuneplane::control
+}  // namespace tuneplane::pipeline

@@ -1,13 +1,12 @@
 // The launch pipeline shared by validate, render and slurm submit (see launch_pipeline.h).
-#include "control/launch_pipeline.h"
-
-#include <cstdlib>
+#include "pipeline/launch_pipeline.h"
 
 #include "catalog/artifact_verifier.h"
 #include "catalog/site_loader.h"
 #include "common/input_file.h"
 #include "launch/assembler.h"
 #include "launch/attempt_identity.h"
+#include "pipeline/error_codes.h"
 #include "slurm/script_checks.h"
 #include "slurm/script_renderer.h"
 #include "slurm/submit_body.h"
@@ -15,14 +14,8 @@
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
 
-namespace tuneplane::control {
+namespace tuneplane::pipeline {
 namespace {
-
-std::optional<std::string> envValue(const char* name) {
-  const char* value = std::getenv(name);
-  if (value == nullptr) return std::nullopt;
-  return std::string(value);
-}
 
 Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const SiteContext& context,
                                       const PrepareOptions& options,
@@ -30,10 +23,6 @@ Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const Sit
                                       launch::RandomSource& random);
 
 }  // namespace
-
-SiteEnvironment SiteEnvironment::fromProcess() {
-  return {envValue(kSiteFileEnv), envValue(kRegistryFileEnv)};
-}
 
 Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
                                const SiteEnvironment& env) {
@@ -43,7 +32,7 @@ Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
   std::optional<std::string> env_site = env.site_file;
   if (env_site && env_site->empty()) env_site.reset();
   if (!flag && !env_site) {
-    return failAll({Error{"cli.no_site", "--site",
+    return failAll({Error{codes::kNoSite, "--site",
                           std::string("no site file: pass --site FILE or set ") + kSiteFileEnv}});
   }
   auto site_path = catalog::siteFilePath(flag, env_site);
@@ -122,20 +111,20 @@ Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const Sit
   // Option problems and spec problems are reported together, so one run shows them all.
   Errors errors;
   if (options.attempt < 1) {
-    errors.push_back({"cli.invalid_attempt", "--attempt",
+    errors.push_back({codes::kInvalidAttempt, "--attempt",
                       "--attempt must be >= 1, not " + std::to_string(options.attempt)});
   }
   if (options.job_id && !launch::isValidJobId(*options.job_id)) {
-    errors.push_back({"cli.invalid_job_id", "--job-id",
+    errors.push_back({codes::kInvalidJobId, "--job-id",
                       "--job-id '" + *options.job_id +
                           "' is not of the form <dns-label>-<8 lower-case hex digits>"});
   }
   if (options.submit_token && !launch::isValidSubmitToken(*options.submit_token)) {
-    errors.push_back({"cli.invalid_submit_token", "--submit-token",
+    errors.push_back({codes::kInvalidSubmitToken, "--submit-token",
                       "--submit-token must be 'tp-' followed by 32 lower-case hex digits"});
   }
   if (options.attempt_dir && !staging::isCleanAbsolutePath(*options.attempt_dir)) {
-    errors.push_back({"cli.invalid_attempt_dir", "--attempt-dir",
+    errors.push_back({codes::kInvalidAttemptDir, "--attempt-dir",
                       "--attempt-dir '" + *options.attempt_dir +
                           "' must be an absolute path without '.', '..' or empty components"});
   }
@@ -203,4 +192,4 @@ Result<staging::StagedAttempt> stage(const PreparedLaunch& prepared,
   return staging::stageAttempt(prepared.request, prepared.script, prepared.submit_body, access, fs);
 }
 
-}  // namespace tuneplane::control
+}  // namespace tuneplane::pipeline

@@ -1,7 +1,7 @@
 // The launch pipeline in-process: site context from flag or environment, prepare (from a
 // file or from text) with an injected random source, and stage — whose files never contain
 // the site's token.
-#include "control/launch_pipeline.h"
+#include "pipeline/launch_pipeline.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -16,7 +16,7 @@
 #include "site_fixture.h"
 #include "staging/staging_paths.h"
 
-namespace tuneplane::control {
+namespace tuneplane::pipeline {
 namespace {
 
 using testing::cpuSpec;
@@ -171,4 +171,4 @@ TEST_F(LaunchPipelineTest, JobAccessChecksTheUsersAndTheWayToTheStagingRoot) {
 }
 
 }  // namespace
-}  // namespace tuneplane::control
+}  // namespace tuneplane::pipeline

@@ -1,16 +1,15 @@
 // See attempt_launcher.h.
-#include "control/attempt_launcher.h"
+#include "pipeline/attempt_launcher.h"
 
 #include <utility>
 
 #include "attempt/error_codes.h"
-#include "control/error_codes.h"
 #include "launch/attempt_identity.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
 
-namespace tuneplane::control {
+namespace tuneplane::pipeline {
 namespace {
 
 Error invalid(const std::string& dir, const std::string& what) {
@@ -90,4 +89,4 @@ Checked<StagedSubmit> AttemptLauncher::load(const store::AttemptRecord& attempt)
   return StagedSubmit{dir, std::move(body)};
 }
 
-}  // namespace tuneplane::control
+}  // namespace tuneplane::pipeline

@@ -12,13 +12,13 @@
 #include <sstream>
 #include <string>
 
-#include "control/launch_pipeline.h"
+#include "pipeline/launch_pipeline.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "support/os_user.h"
 #include "support/test_files.h"
 
-namespace tuneplane::control::testing {
+namespace tuneplane::pipeline::testing {
 
 // Written into the site's token file: it must never appear in anything staged.
 inline constexpr const char* kSentinelToken = "eyJTENTINEL.token-must-never-be-staged.x9";
@@ -182,4 +182,4 @@ inline std::string retryBlock(int max_attempts, int backoff_seconds, const std::
          "\n    backoff_seconds: " + std::to_string(backoff_seconds) + "\n    on: " + on + "\n";
 }
 
-}  // namespace tuneplane::control::testing
+}  // namespace tuneplane::pipeline::testing
