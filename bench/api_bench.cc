@@ -39,15 +39,15 @@
 #include <nlohmann/json.hpp>
 
 #include "api/api_server.h"
-#include "api/daemon.h"
 #include "api/json_views.h"
 #include "bench_api_server.h"
 #include "bench_dir.h"
 #include "bench_measure.h"
 #include "catalog/artifact_verifier.h"
 #include "control/job_service.h"
-#include "control/launch_pipeline.h"
 #include "launch/attempt_identity.h"
+#include "pipeline/launch_pipeline.h"
+#include "server/daemon.h"
 #include "sim/simulator.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
@@ -97,7 +97,7 @@ void fillStore(store::JobStore& store) {
     store::AttemptRecord attempt;
     attempt.job_id = job.id;
     attempt.number = 1;
-    attempt.phase = store::AttemptPhase::kRunning;
+    attempt.phase = phase::AttemptPhase::kRunning;
     attempt.submit_token = "tp-" + std::string(24, '0') + job.id.substr(6);
     attempt.staging_dir = "/shared/jobs/" + job.id + "/attempts/1";
     attempt.slurm_job_id = 1000 + i;
@@ -113,7 +113,7 @@ void fillStore(store::JobStore& store) {
                                   "cpu1",
                                   1'700'000'000,
                                   0});
-    job.phase = store::JobPhase::kRunning;
+    job.phase = phase::JobPhase::kRunning;
     if (!store.commit(store::Change{job, {attempt}, {}})) std::abort();
   }
 }
@@ -369,7 +369,7 @@ bool settled(store::JobStore& store, const sim::Simulator& simulator,
   const auto expected = static_cast<int64_t>(ids.size());
   for (;;) {
     auto counts = store.countJobsByPhase();
-    const int64_t queued = counts ? (*counts)[store::JobPhase::kQueued] : -1;
+    const int64_t queued = counts ? (*counts)[phase::JobPhase::kQueued] : -1;
     if (queued == expected && simulator.jobCount() == ids.size()) break;
     if (Steady::now() > deadline) {
       std::fprintf(stderr, "after %lld s: %lld of %lld jobs Queued, %zu in Slurm\n",
@@ -385,7 +385,7 @@ bool settled(store::JobStore& store, const sim::Simulator& simulator,
   // Every one of them, by id: one attempt, submitted, with Slurm's job id and SLUID.
   for (const auto& id : ids) {
     auto view = store.getJob(id);
-    const bool ok = view && *view && (*view)->job.phase == store::JobPhase::kQueued &&
+    const bool ok = view && *view && (*view)->job.phase == phase::JobPhase::kQueued &&
                     (*view)->attempts.size() == 1 && (*view)->attempts[0].slurm_job_id != 0;
     if (!ok) {
       std::fprintf(stderr, "job %s did not reach Slurm as one attempt\n", id.c_str());
@@ -411,8 +411,8 @@ bool benchPosts(const std::string& dir, int clients, int requests) {
   (*simulator)->pauseScheduling(true);  // every job stays PENDING; nothing runs
 
   const std::string site_dir = dir + "/site";
-  auto site = control::loadSiteContext(writeSite(site_dir, (*simulator)->baseUrl(), key_file),
-                                       control::SiteEnvironment{});
+  auto site = pipeline::loadSiteContext(writeSite(site_dir, (*simulator)->baseUrl(), key_file),
+                                        pipeline::SiteEnvironment{});
   if (!site) {
     std::fprintf(stderr, "site: %s\n", site.error().front().describe().c_str());
     return false;
@@ -423,10 +423,10 @@ bool benchPosts(const std::string& dir, int clients, int requests) {
     return false;
   }
   store::SqliteJobStore& store = **opened;
-  api::DaemonOptions options;
+  server::DaemonOptions options;
   options.server.tokens = {{"alice", staging::sha256Hex(kToken), false}};
   options.poll_interval = std::chrono::seconds(1);  // a POST wakes the loop anyway
-  auto daemon = api::Daemon::start(*site, store, std::move(options));
+  auto daemon = server::Daemon::start(*site, store, std::move(options));
   if (!daemon) {
     std::fprintf(stderr, "daemon: %s\n", daemon.error().describe().c_str());
     return false;

@@ -11,9 +11,9 @@
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
 #include "common/result.h"
-#include "control/attempt_launcher.h"
 #include "control/job_service.h"
 #include "launch/attempt_identity.h"
+#include "pipeline/attempt_launcher.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 
@@ -44,12 +44,12 @@ class BenchApiServer {
   }
 
  private:
-  control::SiteContext site_;
+  pipeline::SiteContext site_;
   catalog::ArtifactVerifier verifier_;
   launch::OpenSslRandomSource random_;
   staging::PosixStagingFs fs_;
   SystemClock clock_;
-  control::AttemptLauncher launcher_;
+  pipeline::AttemptLauncher launcher_;
   control::JobService service_;
   api::Metrics metrics_;
   store::JobStore& store_;

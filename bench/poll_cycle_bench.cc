@@ -36,11 +36,11 @@
 #include "bench_measure.h"
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
-#include "control/attempt_launcher.h"
 #include "control/reconciler.h"
+#include "http/transport.h"
 #include "launch/attempt_identity.h"
+#include "pipeline/attempt_launcher.h"
 #include "sim/simulator.h"
-#include "slurm/http_transport.h"
 #include "slurm/rest_client.h"
 #include "slurm/token_provider.h"
 #include "staging/staging_fs.h"
@@ -91,12 +91,12 @@ long peakKiB(Op&& op) {
 }
 
 // Counts what goes over the wire: requests and the bytes of every response body.
-class CountingTransport final : public slurm::HttpTransport {
+class CountingTransport final : public http::HttpTransport {
  public:
-  explicit CountingTransport(std::unique_ptr<slurm::HttpTransport> inner)
+  explicit CountingTransport(std::unique_ptr<http::HttpTransport> inner)
       : inner_(std::move(inner)) {}
-  tl::expected<slurm::HttpResponse, slurm::TransportFailure> perform(
-      const slurm::HttpRequest& request) override {
+  tl::expected<http::HttpResponse, http::TransportFailure> perform(
+      const http::HttpRequest& request) override {
     ++requests_;
     auto response = inner_->perform(request);
     if (response) bytes_ += static_cast<long long>(response->body.size());
@@ -107,7 +107,7 @@ class CountingTransport final : public slurm::HttpTransport {
   long long bytes() const { return bytes_; }
 
  private:
-  std::unique_ptr<slurm::HttpTransport> inner_;
+  std::unique_ptr<http::HttpTransport> inner_;
   long long requests_ = 0;
   long long bytes_ = 0;
 };
@@ -165,13 +165,13 @@ store::Change queuedJob(int i, const slurm::JobRecord& slurm_job, const std::str
       "  framework: {name: custom, task: custom, runtime_id: custom-demo, command: [true]}\n"
       "  resources:\n    pools:\n      - {name: main, nodes: 1, gpus_per_node: 0, cpus: 1, "
       "memory_gb: 1}\n";
-  job.phase = store::JobPhase::kQueued;
+  job.phase = phase::JobPhase::kQueued;
   job.reason = "waiting";
   job.created_ms = job.updated_ms = now_ms;
   store::AttemptRecord a;
   a.job_id = job.id;
   a.number = 1;
-  a.phase = store::AttemptPhase::kQueued;
+  a.phase = phase::AttemptPhase::kQueued;
   a.reason = "waiting";
   a.submit_token = token;
   a.staging_dir = "/nonexistent/tuneplane/jobs/" + job.id + "/attempts/1";
@@ -212,7 +212,7 @@ int run() {
   // The simulator builds a 10,000-job listing (~80 MB) slowly; this bounds a hang only.
   site.request_timeout = std::chrono::minutes(10);
   auto tokens = slurm::makeTokenProvider(site);
-  auto curl = slurm::CurlHttpTransport::create(slurm::restClientOptionsFromSite(site).http);
+  auto curl = http::CurlHttpTransport::create(slurm::restClientOptionsFromSite(site).http);
   if (!tokens || !curl) {
     std::fprintf(stderr, "client setup failed\n");
     return 1;
@@ -273,11 +273,11 @@ int run() {
 
   progress("stored");
   // Never asked to launch anything: every job is already Queued.
-  control::SiteContext context;
+  pipeline::SiteContext context;
   catalog::ArtifactVerifier verifier;
   launch::OpenSslRandomSource random;
   staging::PosixStagingFs fs;
-  control::AttemptLauncher launcher(context, verifier, random, fs);
+  pipeline::AttemptLauncher launcher(context, verifier, random, fs);
   control::Reconciler reconciler(store, client, launcher, clock);
 
   // This process has verified no job yet: the first tick reads them all (one listing).

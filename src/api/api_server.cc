@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <stdexcept>
 
 #include <httplib.h>
 
 #include "api/http_transport.h"
 #include "api/json_views.h"
+#include "api/route_templates.h"
 #include "attempt/error_codes.h"
 #include "control/error_codes.h"
 #include "store/error_codes.h"
@@ -25,8 +27,8 @@ using Steady = std::chrono::steady_clock;
 // at a time, so a thread_local carries it without locking.
 struct RequestContext {
   Steady::time_point start{};
-  const char* route = nullptr;  // the route's template; nullptr until routed
-  std::string user;             // authenticated user; "" when none
+  std::string_view route;  // the route's template (route_templates.h); empty until routed
+  std::string user;        // authenticated user; "" when none
 };
 thread_local RequestContext t_request;
 
@@ -86,6 +88,16 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, Server
   server->installJobRoutes();
   server->installSystemRoutes();
   server->installConsoleRoutes();
+  // The table is what the server serves: every entry has its handler, once.
+  for (const auto& route : kRouteTable) {
+    const auto n = std::count_if(
+        server->routes_.begin(), server->routes_.end(),
+        [&](const Route& r) { return r.method == route.method && r.path == route.path; });
+    if (n != 1) {
+      throw std::logic_error(std::string(route.method) + " " + std::string(route.path) + " has " +
+                             std::to_string(n) + " handlers, not 1");
+    }
+  }
   const ServerOptions& o = server->options_;
   TransportOptions transport{o.listen,
                              o.threads,
@@ -127,16 +139,26 @@ void ApiServer::stop() {
   if (transport_) transport_->stop();
 }
 
-void ApiServer::get(const std::string& pattern, const char* route, Access access, Handler handler) {
-  routes_.push_back({"GET", std::regex(pattern), guard(route, access, std::move(handler))});
+void ApiServer::get(std::string_view path, Access access, Handler handler) {
+  add("GET", path, access, std::move(handler));
 }
 
-void ApiServer::post(const std::string& pattern, const char* route, Access access,
-                     Handler handler) {
-  routes_.push_back({"POST", std::regex(pattern), guard(route, access, std::move(handler))});
+void ApiServer::post(std::string_view path, Access access, Handler handler) {
+  add("POST", path, access, std::move(handler));
 }
 
-ApiServer::Guarded ApiServer::guard(const char* route, Access access, Handler handler) {
+void ApiServer::add(std::string_view method, std::string_view path, Access access,
+                    Handler handler) {
+  const RouteTemplate* route = findRoute(method, path);
+  if (route == nullptr) {
+    throw std::logic_error(std::string(method) + " " + std::string(path) +
+                           " is not in route_templates.h's table");
+  }
+  routes_.push_back({std::string(route->method), std::regex(std::string(route->pattern)),
+                     guard(route->path, access, std::move(handler)), route->path});
+}
+
+ApiServer::Guarded ApiServer::guard(std::string_view route, Access access, Handler handler) {
   return [this, route, access, handler = std::move(handler)](const httplib::Request& req,
                                                              httplib::Response& res) {
     t_request.route = route;
@@ -163,7 +185,7 @@ ApiServer::Guarded ApiServer::guard(const char* route, Access access, Handler ha
 }
 
 TransportResponse ApiServer::dispatch(TransportRequest& request) {
-  t_request = RequestContext{Steady::now(), nullptr, {}};
+  t_request = RequestContext{Steady::now(), {}, {}};
   httplib::Request req;
   req.method = std::move(request.method);
   req.target = std::move(request.target);
@@ -261,7 +283,7 @@ void ApiServer::accessLog(const httplib::Request& req, const httplib::Response& 
   const bool timed = t_request.start != Steady::time_point{};
   const double seconds =
       timed ? std::chrono::duration<double>(Steady::now() - t_request.start).count() : 0.0;
-  const char* route = t_request.route != nullptr ? t_request.route : "unmatched";
+  const std::string_view route = t_request.route.empty() ? kUnmatchedRoute : t_request.route;
   deps_.metrics.observeRequest(req.method, route, res.status, seconds);
   if (deps_.access_log) {
     // The path without its query (a query could carry anything a client put there), and

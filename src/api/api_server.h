@@ -23,6 +23,7 @@
 #include <optional>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/authenticator.h"
@@ -31,8 +32,8 @@
 #include "api/server_config.h"
 #include "common/clock.h"
 #include "common/result.h"
-#include "pipeline/attempt_launcher.h"
 #include "control/job_service.h"
+#include "pipeline/attempt_launcher.h"
 #include "store/job_store.h"
 
 namespace httplib {
@@ -44,7 +45,7 @@ namespace tuneplane::api {
 
 struct ApiDependencies {
   control::JobService& jobs;
-  store::JobStore& store;              // jobs by phase (/metrics), readiness
+  store::JobStore& store;               // jobs by phase (/metrics), readiness
   pipeline::AttemptLauncher& launcher;  // POST /v1/validate, capabilities
   Metrics& metrics;
   LogReader logs = readLog;
@@ -106,10 +107,13 @@ class ApiServer {
   enum class Access { kPublic, kUser, kAdmin };
   using Handler =
       std::function<void(const httplib::Request&, httplib::Response&, const Principal&)>;
-  void get(const std::string& pattern, const char* route, Access access, Handler handler);
-  void post(const std::string& pattern, const char* route, Access access, Handler handler);
+  // Registers the handler of one route of route_templates.h's table, by its template; the
+  // router matches the table's pattern. Throws std::logic_error for a route not in the table.
+  void get(std::string_view path, Access access, Handler handler);
+  void post(std::string_view path, Access access, Handler handler);
+  void add(std::string_view method, std::string_view path, Access access, Handler handler);
   using Guarded = std::function<void(const httplib::Request&, httplib::Response&)>;
-  Guarded guard(const char* route, Access access, Handler handler);
+  Guarded guard(std::string_view route, Access access, Handler handler);
   // On a worker thread: routes one request and answers it.
   TransportResponse dispatch(TransportRequest& request);
   // On an I/O thread: the JSON answer to what the transport refused.
@@ -121,6 +125,7 @@ class ApiServer {
     std::string method;
     std::regex pattern;
     Guarded run;
+    std::string_view path;  // the template (route_templates.h)
   };
 
   ApiDependencies deps_;

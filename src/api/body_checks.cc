@@ -5,6 +5,7 @@
 #include <array>
 #include <cctype>
 #include <string>
+#include "common/text_checks.h"
 
 namespace tuneplane::api {
 namespace {
@@ -45,49 +46,11 @@ Status checkContentType(std::string_view content_type, BodyKind kind) {
           (kind == BodyKind::kJson ? "application/json" : "application/yaml or application/json"));
 }
 
-bool isValidUtf8(std::string_view text) {
-  std::size_t i = 0;
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  while (i < text.size()) {
-    const unsigned char c = byte(i);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t extra = 0;
-    uint32_t cp = 0;
-    if (c >= 0xC2 && c <= 0xDF) {
-      extra = 1;
-      cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      extra = 2;
-      cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      extra = 3;
-      cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= text.size()) return false;
-    for (std::size_t k = 1; k <= extra; ++k) {
-      if ((byte(i + k) & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (byte(i + k) & 0x3F);
-    }
-    // Overlong forms, surrogates and code points above U+10FFFF.
-    if ((extra == 2 && cp < 0x800) || (extra == 3 && cp < 0x10000) || cp > 0x10FFFF ||
-        (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return false;
-    }
-    i += extra + 1;
-  }
-  return true;
-}
-
 Status checkBodyText(std::string_view body) {
   if (body.find('\0') != std::string_view::npos) {
     return fail("api.nul_byte", "body", "the body contains a NUL byte");
   }
-  if (!isValidUtf8(body)) return fail("api.invalid_utf8", "body", "the body is not UTF-8");
+  if (!isUtf8(body)) return fail("api.invalid_utf8", "body", "the body is not UTF-8");
   int depth = 0;
   char quote = 0;
   bool comment = false;

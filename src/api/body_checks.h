@@ -25,8 +25,6 @@ enum class BodyKind {
 // Errors: "api.unsupported_media_type" (field "Content-Type").
 Status checkContentType(std::string_view content_type, BodyKind kind);
 
-bool isValidUtf8(std::string_view text);
-
 // Errors: "api.invalid_utf8", "api.nul_byte", "api.too_deep" (field "body").
 Status checkBodyText(std::string_view body);
 

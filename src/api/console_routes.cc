@@ -59,15 +59,15 @@ void ApiServer::installConsoleRoutes() {
     if (asset == nullptr) return sendError(res, 404, {"api.not_found", "path", "no such page"});
     sendAsset(*asset, req, res);
   };
-  get("/", "/", Access::kPublic,
+  get("/", Access::kPublic,
       [serve](const httplib::Request& req, httplib::Response& res, const Principal&) {
         serve("index.html", req, res);
       });
-  get("/ui/", "/ui/", Access::kPublic,
+  get("/ui/", Access::kPublic,
       [serve](const httplib::Request& req, httplib::Response& res, const Principal&) {
         serve("index.html", req, res);
       });
-  get(R"(/ui/(.+))", "/ui/{path}", Access::kPublic,
+  get("/ui/{path}", Access::kPublic,
       [serve](const httplib::Request& req, httplib::Response& res, const Principal&) {
         serve(req.matches[1].str(), req, res);
       });

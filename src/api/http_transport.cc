@@ -1,6 +1,7 @@
 // See http_transport.h. The only translation unit of the project that includes Boost.Beast
 // and Boost.Asio: they are header-only and heavy to compile.
 #include "api/http_transport.h"
+#include "api/error_codes.h"
 
 #include <openssl/ssl.h>
 
@@ -125,7 +126,7 @@ class HttpTransport::Impl {
       tls_ = std::move(*context);
     }
     const auto fail_listen = [this](const std::string& why) {
-      return fail("api.listen", "listen",
+      return fail(codes::kListen, "listen",
                   "cannot listen on " + options_.listen.host + ":" +
                       std::to_string(options_.listen.port) + " (" + why + ")");
     };

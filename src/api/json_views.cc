@@ -73,10 +73,10 @@ json componentJson(const store::ComponentRecord& c) {
 
 json attemptJson(const store::AttemptRecord& a, bool with_components) {
   json out = {{"number", a.number},
-              {"phase", store::toString(a.phase)},
-              {"terminal", store::isTerminal(a.phase)},
+              {"phase", phase::toString(a.phase)},
+              {"terminal", phase::isTerminal(a.phase)},
               {"reason", a.reason},
-              {"cause", store::toString(a.cause)},
+              {"cause", phase::toString(a.cause)},
               {"submit_token", a.submit_token},
               {"staging_dir", a.staging_dir},
               {"job_id", slurmId(a.slurm_job_id)},
@@ -99,8 +99,8 @@ json jobSummaryJson(const store::JobRecord& job) {
           {"name", job.name},
           {"owner", job.owner},
           {"labels", job.labels},
-          {"phase", store::toString(job.phase)},
-          {"terminal", store::isTerminal(job.phase)},
+          {"phase", phase::toString(job.phase)},
+          {"terminal", phase::isTerminal(job.phase)},
           {"reason", job.reason},
           {"created", timeJson(job.created_ms)},
           {"updated", timeJson(job.updated_ms)},
@@ -175,7 +175,7 @@ void writeAttempt(JsonText& out, const store::AttemptRecord& a) {
   out.beginObject();
   writeNonEmptyOrNull(out.key("abandon_reason"), a.abandon_reason);
   writeNonEmptyOrNull(out.key("abandoned_by"), a.abandoned_by);
-  out.key("cause").string(store::toString(a.cause));
+  out.key("cause").string(phase::toString(a.cause));
   out.key("components").beginArray();
   for (const auto& c : a.components) writeComponent(out, c);
   out.endArray();
@@ -184,12 +184,12 @@ void writeAttempt(JsonText& out, const store::AttemptRecord& a) {
   writeSlurmId(out.key("job_id"), a.slurm_job_id);
   out.key("lookups").integer(a.lookups);
   out.key("number").integer(a.number);
-  out.key("phase").string(store::toString(a.phase));
+  out.key("phase").string(phase::toString(a.phase));
   out.key("reason").string(a.reason);
   out.key("staging_dir").string(a.staging_dir);
   out.key("submit_token").string(a.submit_token);
   writeTime(out.key("submitted"), a.submitted_ms);
-  out.key("terminal").boolean(store::isTerminal(a.phase));
+  out.key("terminal").boolean(phase::isTerminal(a.phase));
   out.endObject();
 }
 
@@ -215,10 +215,10 @@ std::string jobJsonText(const store::JobView& view) {
   out.key("name").string(job.name);
   writeTime(out.key("next_attempt_at"), job.next_attempt_ms);
   out.key("owner").string(job.owner);
-  out.key("phase").string(store::toString(job.phase));
+  out.key("phase").string(phase::toString(job.phase));
   out.key("reason").string(job.reason);
   out.key("spec").string(job.spec);
-  out.key("terminal").boolean(store::isTerminal(job.phase));
+  out.key("terminal").boolean(phase::isTerminal(job.phase));
   writeTime(out.key("updated"), job.updated_ms);
   out.endObject();
   return text;

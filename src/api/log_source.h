@@ -1,5 +1,5 @@
 // What GET /v1/jobs/{id}/logs reads: one component's scheduler log through the log reader
-// (control/log_tail.h: 64 KiB / 2,000-line tail, safe opening, valid UTF-8), behind a seam
+// (attempt/log_tail.h: 64 KiB / 2,000-line tail, safe opening, valid UTF-8), behind a seam
 // (LogReader) so route tests can inject logs. Thread-safety: free functions, no shared state.
 #pragma once
 

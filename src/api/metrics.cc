@@ -153,16 +153,16 @@ std::string Metrics::render() const {
 }
 
 std::string renderAttemptOutcomes(
-    const std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t>& counts) {
+    const std::map<std::pair<phase::AttemptPhase, phase::EndCause>, int64_t>& counts) {
   std::string out =
       "# HELP tuneplane_attempts_total Attempts that ended, by outcome (terminal phase) and "
       "cause.\n"
       "# TYPE tuneplane_attempts_total counter\n";
   for (const auto& [key, count] : counts) {
-    std::string outcome(store::toString(key.first));
+    std::string outcome(phase::toString(key.first));
     for (char& c : outcome) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     out += fmt::format("tuneplane_attempts_total{{outcome=\"{}\",cause=\"{}\"}} {}\n",
-                       escapeLabel(outcome), escapeLabel(store::toString(key.second)), count);
+                       escapeLabel(outcome), escapeLabel(phase::toString(key.second)), count);
   }
   return out;
 }

@@ -17,7 +17,7 @@
 #include <tuple>
 #include <vector>
 
-#include "store/phases.h"
+#include "phase/phases.h"
 
 namespace tuneplane::api {
 
@@ -79,7 +79,7 @@ class Metrics {
 // tuneplane_attempts_total from the store's counts (JobStore::countEndedAttempts): outcome is
 // the terminal phase in lower case, cause the stored end cause. HELP and TYPE even when empty.
 std::string renderAttemptOutcomes(
-    const std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t>& counts);
+    const std::map<std::pair<phase::AttemptPhase, phase::EndCause>, int64_t>& counts);
 
 // Escapes a label value (backslash, quote, newline) for the text format.
 std::string escapeLabel(std::string_view value);

@@ -1,36 +1,86 @@
-// The route templates the server registers (job_routes.cc, system_routes.cc,
-// console_routes.cc), in one table: the only values the `route` label of /metrics takes,
-// besides "unmatched" (no route matched) and "other" (anything else handed in). A label's
-// values must come from a fixed set, or every new string a client sends makes a new series
-// (issue 16). A route added to the server belongs here too; ApiFixture's TearDown fails any
-// route test whose requests were counted as "other".
+// The routes of the API server, in one table: every (method, path template) pair it answers
+// and the pattern its router matches for it. The route files (job_routes.cc,
+// system_routes.cc, console_routes.cc) register their handlers by (method, template), and
+// ApiServer::start refuses a registration that is not in the table and a table entry that
+// has no handler, so the table is what the server serves. It is also the fixed set of the
+// `route` label of /metrics, besides "unmatched" (no route matched) and "other" (anything
+// else handed in): a label's values must come from a fixed set, or every new string a
+// client sends makes a new series (issue 16). ApiFixture's TearDown fails any route test
+// whose requests were counted as "other".
 #pragma once
 
 #include <array>
+#include <cstddef>
+#include <span>
 #include <string_view>
 
 namespace tuneplane::api {
 
-inline constexpr std::array<std::string_view, 18> kRouteTemplates = {
-    "/v1/jobs",
-    "/v1/jobs/{id}",
-    "/v1/jobs/{id}/events",
-    "/v1/jobs/{id}/cancel",
-    "/v1/jobs/{id}/attempts/{n}/abandon",
-    "/v1/jobs/{id}/logs",
-    "/v1/validate",
-    "/v1/playgrounds",
-    "/v1/deployments",
-    "/v1/capabilities",
-    "/v1/doctor",
-    "/v1/whoami",
-    "/healthz",
-    "/readyz",
-    "/metrics",
-    "/",
-    "/ui/",
-    "/ui/{path}",
+struct RouteTemplate {
+  std::string_view method;   // "GET" or "POST"
+  std::string_view path;     // the template: "/v1/jobs/{id}"; the /metrics route label
+  std::string_view pattern;  // the router's regular expression (ECMAScript, whole path)
 };
+
+inline constexpr std::array<RouteTemplate, 19> kRouteTable = {{
+    {"POST", "/v1/jobs", "/v1/jobs"},
+    {"GET", "/v1/jobs", "/v1/jobs"},
+    {"GET", "/v1/jobs/{id}", R"(/v1/jobs/([^/]+))"},
+    {"GET", "/v1/jobs/{id}/events", R"(/v1/jobs/([^/]+)/events)"},
+    {"POST", "/v1/jobs/{id}/cancel", R"(/v1/jobs/([^/]+)/cancel)"},
+    {"POST", "/v1/jobs/{id}/attempts/{n}/abandon", R"(/v1/jobs/([^/]+)/attempts/([0-9]+)/abandon)"},
+    {"GET", "/v1/jobs/{id}/logs", R"(/v1/jobs/([^/]+)/logs)"},
+    {"POST", "/v1/validate", "/v1/validate"},
+    {"POST", "/v1/playgrounds", "/v1/playgrounds"},
+    {"POST", "/v1/deployments", "/v1/deployments"},
+    {"GET", "/v1/capabilities", "/v1/capabilities"},
+    {"GET", "/v1/doctor", "/v1/doctor"},
+    {"GET", "/v1/whoami", "/v1/whoami"},
+    {"GET", "/healthz", "/healthz"},
+    {"GET", "/readyz", "/readyz"},
+    {"GET", "/metrics", "/metrics"},
+    {"GET", "/", "/"},
+    {"GET", "/ui/", "/ui/"},
+    {"GET", "/ui/{path}", R"(/ui/(.+))"},
+}};
+
+// Every route of the server (kRouteTable), for whoever enumerates the API.
+inline std::span<const RouteTemplate> routeTable() {
+  return kRouteTable;
+}
+
+// The table's entry for (method, path template), or nullptr.
+constexpr const RouteTemplate* findRoute(std::string_view method, std::string_view path) {
+  for (const auto& route : kRouteTable) {
+    if (route.method == method && route.path == path) return &route;
+  }
+  return nullptr;
+}
+
+namespace detail {
+constexpr std::size_t countDistinctPaths() {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < kRouteTable.size(); ++i) {
+    bool seen = false;
+    for (std::size_t j = 0; j < i; ++j) seen = seen || kRouteTable[j].path == kRouteTable[i].path;
+    if (!seen) ++n;
+  }
+  return n;
+}
+}  // namespace detail
+
+// The table's path templates, each once, in the table's order: the `route` label's values.
+inline constexpr auto kRouteTemplates = [] {
+  std::array<std::string_view, detail::countDistinctPaths()> paths{};
+  std::size_t n = 0;
+  for (const auto& route : kRouteTable) {
+    bool seen = false;
+    for (std::size_t j = 0; j < n; ++j) seen = seen || paths[j] == route.path;
+    if (!seen) paths[n++] = route.path;
+  }
+  return paths;
+}();
+
 inline constexpr std::string_view kUnmatchedRoute = "unmatched";  // no route matched
 inline constexpr std::string_view kOtherLabel = "other";          // outside the fixed set
 

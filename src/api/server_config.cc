@@ -5,6 +5,7 @@
 #include <set>
 
 #include "catalog/file_paths.h"
+#include "common/text_checks.h"
 #include "spec/names.h"
 #include "spec/yaml_reader.h"
 
@@ -13,14 +14,6 @@ namespace {
 
 using spec::YamlReader;
 using R = spec::YamlReader;
-
-bool isLowerHex64(std::string_view s) {
-  if (s.size() != 64) return false;
-  for (char c : s) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
 
 void parseTokens(YamlReader& r, const YAML::Node& list, std::vector<ApiToken>& out) {
   if (!list.IsSequence()) {
@@ -39,7 +32,7 @@ void parseTokens(YamlReader& r, const YAML::Node& list, std::vector<ApiToken>& o
     const YAML::Node hash = r.require(entry, "token_sha256", path);
     if (R::present(hash)) {
       if (auto text = r.str(hash, R::child(path, "token_sha256"))) {
-        if (!isLowerHex64(*text)) {
+        if (!isSha256Hex(*text)) {
           r.report("invalid_hash", R::child(path, "token_sha256"),
                    "expected the token's SHA-256 as 64 lower-case hex digits "
                    "(printf %s TOKEN | sha256sum), never the token itself");

@@ -7,40 +7,27 @@
 #include "api/api_server.h"
 #include "api/body_checks.h"
 #include "api/capabilities.h"
+#include "api/error_codes.h"
 #include "api/json_views.h"
+#include "launch/launch_summary.h"
 
 namespace tuneplane::api {
 namespace {
 
 using nlohmann::json;
 
+// The one summary of a valid job (launch_summary.h, shared with `tuneplane validate -o
+// json`), and the API's warnings (none yet).
 json validationSummary(const launch::LaunchRequest& request) {
-  json components = json::array();
-  int64_t minutes = 0;
-  for (const auto& c : request.components) {
-    components.push_back({{"pool", c.pool_name},
-                          {"partition", c.partition},
-                          {"constraint", c.constraint ? json(*c.constraint) : json()},
-                          {"nodes", c.nodes},
-                          {"gpus_per_node", c.gpus_per_node},
-                          {"cpus_per_node", c.cpus_per_node},
-                          {"memory_mb", c.memory_mb}});
-    minutes = std::max<int64_t>(minutes, c.time_limit.count());
-  }
-  return {{"valid", true},
-          {"job_name", request.job_name},
-          {"framework", request.framework},
-          {"container_runtime", catalog::toString(request.container_runtime)},
-          {"artifact", {{"path", request.artifact.path}, {"sha256", request.artifact.sha256}}},
-          {"time_limit", {{"minutes", minutes}}},
-          {"components", std::move(components)},
-          {"warnings", json::array()}};
+  json summary = launch::summaryJson(request);
+  summary["warnings"] = json::array();
+  return summary;
 }
 
 }  // namespace
 
 void ApiServer::installSystemRoutes() {
-  post("/v1/validate", "/v1/validate", Access::kUser,
+  post("/v1/validate", Access::kUser,
        [this](const httplib::Request& req, httplib::Response& res, const Principal&) {
          if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kSpec);
              !type) {
@@ -54,18 +41,18 @@ void ApiServer::installSystemRoutes() {
 
   for (const auto& [path, kind] : {std::pair{"/v1/playgrounds", "Playground"},
                                    std::pair{"/v1/deployments", "ModelDeployment"}}) {
-    post(path, path, Access::kUser,
+    post(path, Access::kUser,
          [kind](const httplib::Request&, httplib::Response& res, const Principal&) {
            sendError(res, 422, kindRefusal(kind));
          });
   }
 
-  get("/v1/capabilities", "/v1/capabilities", Access::kUser,
+  get("/v1/capabilities", Access::kUser,
       [this](const httplib::Request&, httplib::Response& res, const Principal&) {
         sendJson(res, 200, capabilitiesJson(deps_.launcher.site()));
       });
 
-  get("/v1/doctor", "/v1/doctor", Access::kAdmin,
+  get("/v1/doctor", Access::kAdmin,
       [this](const httplib::Request&, httplib::Response& res, const Principal&) {
         if (!deps_.doctor) {
           return sendError(res, 501,
@@ -73,22 +60,22 @@ void ApiServer::installSystemRoutes() {
         }
         auto report = deps_.doctor();
         if (!report) {
-          return sendError(res, report.error().code == "api.busy" ? 429 : 500, report.error());
+          return sendError(res, report.error().code == codes::kBusy ? 429 : 500, report.error());
         }
         sendJson(res, 200, *report);
       });
 
-  get("/v1/whoami", "/v1/whoami", Access::kUser,
+  get("/v1/whoami", Access::kUser,
       [](const httplib::Request&, httplib::Response& res, const Principal& who) {
         sendJson(res, 200, {{"user", who.user}, {"admin", who.admin}});
       });
 
-  get("/healthz", "/healthz", Access::kPublic,
+  get("/healthz", Access::kPublic,
       [](const httplib::Request&, httplib::Response& res, const Principal&) {
         sendJson(res, 200, {{"status", "ok"}});
       });
 
-  get("/readyz", "/readyz", Access::kPublic,
+  get("/readyz", Access::kPublic,
       [this](const httplib::Request&, httplib::Response& res, const Principal&) {
         Errors errors;
         json checks = json::object();
@@ -114,14 +101,14 @@ void ApiServer::installSystemRoutes() {
         sendJson(res, 200, {{"status", "ready"}, {"checks", std::move(checks)}});
       });
 
-  get("/metrics", "/metrics", Access::kPublic,
+  get("/metrics", Access::kPublic,
       [this](const httplib::Request&, httplib::Response& res, const Principal&) {
         std::string text =
             "# HELP tuneplane_jobs Jobs in the store, by phase.\n"
             "# TYPE tuneplane_jobs gauge\n";
         if (auto counts = deps_.store.countJobsByPhase()) {
           for (const auto& [phase, count] : *counts) {
-            text += "tuneplane_jobs{phase=\"" + std::string(store::toString(phase)) + "\"} " +
+            text += "tuneplane_jobs{phase=\"" + std::string(phase::toString(phase)) + "\"} " +
                     std::to_string(count) + "\n";
           }
         }

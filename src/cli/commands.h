@@ -1,44 +1,19 @@
 // The `tuneplane` command's subcommands. Each adds itself to the CLI11 app; its callback
 // throws CLI::RuntimeError(exit_code) to end the process with that code.
-// Exit codes scripts can trust, the same for every command (the README's table is the
-// reference):
-//   0   success; with --wait, the job Succeeded
-//   1   the job ended Failed or Cancelled (--wait); for the offline and `slurm` commands,
-//       an operational failure (I/O, slurmrestd unreachable)
-//   2   invalid input or refusal: a bad flag, spec or config, a spec the server refused
-//       (422, every error printed with its field), another 4xx
-//   3   not found: no such job or attempt (404; another user's job reads as not found)
-//   4   authentication: the server answered 401 or 403; slurmrestd refused the token
-//   5   the TunePlane server could not be reached, or failed (5xx, an answer that is not
-//       the API's)
-//   6   outcome unknown: a request that changes something (submit, cancel, abandon; a
-//       `slurm submit`) was sent but no answer came back — it may have been carried out
-//   7   --timeout passed before the job (or the followed attempt) ended; nothing cancelled
-//   130 interrupted (Ctrl-C) while waiting or following; the job was not cancelled
 #pragma once
 
 #include <CLI/CLI.hpp>
 
-namespace tuneplane::cli {
+#include "client_cli/exit_codes.h"  // the exit codes every command shares
 
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailure = 1;
-inline constexpr int kExitInvalid = 2;
-inline constexpr int kExitJobFailed = 1;  // --wait: the job ended Failed or Cancelled
-inline constexpr int kExitNotFound = 3;
-inline constexpr int kExitAuth = 4;
-inline constexpr int kExitServer = 5;
-inline constexpr int kExitUnknownOutcome = 6;
-inline constexpr int kExitTimeout = 7;
-inline constexpr int kExitInterrupted = 130;
+namespace tuneplane::cli {
 
 void addValidateCommand(CLI::App& app);  // validate_command.cc
 void addRenderCommand(CLI::App& app);    // render_command.cc
 void addSlurmCommand(CLI::App& app);     // slurm_command.cc: ping|submit|get|cancel|jobs
 void addDoctorCommand(CLI::App& app);    // doctor_command.cc: check a site, submit nothing
-void addServeCommand(CLI::App& app);     // serve_command.cc: the daemon (api/daemon.h)
-// The verbs that talk to `tuneplane serve`: submit, get, describe, events, logs, cancel,
-// attempt abandon, whoami (server_commands.h has their flags and runners).
-void addServerCommands(CLI::App& app);
+void addServeCommand(CLI::App& app);     // serve_command.cc: the daemon (server/daemon.h)
+// The verbs that talk to `tuneplane serve` (submit, get, describe, events, logs, cancel,
+// attempt abandon, whoami) are client_cli/'s: addServerCommands (server_commands.h).
 
 }  // namespace tuneplane::cli

@@ -19,14 +19,14 @@ std::optional<LogFormat> parseLogFormat(std::string_view text) {
 void JsonLogFormatter::format(const spdlog::details::log_msg& msg, spdlog::memory_buf_t& dest) {
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(msg.time.time_since_epoch()).count();
-  api::LogRecord line = {
+  server::LogRecord line = {
       {"time", api::timeJson(ms)},
       {"level", std::string_view(spdlog::level::to_string_view(msg.level).data(),
                                  spdlog::level::to_string_view(msg.level).size())},
       {"logger", std::string_view(msg.logger_name.data(), msg.logger_name.size())},
       {"msg", std::string_view(msg.payload.data(), msg.payload.size())}};
   if (msg.logger_name.size() == 0) line.erase("logger");
-  const std::string text = api::dumpRecord(line) + "\n";
+  const std::string text = server::dumpRecord(line) + "\n";
   dest.append(text.data(), text.data() + text.size());
 }
 
@@ -34,20 +34,20 @@ std::unique_ptr<spdlog::formatter> JsonLogFormatter::clone() const {
   return std::make_unique<JsonLogFormatter>();
 }
 
-std::string recordText(const api::LogRecord& record) {
+std::string recordText(const server::LogRecord& record) {
   std::string out = record.value("event", "record");
   for (const auto& [key, value] : record.items()) {
     if (key == "event" || key == "time" || key == "level" || key == "msg") continue;
     if (value.is_null()) continue;
-    out += " " + key + "=" + api::dumpRecord(value);
+    out += " " + key + "=" + server::dumpRecord(value);
   }
   return out;
 }
 
-api::EventLog::Sink installServeLogging(LogFormat format) {
+server::EventLog::Sink installServeLogging(LogFormat format) {
   if (format == LogFormat::kText) {
     // main()'s text logger on stderr stays; each record becomes one of its lines.
-    return [](const api::LogRecord& record) {
+    return [](const server::LogRecord& record) {
       spdlog::log(spdlog::level::from_str(record.value("level", "info")), "{}", recordText(record));
     };
   }
@@ -62,9 +62,9 @@ api::EventLog::Sink installServeLogging(LogFormat format) {
   logger->flush_on(spdlog::level::info);  // a line at a time, even when stderr is a file
   records->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
-  return [records](const api::LogRecord& record) {
+  return [records](const server::LogRecord& record) {
     records->log(spdlog::level::from_str(record.value("level", "info")), "{}",
-                 api::dumpRecord(record));
+                 server::dumpRecord(record));
   };
 }
 

@@ -1,6 +1,6 @@
 // How `tuneplane serve` writes its log on stderr (`--log-format json|text`, default json):
 // JSON lines — every spdlog message as {"time","level","logger","msg"}, and the structured
-// records (api/event_log.h: transitions, slurmrestd errors) as they are, one object per
+// records (server/event_log.h: transitions, slurmrestd errors) as they are, one object per
 // line — or spdlog's usual text, the records then as `event key=value …` with every value
 // JSON-quoted. Either way a reason with quotes or newlines stays on its line. The access log
 // (stdout) is JSON lines in both formats.
@@ -15,7 +15,7 @@
 
 #include <spdlog/formatter.h>
 
-#include "api/event_log.h"
+#include "server/event_log.h"
 
 namespace tuneplane::cli {
 
@@ -31,10 +31,10 @@ class JsonLogFormatter final : public spdlog::formatter {
 
 // A structured record as one text line for --log-format text: `transition job="…" …`
 // (the "event" first, then every other non-null field but time, level and msg, in order).
-std::string recordText(const api::LogRecord& record);
+std::string recordText(const server::LogRecord& record);
 
 // Makes spdlog's default logger write `format` to stderr, and returns the sink for the
 // structured records, writing to the same stream (lines never interleave).
-api::EventLog::Sink installServeLogging(LogFormat format);
+server::EventLog::Sink installServeLogging(LogFormat format);
 
 }  // namespace tuneplane::cli

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_app.h"
+#include "client_cli/server_commands.h"
 
 int main(int argc, char** argv) {
   // Libraries log through spdlog (e.g. the Slurm client's retries), whose default logger

@@ -8,8 +8,8 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "cli/output.h"
 #include "cli/site_environment.h"
+#include "client_cli/output.h"
 #include "pipeline/launch_pipeline.h"
 
 namespace tuneplane::cli {

@@ -1,5 +1,5 @@
 // `tuneplane serve --site FILE [--db PATH] [--listen HOST:PORT]`: the control plane's
-// daemon — the reconciler and the /v1 HTTP API in one process (api/daemon.h). Settings come
+// daemon — the reconciler and the /v1 HTTP API in one process (server/daemon.h). Settings come
 // from the site file's `server:` section (api/server_config.h); the flags override them.
 // SIGTERM or SIGINT stops it at a safe point (exit 0); Slurm jobs keep running and the next
 // start picks them up from the store. The log goes to stderr — JSON lines by default, with a
@@ -19,13 +19,14 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "api/daemon.h"
+#include "api/error_codes.h"
 #include "api/server_config.h"
 #include "cli/commands.h"
 #include "cli/log_format.h"
-#include "cli/output.h"
 #include "cli/site_environment.h"
+#include "client_cli/output.h"
 #include "pipeline/launch_pipeline.h"
+#include "server/daemon.h"
 #include "store/sqlite_job_store.h"
 
 namespace tuneplane::cli {
@@ -82,7 +83,7 @@ void runServe(const ServeFlags& flags) {
   sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   // Before anything logs, so every line of the run has one format.
-  api::EventLog::Sink records = installServeLogging(*parseLogFormat(flags.log_format));
+  server::EventLog::Sink records = installServeLogging(*parseLogFormat(flags.log_format));
 
   auto context = pipeline::loadSiteContext(flags.site_file, siteEnvironmentFromProcess());
   if (!context) failLines(context.error(), kExitInvalid);
@@ -106,7 +107,7 @@ void runServe(const ServeFlags& flags) {
       std::make_shared<spdlog::logger>("access", std::make_shared<spdlog::sinks::stdout_sink_mt>());
   access->set_pattern("%v");
   access->flush_on(spdlog::level::info);  // a line per request, even when stdout is a pipe
-  api::DaemonOptions options;
+  server::DaemonOptions options;
   options.server = {*listen,
                     config->tokens,
                     config->max_body_bytes,
@@ -120,9 +121,10 @@ void runServe(const ServeFlags& flags) {
   options.poll_interval = config->poll_interval;
   options.access_log = [access](const std::string& line) { access->info(line); };
   options.event_log = std::move(records);
-  auto daemon = api::Daemon::start(*context, **store, std::move(options));
+  auto daemon = server::Daemon::start(*context, **store, std::move(options));
   if (!daemon) {
-    failLines({daemon.error()}, daemon.error().code == "api.listen" ? kExitFailure : kExitInvalid);
+    failLines({daemon.error()},
+              daemon.error().code == api::codes::kListen ? kExitFailure : kExitInvalid);
   }
   spdlog::info("serve: listening on {} (db {}, polling every {} ms)", (*daemon)->baseUrl(),
                config->db, config->poll_interval.count());

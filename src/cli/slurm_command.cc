@@ -12,8 +12,8 @@
 
 #include "catalog/site_loader.h"
 #include "cli/commands.h"
-#include "cli/output.h"
 #include "cli/site_environment.h"
+#include "client_cli/output.h"
 #include "pipeline/launch_pipeline.h"
 #include "slurm/rest_client.h"
 

@@ -11,8 +11,9 @@
 
 #include "catalog/site_config.h"
 #include "cli/commands.h"
-#include "cli/output.h"
 #include "cli/site_environment.h"
+#include "client_cli/output.h"
+#include "launch/launch_summary.h"
 #include "pipeline/launch_pipeline.h"
 
 namespace tuneplane::cli {
@@ -51,32 +52,12 @@ std::string timeLimitText(const launch::LaunchRequest& request) {
   return "the partition's default (neither the spec nor the site sets one; none is sent)";
 }
 
-nlohmann::json minutesOrNull(std::chrono::minutes limit) {
-  return limit.count() > 0 ? nlohmann::json(limit.count()) : nlohmann::json(nullptr);
-}
-
+// The one summary of a valid job (launch/launch_summary.h, shared with POST /v1/validate),
+// and what this host checked: the job access.
 nlohmann::json summaryJson(const launch::LaunchRequest& request, const staging::JobAccess& access) {
-  nlohmann::json components = nlohmann::json::array();
-  for (const auto& c : request.components) {
-    components.push_back({{"pool", c.pool_name},
-                          {"partition", c.partition},
-                          {"constraint", c.constraint ? nlohmann::json(*c.constraint) : nullptr},
-                          {"nodes", c.nodes},
-                          {"gpus_per_node", c.gpus_per_node},
-                          {"cpus_per_node", c.cpus_per_node},
-                          {"memory_mb", c.memory_mb},
-                          {"time_limit_minutes", minutesOrNull(c.time_limit)}});
-  }
-  return {{"valid", true},
-          {"job_name", request.job_name},
-          {"framework", request.framework},
-          {"container_runtime", catalog::toString(request.container_runtime)},
-          {"artifact", {{"path", request.artifact.path}, {"sha256", request.artifact.sha256}}},
-          {"time_limit",
-           {{"minutes", minutesOrNull(jobTimeLimit(request))},
-            {"source", launch::toString(request.time_limit_source)}}},
-          {"components", std::move(components)},
-          {"job_access", accessJson(access)}};
+  nlohmann::json summary = launch::summaryJson(request);
+  summary["job_access"] = accessJson(access);
+  return summary;
 }
 
 void printSummary(std::ostream& out, const launch::LaunchRequest& request,

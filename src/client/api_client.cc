@@ -53,18 +53,18 @@ std::string specContentType(std::string_view spec_text) {
   return "application/yaml";
 }
 
-ApiClient::ApiClient(std::unique_ptr<slurm::HttpTransport> transport,
+ApiClient::ApiClient(std::unique_ptr<http::HttpTransport> transport,
                      std::optional<std::string> token)
     : transport_(std::move(transport)), token_(std::move(token)) {}
 
 Result<std::unique_ptr<ApiClient>> ApiClient::connect(const ClientConfig& config,
                                                       ClientTimeouts timeouts) {
-  slurm::HttpOptions options;
+  http::HttpOptions options;
   options.base_url = config.server;
   options.ca_file = config.ca_file;
   options.connect_timeout = timeouts.connect;
   options.request_timeout = timeouts.request;
-  auto transport = slurm::CurlHttpTransport::create(std::move(options));
+  auto transport = http::CurlHttpTransport::create(std::move(options));
   if (!transport) {
     return fail("cli.invalid_server", config.server_source, transport.error().message);
   }
@@ -81,7 +81,7 @@ std::string ApiClient::redact(std::string text) const {
 
 ApiResult<Json> ApiClient::call(std::string method, std::string target, std::string body,
                                 std::string content_type) {
-  slurm::HttpRequest request;
+  http::HttpRequest request;
   request.method = std::move(method);
   request.target = std::move(target);
   request.body = std::move(body);
@@ -93,9 +93,9 @@ ApiResult<Json> ApiClient::call(std::string method, std::string target, std::str
 
   auto response = transport_->perform(request);
   if (!response) {
-    const slurm::TransportFailure& f = response.error();
+    const http::TransportFailure& f = response.error();
     ApiError error;
-    if (f.transport == slurm::TransportClass::kNotSent) {
+    if (f.transport == http::TransportClass::kNotSent) {
       error.kind = FailureKind::kNotSent;
       // The server's certificate did not verify: say what fixes it.
       const bool unverified =

@@ -2,7 +2,7 @@
 // route the CLI uses, each returning the server's JSON object verbatim (key order kept, so
 // `-o json` prints what the server sent) or an ApiError with the server's errors[].
 //
-// It rides on slurm::HttpTransport (libcurl: http, https, unix sockets; keep-alive), and
+// It rides on http::HttpTransport (libcurl: http, https, unix sockets; keep-alive), and
 // sends the bearer token only in the Authorization header. The token is never logged and is
 // removed from every error message, including text the server sent back.
 // Thread-safety: calls are serialised by the transport; one client may be shared.
@@ -19,7 +19,7 @@
 
 #include "client/api_error.h"
 #include "client/client_config.h"
-#include "slurm/http_transport.h"
+#include "http/transport.h"
 
 namespace tuneplane::client {
 
@@ -50,7 +50,7 @@ struct ClientTimeouts {
 class ApiClient {
  public:
   // `token` nullopt: no Authorization header (the server answers 401).
-  ApiClient(std::unique_ptr<slurm::HttpTransport> transport, std::optional<std::string> token);
+  ApiClient(std::unique_ptr<http::HttpTransport> transport, std::optional<std::string> token);
 
   // A client over libcurl for `config.server`. Errors: "cli.invalid_server".
   static Result<std::unique_ptr<ApiClient>> connect(const ClientConfig& config,
@@ -76,7 +76,7 @@ class ApiClient {
                        std::string content_type = "");
   std::string redact(std::string text) const;
 
-  std::unique_ptr<slurm::HttpTransport> transport_;
+  std::unique_ptr<http::HttpTransport> transport_;
   std::optional<std::string> token_;
 };
 

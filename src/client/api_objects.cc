@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "store/phases.h"
+#include "phase/phases.h"
 
 namespace tuneplane::client {
 namespace {
@@ -103,17 +103,17 @@ Result<std::vector<T>> itemsOf(const Json& list, F&& one) {
 }  // namespace
 
 bool AttemptView::terminal() const {
-  const auto parsed = store::parseAttemptPhase(phase);
-  return parsed && store::isTerminal(*parsed);
+  const auto parsed = phase::parseAttemptPhase(phase);
+  return parsed && phase::isTerminal(*parsed);
 }
 
 bool JobView::terminal() const {
-  const auto parsed = store::parseJobPhase(phase);
-  return parsed && store::isTerminal(*parsed);
+  const auto parsed = phase::parseJobPhase(phase);
+  return parsed && phase::isTerminal(*parsed);
 }
 
 bool JobView::succeeded() const {
-  return store::parseJobPhase(phase) == store::JobPhase::kSucceeded;
+  return phase::parseJobPhase(phase) == phase::JobPhase::kSucceeded;
 }
 
 const AttemptView* JobView::attempt(int number) const {

@@ -47,7 +47,7 @@ struct AttemptView {
   std::optional<std::string> abandon_reason;
   std::vector<ComponentView> components;
 
-  bool terminal() const;  // by store::AttemptPhase; an unknown phase is not terminal
+  bool terminal() const;  // by phase::AttemptPhase; an unknown phase is not terminal
 };
 
 struct JobView {

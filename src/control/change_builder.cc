@@ -42,7 +42,7 @@ store::AttemptRecord& ChangeBuilder::touch(int number) {
 
 void ChangeBuilder::putAttempt(const store::AttemptRecord& observed) {
   store::AttemptRecord& a = touch(observed.number);
-  const store::AttemptPhase phase = a.phase;  // phases move only through moveAttempt
+  const phase::AttemptPhase phase = a.phase;  // phases move only through moveAttempt
   a = observed;
   a.phase = phase;
 }
@@ -51,17 +51,17 @@ void ChangeBuilder::addAttempt(store::AttemptRecord attempt, std::string reason)
   attempt.job_id = job_.id;
   attempt.created_ms = now_ms_;
   attempt.reason = reason;
-  events_.push_back(makeEvent(job_.id, attempt.number, "", store::toString(attempt.phase), now_ms_,
+  events_.push_back(makeEvent(job_.id, attempt.number, "", phase::toString(attempt.phase), now_ms_,
                               std::move(reason)));
   attempts_.push_back(std::move(attempt));
 }
 
-void ChangeBuilder::moveJob(store::JobPhase to, std::string reason, const std::string& actor) {
-  const store::JobPhase from = job_.phase;
+void ChangeBuilder::moveJob(phase::JobPhase to, std::string reason, const std::string& actor) {
+  const phase::JobPhase from = job_.phase;
   if (from != to) {
     if (!allowed(from, to)) {
-      refused_.push_back("job " + std::string(store::toString(from)) + " → " +
-                         std::string(store::toString(to)));
+      refused_.push_back("job " + std::string(phase::toString(from)) + " → " +
+                         std::string(phase::toString(to)));
       return;
     }
     events_.push_back(jobEvent(job_.id, from, to, now_ms_, reason, actor));
@@ -70,19 +70,19 @@ void ChangeBuilder::moveJob(store::JobPhase to, std::string reason, const std::s
   job_.reason = std::move(reason);
 }
 
-void ChangeBuilder::moveAttempt(int number, store::AttemptPhase to, std::string reason,
+void ChangeBuilder::moveAttempt(int number, phase::AttemptPhase to, std::string reason,
                                 const std::string& actor) {
   store::AttemptRecord& a = touch(number);
-  const store::AttemptPhase from = a.phase;
+  const phase::AttemptPhase from = a.phase;
   if (from != to) {
     if (!allowed(from, to)) {
       refused_.push_back("attempt " + std::to_string(number) + " " +
-                         std::string(store::toString(from)) + " → " +
-                         std::string(store::toString(to)));
+                         std::string(phase::toString(from)) + " → " +
+                         std::string(phase::toString(to)));
       return;
     }
     events_.push_back(attemptEvent(job_.id, number, from, to, now_ms_, reason, actor));
-    if (store::isTerminal(to)) a.ended_ms = now_ms_;
+    if (phase::isTerminal(to)) a.ended_ms = now_ms_;
   }
   a.phase = to;
   a.reason = std::move(reason);

@@ -33,7 +33,7 @@ class ChangeBuilder {
   template <typename Edit>
   void editAttempt(int number, Edit&& edit) {
     store::AttemptRecord& a = touch(number);
-    const store::AttemptPhase phase = a.phase;
+    const phase::AttemptPhase phase = a.phase;
     edit(a);
     a.phase = phase;
   }
@@ -45,8 +45,8 @@ class ChangeBuilder {
   // Phase moves; each records an event (none when the phase stays). The reason is kept on
   // the record either way. A move the state machine does not allow is not made, and
   // build() then fails.
-  void moveJob(store::JobPhase to, std::string reason, const std::string& actor = kReconcilerActor);
-  void moveAttempt(int number, store::AttemptPhase to, std::string reason,
+  void moveJob(phase::JobPhase to, std::string reason, const std::string& actor = kReconcilerActor);
+  void moveAttempt(int number, phase::AttemptPhase to, std::string reason,
                    const std::string& actor = kReconcilerActor);
 
   // Errors: "control.illegal_transition" naming every refused move.

@@ -1,6 +1,6 @@
 // ControlObserver: what the control module reports as it works, for whoever watches it —
 // every transition it stores, every reconcile cycle, every submit receipt. `tuneplane serve`
-// turns the reports into /metrics figures and JSON log lines (api/serve_observer.h); control
+// turns the reports into /metrics figures and JSON log lines (server/serve_observer.h); control
 // itself knows nothing of either. Handed in as a pointer that may be null
 // (ReconcilerOptions::observer, ControlLoop, JobService); without one, the reconciler logs
 // transitions as text lines.

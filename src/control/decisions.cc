@@ -17,9 +17,9 @@
 namespace tuneplane::control {
 namespace {
 
-using store::AttemptPhase;
-using store::EndCause;
-using store::JobPhase;
+using phase::AttemptPhase;
+using phase::EndCause;
+using phase::JobPhase;
 
 std::string secondsText(std::chrono::milliseconds delay) {
   return std::to_string((delay.count() + 999) / 1000) + " s";
@@ -503,18 +503,18 @@ Result<store::Change> applyVerdict(const store::JobView& view, store::AttemptRec
   AttemptPhase to = verdict.phase;
   // Once DELETE is out, only the end moves a cancelling attempt; once an attempt is ending,
   // it does not go back to running.
-  if (!store::isTerminal(to) && to != AttemptPhase::kUnknown) {
+  if (!phase::isTerminal(to) && to != AttemptPhase::kUnknown) {
     if (from == AttemptPhase::kCancelling) to = AttemptPhase::kCancelling;
     if (from == AttemptPhase::kReleasing) to = AttemptPhase::kReleasing;
   }
-  if (store::isTerminal(to)) observed.cause = verdict.cause;
+  if (phase::isTerminal(to)) observed.cause = verdict.cause;
   b.putAttempt(observed);
   std::string reason = verdict.reason;
   if (to == AttemptPhase::kCancelling && verdict.phase != AttemptPhase::kCancelling) {
     reason = "cancel sent; Slurm says: " + verdict.reason;
   }
   b.moveAttempt(number, to, reason);
-  if (store::isTerminal(to)) {
+  if (phase::isTerminal(to)) {
     endJob(b, b.attempt(number), retry);
   } else {
     mirror(b, b.attempt(number));

@@ -103,7 +103,7 @@ Result<store::Change> markSubmitted(const store::JobView& view, int number, uint
 
 // Nothing runs and nothing will: Slurm refused the submit, or the launch no longer passes
 // the site's rules. The attempt and the job fail with `cause` (never retried).
-Result<store::Change> markRefused(const store::JobView& view, int number, store::EndCause cause,
+Result<store::Change> markRefused(const store::JobView& view, int number, phase::EndCause cause,
                                   const std::string& why, int64_t now_ms);
 
 // A lookup by token did not find the job: look again after lookupDelay(), say so.

@@ -8,8 +8,8 @@
 
 namespace tuneplane::control {
 
-JobService::JobService(store::JobStore& store, pipeline::AttemptLauncher& launcher, const Clock& clock,
-                       ControlObserver* observer)
+JobService::JobService(store::JobStore& store, pipeline::AttemptLauncher& launcher,
+                       const Clock& clock, ControlObserver* observer)
     : store_(store), launcher_(launcher), clock_(clock), observer_(observer) {}
 
 Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const std::string& owner) {
@@ -26,14 +26,14 @@ Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const s
   job.owner = owner;
   job.labels = spec->metadata.labels;
   job.spec = std::string(spec_text);
-  job.phase = store::JobPhase::kPending;
+  job.phase = phase::JobPhase::kPending;
   job.created_ms = job.updated_ms = clock_.nowMs();
   job.reason = "accepted; waiting for the control loop to stage the first attempt";
   for (int i = 0; i < kJobIdTries; ++i) {
     auto id = launcher_.newJobId(job.name);
     if (!id) return failAll({id.error()});
     job.id = *id;
-    const store::EventRecord event = makeEvent(job.id, 0, "", store::toString(job.phase),
+    const store::EventRecord event = makeEvent(job.id, 0, "", phase::toString(job.phase),
                                                job.created_ms, "submitted by " + owner, owner);
     auto created = store_.createJob(job, event);
     if (created) {

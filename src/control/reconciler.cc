@@ -39,8 +39,9 @@ std::optional<SubmitStep> parseSubmitStep(std::string_view text) {
   return std::nullopt;
 }
 
-Reconciler::Reconciler(store::JobStore& store, slurm::SlurmClient& slurm, pipeline::AttemptLauncher& launcher,
-                       const Clock& clock, ReconcilerOptions options)
+Reconciler::Reconciler(store::JobStore& store, slurm::SlurmClient& slurm,
+                       pipeline::AttemptLauncher& launcher, const Clock& clock,
+                       ReconcilerOptions options)
     : store_(store),
       slurm_(slurm),
       launcher_(launcher),
@@ -100,7 +101,7 @@ void Reconciler::dispatch(store::JobView view, std::vector<store::JobView>& look
                           std::vector<store::JobView>& tracked) {
   const store::JobRecord& job = view.job;
   const store::AttemptRecord* attempt = currentAttempt(view);
-  if (attempt == nullptr || job.phase == store::JobPhase::kRetrying) {
+  if (attempt == nullptr || job.phase == phase::JobPhase::kRetrying) {
     if (job.cancel_requested) {
       commit(view, cancelBeforeSubmit(view, now_), "cancel");
     } else if ((attempt == nullptr || now_ >= job.next_attempt_ms) &&
@@ -110,7 +111,7 @@ void Reconciler::dispatch(store::JobView view, std::vector<store::JobView>& look
     return;
   }
   switch (attempt->phase) {
-    case store::AttemptPhase::kStaging:
+    case phase::AttemptPhase::kStaging:
       if (job.cancel_requested) {
         commit(view, cancelBeforeSubmit(view, now_), "cancel");
       } else if (now_ >= attempt->next_lookup_ms &&
@@ -118,7 +119,7 @@ void Reconciler::dispatch(store::JobView view, std::vector<store::JobView>& look
         stageAndSubmit(std::move(view));
       }
       return;
-    case store::AttemptPhase::kSubmitting:
+    case phase::AttemptPhase::kSubmitting:
       // Nothing leaves Submitting within a tick without a commit: this one was
       // interrupted, and the request may have reached Slurm.
       commit(view,
@@ -126,38 +127,38 @@ void Reconciler::dispatch(store::JobView view, std::vector<store::JobView>& look
                                "TunePlane stopped while the attempt was being submitted", now_),
              "interrupted submit");
       return;
-    case store::AttemptPhase::kSubmitted:
+    case phase::AttemptPhase::kSubmitted:
       resolveReceipt(std::move(view));
       return;
-    case store::AttemptPhase::kSubmitUnknown:
+    case phase::AttemptPhase::kSubmitUnknown:
       if (attempt->abandon_requested) {
         commit(view, markAbandoned(view, attempt->number, now_), "abandon");
       } else {
         looking.push_back(std::move(view));
       }
       return;
-    case store::AttemptPhase::kQueued:
-    case store::AttemptPhase::kRunning:
-    case store::AttemptPhase::kUnknown:
+    case phase::AttemptPhase::kQueued:
+    case phase::AttemptPhase::kRunning:
+    case phase::AttemptPhase::kUnknown:
       if (job.cancel_requested && sendCancel(view)) {
-        if (auto fresh = reload(job.id); fresh && !store::isTerminal(fresh->job.phase)) {
+        if (auto fresh = reload(job.id); fresh && !phase::isTerminal(fresh->job.phase)) {
           tracked.push_back(std::move(*fresh));
         }
         return;
       }
       tracked.push_back(std::move(view));
       return;
-    case store::AttemptPhase::kReleasing:
-    case store::AttemptPhase::kCancelling:
+    case phase::AttemptPhase::kReleasing:
+    case phase::AttemptPhase::kCancelling:
       tracked.push_back(std::move(view));
       return;
-    case store::AttemptPhase::kSucceeded:
-    case store::AttemptPhase::kFailed:
-    case store::AttemptPhase::kCancelled:
-    case store::AttemptPhase::kAbandoned:
+    case phase::AttemptPhase::kSucceeded:
+    case phase::AttemptPhase::kFailed:
+    case phase::AttemptPhase::kCancelled:
+    case phase::AttemptPhase::kAbandoned:
       // A commit is atomic, so an active job always has an active attempt or is Retrying.
       spdlog::error("reconciler: job {} is {} but its attempt {} ended; left as it is", job.id,
-                    store::toString(job.phase), attempt->number);
+                    phase::toString(job.phase), attempt->number);
       ++report_.errors;
       return;
   }
@@ -249,7 +250,7 @@ std::vector<std::string> Reconciler::poolsWithoutLog(const store::AttemptRecord&
 AttemptVerdict Reconciler::verdictFor(const store::AttemptRecord& observed,
                                       bool cancel_requested) const {
   AttemptVerdict verdict = rollUp(observed.components, cancel_requested);
-  if (verdict.phase == store::AttemptPhase::kFailed && verdict.cause == store::EndCause::kUser) {
+  if (verdict.phase == phase::AttemptPhase::kFailed && verdict.cause == phase::EndCause::kUser) {
     verdict = noteMissingLogs(std::move(verdict), poolsWithoutLog(observed));
   }
   return verdict;
@@ -259,7 +260,7 @@ spec::RetryPolicy Reconciler::retryOf(const store::JobView& view,
                                       const AttemptVerdict& verdict) const {
   // Only an ending attempt consults the policy; parsing the stored spec for every observed
   // job on every tick would put YAML parsing on the poll path.
-  if (!store::isTerminal(verdict.phase)) return spec::RetryPolicy{};
+  if (!phase::isTerminal(verdict.phase)) return spec::RetryPolicy{};
   auto parsed = spec::parseJobSpec(view.job.spec);
   // A stored spec passed validation when it was submitted; if it no longer parses, no
   // retry is safer than a guessed one.

@@ -57,7 +57,7 @@ void Reconciler::stageAndSubmit(store::JobView view) {
       commit(view, deferSubmit(view, n, "staging failed: " + why, now_), "staging failure");
     } else {
       commit(view,
-             markRefused(view, n, store::EndCause::kRejected,
+             markRefused(view, n, phase::EndCause::kRejected,
                          "the launch was refused before anything was submitted: " + why, now_),
              "launch refused");
     }
@@ -89,7 +89,7 @@ void Reconciler::stageAndSubmit(store::JobView view) {
              "lost receipt");
     } else {
       commit(*submitting,
-             markRefused(*submitting, n, store::EndCause::kRejected,
+             markRefused(*submitting, n, phase::EndCause::kRejected,
                          "Slurm refused the submit: " + e.describe(), now_),
              "submit refused");
     }

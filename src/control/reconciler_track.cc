@@ -18,8 +18,8 @@ namespace {
 // True when a component no longer runs or waits (nothing left for a DELETE to stop).
 bool hasEnded(const store::ComponentRecord& c) {
   const ComponentVerdict v = mapComponent(c.state, c.reason, c.exit_code, c.signal, true);
-  return v.phase != store::AttemptPhase::kQueued && v.phase != store::AttemptPhase::kRunning &&
-         v.phase != store::AttemptPhase::kUnknown;
+  return v.phase != phase::AttemptPhase::kQueued && v.phase != phase::AttemptPhase::kRunning &&
+         v.phase != phase::AttemptPhase::kUnknown;
 }
 
 // A DELETE that Slurm heard is sent again only when the component still runs this long after.
@@ -64,12 +64,12 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
       const std::string duplicates = choice.describe(unheard);
       verdict.reason = "found by its submit token; " +
                        (duplicates.empty() ? std::string() : duplicates + "; ") + verdict.reason;
-      const bool ends = store::isTerminal(verdict.phase);
+      const bool ends = phase::isTerminal(verdict.phase);
       if (!settle(*view, observed, verdict, "lost receipt found")) continue;
       verified_ms_[key(observed)] = now_;
       // A lost receipt whose job was to be cancelled is cancelled as soon as it is found.
       if (view->job.cancel_requested && !ends) {
-        if (auto fresh = reload(view->job.id); fresh && !store::isTerminal(fresh->job.phase)) {
+        if (auto fresh = reload(view->job.id); fresh && !phase::isTerminal(fresh->job.phase)) {
           sendCancel(*fresh);
         }
       }
@@ -122,11 +122,11 @@ void Reconciler::poll(const std::vector<store::JobView>& tracked, std::stop_toke
         need.why = FetchReason::kChanged;
       }
     }
-    if (need.why == FetchReason::kNone && a.phase == store::AttemptPhase::kReleasing &&
+    if (need.why == FetchReason::kNone && a.phase == phase::AttemptPhase::kReleasing &&
         mustCancelMore(view)) {
       need.why = FetchReason::kMustAct;
     }
-    if (need.why == FetchReason::kNone && a.phase == store::AttemptPhase::kQueued) {
+    if (need.why == FetchReason::kNone && a.phase == phase::AttemptPhase::kQueued) {
       // Waited on an unrunnable reason past the grace: read again, then decide.
       auto since = unrunnable_since_.find(key(a));
       if (since != unrunnable_since_.end() && now_ - since->second >= unrunnableGraceMs()) {
@@ -208,7 +208,7 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
 bool Reconciler::settle(const store::JobView& view, const store::AttemptRecord& observed,
                         AttemptVerdict verdict, const char* what) {
   const std::string k = key(observed);
-  if (verdict.phase == store::AttemptPhase::kQueued && verdict.unrunnable &&
+  if (verdict.phase == phase::AttemptPhase::kQueued && verdict.unrunnable &&
       !view.job.cancel_requested) {
     const int64_t since = unrunnable_since_.emplace(k, now_).first->second;
     if (now_ - since >= unrunnableGraceMs()) {
@@ -221,7 +221,7 @@ bool Reconciler::settle(const store::JobView& view, const store::AttemptRecord& 
   } else {
     unrunnable_since_.erase(k);
   }
-  if (store::isTerminal(verdict.phase) && !verdict.requeued.empty()) {
+  if (phase::isTerminal(verdict.phase) && !verdict.requeued.empty()) {
     bool heard = true;
     for (int index : verdict.requeued) {
       for (const auto& c : observed.components) {

@@ -6,7 +6,7 @@
 namespace tuneplane::control {
 namespace {
 
-using store::EndCause;
+using phase::EndCause;
 
 std::chrono::milliseconds doubling(std::chrono::milliseconds initial, std::chrono::milliseconds max,
                                    int done) {
@@ -33,7 +33,7 @@ bool retryAllowed(spec::RetryOn on, EndCause cause) {
 RetryDecision decideRetry(const spec::RetryPolicy& policy, int attempts_made, EndCause cause,
                           int64_t ended_ms) {
   RetryDecision d;
-  const std::string cause_text(store::toString(cause));
+  const std::string cause_text(phase::toString(cause));
   if (!retryAllowed(policy.on, cause)) {
     d.reason = "not retried: retry.on is " + std::string(spec::toString(policy.on)) +
                " and the cause was " + cause_text;

@@ -21,8 +21,8 @@
 #include <cstdint>
 #include <string>
 
+#include "phase/phases.h"
 #include "spec/job_spec.h"
-#include "store/phases.h"
 
 namespace tuneplane::control {
 
@@ -33,10 +33,10 @@ struct RetryDecision {
 };
 
 // True when `on` allows retrying an attempt that ended with `cause`.
-bool retryAllowed(spec::RetryOn on, store::EndCause cause);
+bool retryAllowed(spec::RetryOn on, phase::EndCause cause);
 
 // `attempts_made`: attempts this job has had, the ended one included (>= 1).
-RetryDecision decideRetry(const spec::RetryPolicy& policy, int attempts_made, store::EndCause cause,
+RetryDecision decideRetry(const spec::RetryPolicy& policy, int attempts_made, phase::EndCause cause,
                           int64_t ended_ms);
 
 // Lost-receipt lookups: the first right away (the next cycle), then doubling from

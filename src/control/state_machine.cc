@@ -8,8 +8,8 @@
 namespace tuneplane::control {
 namespace {
 
-using store::AttemptPhase;
-using store::JobPhase;
+using phase::AttemptPhase;
+using phase::JobPhase;
 
 template <typename Phase>
 std::vector<Phase> plus(std::vector<Phase> a, const std::vector<Phase>& b) {
@@ -164,14 +164,14 @@ store::EventRecord makeEvent(const std::string& job_id, int attempt, std::string
 
 store::EventRecord jobEvent(const std::string& job_id, JobPhase from, JobPhase to, int64_t now_ms,
                             std::string reason, std::string actor) {
-  return makeEvent(job_id, 0, store::toString(from), store::toString(to), now_ms, std::move(reason),
+  return makeEvent(job_id, 0, phase::toString(from), phase::toString(to), now_ms, std::move(reason),
                    std::move(actor));
 }
 
 store::EventRecord attemptEvent(const std::string& job_id, int attempt, AttemptPhase from,
                                 AttemptPhase to, int64_t now_ms, std::string reason,
                                 std::string actor) {
-  return makeEvent(job_id, attempt, store::toString(from), store::toString(to), now_ms,
+  return makeEvent(job_id, attempt, phase::toString(from), phase::toString(to), now_ms,
                    std::move(reason), std::move(actor));
 }
 

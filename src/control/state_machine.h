@@ -1,6 +1,6 @@
 // The platform's state machine: which phase a job and an attempt may move to from where,
 // as two tables (state_machine.cc), and the events that record each move. The phases
-// themselves (with a comment per value, terminal ones marked) are store/phases.h. The
+// themselves (with a comment per value, terminal ones marked) are phase/phases.h. The
 // reconciler asks `allowed()` before it commits any change, so a decision that would break
 // the machine is refused instead of stored. Pure; thread-safe.
 //
@@ -18,8 +18,8 @@
 #include <string>
 #include <string_view>
 
+#include "phase/phases.h"
 #include "store/job_store.h"
-#include "store/phases.h"
 
 namespace tuneplane::control {
 
@@ -28,24 +28,24 @@ inline constexpr const char* kReconcilerActor = "reconciler";
 
 // True when `from` → `to` is in the table. A phase "moving" to itself is not a transition
 // (no event) and is always allowed.
-bool allowed(store::JobPhase from, store::JobPhase to);
-bool allowed(store::AttemptPhase from, store::AttemptPhase to);
+bool allowed(phase::JobPhase from, phase::JobPhase to);
+bool allowed(phase::AttemptPhase from, phase::AttemptPhase to);
 
 // The job phase that mirrors its current attempt's phase. A requested cancel turns every
 // active phase into Cancelling (the attempt may still be Queued while its DELETE is sent).
 // REQUIRES: `attempt` is not terminal.
-store::JobPhase jobPhaseFor(store::AttemptPhase attempt, bool cancel_requested);
+phase::JobPhase jobPhaseFor(phase::AttemptPhase attempt, bool cancel_requested);
 
 // One event (attempt 0 = the job itself); `from` is "" for a creation.
 store::EventRecord makeEvent(const std::string& job_id, int attempt, std::string_view from,
                              std::string_view to, int64_t now_ms, std::string reason,
                              std::string actor = kReconcilerActor);
 // The event for one transition.
-store::EventRecord jobEvent(const std::string& job_id, store::JobPhase from, store::JobPhase to,
+store::EventRecord jobEvent(const std::string& job_id, phase::JobPhase from, phase::JobPhase to,
                             int64_t now_ms, std::string reason,
                             std::string actor = kReconcilerActor);
-store::EventRecord attemptEvent(const std::string& job_id, int attempt, store::AttemptPhase from,
-                                store::AttemptPhase to, int64_t now_ms, std::string reason,
+store::EventRecord attemptEvent(const std::string& job_id, int attempt, phase::AttemptPhase from,
+                                phase::AttemptPhase to, int64_t now_ms, std::string reason,
                                 std::string actor = kReconcilerActor);
 
 }  // namespace tuneplane::control

@@ -11,10 +11,10 @@
 namespace tuneplane::control {
 namespace {
 
+using phase::AttemptPhase;
+using phase::EndCause;
 using slurm::JobBaseState;
 using slurm::JobStateFlag;
-using store::AttemptPhase;
-using store::EndCause;
 
 // A job_state list read leniently: a known base first, then known flags in any order (the
 // names are slurm/job_state.h's, the one table). `unknown` names the first name that is not.

@@ -42,18 +42,18 @@
 #include <string_view>
 #include <vector>
 
+#include "phase/phases.h"
 #include "store/job_store.h"
-#include "store/phases.h"
 
 namespace tuneplane::control {
 
 // What one component's record says.
 struct ComponentVerdict {
-  store::AttemptPhase phase = store::AttemptPhase::kUnknown;
+  phase::AttemptPhase phase = phase::AttemptPhase::kUnknown;
   // Where it ends: the same as `phase`, except for Releasing, where it is the end it is
   // heading to (Succeeded, Failed or Cancelled).
-  store::AttemptPhase outcome = store::AttemptPhase::kUnknown;
-  store::EndCause cause = store::EndCause::kNone;  // set when outcome is Failed
+  phase::AttemptPhase outcome = phase::AttemptPhase::kUnknown;
+  phase::EndCause cause = phase::EndCause::kNone;  // set when outcome is Failed
   std::string reason;                              // for people
   // Slurm requeued it (REQUEUED, REQUEUE_HOLD, REQUEUE_FED or SPECIAL_EXIT): the attempt is
   // over, and the requeued job must be cancelled before it can run a second time.
@@ -69,8 +69,8 @@ ComponentVerdict mapComponent(const std::vector<std::string>& state, std::string
                               bool cancel_requested);
 
 struct AttemptVerdict {
-  store::AttemptPhase phase = store::AttemptPhase::kUnknown;
-  store::EndCause cause = store::EndCause::kNone;  // set when phase is Failed
+  phase::AttemptPhase phase = phase::AttemptPhase::kUnknown;
+  phase::EndCause cause = phase::EndCause::kNone;  // set when phase is Failed
   std::string reason;
   // Indices (ComponentRecord::index) of components that still run or wait while another
   // has failed: the reconciler cancels them, so the attempt can end.

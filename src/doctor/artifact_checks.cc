@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "doctor/human.h"
+#include "catalog/error_codes.h"
+#include "common/human.h"
 
 namespace tuneplane::doctor {
 namespace {
@@ -61,14 +62,14 @@ CheckResult checkArtifact(const ArtifactFacts& f, catalog::ContainerRuntime runt
     const Error& e = f.verified.error();
     details["error"] = e.code;
     std::string fix;
-    if (e.code == "artifact.missing") {
+    if (e.code == catalog::codes::kArtifactMissing) {
       fix = fmt::format(
           "publish the image at {} on the shared filesystem, or correct the path "
           "of runtime '{}' in the registry",
           r.path, r.id);
-    } else if (e.code == "artifact.not_regular_file") {
+    } else if (e.code == catalog::codes::kArtifactNotRegularFile) {
       fix = fmt::format("point the path of runtime '{}' at the image file itself", r.id);
-    } else if (e.code == "artifact.sha256_mismatch") {
+    } else if (e.code == catalog::codes::kArtifactSha256Mismatch) {
       fix = fmt::format(
           "the file changed after it was registered: put the published image "
           "back, or — if this file is the one you mean — set sha256 of runtime "

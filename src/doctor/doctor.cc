@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include "catalog/error_codes.h"
 #include "doctor/artifact_checks.h"
 #include "doctor/cluster_checks.h"
 #include "doctor/slurm_checks.h"
@@ -97,7 +98,7 @@ ArtifactFacts gatherArtifactFacts(const catalog::Runtime& runtime,
     report = [&](uint64_t done, uint64_t total) { progress(runtime.id, done, total); };
   }
   facts.verified = verifier.verify(runtime.path, runtime.sha256, "runtimes." + runtime.id, report);
-  if (!facts.verified && facts.verified.error().code == "artifact.sha256_mismatch") {
+  if (!facts.verified && facts.verified.error().code == catalog::codes::kArtifactSha256Mismatch) {
     // The verifier just read the file; its cache answers this without a second read
     // (unless the file is changing under us, which the digest then shows too).
     if (auto actual = verifier.sha256Of(runtime.path)) facts.actual_sha256 = *actual;

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "doctor/human.h"
+#include "common/human.h"
 
 namespace tuneplane::doctor {
 namespace {

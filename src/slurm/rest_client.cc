@@ -14,7 +14,7 @@ namespace tuneplane::slurm {
 namespace {
 
 // Answers are decoded where the transport left them: it keeps the padding the decoder needs.
-static_assert(kBodyPadding >= kJsonPadding);
+static_assert(http::kBodyPadding >= kJsonPadding);
 
 std::string lowercase(std::string text) {
   for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -59,7 +59,7 @@ bool mentionsAuth(const std::string& text) {
 // answers 200 with every controller "responding: false, Protocol authentication error"
 // (`pings_may_refuse`). A success answer is decoded by its operation, not searched for
 // errors[] here: that would read a 50 MB job list twice.
-bool isAuthFailure(const HttpResponse& response, bool pings_may_refuse) {
+bool isAuthFailure(const http::HttpResponse& response, bool pings_may_refuse) {
   if (response.status == 401 || response.status == 511) return true;
   if (response.status < 200 || response.status >= 300) {
     auto errors = decodeMessages(response.body, "errors");
@@ -81,7 +81,7 @@ bool isAuthFailure(const HttpResponse& response, bool pings_may_refuse) {
 }
 
 // Turns a non-success answer into a SlurmError carrying Slurm's first error.
-SlurmError errorFromResponse(const char* op, const HttpResponse& response,
+SlurmError errorFromResponse(const char* op, const http::HttpResponse& response,
                              const std::string& token) {
   auto decoded = decodeMessages(response.body, "errors");
   std::vector<SlurmMessage> errors;
@@ -111,7 +111,7 @@ SlurmError errorFromResponse(const char* op, const HttpResponse& response,
   return e;
 }
 
-SlurmError badResponse(const char* op, const HttpResponse& response, const Error& why,
+SlurmError badResponse(const char* op, const http::HttpResponse& response, const Error& why,
                        TransportClass transport) {
   SlurmError e = makeSlurmError(kErrBadResponse, op,
                                 fmt::format("cannot decode the answer (HTTP {}): {}: {}",
@@ -151,7 +151,7 @@ RestClientOptions restClientOptionsFromSite(const catalog::SlurmSite& site) {
 }
 
 SlurmRestClient::SlurmRestClient(RestClientOptions options,
-                                 std::unique_ptr<HttpTransport> transport,
+                                 std::unique_ptr<http::HttpTransport> transport,
                                  std::unique_ptr<TokenProvider> tokens)
     : options_(std::move(options)), transport_(std::move(transport)), tokens_(std::move(tokens)) {
   if (!options_.random) {
@@ -170,8 +170,8 @@ SlurmRestClient::SlurmRestClient(RestClientOptions options,
 
 Result<std::unique_ptr<SlurmRestClient>> SlurmRestClient::create(
     RestClientOptions options, std::unique_ptr<TokenProvider> tokens) {
-  auto transport = CurlHttpTransport::create(options.http);
-  if (!transport) return tl::unexpected(transport.error());
+  auto transport = http::CurlHttpTransport::create(options.http);
+  if (!transport) return fail(std::string(kErrConfig), "slurm.url", transport.error().message);
   return std::make_unique<SlurmRestClient>(std::move(options), std::move(*transport),
                                            std::move(tokens));
 }
@@ -212,7 +212,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
                                     TransportClass::kNotSent);
       return slurmFail(std::move(e));
     }
-    HttpRequest request{method, path, {}, body};
+    http::HttpRequest request{method, path, {}, body};
     request.headers.emplace_back("Accept", "application/json");
     if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
     request.headers.emplace_back("X-SLURM-USER-TOKEN", *token);
@@ -221,7 +221,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
     auto result = transport_->perform(request);
     ++sent;
     if (!result) {
-      const TransportFailure& failure = result.error();
+      const http::TransportFailure& failure = result.error();
       bool can_retry =
           attempt + 1 < options_.retry.max_attempts &&
           (mode == RetryMode::kReads ||

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "catalog/site_config.h"
-#include "slurm/http_transport.h"
+#include "http/transport.h"
 #include "slurm/slurm_client.h"
 #include "slurm/token_provider.h"
 
@@ -33,7 +33,7 @@ struct RetryPolicy {
 std::chrono::milliseconds backoffDelay(const RetryPolicy& policy, int retry, double random01);
 
 struct RestClientOptions {
-  HttpOptions http;
+  tuneplane::http::HttpOptions http;
   std::string api_version = "v0.0.45";
   std::string user;  // X-SLURM-USER-NAME; omitted when empty (the token's `sun` decides)
   RetryPolicy retry;
@@ -45,7 +45,7 @@ RestClientOptions restClientOptionsFromSite(const catalog::SlurmSite& site);
 
 class SlurmRestClient : public SlurmClient {
  public:
-  SlurmRestClient(RestClientOptions options, std::unique_ptr<HttpTransport> transport,
+  SlurmRestClient(RestClientOptions options, std::unique_ptr<http::HttpTransport> transport,
                   std::unique_ptr<TokenProvider> tokens);
   // A client over libcurl. Errors: "slurm.config".
   static Result<std::unique_ptr<SlurmRestClient>> create(RestClientOptions options,
@@ -76,8 +76,8 @@ class SlurmRestClient : public SlurmClient {
     kNever,        // submit: a second submit could start a second job
   };
   struct Exchange {
-    HttpResponse response;  // the body as received; decoded in place (answer_decoder.h)
-    std::string token;      // the one that was accepted; only to scrub it from errors
+    http::HttpResponse response;  // the body as received; decoded in place (answer_decoder.h)
+    std::string token;            // the one that was accepted; only to scrub it from errors
   };
 
   SlurmResult<Exchange> call(const char* op, const std::string& method, const std::string& path,
@@ -85,7 +85,7 @@ class SlurmRestClient : public SlurmClient {
   std::string route(const std::string& suffix) const;  // "/slurm/v0.0.45" + suffix
 
   RestClientOptions options_;
-  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<http::HttpTransport> transport_;
   std::unique_ptr<TokenProvider> tokens_;
 };
 

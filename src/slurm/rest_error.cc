@@ -4,18 +4,6 @@
 
 namespace tuneplane::slurm {
 
-const char* toString(TransportClass transport) {
-  switch (transport) {
-    case TransportClass::kNotSent:
-      return "not_sent";
-    case TransportClass::kUnknown:
-      return "unknown";
-    case TransportClass::kRejected:
-      return "rejected";
-  }
-  return "unknown";
-}
-
 std::string SlurmError::describe() const {
   std::string out = error.describe();
   std::string detail;

@@ -11,18 +11,15 @@
 #include <tl/expected.hpp>
 
 #include "common/result.h"
+#include "http/transport.h"
 
 namespace tuneplane::slurm {
 
-// Whether the request may have been acted on. The reconciler's lost-submission rule rests
-// on this: only kNotSent is safe to repeat for a submit.
-enum class TransportClass {
-  kNotSent,   // provably never reached the server: connect refused, DNS, TLS handshake
-  kUnknown,   // may have reached the server: timeout after sending, reset, empty reply
-  kRejected,  // the server answered (any HTTP status, or a 200 whose content says no)
-};
-
-const char* toString(TransportClass transport);
+// Whether the request may have been acted on, in the transport's words (http/transport.h).
+// The reconciler's lost-submission rule rests on this: only kNotSent is safe to repeat for
+// a submit.
+using TransportClass = http::TransportClass;
+using http::toString;
 
 // Stable error codes (Error::code) of this module.
 inline constexpr std::string_view kErrNotSent = "slurm.not_sent";

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include "common/text_checks.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -19,46 +20,6 @@ bool isEnvName(std::string_view name) {
     const bool alpha = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
     const bool digit = c >= '0' && c <= '9';
     if (!(alpha || (i > 0 && digit))) return false;
-  }
-  return true;
-}
-
-bool isSha256Hex(std::string_view hex) {
-  if (hex.size() != 64) return false;
-  for (char c : hex) {
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
-  }
-  return true;
-}
-
-// JSON (the submit body carries the script) can only hold Unicode text.
-bool isUtf8(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    std::size_t extra = 0;
-    unsigned min = 0;
-    unsigned cp = 0;
-    if (b < 0x80) {
-      ++i;
-      continue;
-    } else if ((b & 0xE0) == 0xC0) {
-      extra = 1, min = 0x80, cp = b & 0x1F;
-    } else if ((b & 0xF0) == 0xE0) {
-      extra = 2, min = 0x800, cp = b & 0x0F;
-    } else if ((b & 0xF8) == 0xF0) {
-      extra = 3, min = 0x10000, cp = b & 0x07;
-    } else {
-      return false;
-    }
-    if (i + extra >= text.size()) return false;  // truncated sequence
-    for (std::size_t k = 1; k <= extra; ++k) {
-      const auto c = static_cast<unsigned char>(text[i + k]);
-      if ((c & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (c & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
-    i += extra + 1;
   }
   return true;
 }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "staging/error_codes.h"
 #include "staging/launch_request_json.h"
 #include "staging/staging_paths.h"
 
@@ -126,7 +127,7 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
 
   if (auto renamed = fs.renameNoReplace(*temp, final_dir); !renamed) {
     Error error = renamed.error();
-    if (error.code == "staging.attempt_exists") error.field = "attempt_dir";
+    if (error.code == codes::kAttemptExists) error.field = "attempt_dir";
     return fail(std::move(error));
   }
   guard.commit();

@@ -15,7 +15,7 @@
 //                   ├── logs/          writable by the job user (job_access.h): 0755, or
 //                   │   │              staging.group's 02775
 //                   │   ├── <pool>.out Slurm writes each component's stdout here
-//                   │   └── <pool>.err … and its stderr (control/log_tail.h reads both)
+//                   │   └── <pool>.err … and its stderr (attempt/log_tail.h reads both)
 //                   └── output/        the job's results (writable, like logs/)
 #pragma once
 

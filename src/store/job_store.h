@@ -17,9 +17,20 @@
 #include <vector>
 
 #include "common/result.h"
-#include "store/phases.h"
+#include "phase/phases.h"
 
 namespace tuneplane::store {
+
+// The phase vocabulary (phase/phases.h) is what the records below hold; within the store it
+// is used by its plain names, and the store persists each as its stable string.
+using phase::AttemptPhase;
+using phase::EndCause;
+using phase::isTerminal;
+using phase::JobPhase;
+using phase::parseAttemptPhase;
+using phase::parseEndCause;
+using phase::parseJobPhase;
+using phase::toString;
 
 // One het component of an attempt (a single-pool job has one, index 0), as Slurm last
 // reported it.

@@ -25,9 +25,9 @@
 
 namespace tuneplane::api::testing {
 
+using nlohmann::json;
 using pipeline::testing::cpuSpec;
 using pipeline::testing::SiteDir;
-using nlohmann::json;
 
 using staging::sha256Hex;  // what the site file's token_sha256 holds
 
@@ -115,12 +115,12 @@ class ApiFixture : public ::testing::Test {
     store::AttemptRecord attempt;
     attempt.job_id = id;
     attempt.number = 1;
-    attempt.phase = store::AttemptPhase::kRunning;
+    attempt.phase = phase::AttemptPhase::kRunning;
     attempt.submit_token = "tp-00112233445566778899aabbccddeeff";
     attempt.staging_dir = staging_dir;
     attempt.components.push_back({0, "main", 7, "sX", {"RUNNING"}, "None", {}, {}, "cpu1", 0, 0});
     store::JobRecord job = (*view)->job;
-    job.phase = store::JobPhase::kRunning;
+    job.phase = phase::JobPhase::kRunning;
     EXPECT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
   }
   std::vector<std::string> accessLines() {

@@ -2,6 +2,7 @@
 #include "api/body_checks.h"
 
 #include <gtest/gtest.h>
+#include "common/text_checks.h"
 
 namespace tuneplane::api {
 namespace {
@@ -48,7 +49,7 @@ TEST(BodyChecksTest, Utf8Table) {
       {"\xff", false},
       {"a\x80", false},  // a lone continuation byte
   };
-  for (const auto& c : cases) EXPECT_EQ(isValidUtf8(c.text), c.ok) << c.text;
+  for (const auto& c : cases) EXPECT_EQ(isUtf8(c.text), c.ok) << c.text;
 }
 
 TEST(BodyChecksTest, BodyTextTable) {

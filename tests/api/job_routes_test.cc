@@ -230,11 +230,11 @@ TEST_F(JobRoutesTest, AbandonOfALostReceiptIsRecordedWithWhoAndWhy) {
   store::AttemptRecord attempt;
   attempt.job_id = id;
   attempt.number = 1;
-  attempt.phase = store::AttemptPhase::kSubmitUnknown;
+  attempt.phase = phase::AttemptPhase::kSubmitUnknown;
   attempt.submit_token = "tp-0123456789abcdef0123456789abcdef";
   attempt.staging_dir = site_.stagingRoot() + "/jobs/" + id + "/attempts/1";
   store::JobRecord job = (*view)->job;
-  job.phase = store::JobPhase::kSubmitUnknown;
+  job.phase = phase::JobPhase::kSubmitUnknown;
   ASSERT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
   auto res = post("/v1/jobs/" + id + "/attempts/1/abandon",
                   R"({"reason":"the receipt is lost for good"})", kRootToken, "application/json");

@@ -98,7 +98,7 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
   full.job.owner = "alice";
   full.job.labels = {{"team", "nlp"}, {"Z", "upper"}, {"caf\xc3\xa9", "\"q\"\n"}};
   full.job.spec = "apiVersion: tuneplane.io/v1\nkind: TrainingJob\n\tcommand: [\"a\\b\"]\n\xff";
-  full.job.phase = store::JobPhase::kRetrying;
+  full.job.phase = phase::JobPhase::kRetrying;
   full.job.reason = "node failure; retrying";
   full.job.created_ms = 1'796'101'658'123;
   full.job.updated_ms = 1'796'101'659'001;
@@ -109,9 +109,9 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
     store::AttemptRecord a;
     a.job_id = full.job.id;
     a.number = n;
-    a.phase = n == 1 ? store::AttemptPhase::kFailed : store::AttemptPhase::kSubmitUnknown;
+    a.phase = n == 1 ? phase::AttemptPhase::kFailed : phase::AttemptPhase::kSubmitUnknown;
     a.reason = n == 1 ? "NODE_FAIL" : "";
-    a.cause = n == 1 ? store::EndCause::kInfrastructure : store::EndCause::kNone;
+    a.cause = n == 1 ? phase::EndCause::kInfrastructure : phase::EndCause::kNone;
     a.submit_token = "tp-" + std::to_string(n);
     a.staging_dir = "/shared/jobs/train-0f0f0f0f/attempts/" + std::to_string(n);
     a.slurm_job_id = n == 1 ? 18'446'744'073'709'551'615u : 0;
@@ -147,17 +147,17 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
 TEST(JsonViewsTest, JobsAndAttemptsSayWhetherTheirPhaseIsTerminal) {
   store::JobView view;
   view.job.id = "hello-1a2b3c4d";
-  view.job.phase = store::JobPhase::kRetrying;
+  view.job.phase = phase::JobPhase::kRetrying;
   store::AttemptRecord ended;
-  ended.phase = store::AttemptPhase::kFailed;
+  ended.phase = phase::AttemptPhase::kFailed;
   view.attempts.push_back(ended);
   const auto job = nlohmann::json::parse(jobJsonText(view));
   EXPECT_EQ(job["terminal"], false);
   EXPECT_EQ(job["attempts"][0]["terminal"], true);
-  for (store::JobPhase p : {store::JobPhase::kSucceeded, store::JobPhase::kFailed,
-                            store::JobPhase::kCancelled, store::JobPhase::kQueued}) {
+  for (phase::JobPhase p : {phase::JobPhase::kSucceeded, phase::JobPhase::kFailed,
+                            phase::JobPhase::kCancelled, phase::JobPhase::kQueued}) {
     view.job.phase = p;
-    EXPECT_EQ(jobSummaryJson(view.job)["terminal"], store::isTerminal(p)) << store::toString(p);
+    EXPECT_EQ(jobSummaryJson(view.job)["terminal"], phase::isTerminal(p)) << phase::toString(p);
   }
 }
 

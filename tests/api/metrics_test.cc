@@ -8,14 +8,14 @@
 #include <random>
 #include <set>
 
-#include "api/serve_observer.h"
 #include "prometheus_text.h"
+#include "server/serve_observer.h"
 
 namespace tuneplane::api::testing {
 namespace {
 
-using store::AttemptPhase;
-using store::EndCause;
+using phase::AttemptPhase;
+using phase::EndCause;
 
 TEST(Histogram, BucketsAreCumulativeOverItsOwnBounds) {
   static constexpr std::array<double, 3> kBounds = {0.1, 1.0, 10.0};
@@ -60,8 +60,8 @@ TEST(Metrics, DuplicateSlurmJobsAreACounterFromTheObserver) {
   Metrics metrics;
   EXPECT_EQ(sampleValue(metrics.render(), "tuneplane_duplicate_slurm_jobs_total"), 0.0);
   FakeClock clock;
-  EventLog log({}, clock);
-  ServeObserver observer(metrics, log);
+  server::EventLog log({}, clock);
+  server::ServeObserver observer(metrics, log);
   observer.duplicates(store::AttemptRecord{}, 1);
   observer.duplicates(store::AttemptRecord{}, 2);
   const std::string text = metrics.render();

@@ -44,7 +44,7 @@ TEST(JsonLogFormatter, InvalidUtf8BecomesReplacementNotAThrow) {
 }
 
 TEST(RecordText, EventFirstThenQuotedFieldsWithoutNulls) {
-  const api::LogRecord record = {
+  const server::LogRecord record = {
       {"time", "t"},        {"level", "info"}, {"event", "transition"},  {"job", "j-1"},
       {"attempt", nullptr}, {"to", "Pending"}, {"reason", "a \"b\"\nc"}, {"msg", "m"}};
   EXPECT_EQ(recordText(record), R"(transition job="j-1" to="Pending" reason="a \"b\"\nc")");

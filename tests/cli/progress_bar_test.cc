@@ -1,5 +1,5 @@
 // The progress bar's line and when it draws.
-#include "cli/progress_bar.h"
+#include "client_cli/progress_bar.h"
 
 #include <gtest/gtest.h>
 

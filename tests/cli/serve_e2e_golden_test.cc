@@ -11,6 +11,7 @@
 
 #include "e2e_fixture.h"
 #include "support/fixtures.h"
+#include "support/golden.h"
 #include "support/test_paths.h"
 
 namespace tuneplane::cli::testing {
@@ -52,22 +53,8 @@ std::string normalizeVolatile(std::string text, const json& job, const std::stri
   return std::regex_replace(text, std::regex(R"(Slurm job \d+)"), "Slurm job <slurm-job-id>");
 }
 
-bool updating() {
-  const char* update = std::getenv("TUNEPLANE_UPDATE_GOLDEN");
-  return update != nullptr && std::string(update) == "1";
-}
-
 void expectGolden(const std::string& name, const std::string& actual) {
-  const fs::path file = kGoldenDir / name;
-  if (updating()) {
-    fs::create_directories(kGoldenDir);
-    pipeline::testing::writeFile(file, actual);
-    return;
-  }
-  ASSERT_TRUE(fs::exists(file)) << file << " missing; run with TUNEPLANE_UPDATE_GOLDEN=1";
-  EXPECT_EQ(test::readFixture(file), actual)
-      << "the CLI's output differs from " << file
-      << "; if the change is intended, regenerate with TUNEPLANE_UPDATE_GOLDEN=1";
+  test::expectGolden(kGoldenDir / name, actual, "the CLI's output");
 }
 
 class ServeE2eGoldenTest : public ServeE2eTest {

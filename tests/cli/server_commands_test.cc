@@ -15,7 +15,7 @@
 
 #include "cli/commands.h"
 #include "cli/run_app.h"
-#include "cli/server_commands.h"
+#include "client_cli/server_commands.h"
 #include "support/fake_api_server.h"
 #include "support/fake_sleeper.h"
 

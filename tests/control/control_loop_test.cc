@@ -9,17 +9,19 @@
 #include <latch>
 #include <memory>
 
+#include "../pipeline/site_fixture.h"
 #include "../sim/sim_test_support.h"
 #include "catalog/artifact_verifier.h"
 #include "control/job_service.h"
 #include "fake_job_store.h"
 #include "launch/attempt_identity.h"
 #include "recording_observer.h"
-#include "../pipeline/site_fixture.h"
 #include "slurm/rest_client.h"
 #include "staging/staging_fs.h"
 
 namespace tuneplane::control::testing {
+
+using namespace tuneplane::pipeline::testing;  // SiteDir, the spec builders (site_fixture.h)
 namespace {
 
 using namespace std::chrono_literals;
@@ -45,10 +47,10 @@ class HoldingStore final : public store::JobStore {
   Result<std::vector<store::EventRecord>> events(const std::string& id) override {
     return inner_.events(id);
   }
-  Result<std::map<store::JobPhase, int64_t>> countJobsByPhase() override {
+  Result<std::map<phase::JobPhase, int64_t>> countJobsByPhase() override {
     return inner_.countJobsByPhase();
   }
-  Result<std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t>> countEndedAttempts()
+  Result<std::map<std::pair<phase::AttemptPhase, phase::EndCause>, int64_t>> countEndedAttempts()
       override {
     return inner_.countEndedAttempts();
   }
@@ -150,7 +152,7 @@ TEST_F(ControlLoopTest, StopFinishesTheStoreWriteInFlightAndTicksNoMore) {
   // tick stopped at the next safe point: nothing was staged or submitted after it.
   auto stored = store_.getJob(job->id);
   ASSERT_TRUE(stored && *stored);
-  EXPECT_EQ((*stored)->job.phase, store::JobPhase::kStaging);
+  EXPECT_EQ((*stored)->job.phase, phase::JobPhase::kStaging);
   ASSERT_EQ((*stored)->attempts.size(), 1u);
   EXPECT_EQ(loop.lastReport().submits, 0);
   // stop() returned: the loop's thread is joined, so no tick can follow (no wait needed to

@@ -112,18 +112,18 @@ TEST(Decisions, ARequeueUnderANewSluidFailsTheAttemptAsInfrastructure) {
   r.job_state = {"PENDING"};
   r.state_reason = "BeginTime";
   const AttemptVerdict v = requeuedUnderNewSluid({r});
-  EXPECT_EQ(v.phase, store::AttemptPhase::kFailed);
-  EXPECT_EQ(v.cause, store::EndCause::kInfrastructure);
+  EXPECT_EQ(v.phase, phase::AttemptPhase::kFailed);
+  EXPECT_EQ(v.cause, phase::EndCause::kInfrastructure);
   EXPECT_EQ(v.requeued, std::vector<int>{0});
   EXPECT_NE(v.reason.find("sNEW"), std::string::npos);
   EXPECT_NE(v.reason.find("BeginTime"), std::string::npos);
   const AttemptVerdict held = holdForCancel(v, "the requeued Slurm job");
-  EXPECT_EQ(held.phase, store::AttemptPhase::kReleasing);
-  EXPECT_EQ(held.cause, store::EndCause::kInfrastructure);
+  EXPECT_EQ(held.phase, phase::AttemptPhase::kReleasing);
+  EXPECT_EQ(held.cause, phase::EndCause::kInfrastructure);
 }
 
 // A job on its first attempt, both with the reason "running".
-store::JobView oneAttempt(store::JobPhase job, store::AttemptPhase attempt) {
+store::JobView oneAttempt(phase::JobPhase job, phase::AttemptPhase attempt) {
   store::JobView view;
   view.job.id = "hello-1a2b3c4d";
   view.job.phase = job;
@@ -140,22 +140,22 @@ store::JobView oneAttempt(store::JobPhase job, store::AttemptPhase attempt) {
 // ChangeBuilder: a phase moves only through the state machine's checks — an edit cannot move
 // it, and an illegal move fails the whole change.
 TEST(ChangeBuilderRules, AnEditCannotMoveAPhaseAndAnIllegalMoveFailsTheBuild) {
-  const store::JobView view = oneAttempt(store::JobPhase::kQueued, store::AttemptPhase::kQueued);
+  const store::JobView view = oneAttempt(phase::JobPhase::kQueued, phase::AttemptPhase::kQueued);
 
   ChangeBuilder edit(view, 5);
   edit.editAttempt(1, [](store::AttemptRecord& r) {
-    r.phase = store::AttemptPhase::kSucceeded;  // ignored
+    r.phase = phase::AttemptPhase::kSucceeded;  // ignored
     r.lookups = 4;
   });
   auto change = edit.build();
   ASSERT_TRUE(change);
   ASSERT_EQ(change->attempts.size(), 1u);
-  EXPECT_EQ(change->attempts[0].phase, store::AttemptPhase::kQueued);
+  EXPECT_EQ(change->attempts[0].phase, phase::AttemptPhase::kQueued);
   EXPECT_EQ(change->attempts[0].lookups, 4);
   EXPECT_TRUE(change->events.empty());
 
   ChangeBuilder illegal(view, 5);
-  illegal.moveJob(store::JobPhase::kPending, "back to the start");
+  illegal.moveJob(phase::JobPhase::kPending, "back to the start");
   auto refused = illegal.build();
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, codes::kIllegalTransition);
@@ -189,7 +189,7 @@ TEST(Decisions, AFetchPlanReadsChangedFirstThenUnverifiedThenABoundedShareOfRefr
 }
 
 TEST(Decisions, AChangeIsANoOpOnlyWhenItStoresNothingNew) {
-  const store::JobView view = oneAttempt(store::JobPhase::kRunning, store::AttemptPhase::kRunning);
+  const store::JobView view = oneAttempt(phase::JobPhase::kRunning, phase::AttemptPhase::kRunning);
   const store::AttemptRecord& a = view.attempts.back();
 
   auto observed = [&](auto edit) {
@@ -207,7 +207,7 @@ TEST(Decisions, AChangeIsANoOpOnlyWhenItStoresNothingNew) {
   EXPECT_FALSE(observed([](store::AttemptRecord& o) { o.reason = "running on cpu2"; }));
   EXPECT_FALSE(observed([](store::AttemptRecord& o) { o.missing_polls = 1; }));
   EXPECT_FALSE(
-      observed([](store::AttemptRecord& o) { o.phase = store::AttemptPhase::kReleasing; }));
+      observed([](store::AttemptRecord& o) { o.phase = phase::AttemptPhase::kReleasing; }));
 }
 
 }  // namespace

@@ -84,7 +84,7 @@ class FakeJobStore final : public store::JobStore {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<store::JobView> out;
     for (const auto& [id, view] : jobs_) {
-      if (!store::isTerminal(view.job.phase)) out.push_back(view);
+      if (!phase::isTerminal(view.job.phase)) out.push_back(view);
     }
     return out;
   }
@@ -98,20 +98,20 @@ class FakeJobStore final : public store::JobStore {
     return out;
   }
 
-  Result<std::map<store::JobPhase, int64_t>> countJobsByPhase() override {
+  Result<std::map<phase::JobPhase, int64_t>> countJobsByPhase() override {
     std::lock_guard<std::mutex> lock(mu_);
-    std::map<store::JobPhase, int64_t> out;
+    std::map<phase::JobPhase, int64_t> out;
     for (const auto& [id, view] : jobs_) ++out[view.job.phase];
     return out;
   }
 
-  Result<std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t>> countEndedAttempts()
+  Result<std::map<std::pair<phase::AttemptPhase, phase::EndCause>, int64_t>> countEndedAttempts()
       override {
     std::lock_guard<std::mutex> lock(mu_);
-    std::map<std::pair<store::AttemptPhase, store::EndCause>, int64_t> out;
+    std::map<std::pair<phase::AttemptPhase, phase::EndCause>, int64_t> out;
     for (const auto& [id, view] : jobs_) {
       for (const auto& a : view.attempts) {
-        if (store::isTerminal(a.phase)) ++out[{a.phase, a.cause}];
+        if (phase::isTerminal(a.phase)) ++out[{a.phase, a.cause}];
       }
     }
     return out;
@@ -169,7 +169,7 @@ class FakeJobStore final : public store::JobStore {
     auto it = jobs_.find(job_id);
     if (it == jobs_.end()) return fail("store.not_found", "id", "no job " + job_id);
     auto& job = it->second.job;
-    if (store::isTerminal(job.phase)) {
+    if (phase::isTerminal(job.phase)) {
       return fail("store.already_terminal", "id", "job " + job_id + " has ended");
     }
     if (job.cancel_requested) return ok();
@@ -178,7 +178,7 @@ class FakeJobStore final : public store::JobStore {
     store::EventRecord e;
     e.job_id = job_id;
     e.time_ms = now_ms;
-    e.from = e.to = std::string(store::toString(job.phase));
+    e.from = e.to = std::string(phase::toString(job.phase));
     e.reason = "cancel requested";
     e.actor = actor;
     appendLocked(e);
@@ -192,7 +192,7 @@ class FakeJobStore final : public store::JobStore {
     if (it == jobs_.end()) return fail("store.not_found", "id", "no job " + job_id);
     for (auto& a : it->second.attempts) {
       if (a.number != attempt) continue;
-      if (a.phase != store::AttemptPhase::kSubmitUnknown) {
+      if (a.phase != phase::AttemptPhase::kSubmitUnknown) {
         return fail("store.not_submit_unknown", "attempt", "attempt is not SubmitUnknown");
       }
       a.abandon_requested = true;

@@ -12,19 +12,21 @@
 #include <string>
 #include <vector>
 
+#include "../pipeline/site_fixture.h"
 #include "catalog/artifact_verifier.h"
-#include "pipeline/attempt_launcher.h"
 #include "control/job_service.h"
 #include "control/reconciler.h"
 #include "fake_attempt_reader.h"
 #include "fake_slurm_client.h"
 #include "launch/attempt_identity.h"
+#include "pipeline/attempt_launcher.h"
 #include "recording_observer.h"
-#include "../pipeline/site_fixture.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
 
 namespace tuneplane::control::testing {
+
+using namespace tuneplane::pipeline::testing;  // SiteDir, the spec builders (site_fixture.h)
 
 using namespace std::chrono_literals;
 using Op = FakeSlurmClient::Op;
@@ -43,7 +45,7 @@ class FakeReconcilerTest : public ::testing::Test {
     site_ = std::make_unique<SiteDir>();
     context_ = site_->context();
     launcher_ = std::make_unique<pipeline::AttemptLauncher>(context_, verifier_, random_, fs_,
-                                                  staging::JobAccess{}, files_);
+                                                            staging::JobAccess{}, files_);
     service_ = std::make_unique<JobService>(*store_, *launcher_, clock_);
     reconciler_ = std::make_unique<Reconciler>(*store_, slurm_, *launcher_, clock_, options());
   }
@@ -74,7 +76,7 @@ class FakeReconcilerTest : public ::testing::Test {
     return v && *v ? **v : store::JobView{};
   }
   const store::AttemptRecord& attempt(const store::JobView& v) { return v.attempts.back(); }
-  store::JobPhase phase(const std::string& id) { return view(id).job.phase; }
+  phase::JobPhase phase(const std::string& id) { return view(id).job.phase; }
   std::string token(const std::string& id) { return view(id).attempts.back().submit_token; }
   std::string sluid(const std::string& id, int component = 0) {
     return view(id).attempts.back().components.at(static_cast<size_t>(component)).sluid;
@@ -106,7 +108,7 @@ class FakeReconcilerTest : public ::testing::Test {
   std::string queued(const std::string& spec_text = cpuSpec()) {
     const std::string id = submit(spec_text);
     tick();
-    EXPECT_EQ(phase(id), store::JobPhase::kQueued) << view(id).job.reason;
+    EXPECT_EQ(phase(id), phase::JobPhase::kQueued) << view(id).job.reason;
     return id;
   }
   // A queued job whose Slurm job is now RUNNING, observed.
@@ -114,7 +116,7 @@ class FakeReconcilerTest : public ::testing::Test {
     const std::string id = queued(spec_text);
     for (auto* r : slurm_.components(sluid(id))) r->job_state = {"RUNNING"};
     next();
-    EXPECT_EQ(phase(id), store::JobPhase::kRunning) << view(id).job.reason;
+    EXPECT_EQ(phase(id), phase::JobPhase::kRunning) << view(id).job.reason;
     return id;
   }
 

@@ -11,9 +11,9 @@
 namespace tuneplane::control::testing {
 namespace {
 
-using store::AttemptPhase;
-using store::EndCause;
-using store::JobPhase;
+using phase::AttemptPhase;
+using phase::EndCause;
+using phase::JobPhase;
 
 TEST_F(FakeReconcilerTest, ASuccessfulJobThroughEveryPhase) {
   const std::string id = submit();

@@ -11,9 +11,9 @@
 namespace tuneplane::control::testing {
 namespace {
 
-using store::AttemptPhase;
-using store::EndCause;
-using store::JobPhase;
+using phase::AttemptPhase;
+using phase::EndCause;
+using phase::JobPhase;
 namespace fs = std::filesystem;
 
 // Thrown by a step hook: the process "dies" right after that step (the store keeps what was

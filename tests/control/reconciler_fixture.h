@@ -12,18 +12,20 @@
 #include <thread>
 #include <vector>
 
+#include "../pipeline/site_fixture.h"
 #include "../sim/sim_test_support.h"
 #include "catalog/artifact_verifier.h"
-#include "pipeline/attempt_launcher.h"
 #include "control/job_service.h"
 #include "control/reconciler.h"
 #include "launch/attempt_identity.h"
-#include "../pipeline/site_fixture.h"
+#include "pipeline/attempt_launcher.h"
 #include "slurm/rest_client.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
 
 namespace tuneplane::control::testing {
+
+using namespace tuneplane::pipeline::testing;  // SiteDir, the spec builders (site_fixture.h)
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -106,14 +108,14 @@ class ReconcilerFixture : public sim::testing::SimFixture {
     }
     return done(view(id));
   }
-  bool tickUntilPhase(const std::string& id, store::JobPhase phase,
+  bool tickUntilPhase(const std::string& id, phase::JobPhase phase,
                       std::chrono::milliseconds limit = 20s) {
     const bool reached = tickUntil(
         id, [phase](const store::JobView& v) { return v.job.phase == phase; }, limit);
     if (!reached) {
       const auto v = view(id);
-      ADD_FAILURE() << "job " << id << " is " << store::toString(v.job.phase) << " ("
-                    << v.job.reason << "), not " << store::toString(phase);
+      ADD_FAILURE() << "job " << id << " is " << phase::toString(v.job.phase) << " ("
+                    << v.job.reason << "), not " << phase::toString(phase);
     }
     return reached;
   }

@@ -7,7 +7,7 @@
 namespace tuneplane::control::testing {
 namespace {
 
-using store::JobPhase;
+using phase::JobPhase;
 
 // The time the fake clock is moved on while a submit is in flight: the latency to expect.
 constexpr std::chrono::milliseconds kSubmitTakes{1500};
@@ -70,11 +70,11 @@ TEST_F(ReconcilerObserverTest, ARefusedSubmitReportsNoLatency) {
   ASSERT_FALSE(id.empty());
   sim_->failNextRequests(1, 422);
   ASSERT_TRUE(
-      tickUntil(id, [](const store::JobView& v) { return store::isTerminal(v.job.phase); }));
+      tickUntil(id, [](const store::JobView& v) { return phase::isTerminal(v.job.phase); }));
   ASSERT_EQ(view(id).attempts.size(), 1u);
-  EXPECT_EQ(view(id).attempts[0].cause, store::EndCause::kRejected);
+  EXPECT_EQ(view(id).attempts[0].cause, phase::EndCause::kRejected);
   EXPECT_TRUE(observer_.submits().empty());
-  EXPECT_EQ(observer_.transitions().back().to, store::toString(view(id).job.phase));
+  EXPECT_EQ(observer_.transitions().back().to, phase::toString(view(id).job.phase));
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ extern char** environ;
 namespace tuneplane::control::testing {
 namespace {
 
-using store::JobPhase;
+using phase::JobPhase;
 
 std::string hostBinary() {
   return (test::binaryDir() / "tests/control_reconciler_host").string();

@@ -10,9 +10,9 @@
 namespace tuneplane::control::testing {
 namespace {
 
-using store::AttemptPhase;
-using store::EndCause;
-using store::JobPhase;
+using phase::AttemptPhase;
+using phase::EndCause;
+using phase::JobPhase;
 namespace fs = std::filesystem;
 
 class ReconcilerTest : public ReconcilerFixture {};

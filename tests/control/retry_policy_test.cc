@@ -6,8 +6,8 @@
 namespace tuneplane::control {
 namespace {
 
+using phase::EndCause;
 using spec::RetryOn;
-using store::EndCause;
 
 TEST(RetryPolicy, CauseTableForEveryRetryOn) {
   struct Row {
@@ -25,7 +25,7 @@ TEST(RetryPolicy, CauseTableForEveryRetryOn) {
       {EndCause::kNone, false, false, false},
   };
   for (const Row& row : table) {
-    SCOPED_TRACE(std::string(store::toString(row.cause)));
+    SCOPED_TRACE(std::string(phase::toString(row.cause)));
     EXPECT_EQ(retryAllowed(RetryOn::kInfrastructure, row.cause), row.infrastructure);
     EXPECT_EQ(retryAllowed(RetryOn::kAny, row.cause), row.any);
     EXPECT_EQ(retryAllowed(RetryOn::kNever, row.cause), row.never);

@@ -9,8 +9,8 @@
 namespace tuneplane::control {
 namespace {
 
-using store::AttemptPhase;
-using store::JobPhase;
+using phase::AttemptPhase;
+using phase::JobPhase;
 
 const std::vector<JobPhase> kAllJob = {
     JobPhase::kPending,    JobPhase::kStaging, JobPhase::kSubmitting, JobPhase::kSubmitUnknown,
@@ -26,17 +26,17 @@ const std::vector<AttemptPhase> kAllAttempt = {
 
 TEST(StateMachine, TerminalPhasesHaveNoWayOut) {
   for (JobPhase from : kAllJob) {
-    if (!store::isTerminal(from)) continue;
+    if (!phase::isTerminal(from)) continue;
     for (JobPhase to : kAllJob) {
       if (to == from) continue;
-      EXPECT_FALSE(allowed(from, to)) << store::toString(from) << "→" << store::toString(to);
+      EXPECT_FALSE(allowed(from, to)) << phase::toString(from) << "→" << phase::toString(to);
     }
   }
   for (AttemptPhase from : kAllAttempt) {
-    if (!store::isTerminal(from)) continue;
+    if (!phase::isTerminal(from)) continue;
     for (AttemptPhase to : kAllAttempt) {
       if (to == from) continue;
-      EXPECT_FALSE(allowed(from, to)) << store::toString(from) << "→" << store::toString(to);
+      EXPECT_FALSE(allowed(from, to)) << phase::toString(from) << "→" << phase::toString(to);
     }
   }
 }
@@ -53,8 +53,8 @@ TEST(StateMachine, EveryNonTerminalPhaseCanReachAnEnd) {
         if (allowed(p, to) && seen.insert(to).second) todo.push_back(to);
       }
     }
-    EXPECT_TRUE(seen.count(JobPhase::kCancelled) || store::isTerminal(start))
-        << store::toString(start);
+    EXPECT_TRUE(seen.count(JobPhase::kCancelled) || phase::isTerminal(start))
+        << phase::toString(start);
   }
 }
 
@@ -87,7 +87,7 @@ TEST(StateMachine, SelectedJobTransitions) {
   };
   for (const Row& row : table) {
     EXPECT_EQ(allowed(row.from, row.to), row.ok)
-        << store::toString(row.from) << "→" << store::toString(row.to);
+        << phase::toString(row.from) << "→" << phase::toString(row.to);
   }
 }
 
@@ -113,7 +113,7 @@ TEST(StateMachine, SelectedAttemptTransitions) {
   };
   for (const Row& row : table) {
     EXPECT_EQ(allowed(row.from, row.to), row.ok)
-        << store::toString(row.from) << "→" << store::toString(row.to);
+        << phase::toString(row.from) << "→" << phase::toString(row.to);
   }
 }
 
@@ -127,8 +127,8 @@ TEST(StateMachine, JobPhaseMirrorsTheAttempt) {
   EXPECT_EQ(jobPhaseFor(AttemptPhase::kCancelling, false), JobPhase::kCancelling);
   // Every active job phase the mirror gives is reachable from Submitting.
   for (AttemptPhase a : kAllAttempt) {
-    if (store::isTerminal(a) || a == AttemptPhase::kStaging) continue;
-    EXPECT_TRUE(allowed(JobPhase::kSubmitting, jobPhaseFor(a, false))) << store::toString(a);
+    if (phase::isTerminal(a) || a == AttemptPhase::kStaging) continue;
+    EXPECT_TRUE(allowed(JobPhase::kSubmitting, jobPhaseFor(a, false))) << phase::toString(a);
   }
 }
 

@@ -7,9 +7,9 @@
 namespace tuneplane::control {
 namespace {
 
-using store::AttemptPhase;
+using phase::AttemptPhase;
+using phase::EndCause;
 using store::ComponentRecord;
-using store::EndCause;
 
 struct Row {
   std::vector<std::string> state;

@@ -19,9 +19,9 @@ struct TableRow {
   std::vector<std::string> state;
   std::string reason;
   bool cancel_requested = false;
-  store::AttemptPhase phase;
-  store::AttemptPhase outcome;
-  store::EndCause cause;
+  phase::AttemptPhase phase;
+  phase::AttemptPhase outcome;
+  phase::EndCause cause;
   std::string line;
 };
 
@@ -60,9 +60,9 @@ std::vector<TableRow> readmeTable() {
     while (std::getline(names, name, ',')) row.state.push_back(name);
     row.reason = c[1];
     row.cancel_requested = c[2] == "yes";
-    auto phase = store::parseAttemptPhase(c[3]);
-    auto outcome = store::parseAttemptPhase(c[4]);
-    auto cause = store::parseEndCause(c[5]);
+    auto phase = phase::parseAttemptPhase(c[3]);
+    auto outcome = phase::parseAttemptPhase(c[4]);
+    auto cause = phase::parseEndCause(c[5]);
     if (!phase || !outcome || !cause) {
       ADD_FAILURE() << "unknown phase or cause in: " << line;
       continue;
@@ -120,22 +120,22 @@ class StatusTableTick : public FakeReconcilerTest {
     // With a cancel requested, the DELETE is out and only the end moves the attempt
     // (decisions.h, applyVerdict): whatever the row says short of an end (queued, running,
     // an epilog holding resources) is the attempt's Cancelling.
-    const store::AttemptPhase expected = row.cancel_requested && !store::isTerminal(row.phase) &&
-                                                 row.phase != store::AttemptPhase::kUnknown
-                                             ? store::AttemptPhase::kCancelling
+    const phase::AttemptPhase expected = row.cancel_requested && !phase::isTerminal(row.phase) &&
+                                                 row.phase != phase::AttemptPhase::kUnknown
+                                             ? phase::AttemptPhase::kCancelling
                                              : row.phase;
     EXPECT_EQ(attempt(v).phase, expected) << attempt(v).reason;
     if (row.cancel_requested) {
       EXPECT_GT(slurm_.args(FakeSlurmClient::Op::kCancel).size(), deletes_before)
           << "no DELETE was sent";
     }
-    if (store::isTerminal(row.phase)) {
+    if (phase::isTerminal(row.phase)) {
       EXPECT_EQ(attempt(v).cause, row.cause) << attempt(v).reason;
     }
     const bool requeued = std::any_of(row.state.begin(), row.state.end(), [](const auto& n) {
       return n.starts_with("REQUEUE") || n == "SPECIAL_EXIT";
     });
-    if (requeued && attempt(v).phase == store::AttemptPhase::kFailed) {
+    if (requeued && attempt(v).phase == phase::AttemptPhase::kFailed) {
       // The requeued job may not run again: every component Slurm still has is ended.
       for (auto* r : slurm_.components(sluid(id))) {
         EXPECT_TRUE(r->job_state.front() != "PENDING" && r->job_state.front() != "RUNNING")

@@ -31,13 +31,13 @@
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
 #include "common/jwt.h"
-#include "pipeline/attempt_launcher.h"
 #include "control/job_service.h"
-#include "pipeline/launch_pipeline.h"
 #include "control/reconciler.h"
 #include "launch/attempt_identity.h"
 #include "live_config.h"
 #include "live_site.h"
+#include "pipeline/attempt_launcher.h"
+#include "pipeline/launch_pipeline.h"
 #include "slurm/rest_client.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
@@ -163,7 +163,7 @@ class LiveReconciler : public ::testing::Test {
     while (std::chrono::steady_clock::now() < deadline) {
       reconciler_->tick();
       view = stored(id);
-      if (store::isTerminal(view.job.phase)) break;
+      if (phase::isTerminal(view.job.phase)) break;
       std::this_thread::sleep_for(1s);
     }
     return view;
@@ -240,10 +240,10 @@ TEST_F(LiveReconciler, OneCompleteJobFromSubmitToSucceeded) {
   const std::string id = submit("echo hello from $(hostname)");
   ASSERT_FALSE(id.empty());
   const store::JobView view = tickUntilTerminal(id);
-  ASSERT_EQ(view.job.phase, store::JobPhase::kSucceeded) << view.job.reason;
+  ASSERT_EQ(view.job.phase, phase::JobPhase::kSucceeded) << view.job.reason;
   ASSERT_EQ(view.attempts.size(), 1u);
   const store::AttemptRecord& attempt = view.attempts.front();
-  EXPECT_EQ(attempt.phase, store::AttemptPhase::kSucceeded);
+  EXPECT_EQ(attempt.phase, phase::AttemptPhase::kSucceeded);
   ASSERT_EQ(attempt.components.size(), 1u);
   const store::ComponentRecord& c = attempt.components.front();
   EXPECT_FALSE(c.sluid.empty());
@@ -386,13 +386,13 @@ TEST_F(LiveLostReceipt, ADroppedSubmitAnswerIsFoundByItsTokenAndRunsExactlyOnce)
   reconciler_->tick();
   ASSERT_EQ(proxy_->dropped(), 1);
   store::JobView view = stored(id);
-  ASSERT_EQ(view.job.phase, store::JobPhase::kSubmitUnknown) << view.job.reason;
+  ASSERT_EQ(view.job.phase, phase::JobPhase::kSubmitUnknown) << view.job.reason;
   ASSERT_EQ(view.attempts.size(), 1u);
   const std::string token = view.attempts.front().submit_token;
 
   // Found by its token, adopted, followed to the end; nothing was submitted again.
   view = tickUntilTerminal(id);
-  ASSERT_EQ(view.job.phase, store::JobPhase::kSucceeded) << view.job.reason;
+  ASSERT_EQ(view.job.phase, phase::JobPhase::kSucceeded) << view.job.reason;
   ASSERT_EQ(view.attempts.size(), 1u);
   EXPECT_FALSE(view.attempts.front().components.front().sluid.empty());
   EXPECT_EQ(slurmJobsWithToken(token), 1);
@@ -419,7 +419,7 @@ TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurv
   ASSERT_EQ(proxy_->duplicated(), 1);
   ASSERT_EQ(proxy_->dropped(), 1);
   store::JobView view = stored(id);
-  ASSERT_EQ(view.job.phase, store::JobPhase::kSubmitUnknown) << view.job.reason;
+  ASSERT_EQ(view.job.phase, phase::JobPhase::kSubmitUnknown) << view.job.reason;
   const std::string token = view.attempts.front().submit_token;
   std::vector<nlohmann::json> twins = slurmRecordsWithToken(token);
   ASSERT_EQ(twins.size(), 2u) << "the proxy did not make two jobs";
@@ -433,7 +433,7 @@ TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurv
   const std::string kept = first["step_id"]["sluid"], dropped = second["step_id"]["sluid"];
 
   view = tickUntilTerminal(id);
-  ASSERT_EQ(view.job.phase, store::JobPhase::kSucceeded) << view.job.reason;
+  ASSERT_EQ(view.job.phase, phase::JobPhase::kSucceeded) << view.job.reason;
   ASSERT_EQ(view.attempts.size(), 1u);
   ASSERT_EQ(view.attempts.front().components.size(), 1u);
   EXPECT_EQ(upper(view.attempts.front().components.front().sluid), upper(kept));
@@ -502,11 +502,11 @@ TEST_F(LiveReconciler, AnAdministratorsRequeueEndsTheAttemptAndTheJobNeverRunsAg
   while (std::chrono::steady_clock::now() < deadline) {
     reconciler_->tick();
     view = stored(id);
-    if (view.job.phase == store::JobPhase::kRunning && fs::exists(runs)) break;
-    ASSERT_FALSE(store::isTerminal(view.job.phase)) << view.job.reason;
+    if (view.job.phase == phase::JobPhase::kRunning && fs::exists(runs)) break;
+    ASSERT_FALSE(phase::isTerminal(view.job.phase)) << view.job.reason;
     std::this_thread::sleep_for(1s);
   }
-  ASSERT_EQ(view.job.phase, store::JobPhase::kRunning) << view.job.reason;
+  ASSERT_EQ(view.job.phase, phase::JobPhase::kRunning) << view.job.reason;
   const uint64_t slurm_id = view.attempts.front().slurm_job_id;
   ASSERT_NE(slurm_id, 0u);
 
@@ -523,11 +523,11 @@ TEST_F(LiveReconciler, AnAdministratorsRequeueEndsTheAttemptAndTheJobNeverRunsAg
   }
 
   view = tickUntilTerminal(id);
-  ASSERT_EQ(view.job.phase, store::JobPhase::kFailed) << view.job.reason;
+  ASSERT_EQ(view.job.phase, phase::JobPhase::kFailed) << view.job.reason;
   ASSERT_EQ(view.attempts.size(), 1u);  // max_attempts 1: TunePlane's policy, not Slurm's
   const store::AttemptRecord& attempt = view.attempts.front();
-  EXPECT_EQ(attempt.phase, store::AttemptPhase::kFailed);
-  EXPECT_EQ(attempt.cause, store::EndCause::kInfrastructure);
+  EXPECT_EQ(attempt.phase, phase::AttemptPhase::kFailed);
+  EXPECT_EQ(attempt.cause, phase::EndCause::kInfrastructure);
   EXPECT_NE(upper(attempt.reason).find("REQUEUE"), std::string::npos) << attempt.reason;
 
   // In Slurm the job (same numeric id) ends CANCELLED, for good, after one run.

@@ -6,9 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "http/transport.h"
 #include "scripted_server.h"
 #include "slurm/answer_decoder.h"
-#include "slurm/http_transport.h"
 #include "support/fixtures.h"
 
 namespace tuneplane::slurm {
@@ -20,15 +20,15 @@ using scripted::reply;
 using scripted::ScriptedServer;
 using test::transcriptResponseBody;
 
-HttpResponse fetch(const std::string& url, const std::string& target) {
-  HttpOptions options;
+http::HttpResponse fetch(const std::string& url, const std::string& target) {
+  http::HttpOptions options;
   options.base_url = url;
-  auto transport = CurlHttpTransport::create(options);
+  auto transport = http::CurlHttpTransport::create(options);
   EXPECT_TRUE(transport.has_value());
   auto response = (*transport)->perform({"GET", target, {}, ""});
   EXPECT_TRUE(response.has_value()) << response.error().message;
   // Moved, not copied: a copy of a std::string keeps its bytes but not its spare capacity.
-  return response ? std::move(*response) : HttpResponse{};
+  return response ? std::move(*response) : http::HttpResponse{};
 }
 
 TEST(CurlHttpTransport, EveryBodyKeepsPaddingForTheDecoder) {
@@ -51,9 +51,9 @@ TEST(CurlHttpTransport, EveryBodyKeepsPaddingForTheDecoder) {
     }
   });
   for (const char* target : {"/sized", "/chunked", "/empty"}) {
-    HttpResponse response = fetch(server.url(), target);
+    http::HttpResponse response = fetch(server.url(), target);
     EXPECT_EQ(response.body.size(), std::string(target) == "/empty" ? 0u : big.size()) << target;
-    EXPECT_GE(response.body.capacity(), response.body.size() + kBodyPadding) << target;
+    EXPECT_GE(response.body.capacity(), response.body.size() + http::kBodyPadding) << target;
     EXPECT_TRUE(AnswerBytes(response.body).padded()) << target;
   }
 }

@@ -47,16 +47,19 @@ TEST(BackoffDelay, DoublesUpToTheCapWithBoundedJitter) {
 }
 
 TEST(ClassifyCurlFailure, MapsEachCodeToItsTransportClass) {
-  EXPECT_EQ(classifyCurlFailure(CURLE_COULDNT_CONNECT, false, 0), TransportClass::kNotSent);
-  EXPECT_EQ(classifyCurlFailure(CURLE_COULDNT_RESOLVE_HOST, false, 0), TransportClass::kNotSent);
-  EXPECT_EQ(classifyCurlFailure(CURLE_SSL_CONNECT_ERROR, true, 0), TransportClass::kNotSent);
-  EXPECT_EQ(classifyCurlFailure(CURLE_OPERATION_TIMEDOUT, false, 0), TransportClass::kNotSent);
-  EXPECT_EQ(classifyCurlFailure(CURLE_OPERATION_TIMEDOUT, true, 0), TransportClass::kUnknown);
-  EXPECT_EQ(classifyCurlFailure(CURLE_OPERATION_TIMEDOUT, false, 120), TransportClass::kUnknown);
-  EXPECT_EQ(classifyCurlFailure(CURLE_GOT_NOTHING, true, 100), TransportClass::kUnknown);
-  EXPECT_EQ(classifyCurlFailure(CURLE_RECV_ERROR, true, 100), TransportClass::kUnknown);
-  EXPECT_EQ(classifyCurlFailure(CURLE_SEND_ERROR, true, 0), TransportClass::kUnknown);
-  EXPECT_EQ(classifyCurlFailure(CURLE_PARTIAL_FILE, true, 100), TransportClass::kUnknown);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_COULDNT_CONNECT, false, 0), TransportClass::kNotSent);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_COULDNT_RESOLVE_HOST, false, 0),
+            TransportClass::kNotSent);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_SSL_CONNECT_ERROR, true, 0), TransportClass::kNotSent);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_OPERATION_TIMEDOUT, false, 0),
+            TransportClass::kNotSent);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_OPERATION_TIMEDOUT, true, 0), TransportClass::kUnknown);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_OPERATION_TIMEDOUT, false, 120),
+            TransportClass::kUnknown);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_GOT_NOTHING, true, 100), TransportClass::kUnknown);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_RECV_ERROR, true, 100), TransportClass::kUnknown);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_SEND_ERROR, true, 0), TransportClass::kUnknown);
+  EXPECT_EQ(http::classifyCurlFailure(CURLE_PARTIAL_FILE, true, 100), TransportClass::kUnknown);
 }
 
 TEST(SlurmRestClient, RejectsAnUnsupportedUrlScheme) {

@@ -13,6 +13,7 @@
 #include "slurm/submit_body.h"
 #include "stubs/test_shell.h"
 #include "support/fixtures.h"
+#include "support/golden.h"
 #include "support/test_paths.h"
 
 namespace tuneplane::slurm {
@@ -172,20 +173,8 @@ std::vector<GoldenCase> goldenCases() {
           {"gpu_pinned_ports_apptainer", gpuPinnedPortsRequest()}};
 }
 
-bool updating() {
-  const char* update = std::getenv("TUNEPLANE_UPDATE_GOLDEN");
-  return update != nullptr && std::string(update) == "1";
-}
-
 void expectGolden(const fs::path& file, const std::string& actual) {
-  if (updating()) {
-    shell_test::writeFile(file, actual);
-    return;
-  }
-  ASSERT_TRUE(fs::exists(file)) << file << " missing; run with TUNEPLANE_UPDATE_GOLDEN=1";
-  EXPECT_EQ(test::readFixture(file), actual)
-      << "rendered output differs from " << file
-      << "; if the change is intended, regenerate with TUNEPLANE_UPDATE_GOLDEN=1";
+  test::expectGolden(file, actual, "rendered output");
 }
 
 class GoldenTest : public ::testing::TestWithParam<GoldenCase> {};

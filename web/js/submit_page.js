@@ -54,7 +54,7 @@ function annotated(text, errors) {
 function summary(v) {
   return h('div', { id: 'valid-summary' },
     h('p', {}, h('span', { class: 'phase phase-ok' }, 'Valid'), ' ', h('strong', {}, v.job_name),
-      ` · ${v.framework} · ${v.container_runtime} · time limit ${v.time_limit.minutes} min`),
+      ` · ${v.framework} · ${v.container_runtime} · time limit ${v.time_limit.minutes === null ? 'the partition default' : `${v.time_limit.minutes} min`}`),
     h('table', { class: 'table' },
       h('thead', {}, h('tr', {}, ['Pool', 'Partition', 'Constraint', 'Nodes', 'GPUs/node', 'CPUs/node', 'Memory'].map((c) => h('th', {}, c)))),
       h('tbody', {}, v.components.map((c) => h('tr', {},

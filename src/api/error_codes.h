@@ -1,0 +1,10 @@
+// Stable error codes of the API server that other code branches on (the rest are answered to
+// clients as they are). Never renamed or reused for another meaning.
+#pragma once
+
+namespace tuneplane::api::codes {
+
+inline constexpr const char* kListen = "api.listen";  // cannot bind the listen address
+inline constexpr const char* kBusy = "api.busy";      // a run of the same kind is under way
+
+}  // namespace tuneplane::api::codes

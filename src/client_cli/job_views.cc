@@ -1,0 +1,147 @@
+#include "client_cli/job_views.h"
+
+#include <fmt/format.h>
+
+#include "client_cli/table.h"
+#include "client_cli/time_text.h"
+
+namespace tuneplane::cli {
+namespace {
+
+using client::AttemptView;
+using client::ComponentView;
+using client::EventView;
+using client::JobView;
+
+std::string orDash(const std::string& text) {
+  return text.empty() ? "-" : text;
+}
+
+std::string reasonCell(const std::string& reason, const ViewOptions& view) {
+  return view.terminal ? ellipsize(orDash(reason), kTableReasonChars) : orDash(reason);
+}
+
+std::string joined(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const auto& part : parts) out += (out.empty() ? "" : separator) + part;
+  return out;
+}
+
+std::string exitText(const ComponentView& c) {
+  if (!c.exit_code && !c.signal) return "-";
+  std::string out = c.exit_code ? std::to_string(*c.exit_code) : "-";
+  if (c.signal && *c.signal != 0) out += fmt::format(" (signal {})", *c.signal);
+  return out;
+}
+
+// "5m 3s ago (2026-…Z)" on a terminal, the text alone for a pipe, "-" when unset.
+std::string longTime(const std::optional<std::string>& time, const ViewOptions& view) {
+  if (!time || time->empty()) return "-";
+  if (!view.terminal) return *time;
+  const std::string age = showTime(time, view.now_ms, true);
+  return age == *time ? age : fmt::format("{} ({})", age, *time);
+}
+
+// "Key:" padded so values line up, as kubectl describe does.
+void field(std::string& out, const std::string& indent, const std::string& key,
+           const std::string& value) {
+  out += fmt::format("{}{:<15}{}\n", indent, key + ":", value);
+}
+
+void describeAttempt(std::string& out, const AttemptView& a, const ViewOptions& view) {
+  out += fmt::format("\nAttempt {}:\n", a.number);
+  const std::string in = "  ";
+  field(out, in, "Phase", orDash(a.phase));
+  field(out, in, "Reason", orDash(a.reason));
+  field(out, in, "Cause", orDash(a.cause));
+  field(out, in, "Slurm job", a.job_id ? std::to_string(*a.job_id) : "-");
+  field(out, in, "Submit token", orDash(a.submit_token));
+  field(out, in, "Staging dir", orDash(a.staging_dir));
+  field(out, in, "Created", longTime(a.created, view));
+  field(out, in, "Submitted", longTime(a.submitted, view));
+  field(out, in, "Ended", longTime(a.ended, view));
+  if (a.lookups > 0) field(out, in, "Lookups", std::to_string(a.lookups));
+  if (a.abandoned_by) {
+    field(out, in, "Abandoned",
+          fmt::format("by {}: {}", *a.abandoned_by, a.abandon_reason.value_or("")));
+  }
+  if (a.components.empty()) {
+    field(out, in, "Components", "<none yet>");
+    return;
+  }
+  out += in + "Components:\n";
+  Table table(
+      {"INDEX", "POOL", "JOB ID", "SLUID", "STATE", "REASON", "EXIT", "NODES", "STARTED", "ENDED"});
+  for (const ComponentView& c : a.components) {
+    table.add({std::to_string(c.index), orDash(c.pool), c.job_id ? std::to_string(*c.job_id) : "-",
+               orDash(c.sluid), orDash(joined(c.state, ",")), orDash(c.reason), exitText(c),
+               orDash(c.nodes), showTime(c.start_time, view.now_ms, view.terminal),
+               showTime(c.end_time, view.now_ms, view.terminal)});
+  }
+  out += table.render(true, in + "  ");
+}
+
+Table eventRows(const std::vector<EventView>& events, const ViewOptions& view) {
+  Table table({"SEQ", "TIME", "ATTEMPT", "FROM", "TO", "ACTOR", "REASON"});
+  for (const EventView& e : events) {
+    table.add({std::to_string(e.seq), showTime(e.time, view.now_ms, view.terminal),
+               e.attempt > 0 ? std::to_string(e.attempt) : "-", orDash(e.from), orDash(e.to),
+               orDash(e.actor), reasonCell(e.reason, view)});
+  }
+  return table;
+}
+
+}  // namespace
+
+std::string jobsTable(const std::vector<JobView>& jobs, const ViewOptions& view) {
+  if (jobs.empty()) return "No jobs found.\n";
+  Table table({"ID", "NAME", "OWNER", "PHASE", "ATTEMPTS", "CREATED", "REASON"});
+  for (const JobView& job : jobs) {
+    table.add({job.id, orDash(job.name), orDash(job.owner), job.phase,
+               std::to_string(job.attempt_count), showTime(job.created, view.now_ms, view.terminal),
+               reasonCell(job.reason, view)});
+  }
+  return table.render(view.terminal);
+}
+
+std::string eventsTable(const std::vector<EventView>& events, const ViewOptions& view,
+                        const std::string& indent) {
+  if (events.empty()) return indent + "No events.\n";
+  return eventRows(events, view).render(view.terminal, indent);
+}
+
+std::string describeJob(const JobView& job, const std::vector<EventView>& events,
+                        const ViewOptions& view) {
+  std::string out;
+  field(out, "", "ID", job.id);
+  field(out, "", "Name", orDash(job.name));
+  field(out, "", "Owner", orDash(job.owner));
+  std::vector<std::string> labels;
+  for (const auto& [key, value] : job.labels) labels.push_back(key + "=" + value);
+  field(out, "", "Labels", labels.empty() ? "<none>" : joined(labels, ","));
+  field(out, "", "Phase", job.phase);
+  field(out, "", "Reason", orDash(job.reason));
+  field(out, "", "Created", longTime(job.created, view));
+  field(out, "", "Updated", longTime(job.updated, view));
+  if (job.cancel_requested) {
+    field(out, "", "Cancel",
+          "requested" + (job.cancel_requested_by ? " by " + *job.cancel_requested_by : ""));
+  }
+  if (job.next_attempt_at) field(out, "", "Next attempt", longTime(job.next_attempt_at, view));
+  field(out, "", "Attempts", std::to_string(job.attempts.size()));
+  for (const AttemptView& a : job.attempts) describeAttempt(out, a, view);
+
+  std::vector<EventView> recent = events;
+  if (recent.size() > kDescribeEvents) {
+    recent.erase(recent.begin(), recent.end() - static_cast<std::ptrdiff_t>(kDescribeEvents));
+    out += fmt::format("\nEvents (the last {} of {}; all of them: tuneplane events {}):\n",
+                       kDescribeEvents, events.size(), job.id);
+  } else {
+    out += "\nEvents:\n";
+  }
+  // Aligned even when piped (see the header); times follow the terminal rule.
+  out += recent.empty() ? "  No events.\n" : eventRows(recent, view).render(true, "  ");
+  return out;
+}
+
+}  // namespace tuneplane::cli

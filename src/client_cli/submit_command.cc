@@ -1,0 +1,120 @@
+// `tuneplane submit SPEC [--wait]` (or `-f SPEC`): POST /v1/jobs with the spec as written (YAML or
+// JSON;
+// "-" reads stdin). A refused spec prints every error with its field (exit 2). --wait
+// follows the job to its end: exit 0 Succeeded, 1 Failed or Cancelled, 7 --timeout,
+// 130 Ctrl-C — neither of the last two cancels the job.
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "client/job_wait.h"
+#include "client_cli/exit_codes.h"
+#include "client_cli/server_commands.h"
+#include "common/input_file.h"
+
+namespace tuneplane::cli {
+namespace {
+
+std::string phaseLine(const client::JobView& job) {
+  return job.reason.empty() ? fmt::format("{}: {}", job.id, job.phase)
+                            : fmt::format("{}: {} ({})", job.id, job.phase, job.reason);
+}
+
+}  // namespace
+
+const char* const kServerExitCodes =
+    "Exit codes: 0 success (with --wait: the job Succeeded); 1 the job ended Failed or\n"
+    "Cancelled (--wait); 2 invalid input or refusal (a bad flag or config, a refused spec —\n"
+    "every error printed with its field — another 4xx); 3 no such job (404); 4 authentication\n"
+    "(401/403); 5 the server unreachable or failing (5xx); 6 a submit/cancel/abandon sent\n"
+    "without an answer (it may have happened); 7 --timeout passed (nothing cancelled);\n"
+    "130 interrupted by Ctrl-C while waiting (nothing cancelled).";
+
+int runSubmit(const SubmitFlags& flags, CommandIo& io) {
+  auto session = ServerSession::open(flags.server, io);
+  if (!session) return session.error();
+  auto poll = pollOptions(flags.wait_flags);
+  if (!poll) return session->fail({poll.error()}, kExitInvalid);
+  if (!flags.wait && (flags.wait_flags.timeout || flags.wait_flags.poll_interval)) {
+    return session->fail({{"cli.invalid_option", "--timeout",
+                           "--timeout and --poll-interval apply only with --wait"}},
+                         kExitInvalid);
+  }
+  if (!flags.file || flags.file->empty()) {
+    return session->fail({{"cli.missing_option", "SPEC",
+                           "a job spec is required: tuneplane submit SPEC ('-' reads stdin)"}},
+                         kExitInvalid);
+  }
+  auto spec = readInputFile(*flags.file, "SPEC", "job spec", io.in);
+  if (!spec) return session->fail({spec.error()}, kExitInvalid);
+
+  auto created = session->api().submitJob(*spec);
+  if (!created) return session->fail(created.error(), /*changes=*/true);
+  auto job = client::jobFromJson(*created);
+  if (!job) return session->fail({job.error()}, kExitServer);
+  if (!flags.wait) {
+    if (session->format() != OutputFormat::kText) {
+      session->printDocument(*created);
+    } else {
+      io.out << fmt::format("{} submitted ({})\n", job->id, job->phase);
+    }
+    return kExitOk;
+  }
+
+  session->note(
+      fmt::format("{} submitted; waiting for it to end (Ctrl-C stops waiting, not "
+                  "the job)",
+                  job->id));
+  bool warned = false;
+  client::JobWaitCallbacks callbacks;
+  callbacks.on_change = [&](const client::JobView& now) { session->note(phaseLine(now)); };
+  callbacks.on_retry = [&](const client::ApiError& error) {
+    if (warned) return;
+    warned = true;
+    session->note(
+        fmt::format("the server did not answer ({}); still trying", error.errors.front().message));
+  };
+  const client::JobWait wait =
+      client::waitForJob(session->api(), job->id, *poll, io.clock, io.sleeper, callbacks);
+  if (wait.end == client::PollEnd::kFailed) return session->fail(*wait.error, false);
+  const client::Json& last = wait.job.value_or(*created);
+  auto final_view = client::jobFromJson(last);
+  if (session->format() != OutputFormat::kText) session->printDocument(last);
+  const std::string phase = final_view ? final_view->phase : job->phase;
+  switch (wait.end) {
+    case client::PollEnd::kDone:
+      if (session->format() == OutputFormat::kText) io.out << phaseLine(*final_view) << '\n';
+      return final_view->succeeded() ? kExitOk : kExitJobFailed;
+    case client::PollEnd::kTimedOut:
+      session->note(
+          fmt::format("timed out waiting for {} (now {}); it keeps running", job->id, phase));
+      return kExitTimeout;
+    case client::PollEnd::kInterrupted:
+      session->note(
+          fmt::format("interrupted: {} keeps running (now {}); `tuneplane cancel {}` "
+                      "stops it",
+                      job->id, phase, job->id));
+      return kExitInterrupted;
+    case client::PollEnd::kFailed:
+      break;
+  }
+  return kExitServer;
+}
+
+void addSubmitCommand(CLI::App& app, IoSource io) {
+  auto flags = std::make_shared<SubmitFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "submit", "Submit a job spec to the TunePlane server (and with --wait, follow it)");
+  CLI::Option* positional =
+      cmd->add_option("SPEC", flags->file, "Job spec, YAML or JSON ('-' reads stdin)");
+  cmd->add_option("-f,--file", flags->file, "The job spec, as an option (kubectl's way)")
+      ->excludes(positional);
+  cmd->add_flag("--wait", flags->wait,
+                "Follow the job until it ends: exit 0 Succeeded, 1 Failed or Cancelled");
+  addWaitFlags(*cmd, flags->wait_flags);
+  addServerFlags(*cmd, flags->server);
+  cmd->footer(kServerExitCodes);
+  bindRunner(*cmd, flags, std::move(io), runSubmit);
+}
+
+}  // namespace tuneplane::cli

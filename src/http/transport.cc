@@ -1,0 +1,230 @@
+#include "http/transport.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <new>
+
+namespace tuneplane::http {
+namespace {
+
+// Where a response body goes. The buffer is sized from Content-Length when the server sends
+// one (no regrowth copies of a 50 MB answer) and always keeps kBodyPadding bytes spare.
+struct BodySink {
+  CURL* curl = nullptr;
+  std::string* body = nullptr;
+  bool sized = false;
+};
+
+// Larger Content-Length claims are not trusted for the first allocation; the buffer then
+// grows as the bytes arrive.
+constexpr curl_off_t kMaxPresize = curl_off_t{1} << 30;
+
+size_t appendBody(char* data, size_t size, size_t count, void* user) {
+  auto* sink = static_cast<BodySink*>(user);
+  const size_t n = size * count;
+  std::string& body = *sink->body;
+  try {
+    if (!sink->sized) {
+      sink->sized = true;
+      curl_off_t length = -1;
+      if (curl_easy_getinfo(sink->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK &&
+          length > 0 && length <= kMaxPresize) {
+        body.reserve(static_cast<size_t>(length) + kBodyPadding);
+      }
+    }
+    const size_t needed = body.size() + n + kBodyPadding;
+    if (body.capacity() < needed) body.reserve(std::max(needed, 2 * body.capacity()));
+    body.append(data, n);
+  } catch (const std::bad_alloc&) {
+    return 0;  // libcurl fails the transfer (CURLE_WRITE_ERROR)
+  }
+  return n;
+}
+
+struct SlistDeleter {
+  void operator()(curl_slist* list) const { curl_slist_free_all(list); }
+};
+
+// curl_global_init is not thread-safe before libcurl 7.84; do it once, first.
+void globalInitOnce() {
+  static const bool done = [] {
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    return true;
+  }();
+  (void)done;
+}
+
+}  // namespace
+
+const char* toString(TransportClass transport) {
+  switch (transport) {
+    case TransportClass::kNotSent:
+      return "not_sent";
+    case TransportClass::kUnknown:
+      return "unknown";
+    case TransportClass::kRejected:
+      return "rejected";
+  }
+  return "unknown";
+}
+
+TransportClass classifyCurlFailure(int curl_code, bool connected, long request_bytes_sent) {
+  switch (static_cast<CURLcode>(curl_code)) {
+    // Nothing left this machine that a server could act on.
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CIPHER:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_ENGINE_NOTFOUND:
+    case CURLE_SSL_ENGINE_SETFAILED:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+    case CURLE_FAILED_INIT:
+    case CURLE_OUT_OF_MEMORY:
+      return TransportClass::kNotSent;
+    // A timeout is only provably harmless if no connection existed and no byte was sent.
+    case CURLE_OPERATION_TIMEDOUT:
+      return !connected && request_bytes_sent == 0 ? TransportClass::kNotSent
+                                                   : TransportClass::kUnknown;
+    // The request may have arrived: empty reply, reset, partial send or receive.
+    case CURLE_GOT_NOTHING:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_PARTIAL_FILE:
+    default:
+      return TransportClass::kUnknown;
+  }
+}
+
+void CurlHttpTransport::CurlDeleter::operator()(void* handle) const {
+  curl_easy_cleanup(static_cast<CURL*>(handle));
+}
+
+Result<std::unique_ptr<CurlHttpTransport>> CurlHttpTransport::create(HttpOptions options) {
+  globalInitOnce();
+  std::string url = options.base_url;
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  std::string lower = url;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string prefix;
+  std::string socket;
+  if (lower.rfind("unix://", 0) == 0) {
+    socket = url.substr(7);
+    if (socket.empty() || socket.front() != '/') {
+      return fail(kErrBadUrl, "url", "unix:// needs an absolute socket path");
+    }
+    prefix = "http://localhost";  // the host is ignored; the socket decides
+  } else if (lower.rfind("http://", 0) == 0 || lower.rfind("https://", 0) == 0) {
+    prefix = url;
+  } else {
+    return fail(kErrBadUrl, "url", "the URL must start with http://, https:// or unix://");
+  }
+  auto* transport = new CurlHttpTransport(std::move(options), std::move(prefix), std::move(socket));
+  if (!transport->handle_) {
+    delete transport;
+    return fail(kErrBadUrl, "url", "libcurl could not create a handle");
+  }
+  return std::unique_ptr<CurlHttpTransport>(transport);
+}
+
+CurlHttpTransport::CurlHttpTransport(HttpOptions options, std::string url_prefix,
+                                     std::string unix_socket)
+    : options_(std::move(options)),
+      url_prefix_(std::move(url_prefix)),
+      unix_socket_(std::move(unix_socket)),
+      handle_(curl_easy_init()) {}
+
+CurlHttpTransport::~CurlHttpTransport() = default;
+
+tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::perform(
+    const HttpRequest& request) {
+  std::lock_guard lock(mu_);
+  CURL* curl = static_cast<CURL*>(handle_.get());
+  // Reset clears the options but keeps the connection cache: keep-alive survives.
+  curl_easy_reset(curl);
+  std::string url = url_prefix_ + request.target;
+  HttpResponse response;
+  char error_buffer[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
+                   static_cast<long>(options_.connect_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
+  BodySink sink{curl, &response.body};
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
+  curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  if (!unix_socket_.empty()) curl_easy_setopt(curl, CURLOPT_UNIX_SOCKET_PATH, unix_socket_.c_str());
+  if (options_.ca_file) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.ca_file->c_str());
+  if (options_.client_cert) {
+    curl_easy_setopt(curl, CURLOPT_SSLCERT, options_.client_cert->c_str());
+  }
+  if (options_.client_key) curl_easy_setopt(curl, CURLOPT_SSLKEY, options_.client_key->c_str());
+
+  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  auto add = [&](const std::string& line) {
+    curl_slist* next = curl_slist_append(headers.get(), line.c_str());
+    if (next) {
+      (void)headers.release();
+      headers.reset(next);
+    }
+  };
+  // Without this, libcurl waits for "100 Continue" before sending larger bodies.
+  add("Expect:");
+  for (const auto& [name, value] : request.headers) add(name + ": " + value);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
+
+  if (request.method == "GET") {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  } else if (request.method == "POST") {
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(request.body.size()));
+  } else {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    if (!request.body.empty()) {
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(request.body.size()));
+    }
+  }
+
+  CURLcode code = curl_easy_perform(curl);
+  if (code != CURLE_OK) {
+    curl_off_t connect_us = 0;
+    curl_off_t pretransfer_us = 0;
+    long request_size = 0;
+    curl_easy_getinfo(curl, CURLINFO_CONNECT_TIME_T, &connect_us);
+    curl_easy_getinfo(curl, CURLINFO_PRETRANSFER_TIME_T, &pretransfer_us);
+    curl_easy_getinfo(curl, CURLINFO_REQUEST_SIZE, &request_size);
+    bool connected = connect_us > 0 || pretransfer_us > 0;
+    TransportFailure failure;
+    failure.curl_code = static_cast<int>(code);
+    failure.transport = classifyCurlFailure(code, connected, request_size);
+    failure.message = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
+    return tl::unexpected(std::move(failure));
+  }
+  if (response.body.capacity() < response.body.size() + kBodyPadding) {
+    response.body.reserve(response.body.size() + kBodyPadding);  // an empty body
+  }
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  response.status = static_cast<int>(status);
+  char* content_type = nullptr;
+  curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
+  if (content_type) response.content_type = content_type;
+  return response;
+}
+
+}  // namespace tuneplane::http

@@ -1,0 +1,126 @@
+// See daemon.h.
+#include "server/daemon.h"
+
+#include <fmt/format.h>
+
+#include "api/error_codes.h"
+#include "doctor/doctor.h"
+#include "doctor/host_probe.h"
+#include "slurm/token_provider.h"
+#include "staging/os_users.h"
+#include "staging/staging_fs.h"
+
+namespace tuneplane::server {
+
+namespace {
+
+constexpr std::chrono::milliseconds kProbeTimeout{3000};
+
+}  // namespace
+
+Daemon::Daemon(const pipeline::SiteContext& site, store::JobStore& store)
+    : site_(site), store_(store) {}
+
+Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
+                                              store::JobStore& store, DaemonOptions options) {
+  // Who writes the attempts (staging/job_access.h), decided once: a site whose job user
+  // could not write its logs is refused before anything is served, staged or submitted.
+  auto access = pipeline::checkJobAccess(site);
+  if (!access) return tl::unexpected(access.error());
+  std::unique_ptr<Daemon> d(new Daemon(site, store));
+  auto client = slurm::SlurmRestClient::fromSite(site.site.slurm);
+  if (!client) return tl::unexpected(client.error());
+  d->slurm_ = std::move(*client);
+  // The readiness probe: its own connection, one try, a short timeout.
+  slurm::RestClientOptions probe_options = slurm::restClientOptionsFromSite(site.site.slurm);
+  probe_options.retry.max_attempts = 1;
+  probe_options.http.connect_timeout = std::min(probe_options.http.connect_timeout, kProbeTimeout);
+  probe_options.http.request_timeout = std::min(probe_options.http.request_timeout, kProbeTimeout);
+  auto tokens = slurm::makeTokenProvider(site.site.slurm);
+  if (!tokens) return tl::unexpected(tokens.error());
+  auto probe = slurm::SlurmRestClient::create(std::move(probe_options), std::move(*tokens));
+  if (!probe) return tl::unexpected(probe.error());
+  d->probe_ = std::move(*probe);
+
+  d->events_ = std::make_unique<EventLog>(std::move(options.event_log), d->clock_);
+  d->observer_ = std::make_unique<ServeObserver>(d->metrics_, *d->events_);
+  d->metered_ = std::make_unique<MeteredSlurmClient>(*d->slurm_, d->metrics_, d->events_.get());
+  d->launcher_ = std::make_unique<pipeline::AttemptLauncher>(site, d->verifier_, d->random_, d->fs_,
+                                                             std::move(*access));
+  d->service_ =
+      std::make_unique<control::JobService>(store, *d->launcher_, d->clock_, d->observer_.get());
+  control::ReconcilerOptions reconciler_options;
+  reconciler_options.poll_interval = options.poll_interval;
+  reconciler_options.observer = d->observer_.get();
+  d->reconciler_ = std::make_unique<control::Reconciler>(store, *d->metered_, *d->launcher_,
+                                                         d->clock_, reconciler_options);
+  d->loop_ = std::make_unique<control::ControlLoop>(*d->reconciler_, options.poll_interval,
+                                                    d->observer_.get());
+
+  Daemon* self = d.get();
+  api::ApiDependencies deps{
+      *d->service_, store, *d->launcher_, d->metrics_, api::readLog, {}, {}, {}, {}, {}};
+  deps.slurm_ready = [self]() -> Status {
+    auto pinged = self->probe_->ping();
+    if (!pinged) return fail("api.slurm_unavailable", "slurm", pinged.error().describe());
+    return ok();
+  };
+  deps.job_submitted = [self] { self->loop_->wake(); };
+  deps.extra_metrics = [self] { return self->loopMetrics(); };
+  deps.access_log = std::move(options.access_log);
+  deps.doctor = [self] { return self->doctorReport(); };
+  auto server = api::ApiServer::start(std::move(deps), std::move(options.server));
+  if (!server) return tl::unexpected(server.error());
+  d->server_ = std::move(*server);
+  d->loop_->start();
+  return d;
+}
+
+Daemon::~Daemon() {
+  stop();
+}
+
+void Daemon::stop() {
+  if (server_) server_->stop();
+  if (loop_) loop_->stop();
+}
+
+Result<nlohmann::json> Daemon::doctorReport() {
+  std::unique_lock<std::mutex> lock(doctor_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) {
+    return fail(api::codes::kBusy, "",
+                "doctor's checks are running already; try again in a moment");
+  }
+  doctor::DoctorInput input{site_.site, site_.registry_path, site_.registry};
+  doctor::SlurmAccess access;
+  access.client = probe_.get();
+  access.tokens = &probe_->tokens();
+  doctor::PosixHostProbe host;
+  staging::PosixOsUsers users;
+  staging::PosixStagingFs fs;
+  // The launcher's verifier: an artifact it verified for a submit is a cache hit here, so a
+  // check does not re-read a multi-GB image that has not changed.
+  doctor::DoctorEnv env{access, host, users, fs, verifier_, clock_, {}};
+  const auto checks = doctor::runDoctor(input, env);
+  return doctor::reportToJson(site_.site_path, checks, /*strict=*/false);
+}
+
+std::string Daemon::loopMetrics() const {
+  const control::TickReport last = loop_->lastReport();
+  return fmt::format(
+      "# HELP tuneplane_control_ticks_total Control loop ticks since the start.\n"
+      "# TYPE tuneplane_control_ticks_total counter\n"
+      "tuneplane_control_ticks_total {}\n"
+      "# HELP tuneplane_control_last_tick What the last tick did, by kind.\n"
+      "# TYPE tuneplane_control_last_tick gauge\n"
+      "tuneplane_control_last_tick{{kind=\"active_jobs\"}} {}\n"
+      "tuneplane_control_last_tick{{kind=\"submits\"}} {}\n"
+      "tuneplane_control_last_tick{{kind=\"fetches\"}} {}\n"
+      "tuneplane_control_last_tick{{kind=\"cancels\"}} {}\n"
+      "tuneplane_control_last_tick{{kind=\"commits\"}} {}\n"
+      "tuneplane_control_last_tick{{kind=\"errors\"}} {}\n",
+      loop_->ticks(), last.jobs, last.submits, last.fetches, last.cancels, last.commits,
+      last.errors);
+}
+
+}  // namespace tuneplane::server
