@@ -11,7 +11,7 @@
 
 namespace tuneplane::api {
 
-inline constexpr std::array<std::string_view, 18> kRouteTemplates = {
+inline constexpr std::array<std::string_view, 19> kRouteTemplates = {
     "/v1/jobs",
     "/v1/jobs/{id}",
     "/v1/jobs/{id}/events",
@@ -24,6 +24,7 @@ inline constexpr std::array<std::string_view, 18> kRouteTemplates = {
     "/v1/capabilities",
     "/v1/doctor",
     "/v1/whoami",
+    "/v1/openapi.json",
     "/healthz",
     "/readyz",
     "/metrics",
