@@ -25,5 +25,18 @@ TEST(CliJsonCheck, AcceptsTheDocumentedShapesAndNamesWhatDiffers) {
   EXPECT_NE(checkCliJson({"get", "-o", "json"}, "no json"), "");
 }
 
+TEST(CliJsonCheck, AccessLogStatusesAreCheckedAgainstTheDocument) {
+  EXPECT_EQ(
+      checkAccessLog(R"({"method":"GET","path":"/v1/jobs/x","route":"/v1/jobs/{id}","status":404}
+not json: skipped
+{"method":"POST","path":"/v1/jobs","status":201}
+{"method":"DELETE","path":"/v1/jobs","status":405})"),
+      "");
+  const std::string wrong = checkAccessLog(R"({"method":"GET","path":"/v1/jobs/x","status":418}
+{"method":"GET","path":"/nowhere","status":200})");
+  EXPECT_NE(wrong.find("GET /v1/jobs/x → 418"), std::string::npos) << wrong;
+  EXPECT_NE(wrong.find("GET /nowhere → 200"), std::string::npos) << wrong;
+}
+
 }  // namespace
 }  // namespace tuneplane::test

@@ -297,43 +297,59 @@ std::vector<std::string> OpenApiValidator::operations() const {
   return out;
 }
 
-std::string OpenApiValidator::checkAnswer(std::string_view method, std::string_view target,
-                                          int status, std::string_view content_type,
-                                          const std::string& body) const {
+const json* OpenApiValidator::responseFor(std::string_view method, std::string_view target,
+                                          int status, std::string& problem) const {
   const std::string what =
       std::string(method) + " " + std::string(target) + " → " + std::to_string(status) + ": ";
-  if (!document_.is_object()) return what + "docs/openapi.json could not be read";
-  const bool head = method == "HEAD";
-  std::string verb(head ? "get" : method);
+  if (!document_.is_object() || !document_.contains("paths")) {
+    problem = what + "docs/openapi.json could not be read";
+    return nullptr;
+  }
+  std::string verb(method == "HEAD" ? "get" : method);
   std::transform(verb.begin(), verb.end(), verb.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   const std::string tmpl = matchPath(target);
   const json* op = nullptr;
   if (!tmpl.empty() && document_["paths"][tmpl].contains(verb))
     op = &document_["paths"][tmpl][verb];
-  const json* response = nullptr;
-  if (op != nullptr) {
-    const json& responses = (*op)["responses"];
-    const std::string code = std::to_string(status);
-    const std::string range = code.substr(0, 1) + "XX";
-    for (const std::string& key : {code, range, std::string("default")}) {
-      if (responses.contains(key)) {
-        response = &resolve(responses[key]);
-        break;
-      }
-    }
-    if (response == nullptr) {
-      return what + "status not in the document's responses for " + verb + " " + tmpl;
-    }
-  } else {
+  if (op == nullptr) {
     // No operation: only the router's and the transport's refusals may answer.
     static const std::set<int> kRefusals = {400, 404, 405, 413, 431, 503};
     if (!kRefusals.contains(status)) {
-      return what + "no operation in the document for " + verb + " " +
-             (tmpl.empty() ? "(no path matches)" : tmpl);
+      problem = what + "no operation in the document for " + verb + " " +
+                (tmpl.empty() ? "(no path matches)" : tmpl);
+      return nullptr;
     }
-    response = &resolve(document_["components"]["responses"]["NotFound"]);
+    const json& refusal = resolve({{"$ref", "#/components/responses/NotFound"}});
+    if (refusal.is_null()) problem = what + "the document has no components.responses.NotFound";
+    return refusal.is_null() ? nullptr : &refusal;
   }
+  const json& responses = (*op)["responses"];
+  const std::string code = std::to_string(status);
+  const std::string range = code.substr(0, 1) + "XX";
+  for (const std::string& key : {code, range, std::string("default")}) {
+    if (responses.contains(key)) return &resolve(responses[key]);
+  }
+  problem = what + "status not in the document's responses for " + verb + " " + tmpl;
+  return nullptr;
+}
+
+std::string OpenApiValidator::checkStatus(std::string_view method, std::string_view target,
+                                          int status) const {
+  std::string problem;
+  responseFor(method, target, status, problem);
+  return problem;
+}
+
+std::string OpenApiValidator::checkAnswer(std::string_view method, std::string_view target,
+                                          int status, std::string_view content_type,
+                                          const std::string& body) const {
+  const std::string what =
+      std::string(method) + " " + std::string(target) + " → " + std::to_string(status) + ": ";
+  const bool head = method == "HEAD";
+  std::string problem;
+  const json* response = responseFor(method, target, status, problem);
+  if (response == nullptr) return problem;
   if (!response->contains("content")) {
     return body.empty() || head ? "" : what + "a body where the document describes none";
   }
@@ -354,8 +370,8 @@ std::string OpenApiValidator::checkAnswer(std::string_view method, std::string_v
   if (head || type != "application/json" || !media->contains("schema")) return "";
   const json value = json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) return what + "the body is not JSON";
-  const std::string problem = validate(value, (*media)["schema"]);
-  return problem.empty() ? "" : what + problem;
+  const std::string mismatch = validate(value, (*media)["schema"]);
+  return mismatch.empty() ? "" : what + mismatch;
 }
 
 void validateAnswersOf(httplib::Client& client) {

@@ -39,6 +39,10 @@ class OpenApiValidator {
   std::string checkAnswer(std::string_view method, std::string_view target, int status,
                           std::string_view content_type, const std::string& body) const;
 
+  // "" when STATUS is an answer the document allows to METHOD TARGET: checkAnswer without the
+  // body, for records that keep only the status (serve's access log).
+  std::string checkStatus(std::string_view method, std::string_view target, int status) const;
+
   // The path template of the document that TARGET matches ("" for none), e.g.
   // "/v1/jobs/{id}" for "/v1/jobs/abc?x=1".
   std::string matchPath(std::string_view target) const;
@@ -50,6 +54,9 @@ class OpenApiValidator {
 
  private:
   const nlohmann::json& resolve(const nlohmann::json& node) const;
+  // The response object the document has for this answer; nullptr and `problem` when none.
+  const nlohmann::json* responseFor(std::string_view method, std::string_view target, int status,
+                                    std::string& problem) const;
   std::string validateAt(const nlohmann::json& value, const nlohmann::json& schema,
                          const std::string& where, int depth) const;
 

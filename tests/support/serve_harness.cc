@@ -156,6 +156,19 @@ void ServeProcess::crash() {
   process_->waitExit(kStopLimit);
 }
 
+std::string checkAccessLog(const std::string& text) {
+  std::string problems;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
+    if (!entry.is_object() || !entry.contains("status") || !entry.contains("path")) continue;
+    const std::string problem = OpenApiValidator::repository().checkStatus(
+        entry.value("method", ""), entry.value("path", ""), entry.value("status", 0));
+    if (!problem.empty()) problems += problem + "\n";
+  }
+  return problems;
+}
+
 std::string checkCliJson(const std::vector<std::string>& args, const std::string& out) {
   bool json_output = false;
   for (std::size_t i = 0; i + 1 < args.size(); ++i) {

@@ -89,6 +89,11 @@ class ServeProcess {
 // it is (or ARGS asked for no JSON).
 std::string checkCliJson(const std::vector<std::string>& args, const std::string& out);
 
+// Every answer serve's access log (its stdout: one JSON line per request, with method, path
+// and status) records, checked against docs/openapi.json's statuses for that operation; ""
+// when all are documented, else one line per answer that is not.
+std::string checkAccessLog(const std::string& text);
+
 // The `tuneplane` CLI as a user runs it against a server: TUNEPLANE_SERVER and
 // TUNEPLANE_TOKEN set, every other TUNEPLANE_* variable cleared, HOME in `dir` (so no
 // config file of the machine's user is read). Outputs are captured under `dir`. run() checks
