@@ -1,6 +1,6 @@
 // The `tuneplane` command's subcommands. Each adds itself to the CLI11 app; its callback
 // throws CLI::RuntimeError(exit_code) to end the process with that code.
-// Exit codes scripts can trust, the same for every command (the README's table is the
+// Exit codes scripts can trust, the same for every command (docs/users.md's table is the
 // reference):
 //   0   success; with --wait, the job Succeeded
 //   1   the job ended Failed or Cancelled (--wait); for the offline and `slurm` commands,
