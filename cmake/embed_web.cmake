@@ -65,11 +65,6 @@ std::span<const ConsoleAsset> consoleAssets() {
 
 }  // namespace tuneplane::api
 ")
-# Rewrite only when the content changed, so an unchanged console does not relink.
-if(EXISTS "${OUT}")
-  file(READ "${OUT}" old)
-  if(old STREQUAL content)
-    return()
-  endif()
-endif()
-file(WRITE "${OUT}" "${content}")
+# Rewrite only when the content changed, so an unchanged file does not relink.
+include("${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake")
+tp_write_if_changed("${OUT}" "${content}")

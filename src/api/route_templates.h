@@ -22,7 +22,7 @@ struct RouteTemplate {
   std::string_view pattern;  // the router's regular expression (ECMAScript, whole path)
 };
 
-inline constexpr std::array<RouteTemplate, 19> kRouteTable = {{
+inline constexpr std::array<RouteTemplate, 20> kRouteTable = {{
     {"POST", "/v1/jobs", "/v1/jobs"},
     {"GET", "/v1/jobs", "/v1/jobs"},
     {"GET", "/v1/jobs/{id}", R"(/v1/jobs/([^/]+))"},
@@ -36,6 +36,7 @@ inline constexpr std::array<RouteTemplate, 19> kRouteTable = {{
     {"GET", "/v1/capabilities", "/v1/capabilities"},
     {"GET", "/v1/doctor", "/v1/doctor"},
     {"GET", "/v1/whoami", "/v1/whoami"},
+    {"GET", "/v1/openapi.json", "/v1/openapi.json"},
     {"GET", "/healthz", "/healthz"},
     {"GET", "/readyz", "/readyz"},
     {"GET", "/metrics", "/metrics"},

@@ -1,7 +1,8 @@
 // The routes of ApiServer (api_server.h) that are not about one job: validation, the refused
-// kinds, capabilities, doctor's checks (admin), whoami, health, readiness and metrics. /healthz,
-// /readyz and /metrics are public (probes and scrapers carry no token; they reveal no job, user or
-// spec — only counts by phase and by route template). Everything under /v1 needs a token.
+// kinds, capabilities, doctor's checks (admin), whoami, the OpenAPI document, health, readiness
+// and metrics. /healthz, /readyz, /metrics and /v1/openapi.json are public (probes, scrapers and
+// API tools carry no token; they reveal no job, user or spec — only counts by phase and by route
+// template, and the routes themselves). Everything else under /v1 needs a token.
 #include <httplib.h>
 
 #include "api/api_server.h"
@@ -9,6 +10,7 @@
 #include "api/capabilities.h"
 #include "api/error_codes.h"
 #include "api/json_views.h"
+#include "api/openapi_document.h"
 #include "launch/launch_summary.h"
 
 namespace tuneplane::api {
@@ -63,6 +65,13 @@ void ApiServer::installSystemRoutes() {
           return sendError(res, report.error().code == codes::kBusy ? 429 : 500, report.error());
         }
         sendJson(res, 200, *report);
+      });
+
+  get("/v1/openapi.json", Access::kPublic,
+      [](const httplib::Request&, httplib::Response& res, const Principal&) {
+        const std::string_view document = openApiDocument();
+        res.status = 200;
+        res.set_content(document.data(), document.size(), "application/json");
       });
 
   get("/v1/whoami", Access::kUser,

@@ -154,8 +154,8 @@ void addServeCommand(CLI::App& app) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* cmd = app.add_subcommand(
       "serve",
-      "Run the control plane: the reconciler and the /v1 HTTP API (README, 'tuneplane serve\n"
-      "and the /v1 API'). Settings from the site file's server: section; flags override.\n"
+      "Run the control plane: the reconciler and the /v1 HTTP API (docs/operators.md, 'tuneplane\n"
+      "serve and the /v1 API'). Settings from the site file's server: section; flags override.\n"
       "SIGTERM/SIGINT stop it at a safe point; SIGHUP reloads server.tls. Exit codes: 0\n"
       "stopped by a signal; 1 the store cannot be opened or the address cannot be bound;\n"
       "2 a bad site file or flag, or a non-loopback listen without server.tls (or\n"

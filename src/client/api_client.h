@@ -1,4 +1,4 @@
-// The HTTP client of TunePlane's /v1 API (see the README's API section): one method per
+// The HTTP client of TunePlane's /v1 API (docs/api.md, from docs/openapi.json): one method per
 // route the CLI uses, each returning the server's JSON object verbatim (key order kept, so
 // `-o json` prints what the server sent) or an ApiError with the server's errors[].
 //

@@ -1,5 +1,5 @@
 // The exit codes of the `tuneplane` command.
-// Exit codes scripts can trust, the same for every command (the README's table is the
+// Exit codes scripts can trust, the same for every command (docs/users.md's table is the
 // reference):
 //   0   success; with --wait, the job Succeeded
 //   1   the job ended Failed or Cancelled (--wait); for the offline and `slurm` commands,

@@ -3,7 +3,7 @@
 // Per component (one het component, or the whole single-pool job), from the base state,
 // the flags, Slurm's reason and the exit code. The names are slurm/job_state.h's (the one
 // table); mapComponent is a switch over its enums, so the compiler proves every base state
-// is handled. README.md, "Slurm state → phase", holds the same table, and
+// is handled. docs/users.md, "Slurm state → phase", holds the same table, and
 // status_table_test checks the two agree.
 //   PENDING                              → Queued (Slurm's reason shown); a reason of
 //                                          slurm/pending_reasons.h marks it unrunnable

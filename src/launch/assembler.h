@@ -1,9 +1,9 @@
 // Assembly: a structurally valid spec + the site catalog → an explicit LaunchRequest.
-// This is where the backend's rules are enforced, fail-closed (see the rule list in the
-// README): refused kinds and volumes, OCI images, GPU series without a constraint, CPU-only
-// custom job rules, runtime id/format/framework checks, and which time limit applies.
-// Every violation is reported, each with its field path and stable code; judgeSpec does the
-// same for a spec that did not fully parse. Pure: no I/O (prepareLaunch reads the artifact).
+// This is where the backend's rules are enforced, fail-closed (see the rule list in
+// docs/users.md, "Launch rules"): refused kinds and volumes, OCI images, GPU series without a
+// constraint, CPU-only custom job rules, runtime id/format/framework checks, and which time limit
+// applies. Every violation is reported, each with its field path and stable code; judgeSpec does
+// the same for a spec that did not fully parse. Pure: no I/O (prepareLaunch reads the artifact).
 #pragma once
 
 #include <string>

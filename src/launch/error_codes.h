@@ -1,5 +1,5 @@
 // The stable error codes of launch assembly: one per backend rule, so a user (or a script)
-// can tell exactly which rule refused a spec. Never renamed or reused; the README's rule
+// can tell exactly which rule refused a spec. Never renamed or reused; the user guide's rule
 // table lists each with its meaning.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The simulated cluster: nodes (CPUs, memory, GPUs, features) and partitions. The default
 // is the shape of the project's real test cluster (gpu1 h100 ×2, gpu2 a100 ×2, cpu1; partitions gpu
 // and cpu, cpu default; cluster "tp"). `loadCluster` reads the same shape from YAML or JSON (format
-// documented in README.md, "The simulator"). Plain values; pure except the file read.
+// documented in docs/developers.md, "tuneplane-slurmsim"). Plain values; pure except the file read.
 #pragma once
 
 #include <cstdint>

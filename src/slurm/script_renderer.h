@@ -1,6 +1,7 @@
 // LaunchRequest → the batch script (bash) that slurmrestd runs on the first node of
 // component 0. Pure. Every user-controlled string is single-quoted by shellQuote(), so no
-// value can become shell syntax. See the README for the script's structure.
+// value can become shell syntax. See docs/developers.md ("The script, top to bottom") for the
+// script's structure.
 #pragma once
 
 #include <string>

@@ -21,7 +21,7 @@ inline constexpr int64_t kApplicationId = 0x54506C6E;  // "TPln"
 
 struct Migration {
   int to_version;                // == its position in the list + 1
-  std::string_view summary;      // what it changes, for messages and the README
+  std::string_view summary;      // what it changes, for messages and docs/developers.md
   Status (*apply)(Connection&);  // runs inside the migration's transaction
 };
 

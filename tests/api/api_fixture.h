@@ -1,7 +1,8 @@
 // ApiFixture: an ApiServer on loopback port 0 over SqliteJobStore in memory and a hermetic
 // site (tests/pipeline/site_fixture.h) whose slurmrestd is unreachable — the route tests never
 // talk to Slurm; the control loop is not running, so jobs stay where the API put them.
-// Three callers: alice and bob (users) and root (admin). The access log is captured.
+// Three callers: alice and bob (users) and root (admin). The access log is captured. Every
+// answer the fixture's client receives is checked against docs/openapi.json.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -22,6 +23,7 @@
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
+#include "support/openapi_validator.h"
 
 namespace tuneplane::api::testing {
 
@@ -70,6 +72,7 @@ class ApiFixture : public ::testing::Test {
     server_ = std::move(*started);
     http_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
     http_->set_read_timeout(30, 0);
+    test::validateAnswersOf(*http_);  // every answer as docs/openapi.json describes it
   }
 
   void TearDown() override {

@@ -134,7 +134,13 @@ class DoctorRouteTest : public ApiFixture {
   void tune(ApiDependencies& deps, ServerOptions&) override {
     deps.doctor = [this]() -> Result<nlohmann::json> {
       if (busy_) return fail("api.busy", "", "doctor's checks are running already");
-      return json{{"version", 1}, {"passed", true}, {"checks", json::array()}};
+      // The shape of doctor::reportToJson (docs/openapi.json's DoctorReport).
+      return json{{"version", 1},
+                  {"site", "site.yaml"},
+                  {"passed", true},
+                  {"strict", false},
+                  {"summary", {{"ok", 0}, {"warn", 0}, {"fail", 0}, {"skip", 0}}},
+                  {"checks", json::array()}};
     };
   }
   std::atomic<bool> busy_{false};

@@ -16,6 +16,7 @@
 #include "api/authenticator.h"
 #include "serve_fixture.h"
 #include "staging/stager.h"
+#include "support/openapi_validator.h"
 
 namespace tuneplane::api::testing {
 namespace {
@@ -34,6 +35,7 @@ TEST_F(ServeCommandTest, ServesFromTheSiteFileAndStopsOnSigtermWithExitZero) {
   ASSERT_GT(port, 0) << readFile(stderr_path_);
   httplib::Client http("127.0.0.1", port);
   http.set_read_timeout(10, 0);
+  test::validateAnswersOf(http);
   auto who = http.Get("/v1/whoami", {{"Authorization", "Bearer " + token}});
   ASSERT_TRUE(who);
   EXPECT_EQ(who->status, 200);

@@ -17,6 +17,7 @@
 
 #include "serve_fixture.h"
 #include "staging/stager.h"
+#include "support/openapi_validator.h"
 #include "support/raw_http_client.h"
 
 namespace tuneplane::api::testing {
@@ -68,6 +69,7 @@ class ServeHostileClientsTest : public ServeProcessFixture {
     httplib::Client http("127.0.0.1", port_);
     http.set_connection_timeout(10, 0);
     http.set_read_timeout(static_cast<time_t>(kAnswerLimit.count()), 0);
+    test::validateAnswersOf(http);
     auto health = http.Get("/healthz");
     ASSERT_TRUE(health) << when << ": /healthz did not answer";
     EXPECT_EQ(health->status, 200) << when;

@@ -1,4 +1,4 @@
-// The documented exit codes of the server verbs (commands.h; README "Exit codes of
+// The documented exit codes of the server verbs (commands.h; docs/users.md "Exit codes of
 // `tuneplane`") from the real binary against a real `tuneplane serve` (e2e_fixture.h): what
 // a script sees. The fake-server tests (server_commands_test.cc) cover each code's every
 // path; these prove the real server's answers map onto them. Code 6 (sent, no answer) needs

@@ -1,7 +1,7 @@
-// README.md's status table ("Slurm state → phase") is the code's: every row is checked
-// against mapComponent, and every row (with a cancel requested or not) is driven through the real
-// tick() against FakeSlurmClient — a single-pool job and a het job whose components all report the
-// row's state. Every base state of slurm/job_state.h appears in the table.
+// The user guide's status table (docs/users.md, "Slurm state → phase") is the code's: every row is
+// checked against mapComponent, and every row (with a cancel requested or not) is driven through
+// the real tick() against FakeSlurmClient — a single-pool job and a het job whose components all
+// report the row's state. Every base state of slurm/job_state.h appears in the table.
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -39,9 +39,9 @@ std::vector<std::string> cells(const std::string& line) {
   return out;
 }
 
-std::vector<TableRow> readmeTable() {
-  std::ifstream in(test::sourceDir() / "README.md");
-  EXPECT_TRUE(in) << "README.md unreadable";
+std::vector<TableRow> guideTable() {
+  std::ifstream in(test::sourceDir() / "docs" / "users.md");
+  EXPECT_TRUE(in) << "docs/users.md unreadable";
   std::vector<TableRow> rows;
   std::string line;
   bool inside = false;
@@ -73,12 +73,12 @@ std::vector<TableRow> readmeTable() {
     row.line = line;
     rows.push_back(row);
   }
-  EXPECT_GT(rows.size(), 20u) << "README.md's status table not found";
+  EXPECT_GT(rows.size(), 20u) << "docs/users.md's status table not found";
   return rows;
 }
 
-TEST(StatusTable, EveryReadmeRowIsWhatMapComponentSays) {
-  for (const TableRow& row : readmeTable()) {
+TEST(StatusTable, EveryGuideRowIsWhatMapComponentSays) {
+  for (const TableRow& row : guideTable()) {
     SCOPED_TRACE(row.line);
     const ComponentVerdict v =
         mapComponent(row.state, row.reason, std::nullopt, std::nullopt, row.cancel_requested);
@@ -90,10 +90,10 @@ TEST(StatusTable, EveryReadmeRowIsWhatMapComponentSays) {
 
 TEST(StatusTable, NamesEveryBaseStateOfSlurm) {
   std::set<std::string> named;
-  for (const TableRow& row : readmeTable()) named.insert(row.state.front());
+  for (const TableRow& row : guideTable()) named.insert(row.state.front());
   for (slurm::JobBaseState base : slurm::kAllBaseStates) {
     EXPECT_TRUE(named.count(std::string(slurm::jobStateName(base))))
-        << slurm::jobStateName(base) << " is missing from README.md's status table";
+        << slurm::jobStateName(base) << " is missing from docs/users.md's status table";
   }
 }
 
@@ -146,7 +146,7 @@ class StatusTableTick : public FakeReconcilerTest {
 };
 
 TEST_F(StatusTableTick, EveryRowWithoutACancelThroughTickSingleAndHet) {
-  for (const TableRow& row : readmeTable()) {
+  for (const TableRow& row : guideTable()) {
     if (row.cancel_requested) continue;
     SCOPED_TRACE(row.line);
     drive(row, cpuSpec());
@@ -156,14 +156,14 @@ TEST_F(StatusTableTick, EveryRowWithoutACancelThroughTickSingleAndHet) {
 
 TEST_F(StatusTableTick, EveryRowWithACancelThroughTickSingleAndHet) {
   int rows = 0;
-  for (const TableRow& row : readmeTable()) {
+  for (const TableRow& row : guideTable()) {
     if (!row.cancel_requested) continue;
     ++rows;
     SCOPED_TRACE(row.line);
     drive(row, cpuSpec());
     drive(row, hetJobSpec());
   }
-  EXPECT_GE(rows, 4) << "README.md's status table lost its rows with a cancel requested";
+  EXPECT_GE(rows, 4) << "docs/users.md's status table lost its rows with a cancel requested";
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The live suite's configuration: the TUNEPLANE_LIVE_* variables that a
-// real test cluster's start-up prints (README, "Commands": make test-live). Every live test skips
-// itself when they are unset. Thread-safe: reads the environment only.
+// real test cluster's start-up prints (docs/developers.md, "Commands": make test-live). Every live
+// test skips itself when they are unset. Thread-safe: reads the environment only.
 #pragma once
 
 #include <cstdlib>

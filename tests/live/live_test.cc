@@ -1,7 +1,7 @@
 // The live suite: SlurmRestClient against a real slurmrestd (or the simulator) named by
-// TUNEPLANE_LIVE_* variables (a real test cluster's; README, "Commands"). Skipped when they
-// are not set. Real jobs are submitted, polled and cancelled, so this suite waits on real
-// time (bounded deadlines); it is not part of the hermetic default run's assertions.
+// TUNEPLANE_LIVE_* variables (a real test cluster's; docs/developers.md, "Commands"). Skipped when
+// they are not set. Real jobs are submitted, polled and cancelled, so this suite waits on real time
+// (bounded deadlines); it is not part of the hermetic default run's assertions.
 #include <chrono>
 #include <cstdlib>
 #include <optional>

@@ -15,6 +15,7 @@
 #include "api/json_views.h"
 #include "server/daemon.h"
 #include "store/sqlite_job_store.h"
+#include "support/openapi_validator.h"
 
 namespace tuneplane::server::testing {
 namespace {
@@ -50,6 +51,7 @@ class DaemonObservabilityTest : public sim::testing::SimFixture {
     daemon_ = std::move(*started);
     api_ = std::make_unique<httplib::Client>("127.0.0.1", daemon_->port());
     api_->set_read_timeout(30, 0);
+    test::validateAnswersOf(*api_);  // every answer as docs/openapi.json describes it
   }
   void TearDown() override {
     daemon_.reset();

@@ -10,6 +10,7 @@
 #include "../pipeline/site_fixture.h"
 #include "../sim/sim_test_support.h"
 #include "store/sqlite_job_store.h"
+#include "support/openapi_validator.h"
 
 namespace tuneplane::server::testing {
 namespace {
@@ -38,6 +39,7 @@ class DaemonTest : public sim::testing::SimFixture {
     daemon_ = std::move(*started);
     api_ = std::make_unique<httplib::Client>("127.0.0.1", daemon_->port());
     api_->set_read_timeout(30, 0);
+    test::validateAnswersOf(*api_);  // every answer as docs/openapi.json describes it
   }
   void TearDown() override {
     daemon_.reset();

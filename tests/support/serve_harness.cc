@@ -16,6 +16,7 @@
 
 #include "catalog/site_loader.h"
 #include "slurm/rest_client.h"
+#include "support/openapi_validator.h"
 #include "support/test_paths.h"
 
 extern char** environ;
@@ -155,6 +156,52 @@ void ServeProcess::crash() {
   process_->waitExit(kStopLimit);
 }
 
+std::string checkAccessLog(const std::string& text) {
+  std::string problems;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const nlohmann::json entry = nlohmann::json::parse(line, nullptr, false);
+    if (!entry.is_object() || !entry.contains("status") || !entry.contains("path")) continue;
+    const std::string problem = OpenApiValidator::repository().checkStatus(
+        entry.value("method", ""), entry.value("path", ""), entry.value("status", 0));
+    if (!problem.empty()) problems += problem + "\n";
+  }
+  return problems;
+}
+
+std::string checkCliJson(const std::vector<std::string>& args, const std::string& out) {
+  bool json_output = false;
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    json_output =
+        json_output || ((args[i] == "-o" || args[i] == "--output") && args[i + 1] == "json");
+  }
+  if (!json_output || args.empty()) return "";
+  const nlohmann::json value = nlohmann::json::parse(out, nullptr, false);
+  if (value.is_discarded()) return "`" + args[0] + " -o json` printed no JSON document";
+  const OpenApiValidator& api = OpenApiValidator::repository();
+  const auto schema = [](const char* name) {
+    return nlohmann::json{{"$ref", std::string("#/components/schemas/") + name}};
+  };
+  const std::string& verb = args[0];
+  std::string problem;
+  if (verb == "get") {  // the list answer, or one job
+    problem = api.validate(value, schema(value.contains("items") ? "JobList" : "Job"));
+  } else if (verb == "submit" || verb == "cancel") {
+    problem = api.validate(value, schema("Job"));
+  } else if (verb == "events") {
+    problem = api.validate(value, schema("EventList"));
+  } else if (verb == "whoami") {
+    problem = api.validate(value, schema("Whoami"));
+  } else if (verb == "describe") {  // {"job": the job answer, "events": the events' items}
+    problem = api.validate(value.value("job", nlohmann::json()), schema("Job"));
+    if (problem.empty()) {
+      problem =
+          api.validate({{"items", value.value("events", nlohmann::json())}}, schema("EventList"));
+    }
+  }
+  return problem.empty() ? "" : "`tuneplane " + verb + " -o json`: " + problem;
+}
+
 CliRunner::CliRunner(std::string server, std::string token, std::filesystem::path dir)
     : server_(std::move(server)),
       token_(std::move(token)),
@@ -179,7 +226,12 @@ std::vector<std::string> CliRunner::environment() const {
 ProcessResult CliRunner::run(const std::vector<std::string>& args) const {
   std::vector<std::string> argv = {tuneplaneBinary()};
   argv.insert(argv.end(), args.begin(), args.end());
-  return runProcess(argv, {.scratch = dir_, .env = environment()});
+  ProcessResult result = runProcess(argv, {.scratch = dir_, .env = environment()});
+  if (result.exit_code == 0) {
+    const std::string problem = checkCliJson(args, result.out);
+    if (!problem.empty()) ADD_FAILURE() << "not as docs/openapi.json describes it: " << problem;
+  }
+  return result;
 }
 
 std::unique_ptr<ChildProcess> CliRunner::start(const std::vector<std::string>& args,

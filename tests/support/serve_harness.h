@@ -83,9 +83,21 @@ class ServeProcess {
   std::string url_;
 };
 
+// Whether what `tuneplane ARGS` printed on stdout is as docs/openapi.json describes it: the
+// CLI prints the server's objects verbatim with -o json (get, submit, cancel, events, whoami,
+// describe's job and events), so the end-to-end tests check every one they receive; "" when
+// it is (or ARGS asked for no JSON).
+std::string checkCliJson(const std::vector<std::string>& args, const std::string& out);
+
+// Every answer serve's access log (its stdout: one JSON line per request, with method, path
+// and status) records, checked against docs/openapi.json's statuses for that operation; ""
+// when all are documented, else one line per answer that is not.
+std::string checkAccessLog(const std::string& text);
+
 // The `tuneplane` CLI as a user runs it against a server: TUNEPLANE_SERVER and
 // TUNEPLANE_TOKEN set, every other TUNEPLANE_* variable cleared, HOME in `dir` (so no
-// config file of the machine's user is read). Outputs are captured under `dir`.
+// config file of the machine's user is read). Outputs are captured under `dir`. run() checks
+// every -o json output against docs/openapi.json (checkCliJson; a mismatch fails the test).
 class CliRunner {
  public:
   CliRunner(std::string server, std::string token, std::filesystem::path dir);
