@@ -14,8 +14,8 @@
 
 #include "common/clock.h"
 #include "common/result.h"
-#include "pipeline/attempt_launcher.h"
 #include "control/control_observer.h"
+#include "pipeline/attempt_launcher.h"
 #include "store/job_store.h"
 
 namespace tuneplane::control {

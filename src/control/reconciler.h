@@ -42,10 +42,10 @@
 
 #include "common/clock.h"
 #include "common/result.h"
-#include "pipeline/attempt_launcher.h"
 #include "control/control_observer.h"
 #include "control/decisions.h"
 #include "control/status_mapping.h"
+#include "pipeline/attempt_launcher.h"
 #include "slurm/slurm_client.h"
 #include "spec/job_spec.h"
 #include "store/job_store.h"

@@ -20,11 +20,11 @@
 
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
-#include "pipeline/attempt_launcher.h"
 #include "control/job_service.h"
-#include "pipeline/launch_pipeline.h"
 #include "control/reconciler.h"
 #include "launch/attempt_identity.h"
+#include "pipeline/attempt_launcher.h"
+#include "pipeline/launch_pipeline.h"
 #include "slurm/rest_client.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"

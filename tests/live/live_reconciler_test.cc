@@ -75,7 +75,7 @@ class LiveReconciler : public ::testing::Test {
     auto dir = live::makeLiveSite(live_, "tp-live-control-", url, extra_slurm);
     ASSERT_TRUE(dir) << "cannot make a directory in " << shared_;
     dir_ = *dir;
-    auto context = loadSiteContext(dir_ + "/site.yaml", SiteEnvironment{});
+    auto context = pipeline::loadSiteContext(dir_ + "/site.yaml", pipeline::SiteEnvironment{});
     ASSERT_TRUE(context) << context.error().front().describe();
     context_ = std::move(*context);
     auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
@@ -84,7 +84,7 @@ class LiveReconciler : public ::testing::Test {
     auto store = store::SqliteJobStore::open(dir_ + "/tuneplane.db");
     ASSERT_TRUE(store) << store.error().describe();
     store_ = std::move(*store);
-    launcher_ = std::make_unique<AttemptLauncher>(context_, verifier_, random_, fs_);
+    launcher_ = std::make_unique<pipeline::AttemptLauncher>(context_, verifier_, random_, fs_);
     service_ = std::make_unique<JobService>(*store_, *launcher_, clock_);
   }
 
@@ -223,14 +223,14 @@ class LiveReconciler : public ::testing::Test {
   live::Live live_;
   std::string url_, user_, shared_;
   std::string dir_;
-  SiteContext context_;
+  pipeline::SiteContext context_;
   catalog::ArtifactVerifier verifier_;
   launch::OpenSslRandomSource random_;
   staging::PosixStagingFs fs_;
   SystemClock clock_;
   std::unique_ptr<slurm::SlurmRestClient> client_;
   std::unique_ptr<store::SqliteJobStore> store_;
-  std::unique_ptr<AttemptLauncher> launcher_;
+  std::unique_ptr<pipeline::AttemptLauncher> launcher_;
   std::unique_ptr<JobService> service_;
   std::unique_ptr<Reconciler> reconciler_;
 };
@@ -257,7 +257,7 @@ TEST_F(LiveReconciler, OneCompleteJobFromSubmitToSucceeded) {
   }
 
   // The batch script's sentinels and the scheduler log, on the shared filesystem.
-  const AttemptSentinels sentinels = readSentinels(attempt.staging_dir, {"main"});
+  const attempt::AttemptSentinels sentinels = attempt::readSentinels(attempt.staging_dir, {"main"});
   ASSERT_EQ(sentinels.exit.count("main"), 1u) << "no exit sentinel";
   EXPECT_EQ(sentinels.exit.at("main").exit_code, 0);
   EXPECT_EQ(sentinels.start.count("main"), 1u);

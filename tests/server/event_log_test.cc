@@ -9,8 +9,6 @@
 namespace tuneplane::server::testing {
 namespace {
 
-using namespace tuneplane::api::testing;  // ApiFixture and its helpers (tests/api)
-
 using nlohmann::json;
 
 TEST(EventLog, ATransitionRecordSurvivesQuotesAndNewlinesOnOneLine) {
