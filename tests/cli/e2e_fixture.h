@@ -81,7 +81,7 @@ class ServeE2eTest : public ::testing::Test {
       EXPECT_NE(logs.find("/v1/"), std::string::npos) << "no access log read";
       // Every answer serve gave (the CLI's, the harness's) has a status docs/openapi.json
       // documents for its operation; the bodies the CLI prints are checked in CliRunner::run.
-      EXPECT_EQ(test::checkAccessLog(control::testing::readFile(site_->dir() + "/serve.out")), "");
+      EXPECT_EQ(test::checkAccessLog(pipeline::testing::readFile(site_->dir() + "/serve.out")), "");
       for (const char* token : {kAliceToken, kBobToken, kOpsToken, "not-a-token"}) {
         EXPECT_EQ(logs.find(token), std::string::npos) << token;
       }
