@@ -21,8 +21,8 @@ namespace {
 using namespace tuneplane::store::testing;
 
 std::unique_ptr<Connection> rawConnection(const std::string& path) {
-  auto connection =
-      Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, /*busy_timeout_ms=*/1000);
+  auto connection = SqliteConnection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                           /*busy_timeout_ms=*/1000);
   EXPECT_TRUE(connection) << (connection ? "" : connection.error().describe());
   return connection ? std::move(*connection) : nullptr;
 }

@@ -1,0 +1,45 @@
+#include "store/postgres_job_store.h"
+
+#include <utility>
+
+#include "store/error_codes.h"
+#include "store/pg_connection.h"
+#include "store/reader_pool.h"
+#include "store/schema.h"
+
+namespace tuneplane::store {
+
+bool PostgresJobStore::isUri(const std::string& db) {
+  return db.starts_with("postgresql://") || db.starts_with("postgres://");
+}
+
+Result<std::unique_ptr<PostgresJobStore>> PostgresJobStore::open(const std::string& uri,
+                                                                 PostgresJobStoreOptions options) {
+  if (uri.empty()) return fail(codes::kInvalid, "db", "the database URI is empty");
+  if (options.reader_connections < 1) {
+    return fail(codes::kInvalid, "db", "reader_connections must be at least 1");
+  }
+  PgConnectionOptions writer_options;
+  writer_options.password = options.password;
+  auto writer = PgConnection::open(uri, writer_options);
+  if (!writer) return fail(writer.error());
+  if (auto version = inspectDatabase(**writer, knownMigrations()); !version) {
+    return fail(version.error());
+  }
+  if (auto migrated = migrate(**writer, knownMigrations()); !migrated) {
+    return fail(migrated.error());
+  }
+  PgConnectionOptions reader_options = writer_options;
+  reader_options.read_only = true;
+  auto readers = std::make_unique<ReaderPool>(
+      [uri, reader_options]() -> Result<std::unique_ptr<Connection>> {
+        auto connection = PgConnection::open(uri, reader_options);
+        if (!connection) return fail(connection.error());
+        return std::unique_ptr<Connection>(std::move(*connection));
+      },
+      options.reader_connections);
+  return std::unique_ptr<PostgresJobStore>(
+      new PostgresJobStore(std::unique_ptr<Connection>(std::move(*writer)), std::move(readers)));
+}
+
+}  // namespace tuneplane::store
