@@ -7,6 +7,7 @@
 #include "catalog/file_paths.h"
 #include "spec/names.h"
 #include "spec/yaml_reader.h"
+#include "store/postgres_job_store.h"
 
 namespace tuneplane::api {
 namespace {
@@ -143,8 +144,8 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   const YAML::Node server = R::get(*root, "server");
   if (!R::present(server)) return config;  // every default; no tokens: every /v1 call is 401
   if (!r.checkMap(server, "server",
-                  {"listen", "db", "poll_interval", "max_body_bytes", "threads", "tokens",
-                   "request_timeout", "idle_timeout", "max_connections",
+                  {"listen", "db", "db_password_file", "poll_interval", "max_body_bytes", "threads",
+                   "tokens", "request_timeout", "idle_timeout", "max_connections",
                    "max_connections_per_client", "max_header_bytes", "tls", "insecure_http"})) {
     return failAll(r.takeErrors());
   }
@@ -155,10 +156,20 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
     config.listen = *listen;
   }
   if (auto db = r.optStr(server, "db", "server")) {
-    if (auto resolved = catalog::resolveAgainst(*db, site_dir)) {
+    if (store::PostgresJobStore::isUri(*db)) {
+      config.db = *db;  // a PostgreSQL URI, not a path
+    } else if (auto resolved = catalog::resolveAgainst(*db, site_dir)) {
       config.db = *resolved;
     } else {
       r.report("invalid_path", "server.db", "a relative db path needs the site file's directory");
+    }
+  }
+  if (auto file = r.optStr(server, "db_password_file", "server")) {
+    if (auto resolved = catalog::resolveAgainst(*file, site_dir)) {
+      config.db_password_file = *resolved;
+    } else {
+      r.report("invalid_path", "server.db_password_file",
+               "a relative path needs the site file's directory");
     }
   }
   readDuration(r, server, "poll_interval", config.poll_interval);

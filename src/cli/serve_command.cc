@@ -25,7 +25,7 @@
 #include "cli/log_format.h"
 #include "cli/output.h"
 #include "control/launch_pipeline.h"
-#include "store/sqlite_job_store.h"
+#include "store/open_store.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -98,7 +98,7 @@ void runServe(const ServeFlags& flags) {
     spdlog::warn("serve: server.tokens is empty: every /v1 request will be refused (401)");
   }
 
-  auto store = store::SqliteJobStore::open(config->db);
+  auto store = store::openJobStore(config->db, config->db_password_file);
   if (!store) failLines({store.error()}, kExitFailure);
 
   auto access =
@@ -124,7 +124,7 @@ void runServe(const ServeFlags& flags) {
     failLines({daemon.error()}, daemon.error().code == "api.listen" ? kExitFailure : kExitInvalid);
   }
   spdlog::info("serve: listening on {} (db {}, polling every {} ms)", (*daemon)->baseUrl(),
-               config->db, config->poll_interval.count());
+               store::describeDb(config->db), config->poll_interval.count());
 
   int signal_number = 0;
   while (sigwait(&stop_signals, &signal_number) != 0 || signal_number == SIGHUP) {
@@ -160,8 +160,10 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option(
       "--site", flags->site_file,
       std::string("Site file (YAML) with a server: section; default: $") + control::kSiteFileEnv);
-  cmd->add_option("--db", flags->db,
-                  "SQLite database (default: server.db, else tuneplane.db beside the site file)");
+  cmd->add_option(
+      "--db", flags->db,
+      "SQLite file, or a postgresql:// URI without its password (default: server.db, else "
+      "tuneplane.db beside the site file)");
   cmd->add_option("--listen", flags->listen,
                   "HOST:PORT to listen on (default: server.listen, else 127.0.0.1:8080)");
   cmd->add_option("--log-format", flags->log_format,

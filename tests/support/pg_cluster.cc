@@ -172,6 +172,14 @@ std::unique_ptr<PgCluster> PgCluster::start(std::string& error) {
     return nullptr;
   }
   {
+    // kPasswordRole must authenticate; the first matching line wins, so it goes on top.
+    const fs::path hba = dir / "data" / "pg_hba.conf";
+    std::ifstream in(hba);
+    const std::string rest((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream(hba, std::ios::trunc) << "local all " << kPasswordRole << " scram-sha-256\n"
+                                        << rest;
+  }
+  {
     std::ofstream conf(dir / "data" / "postgresql.conf", std::ios::app);
     conf << "\nlisten_addresses = ''\nunix_socket_directories = '" << socketDir(dir)
          << "'\nfsync = off\nsynchronous_commit = off\nfull_page_writes = off\n"
@@ -207,8 +215,9 @@ PgCluster::~PgCluster() {
   fs::remove_all(dir_, ec);
 }
 
-std::string PgCluster::uri(const std::string& dbname) const {
-  return "postgresql:///" + dbname + "?host=" + encode(socketDir(dir_)) + "&user=" + kSuperuser;
+std::string PgCluster::uri(const std::string& dbname, const std::string& user) const {
+  return "postgresql:///" + dbname + "?host=" + encode(socketDir(dir_)) +
+         "&user=" + (user.empty() ? std::string(kSuperuser) : user);
 }
 
 pid_t PgCluster::pid() const {
@@ -231,11 +240,20 @@ bool PgCluster::stop() {
   return false;
 }
 
-std::string PgCluster::createDatabase(std::string& error) const {
+std::string PgCluster::createDatabase(std::string& error, const std::string& owner,
+                                      const std::string& password) const {
   static std::atomic<int> counter{0};
   const std::string name =
       "tp_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter++);
-  if (!adminExec(*this, "CREATE DATABASE " + name, error)) return "";
+  if (!owner.empty()) {
+    // Tests running at once may both create it: the loser's error is no error.
+    const std::string role = "DO $$BEGIN CREATE ROLE " + owner + " LOGIN PASSWORD '" + password +
+                             "'; EXCEPTION WHEN duplicate_object OR unique_violation THEN "
+                             "NULL; END$$";
+    if (!adminExec(*this, role, error)) return "";
+  }
+  const std::string create = "CREATE DATABASE " + name + (owner.empty() ? "" : " OWNER " + owner);
+  if (!adminExec(*this, create, error)) return "";
   return name;
 }
 

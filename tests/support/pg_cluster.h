@@ -27,6 +27,10 @@ namespace tuneplane::test {
 
 std::optional<std::filesystem::path> postgresBinDir();
 
+// A role that must give its password (scram-sha-256) where every other role is trusted: for
+// the tests of how serve gets the password.
+inline constexpr const char* kPasswordRole = "tp_password_user";
+
 class PgCluster {
  public:
   // Starts a new server; on failure nullptr and `error` says why.
@@ -38,8 +42,8 @@ class PgCluster {
   PgCluster& operator=(const PgCluster&) = delete;
 
   const std::filesystem::path& dir() const { return dir_; }
-  // A libpq URI for database `dbname` on this server, as its superuser.
-  std::string uri(const std::string& dbname = "postgres") const;
+  // A libpq URI for database `dbname` on this server, as `user` (its superuser by default).
+  std::string uri(const std::string& dbname = "postgres", const std::string& user = "") const;
   // The postmaster's PID (from postmaster.pid); 0 when it is not running.
   pid_t pid() const;
   // Stops the server by its PID, bounded; true when it is gone.
@@ -48,8 +52,10 @@ class PgCluster {
   // directory (tp_test_postgres start hands it to the stop step).
   void release() { owned_ = false; }
 
-  // A new empty database with a unique name; "" (and `error`) on failure.
-  std::string createDatabase(std::string& error) const;
+  // A new empty database with a unique name; "" (and `error`) on failure. With `owner`,
+  // that role (made with `password` if it does not exist) owns it.
+  std::string createDatabase(std::string& error, const std::string& owner = "",
+                             const std::string& password = "") const;
   void dropDatabase(const std::string& name) const;
 
  private:
