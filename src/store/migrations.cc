@@ -193,8 +193,37 @@ Status toVersion1(Connection& connection) {
                                                                     : kVersion1Sqlite);
 }
 
-constexpr std::array<Migration, 1> kMigrations{{
+// Version 2. leader_lease: the one row naming the replica that runs the control loop and
+// its fencing epoch (leader_lease.h); expires_ms is the database server's clock. SQLite
+// (one serve process) keeps the table empty; it exists so both schemas stay one.
+constexpr const char* kVersion2Sqlite = R"sql(
+CREATE TABLE leader_lease (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  epoch      INTEGER NOT NULL,
+  holder     TEXT NOT NULL,
+  holder_pid INTEGER NOT NULL,
+  expires_ms INTEGER NOT NULL
+) STRICT;
+)sql";
+
+constexpr const char* kVersion2Postgres = R"sql(
+CREATE TABLE leader_lease (
+  id         BIGINT PRIMARY KEY CHECK (id = 1),
+  epoch      BIGINT NOT NULL,
+  holder     TEXT NOT NULL,
+  holder_pid BIGINT NOT NULL,
+  expires_ms BIGINT NOT NULL
+);
+)sql";
+
+Status toVersion2(Connection& connection) {
+  return connection.exec(connection.dialect() == Dialect::kPostgres ? kVersion2Postgres
+                                                                    : kVersion2Sqlite);
+}
+
+constexpr std::array<Migration, 2> kMigrations{{
     {1, "jobs, labels, attempts, components, events", &toVersion1},
+    {2, "leader lease", &toVersion2},
 }};
 
 }  // namespace

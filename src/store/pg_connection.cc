@@ -279,17 +279,19 @@ Result<Query> PgConnection::query(std::string_view sql) {
   return Query(found->second.get());
 }
 
+Status PgConnection::ensureConnected() {
+  if (PQstatus(conn_.get()) == CONNECTION_OK) return ok();
+  // Lost (a restarted server, a failover): once more, on a new session, which knows none of
+  // the old one's prepared statements.
+  statements_.clear();
+  PQreset(conn_.get());
+  if (PQstatus(conn_.get()) == CONNECTION_OK) return ok();
+  return fail(codes::kIo, "db",
+              "lost the connection to " + description_ + ": " + PQerrorMessage(conn_.get()));
+}
+
 Status PgConnection::beginTransaction(TransactionKind kind) {
-  if (PQstatus(conn_.get()) != CONNECTION_OK) {
-    // Lost (a restarted server, a failover): once more, on a new session, which knows none
-    // of the old one's prepared statements.
-    statements_.clear();
-    PQreset(conn_.get());
-    if (PQstatus(conn_.get()) != CONNECTION_OK) {
-      return fail(codes::kIo, "db",
-                  "lost the connection to " + description_ + ": " + PQerrorMessage(conn_.get()));
-    }
-  }
+  if (auto connected = ensureConnected(); !connected) return connected;
   if (kind == TransactionKind::kRead) {
     return exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   }

@@ -70,6 +70,8 @@ class PgConnection final : public Connection {
   Dialect dialect() const override { return Dialect::kPostgres; }
   const std::string& path() const override { return description_; }
   Status beginTransaction(TransactionKind kind) override;
+  // Connects again (once) if the session was lost; its prepared statements go with it.
+  Status ensureConnected();
 
   PGconn* raw() const { return conn_.get(); }
 

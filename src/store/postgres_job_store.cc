@@ -38,8 +38,34 @@ Result<std::unique_ptr<PostgresJobStore>> PostgresJobStore::open(const std::stri
         return std::unique_ptr<Connection>(std::move(*connection));
       },
       options.reader_connections);
-  return std::unique_ptr<PostgresJobStore>(
-      new PostgresJobStore(std::unique_ptr<Connection>(std::move(*writer)), std::move(readers)));
+  return std::unique_ptr<PostgresJobStore>(new PostgresJobStore(
+      std::unique_ptr<Connection>(std::move(*writer)), std::move(readers), uri, writer_options));
+}
+
+PostgresJobStore::PostgresJobStore(std::unique_ptr<Connection> writer,
+                                   std::unique_ptr<ReaderPool> readers, std::string uri,
+                                   PgConnectionOptions connection)
+    : SqlJobStore(std::move(writer), std::move(readers)),
+      uri_(std::move(uri)),
+      connection_(std::move(connection)) {}
+
+// The lease goes first: its session ends, and a standby takes over on its next round.
+PostgresJobStore::~PostgresJobStore() {
+  lease_.reset();
+}
+
+Status PostgresJobStore::enableLeadership(LeaseOptions options) {
+  auto lease = LeaderLease::open(uri_, connection_, std::move(options));
+  if (!lease) return fail(lease.error());
+  lease_ = std::move(*lease);
+  setCommitFence([lease = lease_.get()](Connection& c) { return lease->checkFence(c); });
+  lease_->start();
+  return ok();
+}
+
+Result<std::vector<JobView>> PostgresJobStore::activeJobs() {
+  if (lease_ && !lease_->isLeader()) return std::vector<JobView>{};
+  return SqlJobStore::activeJobs();
 }
 
 }  // namespace tuneplane::store

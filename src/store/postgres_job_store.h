@@ -17,6 +17,8 @@
 #include <string>
 
 #include "common/result.h"
+#include "store/leader_lease.h"
+#include "store/pg_connection.h"
 #include "store/sql_job_store.h"
 
 namespace tuneplane::store {
@@ -37,8 +39,26 @@ class PostgresJobStore final : public SqlJobStore {
   static Result<std::unique_ptr<PostgresJobStore>> open(const std::string& uri,
                                                         PostgresJobStoreOptions options = {});
 
+  ~PostgresJobStore() override;
+
+  // Makes this store one replica among several (leader_lease.h): starts the lease; from then
+  // on commit() and commitAll() are refused ("store.fenced") unless this replica holds the
+  // lease's current epoch, and activeJobs() — what the reconciler works on — is empty while
+  // it is a standby, so a standby's control loop has nothing to do. The API's reads and
+  // requests are served by every replica. Errors: those of LeaderLease::open.
+  Status enableLeadership(LeaseOptions options);
+  // Null until enableLeadership.
+  LeaderLease* lease() { return lease_.get(); }
+
+  Result<std::vector<JobView>> activeJobs() override;
+
  private:
-  using SqlJobStore::SqlJobStore;
+  PostgresJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers,
+                   std::string uri, PgConnectionOptions connection);
+
+  const std::string uri_;
+  const PgConnectionOptions connection_;
+  std::unique_ptr<LeaderLease> lease_;
 };
 
 }  // namespace tuneplane::store

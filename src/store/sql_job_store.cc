@@ -75,7 +75,12 @@ Result<std::map<std::pair<AttemptPhase, EndCause>, int64_t>> SqlJobStore::countE
 
 Status SqlJobStore::commit(const Change& change) {
   if (auto valid = validateChange(change); !valid) return valid;  // before taking the lock
-  return write([&](Connection& c) { return applyChange(c, change); });
+  return write([&](Connection& c) -> Status {
+    if (fence_) {
+      if (auto fenced = fence_(c); !fenced) return fenced;
+    }
+    return applyChange(c, change);
+  });
 }
 
 Status SqlJobStore::commitAll(const std::vector<Change>& changes) {
@@ -87,6 +92,9 @@ Status SqlJobStore::commitAll(const std::vector<Change>& changes) {
     }
   }
   return write([&](Connection& c) -> Status {
+    if (fence_) {
+      if (auto fenced = fence_(c); !fenced) return fenced;
+    }
     for (const Change& change : changes) {
       if (auto done = applyChange(c, change); !done) return done;
     }

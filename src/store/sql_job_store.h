@@ -54,11 +54,16 @@ class SqlJobStore : public JobStore {
   auto read(Read&& read) -> decltype(read(std::declval<Connection&>()));
   // Runs `write(Connection&)` in a write transaction under the mutex; commits if it succeeds.
   Status write(const std::function<Status(Connection&)>& write);
+  // A check commit() and commitAll() run first inside their write transaction (the
+  // reconciler's writes; the API's requests are not fenced). REQUIRES: set before the store
+  // is shared between threads.
+  void setCommitFence(std::function<Status(Connection&)> fence) { fence_ = std::move(fence); }
 
  private:
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;   // guarded by write_mutex_
   std::unique_ptr<ReaderPool> readers_;  // may be null
+  std::function<Status(Connection&)> fence_;
 };
 
 }  // namespace tuneplane::store

@@ -88,10 +88,8 @@ JobView version1Want() {
   return view;
 }
 
-const std::vector<EarlierVersion>& earlierVersions() {
-  static const std::vector<EarlierVersion> rows = {
-      {1,
-       R"sql(
+// Rows in version 1's columns.
+constexpr const char* kVersion1Rows = R"sql(
 INSERT INTO jobs VALUES ('old-00000001', 'old', 'alice', 'spec: ''ü''', 'SubmitUnknown',
   'looking', 100, 200, 0, 1, 'bob');
 INSERT INTO job_labels VALUES ('old-00000001', 'team', 'nlp');
@@ -103,11 +101,16 @@ INSERT INTO components VALUES ('old-00000001', 1, 0, 'main', 4294967295, 'sZZZZZ
 INSERT INTO events (job_id, attempt, time_ms, from_phase, to_phase, reason, actor)
   VALUES ('old-00000001', 0, 100, '', 'Pending', 'created', 'alice'),
          ('old-00000001', 1, 120, 'Submitting', 'SubmitUnknown', 'no receipt', 'reconciler');
-)sql",
-       version1Want(), 2},
+)sql";
+
+const std::vector<EarlierVersion>& earlierVersions() {
+  static const std::vector<EarlierVersion> rows = {
+      {1, kVersion1Rows, version1Want(), 2},
+      {2, kVersion1Rows, version1Want(), 2},  // version 2 added a table only
   };
   return rows;
 }
+
 
 TEST(MigrationsTest, EveryVersionHasARowBelow) {
   std::set<int> covered;
