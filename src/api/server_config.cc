@@ -143,10 +143,11 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   if (!root) return failAll(r.takeErrors());
   const YAML::Node server = R::get(*root, "server");
   if (!R::present(server)) return config;  // every default; no tokens: every /v1 call is 401
-  if (!r.checkMap(server, "server",
-                  {"listen", "db", "db_password_file", "poll_interval", "max_body_bytes", "threads",
-                   "tokens", "request_timeout", "idle_timeout", "max_connections",
-                   "max_connections_per_client", "max_header_bytes", "tls", "insecure_http"})) {
+  if (!r.checkMap(
+          server, "server",
+          {"listen", "db", "db_password_file", "lease_seconds", "poll_interval", "max_body_bytes",
+           "threads", "tokens", "request_timeout", "idle_timeout", "max_connections",
+           "max_connections_per_client", "max_header_bytes", "tls", "insecure_http"})) {
     return failAll(r.takeErrors());
   }
   if (auto listen = r.optStr(server, "listen", "server")) {
@@ -172,6 +173,7 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
                "a relative path needs the site file's directory");
     }
   }
+  readCount(r, server, "lease_seconds", 1, 3600, config.lease_seconds);
   readDuration(r, server, "poll_interval", config.poll_interval);
   readDuration(r, server, "request_timeout", config.request_timeout);
   readDuration(r, server, "idle_timeout", config.idle_timeout);

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <memory>
@@ -71,6 +72,13 @@ void checkListenSecurity(const api::ServerConfig& config, const api::ListenAddre
       listen.host);
 }
 
+// Names this replica in the lease row and the log: host and process id.
+std::string replicaName() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return std::string(host) + ":" + std::to_string(::getpid());
+}
+
 void runServe(const ServeFlags& flags) {
   // Every thread started from here on inherits this mask, so the signals reach only the
   // sigwait below: no handler runs in the middle of a store write.
@@ -98,8 +106,19 @@ void runServe(const ServeFlags& flags) {
     spdlog::warn("serve: server.tokens is empty: every /v1 request will be refused (401)");
   }
 
-  auto store = store::openJobStore(config->db, config->db_password_file);
-  if (!store) failLines({store.error()}, kExitFailure);
+  store::LeaseOptions lease;
+  lease.lease_seconds = config->lease_seconds;
+  lease.holder = replicaName();
+  lease.on_change = [](bool leader, int64_t epoch, const std::string& why) {
+    if (leader) {
+      spdlog::info("serve: lease taken, epoch {}: this replica runs the control loop", epoch);
+    } else {
+      spdlog::warn("serve: lease lost, epoch {} ({}): this replica is a standby", epoch, why);
+    }
+  };
+  auto opened = store::openJobStore(config->db, config->db_password_file, std::move(lease));
+  if (!opened) failLines({opened.error()}, kExitFailure);
+  store::JobStore& job_store = *opened->store;
 
   auto access =
       std::make_shared<spdlog::logger>("access", std::make_shared<spdlog::sinks::stdout_sink_mt>());
@@ -119,7 +138,10 @@ void runServe(const ServeFlags& flags) {
   options.poll_interval = config->poll_interval;
   options.access_log = [access](const std::string& line) { access->info(line); };
   options.event_log = std::move(records);
-  auto daemon = api::Daemon::start(*context, **store, std::move(options));
+  if (store::LeaderLease* replica = opened->lease) {
+    options.more_metrics = [replica] { return store::renderLeaseMetrics(*replica); };
+  }
+  auto daemon = api::Daemon::start(*context, job_store, std::move(options));
   if (!daemon) {
     failLines({daemon.error()}, daemon.error().code == "api.listen" ? kExitFailure : kExitInvalid);
   }

@@ -44,8 +44,9 @@ std::string describeDb(const std::string& db) {
   return PostgresJobStore::isUri(db) ? redactUri(db) : db;
 }
 
-Result<std::unique_ptr<JobStore>> openJobStore(const std::string& db,
-                                               const std::optional<std::string>& password_file) {
+Result<OpenedStore> openJobStore(const std::string& db,
+                                 const std::optional<std::string>& password_file,
+                                 LeaseOptions lease) {
   if (!PostgresJobStore::isUri(db)) {
     if (password_file) {
       return fail(codes::kInvalid, kPasswordField,
@@ -54,7 +55,7 @@ Result<std::unique_ptr<JobStore>> openJobStore(const std::string& db,
     }
     auto store = SqliteJobStore::open(db);
     if (!store) return fail(store.error());
-    return std::unique_ptr<JobStore>(std::move(*store));
+    return OpenedStore{std::move(*store), nullptr};
   }
   PostgresJobStoreOptions options;
   if (password_file) {
@@ -64,7 +65,31 @@ Result<std::unique_ptr<JobStore>> openJobStore(const std::string& db,
   }
   auto store = PostgresJobStore::open(db, options);
   if (!store) return fail(store.error());
-  return std::unique_ptr<JobStore>(std::move(*store));
+  if (auto enabled = (*store)->enableLeadership(std::move(lease)); !enabled) {
+    return fail(enabled.error());
+  }
+  LeaderLease* replica_lease = (*store)->lease();
+  return OpenedStore{std::move(*store), replica_lease};
+}
+
+std::string renderLeaseMetrics(const LeaderLease& lease) {
+  return "# HELP tuneplane_leader 1 on the replica that runs the control loop, 0 on standbys.\n"
+         "# TYPE tuneplane_leader gauge\n"
+         "tuneplane_leader " +
+         std::to_string(lease.isLeader() ? 1 : 0) +
+         "\n# HELP tuneplane_lease_epoch The fencing epoch this replica holds (0: none).\n"
+         "# TYPE tuneplane_lease_epoch gauge\n"
+         "tuneplane_lease_epoch " +
+         std::to_string(lease.epoch()) +
+         "\n# HELP tuneplane_lease_transitions_total Leases this replica took or lost.\n"
+         "# TYPE tuneplane_lease_transitions_total counter\n"
+         "tuneplane_lease_transitions_total " +
+         std::to_string(lease.transitions()) +
+         "\n# HELP tuneplane_store_fenced_writes_total Control-loop writes refused because "
+         "this replica's epoch was no longer current.\n"
+         "# TYPE tuneplane_store_fenced_writes_total counter\n"
+         "tuneplane_store_fenced_writes_total " +
+         std::to_string(lease.fencedWrites()) + "\n";
 }
 
 }  // namespace tuneplane::store

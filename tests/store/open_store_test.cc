@@ -24,7 +24,8 @@ TEST(OpenStoreTest, APathIsSqliteAndAUriIsPostgres) {
   tuneplane::testing::TempDir dir;
   auto store = openJobStore(dir.file("x.db"), std::nullopt);
   ASSERT_TRUE(store) << store.error().describe();
-  EXPECT_NE(dynamic_cast<SqliteJobStore*>(store->get()), nullptr);
+  EXPECT_NE(dynamic_cast<SqliteJobStore*>(store->store.get()), nullptr);
+  EXPECT_EQ(store->lease, nullptr);  // one process: no lease
 }
 
 TEST(OpenStoreTest, APasswordFileOthersCanReadIsRefusedWithoutItsContent) {
