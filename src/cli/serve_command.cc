@@ -145,6 +145,15 @@ void runServe(const ServeFlags& flags) {
   if (!daemon) {
     failLines({daemon.error()}, daemon.error().code == "api.listen" ? kExitFailure : kExitInvalid);
   }
+  if (opened->postgres != nullptr) {
+    // A job created or cancelled through another replica wakes this one's loop at once.
+    api::Daemon* running = daemon->get();
+    if (auto listening = opened->postgres->listenForWakeups([running] { running->loop().wake(); });
+        !listening) {
+      spdlog::warn("serve: no wake-ups from other replicas (each waits for its poll): {}",
+                   listening.error().message);
+    }
+  }
   spdlog::info("serve: listening on {} (db {}, polling every {} ms)", (*daemon)->baseUrl(),
                store::describeDb(config->db), config->poll_interval.count());
 
@@ -163,6 +172,7 @@ void runServe(const ServeFlags& flags) {
   }
   spdlog::info("serve: {} received; stopping at a safe point (Slurm jobs keep running)",
                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  if (opened->postgres != nullptr) opened->postgres->stopWakeups();  // before the loop goes
   (*daemon)->stop();
   spdlog::info("serve: stopped");
 }

@@ -55,7 +55,7 @@ Result<OpenedStore> openJobStore(const std::string& db,
     }
     auto store = SqliteJobStore::open(db);
     if (!store) return fail(store.error());
-    return OpenedStore{std::move(*store), nullptr};
+    return OpenedStore{std::move(*store), nullptr, nullptr};
   }
   PostgresJobStoreOptions options;
   if (password_file) {
@@ -69,7 +69,8 @@ Result<OpenedStore> openJobStore(const std::string& db,
     return fail(enabled.error());
   }
   LeaderLease* replica_lease = (*store)->lease();
-  return OpenedStore{std::move(*store), replica_lease};
+  PostgresJobStore* postgres = store->get();
+  return OpenedStore{std::move(*store), replica_lease, postgres};
 }
 
 std::string renderLeaseMetrics(const LeaderLease& lease) {

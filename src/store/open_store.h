@@ -13,6 +13,7 @@
 #include "common/result.h"
 #include "store/job_store.h"
 #include "store/leader_lease.h"
+#include "store/postgres_job_store.h"
 
 namespace tuneplane::store {
 
@@ -21,7 +22,8 @@ std::string describeDb(const std::string& db);
 
 struct OpenedStore {
   std::unique_ptr<JobStore> store;
-  LeaderLease* lease = nullptr;  // PostgreSQL: this replica's lease (owned by the store)
+  LeaderLease* lease = nullptr;          // PostgreSQL: this replica's lease (owned by the store)
+  PostgresJobStore* postgres = nullptr;  // PostgreSQL: the store, for its wake-ups
 };
 
 // PostgreSQL stores are opened as replicas (PostgresJobStore::enableLeadership with `lease`);

@@ -47,11 +47,26 @@ PostgresJobStore::PostgresJobStore(std::unique_ptr<Connection> writer,
                                    PgConnectionOptions connection)
     : SqlJobStore(std::move(writer), std::move(readers)),
       uri_(std::move(uri)),
-      connection_(std::move(connection)) {}
+      connection_(std::move(connection)) {
+  // Every API request tells the other replicas when it commits (wakeup_listener.h).
+  setRequestHook([](Connection& c) -> Status {
+    auto q = c.query(std::string("SELECT pg_notify('") + kWakeChannel + "', '')");
+    if (!q) return fail(q.error());
+    return q->run();
+  });
+}
 
 // The lease goes first: its session ends, and a standby takes over on its next round.
 PostgresJobStore::~PostgresJobStore() {
   lease_.reset();
+  listener_.reset();
+}
+
+Status PostgresJobStore::listenForWakeups(std::function<void()> on_wake) {
+  auto listener = WakeupListener::open(uri_, connection_, std::move(on_wake));
+  if (!listener) return fail(listener.error());
+  listener_ = std::move(*listener);
+  return ok();
 }
 
 Status PostgresJobStore::enableLeadership(LeaseOptions options) {

@@ -12,6 +12,7 @@
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 #include "store/leader_lease.h"
 #include "store/pg_connection.h"
 #include "store/sql_job_store.h"
+#include "store/wakeup_listener.h"
 
 namespace tuneplane::store {
 
@@ -47,6 +49,10 @@ class PostgresJobStore final : public SqlJobStore {
   // it is a standby, so a standby's control loop has nothing to do. The API's reads and
   // requests are served by every replica. Errors: those of LeaderLease::open.
   Status enableLeadership(LeaseOptions options);
+  // Calls `on_wake` whenever an API request commits on any replica of this database
+  // (wakeup_listener.h), until stopWakeups() or the store's end. Errors: those of connecting.
+  Status listenForWakeups(std::function<void()> on_wake);
+  void stopWakeups() { listener_.reset(); }
   // Null until enableLeadership.
   LeaderLease* lease() { return lease_.get(); }
 
@@ -59,6 +65,7 @@ class PostgresJobStore final : public SqlJobStore {
   const std::string uri_;
   const PgConnectionOptions connection_;
   std::unique_ptr<LeaderLease> lease_;
+  std::unique_ptr<WakeupListener> listener_;
 };
 
 }  // namespace tuneplane::store

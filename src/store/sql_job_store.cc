@@ -45,8 +45,15 @@ Status SqlJobStore::write(const std::function<Status(Connection&)>& write) {
   return transaction->commit();
 }
 
+Status SqlJobStore::writeRequest(const std::function<Status(Connection&)>& request) {
+  return write([&](Connection& c) -> Status {
+    if (auto done = request(c); !done) return done;
+    return request_hook_ ? request_hook_(c) : ok();
+  });
+}
+
 Status SqlJobStore::createJob(const JobRecord& job, const EventRecord& created) {
-  return write([&](Connection& c) { return insertNewJob(c, job, created); });
+  return writeRequest([&](Connection& c) { return insertNewJob(c, job, created); });
 }
 
 Result<std::optional<JobView>> SqlJobStore::getJob(const std::string& id) {
@@ -104,12 +111,12 @@ Status SqlJobStore::commitAll(const std::vector<Change>& changes) {
 
 Status SqlJobStore::requestCancel(const std::string& job_id, const std::string& actor,
                                   int64_t now_ms) {
-  return write([&](Connection& c) { return markCancelRequested(c, job_id, actor, now_ms); });
+  return writeRequest([&](Connection& c) { return markCancelRequested(c, job_id, actor, now_ms); });
 }
 
 Status SqlJobStore::requestAbandon(const std::string& job_id, int attempt, const std::string& actor,
                                    const std::string& reason, int64_t now_ms) {
-  return write([&](Connection& c) {
+  return writeRequest([&](Connection& c) {
     return markAbandonRequested(c, job_id, attempt, actor, reason, now_ms);
   });
 }

@@ -54,16 +54,22 @@ class SqlJobStore : public JobStore {
   auto read(Read&& read) -> decltype(read(std::declval<Connection&>()));
   // Runs `write(Connection&)` in a write transaction under the mutex; commits if it succeeds.
   Status write(const std::function<Status(Connection&)>& write);
+  // write() for an API request: `write`, then the request hook, in one transaction.
+  Status writeRequest(const std::function<Status(Connection&)>& write);
   // A check commit() and commitAll() run first inside their write transaction (the
   // reconciler's writes; the API's requests are not fenced). REQUIRES: set before the store
   // is shared between threads.
   void setCommitFence(std::function<Status(Connection&)> fence) { fence_ = std::move(fence); }
+  // A step createJob, requestCancel and requestAbandon run last inside their write
+  // transaction (PostgreSQL: NOTIFY the replicas). REQUIRES: as setCommitFence.
+  void setRequestHook(std::function<Status(Connection&)> hook) { request_hook_ = std::move(hook); }
 
  private:
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;   // guarded by write_mutex_
   std::unique_ptr<ReaderPool> readers_;  // may be null
   std::function<Status(Connection&)> fence_;
+  std::function<Status(Connection&)> request_hook_;
 };
 
 }  // namespace tuneplane::store
