@@ -111,7 +111,6 @@ const std::vector<EarlierVersion>& earlierVersions() {
   return rows;
 }
 
-
 TEST(MigrationsTest, EveryVersionHasARowBelow) {
   std::set<int> covered;
   for (const auto& row : earlierVersions()) covered.insert(row.version);
