@@ -101,7 +101,7 @@ bool populate(const std::string& path) {
       return false;
     }
   }
-  auto connection = Connection::open(path, SQLITE_OPEN_READWRITE, 5000);
+  auto connection = SqliteConnection::open(path, SQLITE_OPEN_READWRITE, 5000);
   if (!connection) return false;
   Connection& c = **connection;
   if (!c.exec("PRAGMA synchronous = OFF; PRAGMA foreign_keys = ON; BEGIN")) return false;
@@ -142,12 +142,11 @@ Rate rate(double seconds, Op&& op, std::atomic<bool>* failed) {
 }
 
 // getJob done naively: the same three reads, each statement prepared and finalized per call.
-bool naiveGetJob(Connection& c, const std::string& id) {
+bool naiveGetJob(SqliteConnection& c, const std::string& id) {
   auto once = [&](const std::string& sql, auto&& row) {
-    sqlite3_stmt* raw = nullptr;
-    if (sqlite3_prepare_v2(c.raw(), sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) return false;
-    StatementHandle stmt(raw);
-    Query q(c.raw(), raw);
+    auto stmt = c.prepare(sql);
+    if (!stmt) return false;
+    Query q(stmt->get());
     q.bind(1, id);
     for (;;) {
       auto more = q.step();
@@ -192,9 +191,9 @@ int main() {
   for (int i = 0; i < kJobs; ++i) ids.push_back(jobId(i));
 
   // Baselines on a connection of their own.
-  auto raw = Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, 5000);
+  auto raw = SqliteConnection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, 5000);
   if (!raw) return 1;
-  Connection& baseline = **raw;
+  SqliteConnection& baseline = **raw;
   const Rate select1 = rate(
       seconds,
       [&](int) {

@@ -5,7 +5,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang-format shellcheck python3 curl openssl
   nlohmann-json3-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
-  libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libexpected-dev
+  libpq-dev postgresql libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libexpected-dev
   libicu-dev libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libboost-dev
   chromium chromium-driver
 )

@@ -8,6 +8,7 @@
 #include "common/text_checks.h"
 #include "spec/names.h"
 #include "spec/yaml_reader.h"
+#include "store/postgres_job_store.h"
 
 namespace tuneplane::api {
 namespace {
@@ -135,10 +136,11 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   if (!root) return failAll(r.takeErrors());
   const YAML::Node server = R::get(*root, "server");
   if (!R::present(server)) return config;  // every default; no tokens: every /v1 call is 401
-  if (!r.checkMap(server, "server",
-                  {"listen", "db", "poll_interval", "max_body_bytes", "threads", "tokens",
-                   "request_timeout", "idle_timeout", "max_connections",
-                   "max_connections_per_client", "max_header_bytes", "tls", "insecure_http"})) {
+  if (!r.checkMap(
+          server, "server",
+          {"listen", "db", "db_password_file", "lease_seconds", "poll_interval", "max_body_bytes",
+           "threads", "tokens", "request_timeout", "idle_timeout", "max_connections",
+           "max_connections_per_client", "max_header_bytes", "tls", "insecure_http"})) {
     return failAll(r.takeErrors());
   }
   if (auto listen = r.optStr(server, "listen", "server")) {
@@ -148,12 +150,23 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
     config.listen = *listen;
   }
   if (auto db = r.optStr(server, "db", "server")) {
-    if (auto resolved = catalog::resolveAgainst(*db, site_dir)) {
+    if (store::PostgresJobStore::isUri(*db)) {
+      config.db = *db;  // a PostgreSQL URI, not a path
+    } else if (auto resolved = catalog::resolveAgainst(*db, site_dir)) {
       config.db = *resolved;
     } else {
       r.report("invalid_path", "server.db", "a relative db path needs the site file's directory");
     }
   }
+  if (auto file = r.optStr(server, "db_password_file", "server")) {
+    if (auto resolved = catalog::resolveAgainst(*file, site_dir)) {
+      config.db_password_file = *resolved;
+    } else {
+      r.report("invalid_path", "server.db_password_file",
+               "a relative path needs the site file's directory");
+    }
+  }
+  readCount(r, server, "lease_seconds", 1, 3600, config.lease_seconds);
   readDuration(r, server, "poll_interval", config.poll_interval);
   readDuration(r, server, "request_timeout", config.request_timeout);
   readDuration(r, server, "idle_timeout", config.idle_timeout);

@@ -6,7 +6,10 @@
 //
 //   server:
 //     listen: 127.0.0.1:8080          # HOST:PORT; port 0 takes any free port
-//     db: tuneplane.db                # relative to the site file's directory
+//     db: tuneplane.db                # relative to the site file's directory, or a
+//                                     # postgresql://host/db URI (store/open_store.h)
+//     db_password_file: pg.pass       # PostgreSQL's password, mode 0600; or PGPASSFILE
+//     lease_seconds: 10               # PostgreSQL replicas: a dead leader's replacement bound
 //     poll_interval: 10s              # how often the control loop ticks
 //     max_body_bytes: 1048576         # POST bodies larger than this get 413
 //     threads: 8                      # worker threads that run the route handlers
@@ -61,6 +64,8 @@ struct ApiToken {
 struct ServerConfig {
   std::string listen = kDefaultListen;
   std::string db;  // absolute or relative to the working directory; set by the loader
+  std::optional<std::string> db_password_file;  // absolute or relative to the working dir
+  int lease_seconds = 10;                       // store/leader_lease.h (PostgreSQL only)
   std::chrono::milliseconds poll_interval{10'000};
   std::size_t max_body_bytes = kDefaultMaxBodyBytes;
   int threads = kDefaultThreads;

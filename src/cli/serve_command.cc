@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <memory>
@@ -27,7 +28,7 @@
 #include "client_cli/output.h"
 #include "pipeline/launch_pipeline.h"
 #include "server/daemon.h"
-#include "store/sqlite_job_store.h"
+#include "store/open_store.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -73,6 +74,13 @@ void checkListenSecurity(const api::ServerConfig& config, const api::ListenAddre
       listen.host);
 }
 
+// Names this replica in the lease row and the log: host and process id.
+std::string replicaName() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return std::string(host) + ":" + std::to_string(::getpid());
+}
+
 void runServe(const ServeFlags& flags) {
   // Every thread started from here on inherits this mask, so the signals reach only the
   // sigwait below: no handler runs in the middle of a store write.
@@ -100,8 +108,19 @@ void runServe(const ServeFlags& flags) {
     spdlog::warn("serve: server.tokens is empty: every /v1 request will be refused (401)");
   }
 
-  auto store = store::SqliteJobStore::open(config->db);
-  if (!store) failLines({store.error()}, kExitFailure);
+  store::LeaseOptions lease;
+  lease.lease_seconds = config->lease_seconds;
+  lease.holder = replicaName();
+  lease.on_change = [](bool leader, int64_t epoch, const std::string& why) {
+    if (leader) {
+      spdlog::info("serve: lease taken, epoch {}: this replica runs the control loop", epoch);
+    } else {
+      spdlog::warn("serve: lease lost, epoch {} ({}): this replica is a standby", epoch, why);
+    }
+  };
+  auto opened = store::openJobStore(config->db, config->db_password_file, std::move(lease));
+  if (!opened) failLines({opened.error()}, kExitFailure);
+  store::JobStore& job_store = *opened->store;
 
   auto access =
       std::make_shared<spdlog::logger>("access", std::make_shared<spdlog::sinks::stdout_sink_mt>());
@@ -121,13 +140,25 @@ void runServe(const ServeFlags& flags) {
   options.poll_interval = config->poll_interval;
   options.access_log = [access](const std::string& line) { access->info(line); };
   options.event_log = std::move(records);
-  auto daemon = server::Daemon::start(*context, **store, std::move(options));
+  if (store::LeaderLease* replica = opened->lease) {
+    options.more_metrics = [replica] { return store::renderLeaseMetrics(*replica); };
+  }
+  auto daemon = server::Daemon::start(*context, job_store, std::move(options));
   if (!daemon) {
     failLines({daemon.error()},
               daemon.error().code == api::codes::kListen ? kExitFailure : kExitInvalid);
   }
+  if (opened->postgres != nullptr) {
+    // A job created or cancelled through another replica wakes this one's loop at once.
+    server::Daemon* running = daemon->get();
+    if (auto listening = opened->postgres->listenForWakeups([running] { running->loop().wake(); });
+        !listening) {
+      spdlog::warn("serve: no wake-ups from other replicas (each waits for its poll): {}",
+                   listening.error().message);
+    }
+  }
   spdlog::info("serve: listening on {} (db {}, polling every {} ms)", (*daemon)->baseUrl(),
-               config->db, config->poll_interval.count());
+               store::describeDb(config->db), config->poll_interval.count());
 
   int signal_number = 0;
   while (sigwait(&stop_signals, &signal_number) != 0 || signal_number == SIGHUP) {
@@ -144,6 +175,7 @@ void runServe(const ServeFlags& flags) {
   }
   spdlog::info("serve: {} received; stopping at a safe point (Slurm jobs keep running)",
                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  if (opened->postgres != nullptr) opened->postgres->stopWakeups();  // before the loop goes
   (*daemon)->stop();
   spdlog::info("serve: stopped");
 }
@@ -163,8 +195,10 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option(
       "--site", flags->site_file,
       std::string("Site file (YAML) with a server: section; default: $") + pipeline::kSiteFileEnv);
-  cmd->add_option("--db", flags->db,
-                  "SQLite database (default: server.db, else tuneplane.db beside the site file)");
+  cmd->add_option(
+      "--db", flags->db,
+      "SQLite file, or a postgresql:// URI without its password (default: server.db, else "
+      "tuneplane.db beside the site file)");
   cmd->add_option("--listen", flags->listen,
                   "HOST:PORT to listen on (default: server.listen, else 127.0.0.1:8080)");
   cmd->add_option("--log-format", flags->log_format,

@@ -66,7 +66,9 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
     return ok();
   };
   deps.job_submitted = [self] { self->loop_->wake(); };
-  deps.extra_metrics = [self] { return self->loopMetrics(); };
+  deps.extra_metrics = [self, more = options.more_metrics] {
+    return self->loopMetrics() + (more ? more() : std::string());
+  };
   deps.access_log = std::move(options.access_log);
   deps.doctor = [self] { return self->doctorReport(); };
   auto server = api::ApiServer::start(std::move(deps), std::move(options.server));

@@ -39,6 +39,8 @@ struct DaemonOptions {
   std::function<void(const std::string&)> access_log;  // one JSON line per request
   // One record per transition and per failed slurmrestd call (event_log.h); may be empty.
   EventLog::Sink event_log;
+  // More /metrics text from outside the daemon (the store's leader lease); may be empty.
+  std::function<std::string()> more_metrics;
 };
 
 class Daemon {

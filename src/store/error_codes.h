@@ -19,6 +19,9 @@ inline constexpr const char* kAlreadyTerminal = "store.already_terminal";
 inline constexpr const char* kNotSubmitUnknown = "store.not_submit_unknown";
 inline constexpr const char* kBadLimit = "store.bad_limit";
 inline constexpr const char* kBadContinue = "store.bad_continue";
+// A reconciler's write refused because its replica no longer holds the lease's epoch
+// (leader_lease.h): another replica took over while it was paused or cut off.
+inline constexpr const char* kFenced = "store.fenced";
 
 // True for every code above: the store could not do it.
 inline bool isStoreCode(std::string_view code) {

@@ -91,20 +91,21 @@ Status readAttemptRows(Query& q, Sink&& sink) {
 }  // namespace
 
 // The three active-jobs queries walk jobs_active and look each job's rows up by primary key
-// (CROSS JOIN fixes that loop order), so their cost follows the number of active jobs, not
+// (SQLite's CROSS JOIN fixes that loop order; the join condition is in WHERE, since
+// PostgreSQL's CROSS JOIN takes no ON), so their cost follows the number of active jobs, not
 // the size of the history.
 const std::string& activeLabelsSql() {
   static const std::string sql =
       std::string("SELECT l.job_id, l.key, l.value FROM jobs j CROSS JOIN job_labels l") +
-      " ON l.job_id = j.id WHERE " + kActiveJobsCondition + " ORDER BY j.created_ms, j.id";
+      " WHERE l.job_id = j.id AND " + kActiveJobsCondition + " ORDER BY j.created_ms, j.id";
   return sql;
 }
 
 const std::string& activeAttemptsSql() {
   static const std::string sql =
       std::string("SELECT ") + kAttemptColumns + ", " + kComponentColumns +
-      " FROM jobs j CROSS JOIN attempts a ON a.job_id = j.id LEFT JOIN components c"
-      " ON c.job_id = a.job_id AND c.attempt = a.number WHERE " +
+      " FROM jobs j CROSS JOIN attempts a LEFT JOIN components c"
+      " ON c.job_id = a.job_id AND c.attempt = a.number WHERE a.job_id = j.id AND " +
       kActiveJobsCondition + " ORDER BY j.created_ms, j.id, a.number, c.idx";
   return sql;
 }
@@ -116,7 +117,7 @@ const std::string& activeJobsSql() {
 }
 
 std::string listJobsSql(const JobQuery& query, bool after) {
-  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE 1";
+  std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE TRUE";
   if (query.owner) sql += " AND j.owner = :owner";
   if (query.phase) sql += " AND j.phase = :phase";
   if (query.name) sql += " AND j.name = :name";

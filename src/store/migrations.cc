@@ -20,7 +20,11 @@ namespace {
 //   events      the transition log; seq is AUTOINCREMENT, so it only ever grows
 // Indexes: listing newest first (alone, or by owner, phase or name), active jobs (a partial
 // index over the non-terminal phases), label pairs, events by job.
-constexpr const char* kVersion1 = R"sql(
+// Each version has one text per dialect where the DDL must differ (SQLite's STRICT tables
+// know only INTEGER; PostgreSQL's INTEGER is 32 bits, so it gets BIGINT, an identity column
+// for seq, and COLLATE "C" so text sorts and compares byte for byte as in SQLite); the two
+// texts define the same tables, columns, keys and indexes.
+constexpr const char* kVersion1Sqlite = R"sql(
 CREATE TABLE jobs (
   id                  TEXT NOT NULL PRIMARY KEY,
   name                TEXT NOT NULL,
@@ -103,12 +107,123 @@ CREATE INDEX events_by_job ON events (job_id, seq);
 PRAGMA application_id = 1414556782;
 )sql";
 
+constexpr const char* kVersion1Postgres = R"sql(
+CREATE TABLE jobs (
+  id                  TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+  name                TEXT COLLATE "C" NOT NULL,
+  owner               TEXT COLLATE "C" NOT NULL,
+  spec                TEXT NOT NULL,
+  phase               TEXT COLLATE "C" NOT NULL,
+  reason              TEXT NOT NULL,
+  created_ms          BIGINT NOT NULL,
+  updated_ms          BIGINT NOT NULL,
+  next_attempt_ms     BIGINT NOT NULL,
+  cancel_requested    BIGINT NOT NULL DEFAULT 0 CHECK (cancel_requested IN (0, 1)),
+  cancel_requested_by TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX jobs_newest ON jobs (created_ms, id);
+CREATE INDEX jobs_by_owner ON jobs (owner, created_ms, id);
+CREATE INDEX jobs_by_phase ON jobs (phase, created_ms, id);
+CREATE INDEX jobs_by_name ON jobs (name, created_ms, id);
+CREATE INDEX jobs_active ON jobs (created_ms, id)
+  WHERE phase NOT IN ('Succeeded', 'Failed', 'Cancelled');
+
+CREATE TABLE job_labels (
+  job_id TEXT COLLATE "C" NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  key    TEXT COLLATE "C" NOT NULL,
+  value  TEXT COLLATE "C" NOT NULL,
+  PRIMARY KEY (job_id, key)
+);
+CREATE INDEX job_labels_by_pair ON job_labels (key, value);
+
+CREATE TABLE attempts (
+  job_id            TEXT COLLATE "C" NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  number            BIGINT NOT NULL CHECK (number >= 1),
+  phase             TEXT COLLATE "C" NOT NULL,
+  reason            TEXT NOT NULL,
+  cause             TEXT COLLATE "C" NOT NULL,
+  submit_token      TEXT COLLATE "C" NOT NULL UNIQUE CHECK (submit_token <> ''),
+  staging_dir       TEXT NOT NULL,
+  slurm_job_id      BIGINT NOT NULL,
+  created_ms        BIGINT NOT NULL,
+  submitted_ms      BIGINT NOT NULL,
+  ended_ms          BIGINT NOT NULL,
+  lookups           BIGINT NOT NULL,
+  next_lookup_ms    BIGINT NOT NULL,
+  missing_polls     BIGINT NOT NULL,
+  abandon_requested BIGINT NOT NULL DEFAULT 0 CHECK (abandon_requested IN (0, 1)),
+  abandoned_by      TEXT NOT NULL DEFAULT '',
+  abandon_reason    TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (job_id, number)
+);
+
+CREATE TABLE components (
+  job_id       TEXT COLLATE "C" NOT NULL,
+  attempt      BIGINT NOT NULL,
+  idx          BIGINT NOT NULL CHECK (idx >= 0),
+  pool         TEXT NOT NULL,
+  slurm_job_id BIGINT NOT NULL,
+  sluid        TEXT NOT NULL,
+  state        TEXT NOT NULL,
+  reason       TEXT NOT NULL,
+  exit_code    BIGINT,
+  signal       BIGINT,
+  nodes        TEXT NOT NULL,
+  start_time   BIGINT NOT NULL,
+  end_time     BIGINT NOT NULL,
+  PRIMARY KEY (job_id, attempt, idx),
+  FOREIGN KEY (job_id, attempt) REFERENCES attempts (job_id, number) ON DELETE CASCADE
+);
+
+CREATE TABLE events (
+  seq        BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  job_id     TEXT COLLATE "C" NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  attempt    BIGINT NOT NULL,
+  time_ms    BIGINT NOT NULL,
+  from_phase TEXT NOT NULL,
+  to_phase   TEXT NOT NULL,
+  reason     TEXT NOT NULL,
+  actor      TEXT NOT NULL
+);
+CREATE INDEX events_by_job ON events (job_id, seq);
+)sql";
+
 Status toVersion1(Connection& connection) {
-  return connection.exec(kVersion1);
+  return connection.exec(connection.dialect() == Dialect::kPostgres ? kVersion1Postgres
+                                                                    : kVersion1Sqlite);
 }
 
-constexpr std::array<Migration, 1> kMigrations{{
+// Version 2. leader_lease: the one row naming the replica that runs the control loop and
+// its fencing epoch (leader_lease.h); expires_ms is the database server's clock. SQLite
+// (one serve process) keeps the table empty; it exists so both schemas stay one.
+constexpr const char* kVersion2Sqlite = R"sql(
+CREATE TABLE leader_lease (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  epoch      INTEGER NOT NULL,
+  holder     TEXT NOT NULL,
+  holder_pid INTEGER NOT NULL,
+  expires_ms INTEGER NOT NULL
+) STRICT;
+)sql";
+
+constexpr const char* kVersion2Postgres = R"sql(
+CREATE TABLE leader_lease (
+  id         BIGINT PRIMARY KEY CHECK (id = 1),
+  epoch      BIGINT NOT NULL,
+  holder     TEXT NOT NULL,
+  holder_pid BIGINT NOT NULL,
+  expires_ms BIGINT NOT NULL
+);
+)sql";
+
+Status toVersion2(Connection& connection) {
+  return connection.exec(connection.dialect() == Dialect::kPostgres ? kVersion2Postgres
+                                                                    : kVersion2Sqlite);
+}
+
+constexpr std::array<Migration, 2> kMigrations{{
     {1, "jobs, labels, attempts, components, events", &toVersion1},
+    {2, "leader lease", &toVersion2},
 }};
 
 }  // namespace

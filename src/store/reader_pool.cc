@@ -17,16 +17,12 @@ Result<ReaderPool::Lease> ReaderPool::acquire() {
     }
     ++open_;  // reserved; opened below without holding the lock
   }
-  // NOMUTEX: a leased connection is only ever used by one thread at a time.
-  auto connection =
-      Connection::open(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, busy_timeout_ms_);
-  Status configured =
-      connection ? (*connection)->exec("PRAGMA query_only = ON") : Status(fail(connection.error()));
-  if (!configured) {
+  auto connection = open_connection_();
+  if (!connection) {
     std::lock_guard lock(mutex_);
     --open_;
     returned_.notify_one();
-    return fail(configured.error());
+    return fail(connection.error());
   }
   return Lease(*this, std::move(*connection));
 }

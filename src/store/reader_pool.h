@@ -1,27 +1,30 @@
-// A small pool of read connections to one database file, so reads run in parallel with
-// each other and with the writer (WAL: a reader sees the last committed snapshot and never
-// waits for the writer). Connections are opened on demand up to a maximum and kept, with
-// their prepared statements, for reuse; a caller beyond the maximum waits for one to come
-// back (reads are short, so the wait is too). Each is opened query_only.
-// Thread-safety: acquire() may be called from any thread; a Lease is used by one thread.
+// A small pool of read connections to one database, so reads run in parallel with each
+// other and with the writer (SQLite in WAL mode, and PostgreSQL: a reader sees the last
+// committed snapshot and never waits for the writer). Connections are opened on demand up to a
+// maximum and kept, with their prepared statements, for reuse; a caller beyond the maximum waits
+// for one to come back (reads are short, so the wait is too). `open` makes each one (read-only
+// where the database can say so). Thread-safety: acquire() may be called from any thread; a Lease
+// is used by one thread.
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
-#include "store/sqlite_connection.h"
+#include "store/sql_connection.h"
 
 namespace tuneplane::store {
 
 class ReaderPool {
  public:
-  // REQUIRES: max_connections >= 1; the database at `path` exists with its schema.
-  ReaderPool(std::string path, int max_connections, int busy_timeout_ms)
-      : path_(std::move(path)), max_(max_connections), busy_timeout_ms_(busy_timeout_ms) {}
+  using Opener = std::function<Result<std::unique_ptr<Connection>>()>;
+  // REQUIRES: max_connections >= 1; the database `open` connects to has its schema.
+  ReaderPool(Opener open, int max_connections)
+      : open_connection_(std::move(open)), max_(max_connections) {}
   ReaderPool(const ReaderPool&) = delete;
   ReaderPool& operator=(const ReaderPool&) = delete;
 
@@ -46,9 +49,8 @@ class ReaderPool {
  private:
   void giveBack(std::unique_ptr<Connection> connection);
 
-  const std::string path_;
+  const Opener open_connection_;
   const int max_;
-  const int busy_timeout_ms_;
   mutable std::mutex mutex_;
   std::condition_variable returned_;
   std::vector<std::unique_ptr<Connection>> idle_;  // guarded by mutex_

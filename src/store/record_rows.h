@@ -11,7 +11,7 @@
 
 #include "common/result.h"
 #include "store/job_store.h"
-#include "store/sqlite_connection.h"
+#include "store/sql_connection.h"
 
 namespace tuneplane::store {
 

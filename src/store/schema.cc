@@ -1,6 +1,7 @@
 #include "store/schema.h"
 #include "store/error_codes.h"
 
+#include <optional>
 #include <string>
 
 namespace tuneplane::store {
@@ -19,6 +20,81 @@ Error refusal(Error error, const std::string& path) {
   return error;
 }
 
+// PostgreSQL keeps the version (and TunePlane's mark) in a table of its own, since it has
+// no user_version: one row, written in the migration's transaction.
+constexpr const char* kPgSchemaTable = "tuneplane_schema";
+constexpr const char* kPgCountTablesSql =
+    "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()";
+constexpr const char* kPgHasSchemaTableSql =
+    "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema()"
+    " AND tablename = 'tuneplane_schema'";
+
+Result<int64_t> pgVersion(Connection& connection) {
+  auto has = connection.queryInteger(kPgHasSchemaTableSql);
+  if (!has) return fail(has.error());
+  if (*has == 0) return 0;
+  return connection.queryInteger("SELECT version FROM tuneplane_schema WHERE id = 1");
+}
+
+Result<int> inspectPostgres(Connection& connection, std::span<const Migration> known) {
+  const std::string& where = connection.path();
+  auto tables = connection.queryInteger(kPgCountTablesSql);
+  if (!tables) return fail(refusal(tables.error(), where));
+  if (*tables == 0) return 0;  // new and empty
+  auto has = connection.queryInteger(kPgHasSchemaTableSql);
+  if (!has) return fail(refusal(has.error(), where));
+  std::optional<int64_t> application;
+  if (*has != 0) {
+    auto id = connection.queryInteger("SELECT application_id FROM tuneplane_schema WHERE id = 1");
+    if (!id) return fail(refusal(id.error(), where));
+    application = *id;
+  }
+  if (application != kApplicationId) {
+    return fail(codes::kNotTuneplane, "db",
+                "the database " + where + " has tables that TunePlane did not make (no " +
+                    kPgSchemaTable + " mark); it was left as it is");
+  }
+  auto version = connection.queryInteger("SELECT version FROM tuneplane_schema WHERE id = 1");
+  if (!version) return fail(refusal(version.error(), where));
+  const int latest = known.empty() ? 0 : known.back().to_version;
+  if (*version > latest) {
+    return fail(codes::kNewerVersion, "db",
+                "the database " + where + " has schema version " + std::to_string(*version) +
+                    ", newer than the newest this TunePlane knows (" + std::to_string(latest) +
+                    "); it was left as it is: run the TunePlane that wrote it, or a newer one");
+  }
+  return static_cast<int>(*version);
+}
+
+// Under the write transaction's lock, so replicas starting together migrate once.
+Status migratePostgres(Connection& connection, std::span<const Migration> known) {
+  auto transaction = Transaction::begin(connection, Transaction::Kind::kWrite);
+  if (!transaction) return fail(transaction.error());
+  auto version = pgVersion(connection);
+  if (!version) return fail(version.error());
+  const int latest = known.empty() ? 0 : known.back().to_version;
+  if (*version >= latest) return transaction->commit();
+  for (const Migration& step : known) {
+    if (step.to_version <= *version) continue;
+    if (auto applied = step.apply(connection); !applied) {
+      Error error = applied.error();
+      error.message = "migrating the database to schema version " +
+                      std::to_string(step.to_version) + " (" + std::string(step.summary) +
+                      ") failed; it was left at version " + std::to_string(*version) + ": " +
+                      error.message;
+      return fail(std::move(error));
+    }
+  }
+  const std::string mark =
+      "CREATE TABLE IF NOT EXISTS tuneplane_schema (id INTEGER PRIMARY KEY CHECK (id = 1),"
+      " application_id BIGINT NOT NULL, version INTEGER NOT NULL);"
+      " INSERT INTO tuneplane_schema (id, application_id, version) VALUES (1, " +
+      std::to_string(kApplicationId) + ", " + std::to_string(latest) +
+      ") ON CONFLICT (id) DO UPDATE SET version = excluded.version";
+  if (auto set = connection.exec(mark); !set) return fail(set.error());
+  return transaction->commit();
+}
+
 }  // namespace
 
 int currentSchemaVersion() {
@@ -26,6 +102,7 @@ int currentSchemaVersion() {
 }
 
 Result<int> inspectDatabase(Connection& connection, std::span<const Migration> known) {
+  if (connection.dialect() == Dialect::kPostgres) return inspectPostgres(connection, known);
   const std::string& path = connection.path();
   // The first read parses the file header: garbage fails here with SQLITE_NOTADB.
   auto version = connection.queryInteger("PRAGMA user_version");
@@ -59,6 +136,7 @@ Result<int> inspectDatabase(Connection& connection, std::span<const Migration> k
 }
 
 Status migrate(Connection& connection, std::span<const Migration> known) {
+  if (connection.dialect() == Dialect::kPostgres) return migratePostgres(connection, known);
   auto transaction = Transaction::begin(connection, Transaction::Kind::kWrite);
   if (!transaction) return fail(transaction.error());
   // Read again under the write lock: another process may have migrated meanwhile.

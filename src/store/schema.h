@@ -3,8 +3,10 @@
 // and the last one's version is the schema this build writes. Adding version N + 1 is one
 // more Migration at the end (migrations.cc); the ones before it never change, because a
 // database made by any earlier build still has to reach the current schema through them.
-// The version lives in PRAGMA user_version and the file is marked as TunePlane's with
-// PRAGMA application_id.
+// SQLite: the version lives in PRAGMA user_version and the file is marked as TunePlane's
+// with PRAGMA application_id. PostgreSQL: both live in the one row of table
+// tuneplane_schema, and the whole migration runs under the write transaction's lock, so
+// replicas starting at once migrate once. The same list of versions serves both.
 // Thread-safety: functions over one Connection, which the caller uses alone.
 #pragma once
 
@@ -13,7 +15,7 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "store/sqlite_connection.h"
+#include "store/sql_connection.h"
 
 namespace tuneplane::store {
 

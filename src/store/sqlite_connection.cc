@@ -1,7 +1,8 @@
 #include "store/sqlite_connection.h"
-#include "store/error_codes.h"
 
 #include <utility>
+
+#include "store/error_codes.h"
 
 namespace tuneplane::store {
 
@@ -22,97 +23,75 @@ Error connectionError(sqlite3* db, int rc, std::string_view doing) {
   return sqliteError(rc, db != nullptr ? sqlite3_errmsg(db) : "", doing);
 }
 
+struct StatementFinalizer {
+  void operator()(sqlite3_stmt* stmt) const { sqlite3_finalize(stmt); }
+};
+
+class SqliteStatement final : public Statement {
+ public:
+  SqliteStatement(sqlite3* db, sqlite3_stmt* stmt) : db_(db), stmt_(stmt) {}
+
+  Status bindInteger(int index, int64_t value) override {
+    return check(sqlite3_bind_int64(stmt_.get(), index, value));
+  }
+  Status bindText(int index, std::string_view value) override {
+    return check(sqlite3_bind_text64(stmt_.get(), index, value.data(), value.size(),
+                                     SQLITE_TRANSIENT, SQLITE_UTF8));
+  }
+  Status bindNull(int index) override { return check(sqlite3_bind_null(stmt_.get(), index)); }
+  int parameterIndex(const char* name) const override {
+    return sqlite3_bind_parameter_index(stmt_.get(), name);
+  }
+  Result<bool> step() override {
+    const int rc = sqlite3_step(stmt_.get());
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    return fail(connectionError(db_, rc, sqlite3_sql(stmt_.get())));
+  }
+  int64_t integer(int column) const override { return sqlite3_column_int64(stmt_.get(), column); }
+  std::string text(int column) const override {
+    // sqlite3_column_text before sqlite3_column_bytes, so the length is the text's.
+    const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(stmt_.get(), column));
+    if (data == nullptr) return {};
+    return std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(stmt_.get(), column)));
+  }
+  bool isNull(int column) const override {
+    return sqlite3_column_type(stmt_.get(), column) == SQLITE_NULL;
+  }
+  void reset() override {
+    sqlite3_reset(stmt_.get());
+    sqlite3_clear_bindings(stmt_.get());
+  }
+  bool busy() const override { return sqlite3_stmt_busy(stmt_.get()) != 0; }
+
+ private:
+  Status check(int rc) {
+    if (rc == SQLITE_OK) return ok();
+    return fail(connectionError(db_, rc, "binding parameters"));
+  }
+
+  sqlite3* db_;
+  std::unique_ptr<sqlite3_stmt, StatementFinalizer> stmt_;
+};
+
 }  // namespace
 
-// ---- Query ----
-
-Query::Query(Query&& other) noexcept
-    : db_(other.db_), stmt_(other.stmt_), bind_rc_(other.bind_rc_) {
-  other.stmt_ = nullptr;
-}
-
-Query::~Query() {
-  if (stmt_ == nullptr) return;
-  sqlite3_reset(stmt_);
-  sqlite3_clear_bindings(stmt_);
-}
-
-void Query::noteBind(int rc) {
-  if (bind_rc_ == SQLITE_OK) bind_rc_ = rc;
-}
-
-Query& Query::bind(int index, int64_t value) {
-  noteBind(sqlite3_bind_int64(stmt_, index, value));
-  return *this;
-}
-
-Query& Query::bind(int index, std::string_view value) {
-  noteBind(
-      sqlite3_bind_text64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT, SQLITE_UTF8));
-  return *this;
-}
-
-Query& Query::bind(int index, std::optional<int> value) {
-  noteBind(value ? sqlite3_bind_int64(stmt_, index, *value) : sqlite3_bind_null(stmt_, index));
-  return *this;
-}
-
-Query& Query::bind(const char* name, int64_t value) {
-  const int index = sqlite3_bind_parameter_index(stmt_, name);
-  if (index == 0) {
-    noteBind(SQLITE_RANGE);
-    return *this;
-  }
-  return bind(index, value);
-}
-
-Query& Query::bind(const char* name, std::string_view value) {
-  const int index = sqlite3_bind_parameter_index(stmt_, name);
-  if (index == 0) {
-    noteBind(SQLITE_RANGE);
-    return *this;
-  }
-  return bind(index, value);
-}
-
-Result<bool> Query::step() {
-  if (bind_rc_ != SQLITE_OK) return fail(connectionError(db_, bind_rc_, "binding parameters"));
-  const int rc = sqlite3_step(stmt_);
-  if (rc == SQLITE_ROW) return true;
-  if (rc == SQLITE_DONE) return false;
-  return fail(connectionError(db_, rc, sqlite3_sql(stmt_)));
-}
-
-Status Query::run() {
-  return forEachRow([](Query&) { return ok(); });
-}
-
-std::string Query::text(int column) const {
-  // sqlite3_column_text before sqlite3_column_bytes, so the length is the text's.
-  const auto* data = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column));
-  if (data == nullptr) return {};
-  return std::string(data, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
-}
-
-std::optional<int> Query::optionalInt(int column) const {
-  if (isNull(column)) return std::nullopt;
-  return sqlite3_column_int(stmt_, column);
-}
-
-// ---- Connection ----
-
-Result<std::unique_ptr<Connection>> Connection::open(const std::string& path, int flags,
-                                                     int busy_timeout_ms) {
+Result<std::unique_ptr<SqliteConnection>> SqliteConnection::open(const std::string& path, int flags,
+                                                                 int busy_timeout_ms) {
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   DbHandle db(raw);  // sqlite3_open_v2 may hand back a handle even when it fails
   if (rc != SQLITE_OK) return fail(connectionError(raw, rc, "opening " + path));
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, busy_timeout_ms);
-  return std::unique_ptr<Connection>(new Connection(std::move(db), path));
+  return std::unique_ptr<SqliteConnection>(new SqliteConnection(std::move(db), path));
 }
 
-Status Connection::exec(std::string_view sql) {
+SqliteConnection::~SqliteConnection() {
+  statements_.clear();  // finalized before db_ closes
+}
+
+Status SqliteConnection::exec(std::string_view sql) {
   const std::string text(sql);
   char* message = nullptr;
   const int rc = sqlite3_exec(db_.get(), text.c_str(), nullptr, nullptr, &message);
@@ -122,64 +101,47 @@ Status Connection::exec(std::string_view sql) {
   return fail(std::move(error));
 }
 
-Result<Query> Connection::query(std::string_view sql) {
+Result<std::unique_ptr<Statement>> SqliteConnection::prepare(std::string_view sql) {
+  sqlite3_stmt* raw = nullptr;
+  const int rc = sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()),
+                                    SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
+  auto stmt = std::make_unique<SqliteStatement>(db_.get(), raw);
+  if (rc != SQLITE_OK) return fail(connectionError(db_.get(), rc, sql));
+  return std::unique_ptr<Statement>(std::move(stmt));
+}
+
+Result<Query> SqliteConnection::query(std::string_view sql) {
   auto found = statements_.find(sql);
   if (found == statements_.end()) {
-    sqlite3_stmt* raw = nullptr;
-    const int rc = sqlite3_prepare_v3(db_.get(), sql.data(), static_cast<int>(sql.size()),
-                                      SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
-    StatementHandle stmt(raw);
-    if (rc != SQLITE_OK) return fail(connectionError(db_.get(), rc, sql));
-    found = statements_.emplace(std::string(sql), std::move(stmt)).first;
-  } else if (sqlite3_stmt_busy(found->second.get()) != 0) {
+    auto stmt = prepare(sql);
+    if (!stmt) return fail(stmt.error());
+    found = statements_.emplace(std::string(sql), std::move(*stmt)).first;
+  } else if (found->second->busy()) {
     // A programming error (two live Queries of one statement would share its cursor).
     return fail(codes::kIo, "", "statement already in use: " + std::string(sql));
   }
-  return Query(db_.get(), found->second.get());
+  return Query(found->second.get());
 }
 
-Result<Query> Connection::firstRow(std::string_view sql) {
-  auto q = query(sql);
-  if (!q) return q;
-  auto row = q->step();
-  if (!row) return fail(row.error());
-  if (!*row) return fail(codes::kIo, "", std::string(sql) + " returned no row");
-  return q;
-}
-
-Result<int64_t> Connection::queryInteger(std::string_view sql) {
-  auto q = firstRow(sql);
+Status SqliteConnection::beginTransaction(TransactionKind kind) {
+  auto q = query(kind == TransactionKind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
   if (!q) return fail(q.error());
-  return q->integer(0);
+  return q->run();
 }
 
-Result<std::string> Connection::queryText(std::string_view sql) {
-  auto q = firstRow(sql);
-  if (!q) return fail(q.error());
-  return q->text(0);
-}
+}  // namespace tuneplane::store
 
-// ---- Transaction ----
+namespace tuneplane::store {
 
-Result<Transaction> Transaction::begin(Connection& connection, Kind kind) {
-  auto q = connection.query(kind == Kind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
-  if (!q) return fail(q.error());
-  if (auto done = q->run(); !done) return fail(done.error());
-  return Transaction(connection);
-}
-
-Transaction::~Transaction() {
-  if (connection_ == nullptr) return;
-  if (auto q = connection_->query("ROLLBACK")) (void)q->run();
-}
-
-Status Transaction::commit() {
-  auto q = connection_->query("COMMIT");
-  if (!q) return fail(q.error());
-  auto done = q->run();
-  if (!done) return done;  // still open: the destructor rolls it back
-  connection_ = nullptr;
-  return ok();
+Result<std::unique_ptr<Connection>> openSqliteReader(const std::string& path, int busy_timeout_ms) {
+  // NOMUTEX: a leased connection is only ever used by one thread at a time.
+  auto connection =
+      SqliteConnection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, busy_timeout_ms);
+  if (!connection) return fail(connection.error());
+  if (auto configured = (*connection)->exec("PRAGMA query_only = ON"); !configured) {
+    return fail(configured.error());
+  }
+  return std::unique_ptr<Connection>(std::move(*connection));
 }
 
 }  // namespace tuneplane::store

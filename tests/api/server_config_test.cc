@@ -60,6 +60,26 @@ TEST(ServerConfigTest, ReadsEveryField) {
   EXPECT_TRUE(config->tokens[1].admin);
 }
 
+TEST(ServerConfigTest, APostgresUriIsKeptAsIsWithItsPasswordFileAndLease) {
+  auto config = parseServerConfig(
+      "server:\n"
+      "  db: postgresql://tp@db.example.org/tuneplane?sslmode=require\n"
+      "  db_password_file: secrets/db.pass\n"
+      "  lease_seconds: 4\n",
+      "/srv");
+  ASSERT_TRUE(config) << config.error().front().describe();
+  EXPECT_EQ(config->db, "postgresql://tp@db.example.org/tuneplane?sslmode=require");
+  EXPECT_EQ(config->db_password_file, "/srv/secrets/db.pass");
+  EXPECT_EQ(config->lease_seconds, 4);
+  auto defaults = parseServerConfig("server: {db: postgres://h/d}\n", "/srv");
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->lease_seconds, 10);
+  EXPECT_FALSE(defaults->db_password_file.has_value());
+  auto bad = parseServerConfig("server: {lease_seconds: 0}\n", "/srv");
+  ASSERT_FALSE(bad);
+  EXPECT_TRUE(codesOf(bad.error()).count("server.invalid_value@server.lease_seconds"));
+}
+
 TEST(ServerConfigTest, ReportsEveryProblemWithItsField) {
   auto config = parseServerConfig(
       "server:\n"

@@ -61,7 +61,7 @@ class ServeE2eTest : public ::testing::Test {
     ASSERT_NE(sim_, nullptr);
     const std::string server =
         "server:\n  poll_interval: 200ms\n  tokens:\n" + tokenLine("alice", kAliceToken, false) +
-        tokenLine("bob", kBobToken, false) + tokenLine("ops", kOpsToken, true);
+        tokenLine("bob", kBobToken, false) + tokenLine("ops", kOpsToken, true) + serverExtra();
     site_ = std::make_unique<pipeline::testing::SiteDir>(sim_->url(), false, "", server);
     startServe();
     ASSERT_NE(serve_, nullptr);
@@ -103,7 +103,9 @@ class ServeE2eTest : public ::testing::Test {
     if (!serve_) return;
     alice_ = std::make_unique<test::CliRunner>(serve_->url(), kAliceToken, site_->dir());
   }
-  std::string db() const { return site_->dir() + "/tuneplane.db"; }
+  // The database serve is given (--db), and more lines for the site's server: section.
+  virtual std::string db() const { return site_->dir() + "/tuneplane.db"; }
+  virtual std::string serverExtra() const { return ""; }
 
   test::CliRunner as(const std::string& token) const {
     return test::CliRunner(serve_->url(), token, site_->dir());

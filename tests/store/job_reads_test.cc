@@ -70,7 +70,7 @@ class JobReadsTest : public StoreTest {
 
   std::vector<JobRecord> all_;
 };
-INSTANTIATE_TEST_SUITE_P(Db, JobReadsTest, ::testing::Values(false, true), storeKindName);
+INSTANTIATE_TEST_SUITE_P(Db, JobReadsTest, kAllBackends, backendName);
 
 TEST_P(JobReadsTest, ListsNewestFirstWithFullRecords) {
   fill(6);
@@ -238,7 +238,7 @@ TEST(JobReadsPlanTest, HotQueriesUseTheirIndexes) {
   tuneplane::testing::TempDir dir;
   const std::string path = dir.file("plan.db");
   ASSERT_NE(openOrDie(path), nullptr);  // creates the schema
-  auto connection = Connection::open(path, SQLITE_OPEN_READWRITE, 1000);
+  auto connection = SqliteConnection::open(path, SQLITE_OPEN_READWRITE, 1000);
   ASSERT_TRUE(connection);
   auto plan = [&](const std::string& sql) {
     auto q = (*connection)->query("EXPLAIN QUERY PLAN " + sql);

@@ -28,7 +28,7 @@ class JobWritesTest : public StoreTest {
     return viewOf(id);
   }
 };
-INSTANTIATE_TEST_SUITE_P(Db, JobWritesTest, ::testing::Values(false, true), storeKindName);
+INSTANTIATE_TEST_SUITE_P(Db, JobWritesTest, kAllBackends, backendName);
 
 // ---- atomicity ----
 

@@ -21,8 +21,8 @@ namespace {
 using namespace tuneplane::store::testing;
 
 std::unique_ptr<Connection> rawConnection(const std::string& path) {
-  auto connection =
-      Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, /*busy_timeout_ms=*/1000);
+  auto connection = SqliteConnection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                                           /*busy_timeout_ms=*/1000);
   EXPECT_TRUE(connection) << (connection ? "" : connection.error().describe());
   return connection ? std::move(*connection) : nullptr;
 }
@@ -88,10 +88,8 @@ JobView version1Want() {
   return view;
 }
 
-const std::vector<EarlierVersion>& earlierVersions() {
-  static const std::vector<EarlierVersion> rows = {
-      {1,
-       R"sql(
+// Rows in version 1's columns.
+constexpr const char* kVersion1Rows = R"sql(
 INSERT INTO jobs VALUES ('old-00000001', 'old', 'alice', 'spec: ''ü''', 'SubmitUnknown',
   'looking', 100, 200, 0, 1, 'bob');
 INSERT INTO job_labels VALUES ('old-00000001', 'team', 'nlp');
@@ -103,8 +101,12 @@ INSERT INTO components VALUES ('old-00000001', 1, 0, 'main', 4294967295, 'sZZZZZ
 INSERT INTO events (job_id, attempt, time_ms, from_phase, to_phase, reason, actor)
   VALUES ('old-00000001', 0, 100, '', 'Pending', 'created', 'alice'),
          ('old-00000001', 1, 120, 'Submitting', 'SubmitUnknown', 'no receipt', 'reconciler');
-)sql",
-       version1Want(), 2},
+)sql";
+
+const std::vector<EarlierVersion>& earlierVersions() {
+  static const std::vector<EarlierVersion> rows = {
+      {1, kVersion1Rows, version1Want(), 2},
+      {2, kVersion1Rows, version1Want(), 2},  // version 2 added a table only
   };
   return rows;
 }

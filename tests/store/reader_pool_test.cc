@@ -1,6 +1,7 @@
 // The reader pool reuses its connections, never opens more than its maximum, and makes a
 // caller beyond the maximum wait until a lease ends (bounded: the holder lets go).
 #include "store/reader_pool.h"
+#include "store/sqlite_connection.h"
 
 #include <gtest/gtest.h>
 
@@ -26,7 +27,7 @@ class ReaderPoolTest : public ::testing::Test {
 };
 
 TEST_F(ReaderPoolTest, ReusesConnectionsUpToItsMaximum) {
-  ReaderPool pool(path_, 2, 1000);
+  ReaderPool pool([&] { return openSqliteReader(path_, 1000); }, 2);
   Connection* first = nullptr;
   {
     auto a = pool.acquire();
@@ -45,7 +46,7 @@ TEST_F(ReaderPoolTest, ReusesConnectionsUpToItsMaximum) {
 }
 
 TEST_F(ReaderPoolTest, ConnectionsAreReadOnly) {
-  ReaderPool pool(path_, 1, 1000);
+  ReaderPool pool([&] { return openSqliteReader(path_, 1000); }, 1);
   auto lease = pool.acquire();
   ASSERT_TRUE(lease);
   EXPECT_TRUE(lease->connection().queryInteger("SELECT count(*) FROM jobs"));
@@ -53,7 +54,7 @@ TEST_F(ReaderPoolTest, ConnectionsAreReadOnly) {
 }
 
 TEST_F(ReaderPoolTest, ACallerBeyondTheMaximumWaitsForALease) {
-  ReaderPool pool(path_, 1, 1000);
+  ReaderPool pool([&] { return openSqliteReader(path_, 1000); }, 1);
   auto held = std::make_optional(pool.acquire());
   ASSERT_TRUE(*held);
   std::atomic<bool> acquired{false};
@@ -71,7 +72,8 @@ TEST_F(ReaderPoolTest, ACallerBeyondTheMaximumWaitsForALease) {
 }
 
 TEST_F(ReaderPoolTest, AFailedOpenGivesItsPlaceBack) {
-  ReaderPool pool(dir_.file("missing/dir.db"), 1, 1000);
+  const std::string missing = dir_.file("missing/dir.db");
+  ReaderPool pool([&] { return openSqliteReader(missing, 1000); }, 1);
   for (int i = 0; i < 3; ++i) {
     auto lease = pool.acquire();  // would block forever if a failed open kept its slot
     ASSERT_FALSE(lease);

@@ -53,7 +53,7 @@ TEST(RecordRowsTest, UnknownStoredStringsAreReportedWithTheirColumn) {
     }
   }
   {
-    auto c = Connection::open(path, SQLITE_OPEN_READWRITE, 1000);
+    auto c = SqliteConnection::open(path, SQLITE_OPEN_READWRITE, 1000);
     ASSERT_TRUE(c);
     ASSERT_TRUE(
         (*c)->exec("UPDATE jobs SET phase = 'Paused' WHERE id = 'phase-00000001';"

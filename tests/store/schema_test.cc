@@ -89,7 +89,7 @@ TEST_F(SchemaRefusalTest, ANewerVersionIsRefusedNamingBothVersions) {
   const std::string path = populated("newer.db");
   const int newer = currentSchemaVersion() + 7;
   {
-    auto c = Connection::open(path, SQLITE_OPEN_READWRITE, 1000);
+    auto c = SqliteConnection::open(path, SQLITE_OPEN_READWRITE, 1000);
     ASSERT_TRUE(c);
     ASSERT_TRUE((*c)->exec("PRAGMA user_version = " + std::to_string(newer)));
   }
@@ -104,13 +104,13 @@ TEST_F(SchemaRefusalTest, ANewerVersionIsRefusedNamingBothVersions) {
 TEST_F(SchemaRefusalTest, AnotherProgramsDatabaseIsRefused) {
   const std::string path = dir_.file("other.db");
   {
-    auto c = Connection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, 1000);
+    auto c = SqliteConnection::open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, 1000);
     ASSERT_TRUE(c);
     ASSERT_TRUE((*c)->exec("CREATE TABLE jobs (x); INSERT INTO jobs VALUES (1)"));
   }
   expectRefused(path, "store.not_tuneplane");
   {
-    auto c = Connection::open(path, SQLITE_OPEN_READWRITE, 1000);
+    auto c = SqliteConnection::open(path, SQLITE_OPEN_READWRITE, 1000);
     ASSERT_TRUE(c);
     ASSERT_TRUE((*c)->exec("PRAGMA application_id = 42; PRAGMA user_version = 1"));
   }

@@ -12,7 +12,9 @@
 #include <string>
 
 #include "../catalog/temp_dir.h"
+#include "store/postgres_job_store.h"
 #include "store/sqlite_job_store.h"
+#include "support/pg_cluster.h"
 
 namespace tuneplane::store::testing {
 
@@ -96,15 +98,91 @@ inline std::string readBytes(const std::string& path) {
 
 namespace tuneplane::store::testing {
 
-// Runs a suite against both kinds of database: ":memory:" (one connection) and a file
-// (writer + reader pool), since they take different paths through the store.
-class StoreTest : public ::testing::TestWithParam<bool> {
+// The backends every store test runs against: SQLite in memory (one connection), SQLite in
+// a file (writer + reader pool) and PostgreSQL (writer + reader pool, a database of its own
+// per test on the binary's shared server, tests/support/pg_cluster.h).
+enum class Backend { kSqliteMemory, kSqliteFile, kPostgres };
+
+inline const auto kAllBackends =
+    ::testing::Values(Backend::kSqliteMemory, Backend::kSqliteFile, Backend::kPostgres);
+
+inline std::string backendName(const ::testing::TestParamInfo<Backend>& info) {
+  switch (info.param) {
+    case Backend::kSqliteMemory:
+      return "Memory";
+    case Backend::kSqliteFile:
+      return "File";
+    case Backend::kPostgres:
+      return "Postgres";
+  }
+  return "Unknown";
+}
+
+// A store of one backend, and where it is, so a test can open a second one on the same
+// database (a restart, a second replica).
+class BackendDatabase {
+ public:
+  // Skips the test (loudly) when the backend is PostgreSQL and none is installed, unless
+  // TUNEPLANE_REQUIRE_POSTGRES=1 (CI), where that fails it.
+  void setUp(Backend backend) {
+    backend_ = backend;
+    switch (backend) {
+      case Backend::kSqliteMemory:
+        location_ = SqliteJobStore::kInMemory;
+        return;
+      case Backend::kSqliteFile:
+        location_ = dir_.file("store.db");
+        return;
+      case Backend::kPostgres: {
+        std::string why;
+        cluster_ = tuneplane::test::sharedPostgres(why);
+        if (cluster_ == nullptr) {
+          if (tuneplane::test::postgresRequired()) FAIL() << "PostgreSQL required: " << why;
+          GTEST_SKIP() << "*** SKIPPED: no PostgreSQL for the store tests: " << why
+                       << " (scripts/install-deps.sh installs it)";
+        }
+        std::string error;
+        database_ = cluster_->createDatabase(error);
+        ASSERT_FALSE(database_.empty()) << error;
+        location_ = cluster_->uri(database_);
+        return;
+      }
+    }
+  }
+  ~BackendDatabase() {
+    if (cluster_ != nullptr && !database_.empty()) cluster_->dropDatabase(database_);
+  }
+
+  // A new store on this database; nullptr (and a failure) when it will not open.
+  std::unique_ptr<JobStore> open() const {
+    if (backend_ == Backend::kPostgres) {
+      auto store = PostgresJobStore::open(location_, {.reader_connections = 2});
+      EXPECT_TRUE(store.has_value()) << (store ? "" : store.error().describe());
+      return store ? std::move(*store) : nullptr;
+    }
+    return openOrDie(location_);
+  }
+  Backend backend() const { return backend_; }
+  const std::string& location() const { return location_; }
+
+ private:
+  Backend backend_ = Backend::kSqliteMemory;
+  tuneplane::testing::TempDir dir_;
+  tuneplane::test::PgCluster* cluster_ = nullptr;
+  std::string database_;
+  std::string location_;
+};
+
+// Runs a suite against every backend, since each takes a different path through the store.
+class StoreTest : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
-    path_ = GetParam() ? dir_.file("store.db") : SqliteJobStore::kInMemory;
-    store_ = openOrDie(path_);
+    db_.setUp(GetParam());
+    if (::testing::Test::IsSkipped() || ::testing::Test::HasFatalFailure()) return;
+    store_ = db_.open();
     ASSERT_NE(store_, nullptr);
   }
+  void TearDown() override { store_.reset(); }
 
   // Creates `job` with its creation event; fails the test if the store refuses.
   void create(const JobRecord& job) {
@@ -121,13 +199,8 @@ class StoreTest : public ::testing::TestWithParam<bool> {
     return view && view->has_value() ? **view : JobView{};
   }
 
-  tuneplane::testing::TempDir dir_;
-  std::string path_;
-  std::unique_ptr<SqliteJobStore> store_;
+  BackendDatabase db_;
+  std::unique_ptr<JobStore> store_;
 };
-
-inline std::string storeKindName(const ::testing::TestParamInfo<bool>& info) {
-  return info.param ? "File" : "Memory";
-}
 
 }  // namespace tuneplane::store::testing

@@ -1,4 +1,4 @@
-// SqliteJobStore's reads and writes at its boundary, on a file and in memory: every field
+// The JobStore's reads and writes at its boundary, on every backend: every field
 // survives a round trip byte for byte, commits upsert and replace what they should, events
 // keep their order, activeJobs and the phase counts see what was written.
 #include "store/sqlite_job_store.h"
@@ -17,8 +17,8 @@ namespace {
 
 using namespace tuneplane::store::testing;
 
-class SqliteJobStoreTest : public StoreTest {};
-INSTANTIATE_TEST_SUITE_P(Db, SqliteJobStoreTest, ::testing::Values(false, true), storeKindName);
+class JobStoreTest : public StoreTest {};
+INSTANTIATE_TEST_SUITE_P(Db, JobStoreTest, kAllBackends, backendName);
 
 // Every field set, with values that need care: unicode, quotes, a NUL byte, SQL syntax,
 // the largest ids, absent and present optionals, an empty state list, no components.
@@ -59,7 +59,7 @@ JobView awkwardView() {
   return view;
 }
 
-TEST_P(SqliteJobStoreTest, EveryFieldRoundTripsExactly) {
+TEST_P(JobStoreTest, EveryFieldRoundTripsExactly) {
   const JobView want = awkwardView();
   create(want.job);
   commitOk(Change{want.job, want.attempts, {}});
@@ -71,7 +71,7 @@ TEST_P(SqliteJobStoreTest, EveryFieldRoundTripsExactly) {
   EXPECT_EQ(got.attempts[1].slurm_job_id, std::numeric_limits<uint64_t>::max());
 }
 
-TEST_P(SqliteJobStoreTest, AnUnknownIdIsNotAnError) {
+TEST_P(JobStoreTest, AnUnknownIdIsNotAnError) {
   auto view = store_->getJob("nope-00000000");
   ASSERT_TRUE(view);
   EXPECT_FALSE(view->has_value());
@@ -80,7 +80,7 @@ TEST_P(SqliteJobStoreTest, AnUnknownIdIsNotAnError) {
   EXPECT_TRUE(events->empty());
 }
 
-TEST_P(SqliteJobStoreTest, CreatingAnExistingIdFailsAndKeepsTheFirst) {
+TEST_P(JobStoreTest, CreatingAnExistingIdFailsAndKeepsTheFirst) {
   const JobRecord job = sampleJob("dup-00000001");
   create(job);
   JobRecord again = job;
@@ -92,7 +92,7 @@ TEST_P(SqliteJobStoreTest, CreatingAnExistingIdFailsAndKeepsTheFirst) {
   EXPECT_EQ(store_->events(job.id)->size(), 1u);
 }
 
-TEST_P(SqliteJobStoreTest, CommitUpsertsTheJobAndReplacesComponentsAndLabels) {
+TEST_P(JobStoreTest, CommitUpsertsTheJobAndReplacesComponentsAndLabels) {
   JobRecord job = sampleJob("up-00000002");
   create(job);
   AttemptRecord attempt = sampleAttempt(job.id, 1, 2);
@@ -113,7 +113,7 @@ TEST_P(SqliteJobStoreTest, CommitUpsertsTheJobAndReplacesComponentsAndLabels) {
   EXPECT_EQ(got.attempts[0], attempt);
 }
 
-TEST_P(SqliteJobStoreTest, CommitCanCreateAJobThatDidNotExist) {
+TEST_P(JobStoreTest, CommitCanCreateAJobThatDidNotExist) {
   const JobRecord job = sampleJob("fresh-00000003");
   commitOk(Change{job, {sampleAttempt(job.id, 1)}, {created(job)}});
   const JobView got = viewOf(job.id);
@@ -121,7 +121,7 @@ TEST_P(SqliteJobStoreTest, CommitCanCreateAJobThatDidNotExist) {
   EXPECT_EQ(got.attempts.size(), 1u);
 }
 
-TEST_P(SqliteJobStoreTest, CommitAndCreateNeverWriteTheRequestColumns) {
+TEST_P(JobStoreTest, CommitAndCreateNeverWriteTheRequestColumns) {
   JobRecord job = sampleJob("req-00000004");
   job.cancel_requested = true;
   job.cancel_requested_by = "forged";
@@ -140,7 +140,7 @@ TEST_P(SqliteJobStoreTest, CommitAndCreateNeverWriteTheRequestColumns) {
   EXPECT_EQ(got.attempts[0].abandon_reason, "");
 }
 
-TEST_P(SqliteJobStoreTest, EventsComeBackInCommitOrderWithIncreasingSeq) {
+TEST_P(JobStoreTest, EventsComeBackInCommitOrderWithIncreasingSeq) {
   const JobRecord a = sampleJob("ev-0000000a");
   const JobRecord b = sampleJob("ev-0000000b");
   create(a);
@@ -169,7 +169,7 @@ TEST_P(SqliteJobStoreTest, EventsComeBackInCommitOrderWithIncreasingSeq) {
   EXPECT_EQ(store_->events(b.id)->size(), 2u);
 }
 
-TEST_P(SqliteJobStoreTest, ActiveJobsAreTheNonTerminalOnesOldestFirstWithEverything) {
+TEST_P(JobStoreTest, ActiveJobsAreTheNonTerminalOnesOldestFirstWithEverything) {
   const JobPhase phases[] = {JobPhase::kSucceeded, JobPhase::kPending,    JobPhase::kStaging,
                              JobPhase::kFailed,    JobPhase::kSubmitting, JobPhase::kSubmitUnknown,
                              JobPhase::kQueued,    JobPhase::kRunning,    JobPhase::kCancelled,
@@ -202,7 +202,7 @@ TEST_P(SqliteJobStoreTest, ActiveJobsAreTheNonTerminalOnesOldestFirstWithEveryth
   EXPECT_EQ(got.size(), 10u);
 }
 
-TEST_P(SqliteJobStoreTest, CountsJobsByPhase) {
+TEST_P(JobStoreTest, CountsJobsByPhase) {
   const JobPhase phases[] = {JobPhase::kRunning, JobPhase::kRunning, JobPhase::kFailed,
                              JobPhase::kSubmitUnknown};
   int n = 0;
@@ -218,7 +218,7 @@ TEST_P(SqliteJobStoreTest, CountsJobsByPhase) {
   EXPECT_EQ(*counts, want);
 }
 
-TEST_P(SqliteJobStoreTest, CountsEndedAttemptsByPhaseAndCause) {
+TEST_P(JobStoreTest, CountsEndedAttemptsByPhaseAndCause) {
   struct Row {
     AttemptPhase phase;
     EndCause cause;
@@ -251,20 +251,19 @@ TEST_P(SqliteJobStoreTest, CountsEndedAttemptsByPhaseAndCause) {
   EXPECT_EQ(*counts, want);
 }
 
-// ---- file databases only ----
+// ---- databases that outlive their store (a file, PostgreSQL) ----
 
-TEST(SqliteJobStoreFileTest, KeepsEverythingAcrossReopening) {
-  tuneplane::testing::TempDir dir;
-  const std::string path = dir.file("store.db");
+class JobStoreReopenTest : public StoreTest {};
+INSTANTIATE_TEST_SUITE_P(Db, JobStoreReopenTest,
+                         ::testing::Values(Backend::kSqliteFile, Backend::kPostgres), backendName);
+
+TEST_P(JobStoreReopenTest, KeepsEverythingAcrossReopening) {
   const JobView want = awkwardView();
-  {
-    auto store = openOrDie(path);
-    ASSERT_NE(store, nullptr);
-    ASSERT_TRUE(store->createJob(want.job, created(want.job)));
-    ASSERT_TRUE(store->commit(
-        Change{want.job, want.attempts, {event(want.job.id, 1, "Running", "Failed")}}));
-  }
-  auto store = openOrDie(path);
+  ASSERT_TRUE(store_->createJob(want.job, created(want.job)));
+  ASSERT_TRUE(store_->commit(
+      Change{want.job, want.attempts, {event(want.job.id, 1, "Running", "Failed")}}));
+  store_.reset();
+  auto store = db_.open();  // migrations find the current version and change nothing
   ASSERT_NE(store, nullptr);
   auto got = store->getJob(want.job.id);
   ASSERT_TRUE(got && got->has_value());

@@ -1,4 +1,4 @@
-// Reads while the writer commits, on a file database: readers in several threads always see
+// Reads while the writer commits, on every backend: readers in several threads always see
 // a whole commit (one snapshot per read), never a half-applied one, and every read succeeds.
 // Bounded: the writer makes a fixed number of commits; readers stop when it is done.
 #include <gtest/gtest.h>
@@ -20,10 +20,11 @@ constexpr int kJobs = 8;
 constexpr int kCommits = 60;
 constexpr int kReaders = 3;
 
-TEST(SqliteJobStoreConcurrencyTest, ReadersSeeWholeCommitsWhileOneThreadWrites) {
-  tuneplane::testing::TempDir dir;
-  auto store = openOrDie(dir.file("concurrent.db"), {.reader_connections = 2});
-  ASSERT_NE(store, nullptr);
+class JobStoreConcurrencyTest : public StoreTest {};
+INSTANTIATE_TEST_SUITE_P(Db, JobStoreConcurrencyTest, kAllBackends, backendName);
+
+TEST_P(JobStoreConcurrencyTest, ReadersSeeWholeCommitsWhileOneThreadWrites) {
+  JobStore* store = store_.get();
   std::vector<JobRecord> jobs;
   for (int i = 0; i < kJobs; ++i) {
     jobs.push_back(sampleJob("conc-" + std::to_string(10000000 + i)));

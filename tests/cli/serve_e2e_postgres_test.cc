@@ -1,0 +1,153 @@
+// `tuneplane serve` on PostgreSQL, end to end (e2e_fixture.h): the real serve, given
+// `--db postgresql://…` without a password and server.db_password_file in the site, runs a
+// job through the simulator to Succeeded; the password never reaches serve's logs; without
+// the password file serve does not start. The server is the test binary's real PostgreSQL
+// (support/pg_cluster.h), where the role used here must authenticate with its password.
+#include <httplib.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include "../catalog/temp_dir.h"
+#include "e2e_fixture.h"
+#include "support/pg_cluster.h"
+
+namespace tuneplane::cli::testing {
+namespace {
+
+constexpr const char* kPassword = "pg-secret-6d1f0e9a";
+
+class ServeE2ePostgresTest : public ServeE2eTest {
+ protected:
+  void SetUp() override {
+    std::string why;
+    cluster_ = test::sharedPostgres(why);
+    if (cluster_ == nullptr) {
+      if (test::postgresRequired()) FAIL() << "PostgreSQL required: " << why;
+      GTEST_SKIP() << "*** SKIPPED: no PostgreSQL: " << why;
+    }
+    std::string error;
+    database_ = cluster_->createDatabase(error, test::kPasswordRole, kPassword);
+    ASSERT_FALSE(database_.empty()) << error;
+    password_file_ = secrets_.write("db.pass", std::string(kPassword) + "\n");
+    ASSERT_EQ(::chmod(password_file_.c_str(), 0600), 0);
+    ServeE2eTest::SetUp();
+  }
+  void TearDown() override {
+    if (cluster_ == nullptr) return;
+    ServeE2eTest::TearDown();
+    if (!database_.empty()) cluster_->dropDatabase(database_);
+  }
+  std::string db() const override { return cluster_->uri(database_, test::kPasswordRole); }
+  std::string serverExtra() const override {
+    return "  db_password_file: " + password_file_ +
+           "\n  lease_seconds: " + std::to_string(kLeaseSeconds) + "\n";
+  }
+
+  static constexpr int kLeaseSeconds = 2;
+
+  // tuneplane_leader from `url`'s /metrics: 1, 0, or -1 when it did not answer.
+  static int leaderGauge(const std::string& url) {
+    httplib::Client client(url);
+    client.set_connection_timeout(2);
+    client.set_read_timeout(5);
+    auto res = client.Get("/metrics");
+    if (!res || res->status != 200) return -1;
+    const auto at = res->body.find("\ntuneplane_leader ");
+    if (at == std::string::npos) return -1;
+    return res->body[at + 18] == '1' ? 1 : 0;
+  }
+
+  test::PgCluster* cluster_ = nullptr;
+  std::string database_;
+  tuneplane::testing::TempDir secrets_;
+  std::string password_file_;
+};
+
+TEST_F(ServeE2ePostgresTest, RunsAJobToSucceededAndNeverLogsThePassword) {
+  const std::string spec = site_->specFile("hello.yaml", cpuSpec("echo hello from postgres"));
+  const auto submitted =
+      alice_->run({"submit", "-f", spec, "--wait", "--timeout", "2m", "--poll-interval", "200ms"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err;
+  const std::string id = submitted.out.substr(0, submitted.out.find(':'));
+  EXPECT_EQ(submitted.out, id + ": Succeeded (attempt 1: the job completed)\n");
+  const auto logs = alice_->run({"logs", id});
+  EXPECT_EQ(logs.out, "hello from postgres\n");
+
+  // The job is in PostgreSQL: serve stopped, a new one on the same database still has it.
+  ASSERT_EQ(serve_->stop(), 0);
+  startServe();
+  ASSERT_NE(serve_, nullptr);
+  EXPECT_TRUE(hasPhase(alice_->job(id), "Succeeded"));
+
+  const std::string serve_logs = control::testing::readFile(site_->dir() + "/serve.out") +
+                                 control::testing::readFile(site_->dir() + "/serve.err");
+  EXPECT_NE(serve_logs.find("(db postgresql://"), std::string::npos) << serve_logs;
+  EXPECT_EQ(serve_logs.find(kPassword), std::string::npos);
+}
+
+// Two replicas on one database: the first leads, the second stands by and takes jobs; the
+// leader SIGKILLed while the job runs, the standby takes over and follows the job to
+// Succeeded; then the new leader SIGSTOPped past its lease is replaced by a restarted
+// replica, and once resumed reports itself a standby.
+TEST_F(ServeE2ePostgresTest, AStandbyTakesOverFromAKilledOrPausedLeader) {
+  auto standby = test::ServeProcess::start(site_->site(), db(), site_->dir());
+  ASSERT_NE(standby, nullptr);
+  ASSERT_TRUE(test::pollUntil([&] { return leaderGauge(serve_->url()) == 1; }, kJobLimit));
+  EXPECT_EQ(leaderGauge(standby->url()), 0);
+
+  const test::CliRunner via_standby(standby->url(), kAliceToken, site_->dir());
+  const std::string spec = site_->specFile("gated.yaml", cpuSpec(gatedScript("echo done")));
+  const test::ProcessResult r = via_standby.run({"submit", "-f", spec, "-o", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string id = json::parse(r.out).value("id", "");
+  const json running = via_standby.waitJob(
+      id,
+      [](const json& job) {
+        return !job["attempts"].empty() && job["attempts"][0].value("phase", "") == "Running";
+      },
+      "ran", kJobLimit);
+  ASSERT_EQ(running["attempts"][0].value("phase", ""), "Running") << running.dump(2);
+
+  serve_->crash();  // SIGKILL: its session ends, the standby takes the lease
+  serve_.reset();
+  ASSERT_TRUE(test::pollUntil([&] { return leaderGauge(standby->url()) == 1; }, kJobLimit));
+  openGate(running["attempts"][0]);
+  const json done = via_standby.waitJob(
+      id, [](const json& job) { return hasPhase(job, "Succeeded"); }, "succeeded", kJobLimit);
+  ASSERT_TRUE(hasPhase(done, "Succeeded")) << done.dump(2);
+  ASSERT_EQ(done["attempts"].size(), 1u);  // not submitted again by the new leader
+  EXPECT_EQ(slurmJobsOf(done["attempts"][0]).size(), 1u);
+
+  // Pause the new leader past its lease; a replica started beside it takes over.
+  standby->process().signal(SIGSTOP);
+  startServe();
+  ASSERT_NE(serve_, nullptr);
+  ASSERT_TRUE(test::pollUntil([&] { return leaderGauge(serve_->url()) == 1; }, kJobLimit));
+  standby->process().signal(SIGCONT);
+  EXPECT_TRUE(test::pollUntil([&] { return leaderGauge(standby->url()) == 0; }, kJobLimit));
+  EXPECT_EQ(leaderGauge(serve_->url()), 1);
+  EXPECT_EQ(standby->stop(), 0);
+  const std::string logs = control::testing::readFile(site_->dir() + "/serve.err");
+  EXPECT_NE(logs.find("lease taken, epoch 1"), std::string::npos);
+  EXPECT_NE(logs.find("lease taken, epoch 2"), std::string::npos);
+  EXPECT_NE(logs.find("lease taken, epoch 3"), std::string::npos);
+  EXPECT_NE(logs.find("lease lost, epoch 2"), std::string::npos);
+}
+
+TEST_F(ServeE2ePostgresTest, WithoutThePasswordServeDoesNotStartAndSaysWhy) {
+  EXPECT_EQ(alice_->run({"get"}).exit_code, 0);  // the running serve has the password
+  // The same site without db_password_file: PostgreSQL refuses the role.
+  const std::string site = site_->dir() + "/nopass.yaml";
+  std::string text = control::testing::readFile(site_->site());
+  text.erase(text.find("  db_password_file:"), serverExtra().size());
+  control::testing::writeFile(site, text);
+  const test::ProcessResult r = test::runProcess(
+      {test::tuneplaneBinary(), "serve", "--site", site, "--db", db(), "--listen", "127.0.0.1:0"},
+      {.scratch = site_->dir(), .limit = test::kChildLimit});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot connect to PostgreSQL"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(kPassword), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tuneplane::cli::testing
