@@ -5,13 +5,15 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: deps build test test-asan test-live bench demo format clean
+.PHONY: deps configure build test test-asan test-live bench demo format clean
 
 deps:
 	bash scripts/install-deps.sh
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # All tests (the live suite reports itself skipped unless TUNEPLANE_LIVE_* is set).
@@ -34,8 +36,10 @@ test-live: build
 bench: build
 	bash scripts/bench.sh $(BUILD)
 
-# The quick start: builds, starts the bundled slurmrestd simulator and runs a job end to end.
-demo: build
+# The quick start: builds only the two binaries it runs (not the tests and benchmarks; same
+# build tree as `make test`), starts the bundled slurmrestd simulator and runs a job end to end.
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target tuneplane tuneplane-slurmsim
 	bash scripts/demo.sh $(BUILD)
 
 format:
