@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build test test-asan test-live bench demo format clean
+.PHONY: deps configure build test test-asan test-live bench demo deb test-package format clean
 
 deps:
 	bash scripts/install-deps.sh
@@ -41,6 +41,16 @@ bench: build
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target tuneplane tuneplane-slurmsim
 	bash scripts/demo.sh $(BUILD)
+
+# The Debian package (CPack, DEB generator) from the same build tree: binaries, systemd unit,
+# /etc/tuneplane/ examples, bash completion → $(BUILD)/package/tuneplane_<version>_<arch>.deb.
+deb: configure
+	cmake --build $(BUILD) -j $(JOBS) --target tuneplane tuneplane-slurmsim
+	cd $(BUILD) && cpack -G DEB
+
+# dpkg -i of that package on this machine, what an operator sees checked, then purged (CI, root).
+test-package: deb
+	bash scripts/package-test.sh $(BUILD)
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
