@@ -119,7 +119,8 @@ void addCompletionCommand(CLI::App& app) {
       "`source <(tuneplane completion bash)`; the package installs it for bash-completion.");
   cmd->add_option("shell", *shell, "The shell: bash")->required()->check(CLI::IsMember({"bash"}));
   CLI::App* root = &app;
-  cmd->callback([root] { std::cout << bashCompletion(*root); });
+  // The callback owns `shell`: CLI11 writes the parsed value through the pointer it keeps.
+  cmd->callback([root, shell] { std::cout << bashCompletion(*root); });
 }
 
 }  // namespace tuneplane::cli

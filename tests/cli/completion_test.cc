@@ -115,9 +115,10 @@ TEST_F(CompletionTest, EverySubcommandAndFlagIsOfferedAtItsLevel) {
 }
 
 TEST_F(CompletionTest, FlagsBetweenSubcommandsDoNotLoseThePath) {
-  // `tuneplane slurm --help sub<TAB>`… and a value after a value-taking flag is a file name.
-  EXPECT_EQ(complete({"slurm", "submit"}, "--").count("--help"), 1u);
-  EXPECT_TRUE(complete({"validate", "--site"}, "").empty());  // bash falls back to files
+  const auto submit_flags = complete({"slurm", "submit"}, "--");
+  EXPECT_EQ(submit_flags.count("--help"), 1u);
+  EXPECT_EQ(complete({"slurm", "--help", "submit"}, "--"), submit_flags);
+  EXPECT_TRUE(complete({"validate", "--site"}, "").empty());  // a value: bash completes files
   EXPECT_EQ(complete({}, "val"), std::set<std::string>{"validate"});
 }
 
