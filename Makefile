@@ -5,13 +5,15 @@ ASAN_BUILD ?= build-asan
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: deps build test test-asan test-live bench demo format clean
+.PHONY: deps configure build test test-asan test-live bench demo deb test-package format clean
 
 deps:
 	bash scripts/install-deps.sh
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS)
+
+build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # All tests (the live suite reports itself skipped unless TUNEPLANE_LIVE_* is set).
@@ -34,9 +36,21 @@ test-live: build
 bench: build
 	bash scripts/bench.sh $(BUILD)
 
-# The quick start: builds, starts the bundled slurmrestd simulator and runs a job end to end.
-demo: build
+# The quick start: builds only the two binaries it runs (not the tests and benchmarks; same
+# build tree as `make test`), starts the bundled slurmrestd simulator and runs a job end to end.
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target tuneplane tuneplane-slurmsim
 	bash scripts/demo.sh $(BUILD)
+
+# The Debian package (CPack, DEB generator) from the same build tree: binaries, systemd unit,
+# /etc/tuneplane/ examples, bash completion → $(BUILD)/package/tuneplane_<version>_<arch>.deb.
+deb: configure
+	cmake --build $(BUILD) -j $(JOBS) --target tuneplane tuneplane-slurmsim
+	cd $(BUILD) && cpack -G DEB
+
+# dpkg -i of that package on this machine, what an operator sees checked, then purged (CI, root).
+test-package: deb
+	bash scripts/package-test.sh $(BUILD)
 
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i

@@ -14,11 +14,12 @@ set(TP_MODULES
   phase      # the phase and end-cause vocabulary of jobs and attempts
   slurm      # batch script, submit body, the slurmrestd client, Slurm's state vocabulary
   staging    # one immutable directory per attempt; who may write it
-  store      # durable state behind JobStore (SQLite)
+  store      # durable state behind JobStore (SQLite or PostgreSQL), the leader lease
   attempt    # readers of an attempt's files: log tail, sentinels, staged files
   pipeline   # spec → staged attempt (the launch pipeline), the attempt launcher
   control    # the reconciler: loop, state machine, status mapping, decisions, retry policy
   doctor     # `tuneplane doctor`'s checks and their gathering layer
+  siteinit   # `tuneplane site init`'s drafting: a site file from nodes and partitions (pure)
   api        # the /v1 HTTP surface of `tuneplane serve`
   server     # the wiring of `tuneplane serve`: store, Slurm client, loop, API
   client     # the /v1 API client: config, HTTP, typed objects, polling
@@ -39,12 +40,13 @@ set(TP_ALLOWED_attempt common spec slurm staging)
 set(TP_ALLOWED_pipeline common spec catalog launch slurm staging store attempt)
 set(TP_ALLOWED_control common spec catalog launch phase slurm staging store attempt pipeline)
 set(TP_ALLOWED_doctor common catalog slurm staging)
+set(TP_ALLOWED_siteinit common slurm doctor)
 set(TP_ALLOWED_api common spec catalog launch phase slurm staging store attempt pipeline control)
 set(TP_ALLOWED_server common catalog launch http slurm staging store pipeline control doctor api)
 set(TP_ALLOWED_client common spec http phase)
 set(TP_ALLOWED_client_cli common spec client)
 set(TP_ALLOWED_cli common spec catalog launch slurm staging store pipeline control doctor api
-  server client client_cli)
+  server client client_cli siteinit)
 set(TP_ALLOWED_sim common)
 
 # Fails the configuration when `target` links, directly or through any library it links,

@@ -8,6 +8,7 @@ packages=(
   libpq-dev postgresql libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libexpected-dev
   libicu-dev libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libboost-dev
   chromium chromium-driver
+  systemd  # systemd-analyze: scripts/package-test.sh verifies the packaged unit
 )
 missing=()
 for p in "${packages[@]}"; do

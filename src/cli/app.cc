@@ -1,0 +1,29 @@
+#include "cli/app.h"
+
+#include "cli/commands.h"
+#include "cli/completion.h"
+#include "cli/site_command.h"
+
+namespace tuneplane::cli {
+
+std::unique_ptr<CLI::App> makeApp() {
+  auto app = std::make_unique<CLI::App>(
+      "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
+      "Submit and follow jobs on a TunePlane server (submit, get, describe, logs, events,\n"
+      "cancel, attempt, whoami); run the server (serve); validate and render job specs\n"
+      "offline; check a site (doctor); talk to a site's slurmrestd directly (slurm).",
+      "tuneplane");
+  app->require_subcommand(1);
+  app->set_version_flag("--version", kVersionText);
+  addServerCommands(*app);
+  addValidateCommand(*app);
+  addRenderCommand(*app);
+  addSlurmCommand(*app);
+  addDoctorCommand(*app);
+  addServeCommand(*app);
+  addSiteCommand(*app);
+  addCompletionCommand(*app);  // last: it reads the tree the others built
+  return app;
+}
+
+}  // namespace tuneplane::cli

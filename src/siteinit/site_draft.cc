@@ -1,0 +1,171 @@
+#include "siteinit/site_draft.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
+
+#include "doctor/gres.h"
+
+namespace tuneplane::siteinit {
+namespace {
+
+constexpr const char* kGpuGres = "gpu";
+
+// A YAML scalar: JSON's double-quoted string is one, with every escape YAML needs.
+std::string quoted(const std::string& text) {
+  return nlohmann::json(text).dump();
+}
+
+std::string joined(const std::vector<std::string>& items, const std::string& separator) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+// Series names allow letters, digits and `_-.` (the site file's rule).
+std::string seriesName(const std::string& gres_type) {
+  std::string name;
+  for (char c : gres_type.empty() ? std::string(kGpuGres) : gres_type) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    name += ok ? c : '-';
+  }
+  return name;
+}
+
+bool hasGpus(const slurm::NodeInfo& node) {
+  return doctor::gpusOfType(doctor::parseGres(node.gres), "") > 0;
+}
+
+// The partition holding the most of `nodes` (first reported on a tie), with that count.
+std::pair<std::string, size_t> partitionOf(const std::vector<slurm::PartitionInfo>& partitions,
+                                           const std::vector<const slurm::NodeInfo*>& nodes) {
+  std::pair<std::string, size_t> best{"", 0};
+  for (const auto& partition : partitions) {
+    size_t count = 0;
+    for (const auto* node : nodes) {
+      count += std::count(node->partitions.begin(), node->partitions.end(), partition.name);
+    }
+    if (count > best.second) best = {partition.name, count};
+  }
+  return best;
+}
+
+std::vector<std::string> names(const std::vector<const slurm::NodeInfo*>& nodes) {
+  std::vector<std::string> out;
+  for (const auto* node : nodes) out.push_back(node->name);
+  return out;
+}
+
+}  // namespace
+
+std::vector<SeriesDraft> gpuSeries(const std::vector<slurm::NodeInfo>& nodes) {
+  using Key = std::tuple<std::string, int64_t, std::vector<std::string>>;
+  std::map<Key, std::vector<std::string>> groups;
+  for (const auto& node : nodes) {
+    std::vector<std::string> features = node.features;
+    std::sort(features.begin(), features.end());
+    features.erase(std::unique(features.begin(), features.end()), features.end());
+    // Each GPU type on the node is a series of its own (a node may hold two types).
+    std::map<std::string, int64_t> per_type;
+    for (const auto& entry : doctor::parseGres(node.gres)) {
+      if (entry.name == kGpuGres && entry.count > 0) per_type[entry.type] += entry.count;
+    }
+    for (const auto& [type, count] : per_type) groups[{type, count, features}].push_back(node.name);
+  }
+  std::vector<SeriesDraft> series;
+  std::map<std::string, int> taken;
+  for (const auto& [key, members] : groups) {
+    const auto& [type, count, features] = key;
+    std::string name = seriesName(type);
+    if (const int seen = taken[name]++; seen > 0) name += "-" + std::to_string(seen + 1);
+    series.push_back(SeriesDraft{name, type, count, features, members});
+  }
+  return series;
+}
+
+std::string draftSiteYaml(const DraftInputs& inputs,
+                          const std::vector<slurm::PartitionInfo>& partitions,
+                          const std::vector<slurm::NodeInfo>& nodes) {
+  std::vector<const slurm::NodeInfo*> gpu_nodes;
+  std::vector<const slurm::NodeInfo*> cpu_nodes;
+  for (const auto& node : nodes) (hasGpus(node) ? gpu_nodes : cpu_nodes).push_back(&node);
+
+  std::ostringstream out;
+  out << "# Drafted by `tuneplane site init` from slurmrestd's /nodes/ and /partitions/ at\n"
+      << "# " << inputs.slurm_url << ". Every guessed value says where it came from: check\n"
+      << "# them, then run `tuneplane doctor --site <this file>`.\n"
+      << "slurm:\n"
+      << "  url: " << quoted(inputs.slurm_url) << "  # --slurm\n"
+      << "  api_version: v0.0.45\n"
+      << "  user: " << quoted(inputs.user) << "  # " << inputs.user_source << "\n"
+      << "  token_file: " << quoted(inputs.token_file) << "  # --token-file\n";
+
+  out << "partitions:\n";
+  const auto [gpu_partition, gpu_count] = partitionOf(partitions, gpu_nodes);
+  const auto [cpu_partition, cpu_count] = partitionOf(partitions, cpu_nodes);
+  if (gpu_count > 0) {
+    out << "  gpu: " << quoted(gpu_partition) << "  # holds " << gpu_count << " of the "
+        << gpu_nodes.size() << " GPU nodes (" << joined(names(gpu_nodes), ", ") << ")\n";
+  } else if (cpu_count > 0) {
+    out << "  gpu: " << quoted(cpu_partition)
+        << "  # no partition holds a GPU node: GPU pools would go to the CPU partition\n";
+  } else {
+    out << "  gpu: gpu  # the default: no partition holds a node\n";
+  }
+  if (cpu_count > 0) {
+    out << "  cpu: " << quoted(cpu_partition) << "  # holds " << cpu_count << " of the "
+        << cpu_nodes.size() << " nodes without GPUs (" << joined(names(cpu_nodes), ", ") << ")\n";
+  } else if (gpu_count > 0) {
+    out << "  cpu: " << quoted(gpu_partition)
+        << "  # no partition holds a node without GPUs: CPU pools share the GPU partition\n";
+  } else {
+    out << "  cpu: cpu  # the default: no partition holds a node\n";
+  }
+
+  const auto series = gpuSeries(nodes);
+  if (series.empty()) {
+    out << "gpu_series: []  # no node reports gpu GRES\n";
+  } else {
+    out << "gpu_series:\n";
+  }
+  for (const auto& s : series) {
+    out << "  - name: " << quoted(s.name) << "  # nodes " << joined(s.nodes, ", ") << "\n";
+    if (s.features.empty()) {
+      out << "    # No slurm_constraint: these nodes share no feature, so the assembly layer\n"
+          << "    # refuses every pool of this series until one is set (give the nodes a\n"
+          << "    # feature in slurm.conf, then name it here).\n";
+    } else {
+      out << "    slurm_constraint: " << quoted(joined(s.features, "&"))
+          << "  # the features these nodes share\n";
+    }
+    out << "    gpus_per_node: " << s.gpus_per_node << "  # their GRES: gpu"
+        << (s.gres_type.empty() ? "" : ":" + s.gres_type) << ":" << s.gpus_per_node << "\n";
+    if (!s.gres_type.empty()) {
+      out << "    gres_type: " << quoted(s.gres_type) << "  # the GRES type of their GPUs\n";
+    } else {
+      out << "    # no gres_type: their GRES names no GPU type\n";
+    }
+  }
+
+  if (inputs.runtime) {
+    out << "container_runtime: " << quoted(*inputs.runtime) << "  # --runtime\n";
+  } else {
+    out << "container_runtime: apptainer  # a guess: slurmrestd does not say; pyxis or "
+           "apptainer (--runtime)\n";
+  }
+  if (inputs.staging_root) {
+    out << "staging_root: " << quoted(*inputs.staging_root) << "  # --staging-root\n";
+  } else {
+    out << "staging_root: /shared/tuneplane/attempts  # a placeholder (--staging-root): a "
+           "directory the nodes and this host share\n";
+  }
+  out << "runtime_registry_file: runtimes.yaml  # not drafted: the runtimes jobs may use, beside "
+         "this file (README, \"Runtime registry\")\n";
+  return out.str();
+}
+
+}  // namespace tuneplane::siteinit
