@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "cli/completion.h"
 #include "cli/site_command.h"
+#include "client_cli/server_commands.h"
 
 namespace tuneplane::cli {
 

@@ -10,7 +10,6 @@
 
 #include "cli/app.h"
 #include "cli/run_app.h"
-#include "client_cli/server_commands.h"
 
 int main(int argc, char** argv) {
   // Libraries log through spdlog (e.g. the Slurm client's retries), whose default logger
