@@ -226,17 +226,10 @@ TEST_F(JobRoutesTest, AbandonIsForAdminsAndNeedsAReason) {
 
 TEST_F(JobRoutesTest, AbandonOfALostReceiptIsRecordedWithWhoAndWhy) {
   const std::string id = submitJob();
-  auto view = store_->getJob(id);
-  ASSERT_TRUE(view && *view);
-  store::AttemptRecord attempt;
-  attempt.job_id = id;
-  attempt.number = 1;
-  attempt.phase = phase::AttemptPhase::kSubmitUnknown;
-  attempt.submit_token = "tp-0123456789abcdef0123456789abcdef";
-  attempt.staging_dir = site_.stagingRoot() + "/jobs/" + id + "/attempts/1";
-  store::JobRecord job = (*view)->job;
-  job.phase = phase::JobPhase::kSubmitUnknown;
-  ASSERT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
+  ASSERT_NO_FATAL_FAILURE(
+      commitAttempt(firstAttempt(id, phase::AttemptPhase::kSubmitUnknown,
+                                 site_.stagingRoot() + "/jobs/" + id + "/attempts/1"),
+                    phase::JobPhase::kSubmitUnknown));
   auto res = post("/v1/jobs/" + id + "/attempts/1/abandon",
                   R"({"reason":"the receipt is lost for good"})", kRootToken, "application/json");
   ASSERT_TRUE(res);
@@ -320,15 +313,9 @@ TEST_F(LogRoutesTest, AnAttemptJustBegunIsServedByItsFirstPool) {
 // handler): a broken invariant is a 500 naming the attempt, never a log read.
 TEST_F(LogRoutesTest, AnAttemptWithoutComponentsIsAnInternalError) {
   const std::string id = submitJob();
-  auto view = store_->getJob(id);
-  ASSERT_TRUE(view && *view);
-  store::AttemptRecord attempt;
-  attempt.job_id = id;
-  attempt.number = 1;
-  attempt.phase = phase::AttemptPhase::kStaging;
-  attempt.submit_token = "tp-00112233445566778899aabbccddeeff";
-  attempt.staging_dir = "/staging/jobs/" + id + "/attempts/1";
-  ASSERT_TRUE(store_->commit(store::Change{(*view)->job, {attempt}, {}}));
+  ASSERT_NO_FATAL_FAILURE(commitAttempt(
+      firstAttempt(id, phase::AttemptPhase::kStaging, "/staging/jobs/" + id + "/attempts/1"),
+      phase::JobPhase::kStaging));
   auto res = get("/v1/jobs/" + id + "/logs");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 500) << res->body;
