@@ -143,11 +143,6 @@ pid_t spawnChild(const std::vector<std::string>& argv, const ProcessOptions& opt
 
 }  // namespace
 
-std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit,
-                               const std::string& what) {
-  return waitChild(pid, limit, what, /*end_group=*/false);
-}
-
 std::optional<int> runInChild(const std::function<int()>& child, const std::string& what,
                               std::chrono::milliseconds limit) {
   const pid_t pid = ::fork();
@@ -156,10 +151,10 @@ std::optional<int> runInChild(const std::function<int()>& child, const std::stri
     return std::nullopt;
   }
   if (pid == 0) {
-    ::setpgid(0, 0);  // its own group, so waitBounded kills all of it on expiry
+    ::setpgid(0, 0);  // its own group, so all of it is killed on expiry
     ::_exit(child());
   }
-  const auto status = waitBounded(pid, limit, what);
+  const auto status = waitChild(pid, limit, what, /*end_group=*/false);
   if (!status || *status == -1) return std::nullopt;
   return exitCodeOf(*status);
 }
@@ -247,6 +242,16 @@ std::optional<int> ChildProcess::exitWithin(std::chrono::milliseconds limit) {
       break;
   }
   return std::nullopt;
+}
+
+std::string ChildProcess::firstLine(std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const std::string text = out();
+    if (const auto end = text.find('\n'); end != std::string::npos) return text.substr(0, end);
+    if (!running() || std::chrono::steady_clock::now() >= deadline) return "";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 std::string ChildProcess::out() const {

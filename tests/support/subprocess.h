@@ -42,11 +42,6 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
 // `/bin/sh -c command`, as runProcess.
 ProcessResult runShell(const std::string& command, const ProcessOptions& options);
 
-// Waits for child `pid` at most `limit`. Returns its wait status (-1 when waitpid itself
-// failed, reported as a failure); on expiry fails the test naming `what`, kills the child's
-// process group (and the child) and returns nullopt.
-std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit, const std::string& what);
-
 // A child that runs beside the test (a server: the simulator, `tuneplane serve`; a command
 // the test interrupts; a rendered script and what it starts), in its own process group,
 // stdin from /dev/null, stdout and stderr captured in `scratch`/NAME.out and NAME.err. Once
@@ -81,6 +76,10 @@ class ChildProcess {
   std::optional<int> exitWithin(std::chrono::milliseconds limit);
   // Ends it now: SIGKILL to its whole group, then reaps it (nothing when it has exited).
   void end();
+  // The first line it writes to stdout (without the newline), waiting at most `limit`;
+  // empty when it exits or the limit passes first (no failure: the caller says what it
+  // expected). For a server that prints its address when it is up.
+  std::string firstLine(std::chrono::milliseconds limit);
   std::string out() const;
   std::string err() const;
 
@@ -95,7 +94,7 @@ class ChildProcess {
 
 // Forks; the child (in its own process group) runs `child` and exits with the int it
 // returns — for code under test that might block (a FIFO) or that must run as another user
-// (setuid). Waits with waitBounded. Returns the exit code (128 + N when killed by signal N),
+// (setuid), waited for with a bound. Returns the exit code (128 + N when killed by signal N),
 // or nullopt when the fork failed or the child outlived `limit` (each reported as a failure
 // naming `what`). The child must not touch GoogleTest: it reports through its exit code.
 std::optional<int> runInChild(const std::function<int()>& child, const std::string& what,

@@ -161,6 +161,19 @@ TEST_F(SubprocessTest, AChildProcessEndedOnDemandTakesItsGroupWithIt) {
   EXPECT_TRUE(endsSoon(grandchild)) << "the grandchild " << grandchild << " still runs";
 }
 
+TEST_F(SubprocessTest, AServersFirstLineIsWaitedForAndNothingIsWhenItExitsFirst) {
+  auto server = ChildProcess::start({"/bin/sh", "-c", "sleep 0.1; echo http://here; sleep 300"},
+                                    {.scratch = dir_}, "server");
+  ASSERT_NE(server, nullptr);
+  EXPECT_EQ(server->firstLine(std::chrono::seconds(20)), "http://here");
+  EXPECT_TRUE(server->running());
+  auto quitter = ChildProcess::start({"/bin/sh", "-c", "printf 'no newline'; exit 3"},
+                                     {.scratch = dir_}, "quitter");
+  ASSERT_NE(quitter, nullptr);
+  EXPECT_EQ(quitter->firstLine(std::chrono::seconds(20)), "");
+  EXPECT_EQ(quitter->exitWithin(std::chrono::milliseconds(0)), 3);
+}
+
 TEST_F(SubprocessTest, AMissingProgramIsAFailureNotAHang) {
   ProcessResult r;
   EXPECT_NONFATAL_FAILURE(r = runProcess({(dir_ / "no-such-program").string()}, {.scratch = dir_}),
