@@ -16,6 +16,7 @@
 #include "store/sqlite_connection.h"
 #include "store/store_copy.h"
 #include "store_fixtures.h"
+#include "support/pg_test_database.h"
 
 namespace tuneplane::store {
 namespace {
@@ -25,25 +26,14 @@ using namespace testing;  // NOLINT(google-build-using-namespace): the store fix
 class StoreCopyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string why;
-    cluster_ = tuneplane::test::sharedPostgres(why);
-    if (cluster_ == nullptr) {
-      if (tuneplane::test::postgresRequired()) FAIL() << "PostgreSQL required: " << why;
-      GTEST_SKIP() << "*** SKIPPED: no PostgreSQL for store copy: " << why;
-    }
-    std::string error;
-    database_ = cluster_->createDatabase(error, tuneplane::test::kPasswordRole, kPassword);
-    ASSERT_FALSE(database_.empty()) << error;
-    target_ = cluster_->uri(database_, tuneplane::test::kPasswordRole);
+    database_.open(tuneplane::test::kPasswordRole, kPassword);
+    if (!database_.ready()) return;
+    target_ = database_.uri(tuneplane::test::kPasswordRole);
     password_file_ = dir_.file("db.pass");
     { std::ofstream(password_file_) << kPassword << "\n"; }
     ASSERT_EQ(::chmod(password_file_.c_str(), 0600), 0);
     source_ = dir_.file("site.db");
   }
-  void TearDown() override {
-    if (cluster_ != nullptr && !database_.empty()) cluster_->dropDatabase(database_);
-  }
-
   CopyRequest request() const {
     return CopyRequest{"sqlite:" + source_, target_, password_file_, "--password-file"};
   }
@@ -113,8 +103,7 @@ class StoreCopyTest : public ::testing::Test {
                                          "failed-00000004", "lost-00000005"};
   static constexpr const char* kPassword = "copy-s3cret";
   tuneplane::testing::TempDir dir_;
-  tuneplane::test::PgCluster* cluster_ = nullptr;
-  std::string database_;
+  tuneplane::test::PgTestDatabase database_;
   std::string target_;
   std::string password_file_;
   std::string source_;
