@@ -20,7 +20,7 @@ namespace {
 
 using testing::CliFixture;
 
-constexpr const char* kPassword = "cli-copy-s3cret";
+constexpr const char* kPassword = test::kPasswordRolePassword;
 
 class StoreCopyCommandTest : public CliFixture {
  protected:

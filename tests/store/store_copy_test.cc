@@ -101,7 +101,7 @@ class StoreCopyTest : public ::testing::Test {
 
   const std::vector<std::string> kIds = {"pending-00000001", "running-00000002", "done-00000003",
                                          "failed-00000004", "lost-00000005"};
-  static constexpr const char* kPassword = "copy-s3cret";
+  static constexpr const char* kPassword = tuneplane::test::kPasswordRolePassword;
   tuneplane::testing::TempDir dir_;
   tuneplane::test::PgTestDatabase database_;
   std::string target_;

@@ -12,6 +12,10 @@
 
 namespace tuneplane::test {
 
+// kPasswordRole's password. The role is made once per server, by the first test that asks
+// for it, and keeps that password: every test that owns a database by it gives this one.
+inline constexpr const char* kPasswordRolePassword = "pg-secret-6d1f0e9a";
+
 class PgTestDatabase {
  public:
   PgTestDatabase() = default;
