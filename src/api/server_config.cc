@@ -136,6 +136,7 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   if (!root) return failAll(r.takeErrors());
   const YAML::Node server = R::get(*root, "server");
   if (!R::present(server)) return config;  // every default; no tokens: every /v1 call is 401
+  config.present = true;
   if (!r.checkMap(
           server, "server",
           {"listen", "db", "db_password_file", "lease_seconds", "poll_interval", "max_body_bytes",

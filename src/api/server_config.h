@@ -62,6 +62,7 @@ struct ApiToken {
 };
 
 struct ServerConfig {
+  bool present = false;  // the site file has a server: section (every value below defaults)
   std::string listen = kDefaultListen;
   std::string db;  // absolute or relative to the working directory; set by the loader
   std::optional<std::string> db_password_file;  // absolute or relative to the working dir

@@ -12,7 +12,8 @@ std::unique_ptr<CLI::App> makeApp() {
       "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
       "Submit and follow jobs on a TunePlane server (submit, get, describe, logs, events,\n"
       "cancel, attempt, whoami); run the server (serve); validate and render job specs\n"
-      "offline; check a site (doctor); talk to a site's slurmrestd directly (slurm).",
+      "offline; check a site (doctor); talk to a site's slurmrestd directly (slurm); move a\n"
+      "site's store to PostgreSQL (store copy).",
       "tuneplane");
   app->require_subcommand(1);
   app->set_version_flag("--version", kVersionText);
@@ -22,6 +23,7 @@ std::unique_ptr<CLI::App> makeApp() {
   addSlurmCommand(*app);
   addDoctorCommand(*app);
   addServeCommand(*app);
+  addStoreCommand(*app);
   addSiteCommand(*app);
   addCompletionCommand(*app);  // last: it reads the tree the others built
   return app;

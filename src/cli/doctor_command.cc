@@ -16,6 +16,7 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "api/server_config.h"
 #include "catalog/artifact_verifier.h"
 #include "catalog/site_loader.h"
 #include "cli/commands.h"
@@ -35,6 +36,7 @@ namespace {
 
 struct DoctorFlags {
   std::optional<std::string> site;
+  std::optional<std::string> db;
   std::string output = "text";
   bool strict = false;
 };
@@ -76,6 +78,25 @@ SlurmConnection connectToSlurm(const catalog::SiteConfig& site) {
   return c;
 }
 
+// The database serve would open: --db, else server.db (password from
+// server.db_password_file, as serve takes it). A site without a server: section does not
+// run serve, so without --db there is no database to check.
+std::optional<doctor::DatabaseTarget> databaseTarget(const DoctorFlags& flags,
+                                                     const std::string& site_path) {
+  auto config = api::loadServerConfig(site_path);
+  doctor::DatabaseTarget target;
+  if (!config) {
+    // serve would not start either: the database check fails with the first reason.
+    target.db = flags.db.value_or("server.db");
+    target.config_error = config.error().front();
+    return target;
+  }
+  if (!flags.db && !config->present) return std::nullopt;
+  target.db = flags.db.value_or(config->db);
+  target.password_file = config->db_password_file;
+  return target;
+}
+
 void runDoctor(const DoctorFlags& flags) {
   auto format = parseOutputFormat(flags.output);
   if (!format) failWith({format.error()}, OutputFormat::kText, kExitInvalid, std::cout, std::cerr);
@@ -93,6 +114,8 @@ void runDoctor(const DoctorFlags& flags) {
   } else {
     input.registry = failAll(registry.error());
   }
+
+  input.database = databaseTarget(flags, site->path);
 
   // The client logs its retries and token refreshes; every outcome is in the report, so
   // only errors of its own are worth a log line here.
@@ -132,8 +155,12 @@ void addDoctorCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "doctor",
       "Check a site without submitting anything: slurmrestd, the API version, the token, "
-      "partitions, GPU-series constraints and GRES, the staging root, and every artifact");
+      "partitions, GPU-series constraints and GRES, the staging root, every artifact, and the\n"
+      "job store's database (read only: reachable, schema version, leader lease)");
   cmd->add_option("--site", flags->site, "Site file (default: $TUNEPLANE_SITE_FILE)");
+  cmd->add_option("--db", flags->db,
+                  "The job store to check: a SQLite file or a postgresql:// URI without its "
+                  "password (default: server.db when the site has a server: section)");
   cmd->add_option("--output,-o", flags->output, "Output format: text or json");
   cmd->add_flag("--strict", flags->strict, "Count warnings as failures (exit 1)");
   cmd->footer(

@@ -2,11 +2,16 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+
 #include "catalog/error_codes.h"
 #include "doctor/artifact_checks.h"
 #include "doctor/cluster_checks.h"
+#include "doctor/database_checks.h"
 #include "doctor/slurm_checks.h"
 #include "doctor/staging_checks.h"
+#include "store/open_store.h"
+#include "store/postgres_job_store.h"
 
 namespace tuneplane::doctor {
 
@@ -84,6 +89,29 @@ StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host
   return facts;
 }
 
+DatabaseFacts gatherDatabaseFacts(const DatabaseTarget& target) {
+  DatabaseFacts facts;
+  facts.db = store::describeDb(target.db);
+  facts.postgres = store::PostgresJobStore::isUri(target.db);
+  if (target.config_error) {
+    facts.unavailable = target.config_error;
+    return facts;
+  }
+  struct stat st {};
+  if (!facts.postgres && !target.password_file && ::stat(target.db.c_str(), &st) != 0 &&
+      errno == ENOENT) {
+    facts.exists = false;  // serve creates it; opening it read-only would not
+    return facts;
+  }
+  auto probe = store::probeStore(target.db, target.password_file, store::kDbPasswordField);
+  if (probe) {
+    facts.probe = std::move(*probe);
+  } else {
+    facts.unavailable = probe.error();
+  }
+  return facts;
+}
+
 ArtifactFacts gatherArtifactFacts(const catalog::Runtime& runtime,
                                   catalog::ArtifactVerifier& verifier,
                                   const ArtifactProgress& progress) {
@@ -130,6 +158,11 @@ std::vector<CheckResult> runDoctor(const DoctorInput& input, DoctorEnv& env) {
       checks.push_back(checkArtifact(gatherArtifactFacts(runtime, env.verifier, env.progress),
                                      site.container_runtime));
     }
+  }
+  if (input.database) {
+    const DatabaseFacts database = gatherDatabaseFacts(*input.database);
+    checks.push_back(checkDatabase(database));
+    if (database.postgres) checks.push_back(checkDatabaseLease(database));
   }
   return checks;
 }

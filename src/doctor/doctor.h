@@ -4,12 +4,14 @@
 //
 //   slurmrestd → slurmctld → api_version → token → partition/* → gpu_series/*
 //   → staging/root → staging/user → staging/filesystem → registry → artifact/*
+//   → database → database/lease (PostgreSQL)
 //
 // It submits nothing and changes nothing but one probe file it creates and removes in the
-// staging root. Whether the job user can write the attempts is staging's rule
-// (staging::decideJobAccess), asked here exactly as a submit asks it. A check that depends on a
-// failed one is reported as skipped, never left out, so the list (and the JSON document) always
-// names every check for the site. Thread-safety: one runDoctor call at a time per DoctorEnv.
+// staging root; the database is only read (no migration, no lease taken). Whether the job user can
+// write the attempts is staging's rule (staging::decideJobAccess), asked here exactly as a submit
+// asks it. A check that depends on a failed one is reported as skipped, never left out, so the list
+// (and the JSON document) always names every check for the site. Thread-safety: one runDoctor call
+// at a time per DoctorEnv.
 #pragma once
 
 #include <cstdint>
@@ -35,10 +37,20 @@ namespace tuneplane::doctor {
 
 // What is checked: the site and its registry as loaded (a registry that failed to load is
 // itself a finding, not a reason to stop).
+// The job store's database doctor looks at: server.db (or --db) with its password file.
+struct DatabaseTarget {
+  std::string db;                            // a SQLite path or a postgresql:// URI
+  std::optional<std::string> password_file;  // server.db_password_file
+  std::optional<Error> config_error;         // the server: section could not be read
+};
+
 struct DoctorInput {
   catalog::SiteConfig site;
   std::string registry_path;                   // empty when none is configured
   Checked<catalog::RuntimeRegistry> registry;  // the registry, or why it could not be loaded
+  // Set when the site runs serve (it has a server: section) or --db names a database; the
+  // database checks are left out otherwise.
+  std::optional<DatabaseTarget> database;
 };
 
 // The way to slurmrestd. `tokens` is the client's own token source, so the token doctor
@@ -73,6 +85,8 @@ TokenFacts gatherTokenFacts(const catalog::SiteConfig& site, const SlurmAccess& 
                             const Clock& clock);
 StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host,
                                 staging::OsUsers& users, staging::StagingFs& fs);
+// Opens the database read-only (store/store_probe.h) and reads its version and lease row.
+DatabaseFacts gatherDatabaseFacts(const DatabaseTarget& target);
 ArtifactFacts gatherArtifactFacts(const catalog::Runtime& runtime,
                                   catalog::ArtifactVerifier& verifier,
                                   const ArtifactProgress& progress);

@@ -1,9 +1,9 @@
 // What doctor gathered about a site before judging it: slurmrestd's answers, the token's
-// (unverified) claims, the staging root as this process sees it, and each artifact's
-// verification. The gathering layer (doctor.h) fills these through I/O; the judgement
-// functions (slurm_checks.h, cluster_checks.h, staging_checks.h, artifact_checks.h) read
-// only these (and, for the job user's access, staging's own verdict), so tests build them from
-// tables. No credential is ever stored here. Plain values.
+// (unverified) claims, the staging root as this process sees it, each artifact's
+// verification, and a read-only look at the job store's database. The gathering layer (doctor.h)
+// fills these through I/O; the judgement functions (slurm_checks.h, cluster_checks.h,
+// staging_checks.h, artifact_checks.h) read only these (and, for the job user's access, staging's
+// own verdict), so tests build them from tables. No credential is ever stored here. Plain values.
 #pragma once
 
 #include <chrono>
@@ -17,6 +17,7 @@
 #include "slurm/job_record.h"
 #include "slurm/rest_error.h"
 #include "staging/job_access.h"
+#include "store/store_probe.h"
 
 namespace tuneplane::doctor {
 
@@ -77,6 +78,16 @@ struct ArtifactFacts {
   Status verified;                           // catalog::ArtifactVerifier's verdict
   std::optional<uint64_t> size_bytes;        // when the file exists
   std::optional<std::string> actual_sha256;  // on a mismatch: what the file hashes to
+};
+
+// The job store's database (server.db, or doctor's --db), looked at read-only
+// (store/store_probe.h): no migration, no lease taken, no row written.
+struct DatabaseFacts {
+  std::string db;                    // as messages name it: a path, or a URI without its password
+  bool postgres = false;             // a postgresql:// URI; otherwise a SQLite file
+  bool exists = true;                // SQLite: the file exists (serve creates a missing one)
+  std::optional<Error> unavailable;  // could not be opened or read, and why
+  std::optional<store::StoreProbe> probe;  // what the look found, when there was one
 };
 
 }  // namespace tuneplane::doctor

@@ -93,7 +93,9 @@ Result<nlohmann::json> Daemon::doctorReport() {
     return fail(api::codes::kBusy, "",
                 "doctor's checks are running already; try again in a moment");
   }
-  doctor::DoctorInput input{site_.site, site_.registry_path, site_.registry};
+  // The API's report leaves the database checks out (`tuneplane doctor` makes them): this
+  // replica is using the database, and its /readyz and /metrics already tell.
+  doctor::DoctorInput input{site_.site, site_.registry_path, site_.registry, std::nullopt};
   doctor::SlurmAccess access;
   access.client = probe_.get();
   access.tokens = &probe_->tokens();

@@ -19,6 +19,8 @@ inline constexpr const char* kAlreadyTerminal = "store.already_terminal";
 inline constexpr const char* kNotSubmitUnknown = "store.not_submit_unknown";
 inline constexpr const char* kBadLimit = "store.bad_limit";
 inline constexpr const char* kBadContinue = "store.bad_continue";
+// `tuneplane store copy` refused a target that already holds jobs (store_copy.h).
+inline constexpr const char* kTargetNotEmpty = "store.target_not_empty";
 // A reconciler's write refused because its replica no longer holds the lease's epoch
 // (leader_lease.h): another replica took over while it was paused or cut off.
 inline constexpr const char* kFenced = "store.fenced";

@@ -46,6 +46,15 @@ constexpr const char* kInsertEventSql =
     "INSERT INTO events (job_id, attempt, time_ms, from_phase, to_phase, reason, actor)"
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
 
+// Events keep their seq. PostgreSQL's seq is GENERATED ALWAYS, which takes a value only
+// when the insert says it overrides the generator.
+constexpr const char* kInsertSqliteEventWithSeqSql =
+    "INSERT INTO events (seq, job_id, attempt, time_ms, from_phase, to_phase, reason, actor)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+constexpr const char* kInsertPostgresEventWithSeqSql =
+    "INSERT INTO events (seq, job_id, attempt, time_ms, from_phase, to_phase, reason, actor)"
+    " OVERRIDING SYSTEM VALUE VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
+
 tl::unexpected<Error> invalid(std::string field, std::string message) {
   return fail(codes::kInvalid, std::move(field), std::move(message));
 }
@@ -177,6 +186,54 @@ Status applyChange(Connection& connection, const Change& change) {
     if (auto done = appendEvent(connection, event); !done) return done;
   }
   return ok();
+}
+
+Status insertCopiedJob(Connection& connection, const JobView& view,
+                       const std::vector<EventRecord>& events) {
+  Change change;
+  change.job = view.job;
+  change.attempts = view.attempts;
+  if (auto valid = validateChange(change); !valid) return valid;
+  if (auto done = writeJob(connection, kInsertJobSql, view.job); !done) return done;
+  // The request columns, which neither the insert nor commit writes.
+  auto cancel = connection.query(
+      "UPDATE jobs SET cancel_requested = ?2, cancel_requested_by = ?3 WHERE id = ?1");
+  if (cancel) {
+    cancel->bind(1, view.job.id).bind(2, int64_t{view.job.cancel_requested ? 1 : 0});
+    cancel->bind(3, view.job.cancel_requested_by);
+  }
+  if (auto done = run(cancel); !done) return done;
+  for (const AttemptRecord& a : view.attempts) {
+    if (auto done = writeAttempt(connection, a); !done) return done;
+    auto abandon = connection.query(
+        "UPDATE attempts SET abandon_requested = ?3, abandoned_by = ?4, abandon_reason = ?5"
+        " WHERE job_id = ?1 AND number = ?2");
+    if (abandon) {
+      abandon->bind(1, a.job_id).bind(2, int64_t{a.number});
+      abandon->bind(3, int64_t{a.abandon_requested ? 1 : 0}).bind(4, a.abandoned_by);
+      abandon->bind(5, a.abandon_reason);
+    }
+    if (auto done = run(abandon); !done) return done;
+  }
+  const char* sql = connection.dialect() == Dialect::kPostgres ? kInsertPostgresEventWithSeqSql
+                                                               : kInsertSqliteEventWithSeqSql;
+  for (const EventRecord& e : events) {
+    auto q = connection.query(sql);
+    if (!q) return fail(q.error());
+    q->bind(1, e.seq).bind(2, e.job_id).bind(3, int64_t{e.attempt}).bind(4, e.time_ms);
+    q->bind(5, e.from).bind(6, e.to).bind(7, e.reason).bind(8, e.actor);
+    if (auto done = q->run(); !done) return done;
+  }
+  return ok();
+}
+
+Status continueEventSequence(Connection& connection) {
+  if (connection.dialect() != Dialect::kPostgres) return ok();
+  // setval with is_called true: the next value is max + 1. No events: nothing to move.
+  auto q = connection.query(
+      "SELECT setval(pg_get_serial_sequence('events', 'seq'), max(seq)) FROM events"
+      " HAVING count(*) > 0");
+  return run(q);
 }
 
 Status markCancelRequested(Connection& connection, const std::string& job_id,

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "common/result.h"
 #include "store/job_store.h"
@@ -27,6 +28,16 @@ Status validateChange(const Change& change);
 // A new job, its labels and its creation event. Errors: "store.job_exists".
 Status insertNewJob(Connection& connection, const JobRecord& job, const EventRecord& created);
 Status applyChange(Connection& connection, const Change& change);
+// A job exactly as another database held it (store_copy.h): every column of the job, its
+// labels and attempts (the cancel_* and abandon_* request columns included), the attempts'
+// components, and `events` with their seq numbers as they were. Errors: "store.invalid" (as
+// commit), "store.constraint" (the job, an attempt's token or an event's seq exists).
+Status insertCopiedJob(Connection& connection, const JobView& view,
+                       const std::vector<EventRecord>& events);
+// After insertCopiedJob: the next event the store appends gets a seq above every copied one
+// (PostgreSQL's identity sequence is moved past them; SQLite's AUTOINCREMENT does it itself).
+Status continueEventSequence(Connection& connection);
+
 // Errors: "store.not_found", "store.already_terminal". Idempotent: a job already marked
 // keeps its first requester and gets no second event.
 Status markCancelRequested(Connection& connection, const std::string& job_id,

@@ -11,34 +11,28 @@
 #include "store/sqlite_job_store.h"
 
 namespace tuneplane::store {
-namespace {
-
-constexpr const char* kPasswordField = "server.db_password_file";
-
-Result<std::string> readPassword(const std::string& path) {
+Result<std::string> readPasswordFile(const std::string& path, const std::string& field) {
   struct stat info {};
   if (::stat(path.c_str(), &info) != 0) {
-    return fail(codes::kInvalid, kPasswordField, "cannot read the password file " + path);
+    return fail(codes::kInvalid, field, "cannot read the password file " + path);
   }
   // Like libpq's ~/.pgpass: a secret others can read is refused, not used.
   if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     return fail(
-        codes::kInvalid, kPasswordField,
+        codes::kInvalid, field,
         "the password file " + path + " is readable by others than its owner; chmod 600 it");
   }
   std::ifstream in(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), {});
   if (!in.good() && !in.eof()) {
-    return fail(codes::kInvalid, kPasswordField, "cannot read the password file " + path);
+    return fail(codes::kInvalid, field, "cannot read the password file " + path);
   }
   while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   if (text.empty()) {
-    return fail(codes::kInvalid, kPasswordField, "the password file " + path + " is empty");
+    return fail(codes::kInvalid, field, "the password file " + path + " is empty");
   }
   return text;
 }
-
-}  // namespace
 
 std::string describeDb(const std::string& db) {
   return PostgresJobStore::isUri(db) ? redactUri(db) : db;
@@ -49,7 +43,7 @@ Result<OpenedStore> openJobStore(const std::string& db,
                                  LeaseOptions lease) {
   if (!PostgresJobStore::isUri(db)) {
     if (password_file) {
-      return fail(codes::kInvalid, kPasswordField,
+      return fail(codes::kInvalid, kDbPasswordField,
                   "a password file is for a PostgreSQL server.db (postgresql://…), not a "
                   "SQLite file");
     }
@@ -59,7 +53,7 @@ Result<OpenedStore> openJobStore(const std::string& db,
   }
   PostgresJobStoreOptions options;
   if (password_file) {
-    auto password = readPassword(*password_file);
+    auto password = readPasswordFile(*password_file);
     if (!password) return fail(password.error());
     options.password = std::move(*password);
   }

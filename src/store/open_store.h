@@ -20,6 +20,14 @@ namespace tuneplane::store {
 // For logs and messages: a path as it is, a URI with any password replaced by "***".
 std::string describeDb(const std::string& db);
 
+inline constexpr const char* kDbPasswordField = "server.db_password_file";
+
+// The PostgreSQL password kept in `path`, its trailing newline dropped. Errors:
+// "store.invalid" (field `field`) for a file that cannot be read, is empty, or is readable by
+// others than its owner; the message names the file, never its content.
+Result<std::string> readPasswordFile(const std::string& path,
+                                     const std::string& field = kDbPasswordField);
+
 struct OpenedStore {
   std::unique_ptr<JobStore> store;
   LeaderLease* lease = nullptr;          // PostgreSQL: this replica's lease (owned by the store)

@@ -97,6 +97,11 @@ Status migratePostgres(Connection& connection, std::span<const Migration> known)
 
 }  // namespace
 
+Result<int64_t> storedSchemaVersion(Connection& connection) {
+  if (connection.dialect() == Dialect::kPostgres) return pgVersion(connection);
+  return connection.queryInteger("PRAGMA user_version");
+}
+
 int currentSchemaVersion() {
   return knownMigrations().back().to_version;
 }

@@ -38,6 +38,10 @@ int currentSchemaVersion();  // knownMigrations().back().to_version
 // refused file keeps every byte. Returns the version found; 0 is a new, empty database.
 Result<int> inspectDatabase(Connection& connection, std::span<const Migration> known);
 
+// The schema version the database says it has (0 for a new one), read without judging it:
+// what doctor reports of a database inspectDatabase refused as newer.
+Result<int64_t> storedSchemaVersion(Connection& connection);
+
 // Brings the database up to the last of `known`, in one write transaction: every step and
 // the new user_version, or nothing. Afterwards PRAGMA foreign_key_check must be clean.
 // REQUIRES: inspectDatabase accepted the file; no transaction is open on `connection`.

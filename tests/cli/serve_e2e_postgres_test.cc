@@ -10,11 +10,12 @@
 #include "../catalog/temp_dir.h"
 #include "e2e_fixture.h"
 #include "support/pg_cluster.h"
+#include "support/pg_test_database.h"
 
 namespace tuneplane::cli::testing {
 namespace {
 
-constexpr const char* kPassword = "pg-secret-6d1f0e9a";
+constexpr const char* kPassword = test::kPasswordRolePassword;
 
 class ServeE2ePostgresTest : public ServeE2eTest {
  protected:
@@ -79,8 +80,8 @@ TEST_F(ServeE2ePostgresTest, RunsAJobToSucceededAndNeverLogsThePassword) {
   ASSERT_NE(serve_, nullptr);
   EXPECT_TRUE(hasPhase(alice_->job(id), "Succeeded"));
 
-  const std::string serve_logs = test::readFile(site_->dir() + "/serve.out") +
-                                 test::readFile(site_->dir() + "/serve.err");
+  const std::string serve_logs =
+      test::readFile(site_->dir() + "/serve.out") + test::readFile(site_->dir() + "/serve.err");
   EXPECT_NE(serve_logs.find("(db postgresql://"), std::string::npos) << serve_logs;
   EXPECT_EQ(serve_logs.find(kPassword), std::string::npos);
 }

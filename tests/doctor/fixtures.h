@@ -3,6 +3,8 @@
 // and a site whose GPU series match that cluster.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -96,6 +98,27 @@ inline catalog::SiteConfig site(std::vector<catalog::GpuSeries> gpu_series = {
 
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+// One row of a judgement table: facts in, the status out, words the message and the fix say.
+template <typename Facts>
+struct CheckRow {
+  const char* name;
+  Facts facts;
+  CheckStatus status;
+  std::string says;
+  std::string fix;
+};
+
+template <typename Facts, typename Check>
+void expectCheckRows(const std::vector<CheckRow<Facts>>& rows, Check check) {
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.name);
+    const CheckResult r = check(row.facts);
+    EXPECT_EQ(toString(r.status), std::string(toString(row.status))) << r.message;
+    EXPECT_TRUE(contains(r.message, row.says)) << r.message;
+    EXPECT_TRUE(contains(r.fix, row.fix)) << r.fix;
+  }
 }
 
 }  // namespace tuneplane::doctor::testing

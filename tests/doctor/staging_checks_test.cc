@@ -85,24 +85,7 @@ TEST(StagingChecksTest, ClassifiesFilesystemMagicNumbers) {
   }
 }
 
-struct Row {
-  const char* name;
-  StagingFacts facts;
-  CheckStatus status;
-  const char* says;
-  const char* fix;
-};
-
-template <typename Check>
-void expectRows(const std::vector<Row>& rows, Check check) {
-  for (const auto& row : rows) {
-    SCOPED_TRACE(row.name);
-    const CheckResult r = check(row.facts);
-    EXPECT_EQ(toString(r.status), std::string(toString(row.status))) << r.message;
-    EXPECT_TRUE(contains(r.message, row.says)) << r.message;
-    EXPECT_TRUE(contains(r.fix, row.fix)) << r.fix;
-  }
-}
+using Row = testing::CheckRow<StagingFacts>;
 
 TEST(StagingChecksTest, Root) {
   StagingFacts missing = healthy();
@@ -115,7 +98,7 @@ TEST(StagingChecksTest, Root) {
                       "cannot create a file in /shared/attempts: Permission denied");
   StagingFacts unsearchable = healthy();
   unsearchable.root_info = {false, false, "Permission denied"};
-  expectRows(
+  testing::expectCheckRows<StagingFacts>(
       {
           {"healthy", healthy(), CheckStatus::kOk,
            "exists, and tpuser (uid 1001) created and removed a probe file", ""},
@@ -272,7 +255,7 @@ TEST(StagingChecksTest, Filesystem) {
   statfs_failed.fs_type = fail("doctor.probe_failed", "", "cannot statfs: Input/output error");
   StagingFacts missing = healthy();
   missing.root_info = {};
-  expectRows(
+  testing::expectCheckRows<StagingFacts>(
       {
           {"nfs", healthy(), CheckStatus::kOk,
            "/shared/attempts is on nfs (statfs f_type 0x6969), a network filesystem", ""},
