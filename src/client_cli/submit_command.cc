@@ -65,9 +65,18 @@ int runSubmit(const SubmitFlags& flags, CommandIo& io) {
       fmt::format("{} submitted; waiting for it to end (Ctrl-C stops waiting, not "
                   "the job)",
                   job->id));
+  // The phase the server accepted the job in comes first, whatever the first poll sees: a
+  // fast control loop may have moved it on by then, and the output should not depend on that.
+  std::string last_line = phaseLine(*job);
+  session->note(last_line);
   bool warned = false;
   client::JobWaitCallbacks callbacks;
-  callbacks.on_change = [&](const client::JobView& now) { session->note(phaseLine(now)); };
+  callbacks.on_change = [&](const client::JobView& now) {
+    std::string line = phaseLine(now);
+    if (line == last_line) return;
+    session->note(line);
+    last_line = std::move(line);
+  };
   callbacks.on_retry = [&](const client::ApiError& error) {
     if (warned) return;
     warned = true;

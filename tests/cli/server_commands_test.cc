@@ -206,6 +206,23 @@ TEST_F(ServerCommandsTest, SubmitWaitExitsZeroWhenTheJobSucceeds) {
   EXPECT_EQ(server_.requests("GET", "/v1/jobs/hello-1a2b3c4d").size(), 3u);
 }
 
+TEST_F(ServerCommandsTest, SubmitWaitShowsTheAcceptedPhaseFirstAndEachChangeOnce) {
+  // The control loop may have moved the job on before the first poll: the phase it was
+  // accepted in is still the first line, and no line is printed twice.
+  server_.on("POST", "/v1/jobs", 201, jobJson("Pending"));
+  for (const char* phase : {"Running", "Running", "Succeeded"}) {
+    server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson(phase));
+  }
+  const Outcome r = run({"submit", writeSpec(kSpec), "--wait"});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  const size_t pending = r.err.find("hello-1a2b3c4d: Pending");
+  const size_t running = r.err.find("hello-1a2b3c4d: Running");
+  ASSERT_NE(pending, std::string::npos) << r.err;
+  ASSERT_NE(running, std::string::npos) << r.err;
+  EXPECT_LT(pending, running) << r.err;
+  EXPECT_EQ(r.err.find("hello-1a2b3c4d: Running", running + 1), std::string::npos) << r.err;
+}
+
 TEST_F(ServerCommandsTest, SubmitWaitExitsOneWhenTheJobFailsOrIsCancelled) {
   server_.on("POST", "/v1/jobs", 201, jobJson("Pending"));
   server_.on("GET", "/v1/jobs/hello-1a2b3c4d", 200, jobJson("Failed", "exit code 3"));
