@@ -336,7 +336,9 @@ std::map<std::string, long> straceCalls(const std::string& text) {
   const std::regex row(R"(^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$)");
   while (std::getline(lines, line)) {
     std::smatch m;
-    if (std::regex_match(line, m, row)) out[m[2]] = std::atol(m[1].str().c_str());
+    if (std::regex_match(line, m, row) && m[2] != "total") {
+      out[m[2]] = std::atol(m[1].str().c_str());
+    }
   }
   return out;
 }
