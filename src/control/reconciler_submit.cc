@@ -1,7 +1,9 @@
 // The submit protocol of the reconciler (reconciler.h): a new attempt and its token made
 // durable, the attempt staged, Submitting made durable, the POST, the receipt made durable,
 // then the job read back by its numeric id — checked to be ours by its comment — and its
-// SLUIDs stored. Each commit happens before the step that depends on it.
+// SLUIDs stored. Each commit happens before the step that depends on it. startAttempt and
+// stageAndSubmit run as launch tasks on the launch stage's threads (several attempts at
+// once, each in this order); the SLUIDs are settled back on the loop's thread.
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
@@ -25,9 +27,7 @@ void Reconciler::queueLaunch(store::JobView view, bool fresh) {
   const int64_t paused_until = stage_->pausedUntilMs();
   if (paused_until > now_) {
     // The stage backs off after an overload: nothing starts until the pause ends.
-    const int64_t wait = paused_until - now_;
-    report_.relaunch_in_ms =
-        report_.relaunch_in_ms > 0 ? std::min(report_.relaunch_in_ms, wait) : wait;
+    report_.relaunch_in_ms = paused_until - now_;
     return;
   }
   if (static_cast<int>(launches_.size()) >= options_.max_submits_per_tick) {
@@ -51,10 +51,8 @@ void Reconciler::runLaunches() {
   }
   const size_t started = stage_->run(tasks, stop_);
   if (started < launches_.size() && !stop_.stop_requested()) {
-    // Left by a backoff that began during the run.
-    const int64_t wait = std::max<int64_t>(0, stage_->pausedUntilMs() - clock_.nowMs());
-    report_.relaunch_in_ms =
-        report_.relaunch_in_ms > 0 ? std::min(report_.relaunch_in_ms, wait) : wait;
+    // Left by a backoff that began during the run: nothing starts before it ends.
+    report_.relaunch_in_ms = std::max<int64_t>(0, stage_->pausedUntilMs() - clock_.nowMs());
   }
   // Back on the loop's thread: the tallies, then each receipt read back is settled.
   for (size_t i = 0; i < started; ++i) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 
+#include "control/control_loop.h"
 #include "control/retry_policy.h"
 #include "reconciler_fixture.h"
 
@@ -92,6 +93,30 @@ TEST_F(ReconcilerConcurrentTest, ATickPastItsBudgetAsksForTheNextAtOnce) {
   EXPECT_EQ(report.submits, 1);
   EXPECT_EQ(report.relaunch_in_ms, -1);
   for (const auto& id : ids) EXPECT_EQ(view(id).attempts.size(), 1u) << id;
+}
+
+TEST_F(ReconcilerConcurrentTest, TheLoopDoesNotHoldLeftLaunchesForAPollInterval) {
+  budget_ = 2;
+  reconciler_ = makeReconciler();
+  std::vector<std::string> ids;
+  for (int i = 0; i < 7; ++i) ids.push_back(submit(cpuSpec("echo loop")));
+  // An hour between polls: only the tick's own request for more can launch them all.
+  ControlLoop loop(*reconciler_, std::chrono::hours(1));
+  loop.start();
+  auto allSubmitted = [&] {
+    for (const auto& id : ids) {
+      const store::JobView v = view(id);
+      if (v.attempts.empty() || v.attempts[0].slurm_job_id == 0) return false;
+    }
+    return true;
+  };
+  const auto end = std::chrono::steady_clock::now() + 20s;  // a bound on a hang
+  while (!allSubmitted() && std::chrono::steady_clock::now() < end) {
+    std::this_thread::sleep_for(20ms);
+  }
+  loop.stop();
+  EXPECT_TRUE(allSubmitted());
+  EXPECT_GE(loop.ticks(), 4);  // 2 per tick
 }
 
 TEST_F(ReconcilerConcurrentTest, AnOverloadedSlurmPausesEveryLaunchThenTheyResume) {
