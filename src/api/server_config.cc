@@ -137,11 +137,11 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   const YAML::Node server = R::get(*root, "server");
   if (!R::present(server)) return config;  // every default; no tokens: every /v1 call is 401
   config.present = true;
-  if (!r.checkMap(
-          server, "server",
-          {"listen", "db", "db_password_file", "lease_seconds", "poll_interval", "max_body_bytes",
-           "threads", "tokens", "request_timeout", "idle_timeout", "max_connections",
-           "max_connections_per_client", "max_header_bytes", "tls", "insecure_http"})) {
+  if (!r.checkMap(server, "server",
+                  {"listen", "db", "db_password_file", "lease_seconds", "poll_interval",
+                   "max_body_bytes", "threads", "tokens", "request_timeout", "idle_timeout",
+                   "max_connections", "max_connections_per_client", "max_header_bytes", "tls",
+                   "insecure_http", "submit_concurrency"})) {
     return failAll(r.takeErrors());
   }
   if (auto listen = r.optStr(server, "listen", "server")) {
@@ -206,6 +206,7 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
     }
   }
   readCount(r, server, "threads", 1, 256, config.threads);
+  readCount(r, server, "submit_concurrency", 1, kMaxSubmitConcurrency, config.submit_concurrency);
   const YAML::Node tokens = R::get(server, "tokens");
   if (R::present(tokens)) parseTokens(r, tokens, config.tokens);
   if (r.hasErrors()) return failAll(r.takeErrors());

@@ -13,6 +13,7 @@
 //     poll_interval: 10s              # how often the control loop ticks
 //     max_body_bytes: 1048576         # POST bodies larger than this get 413
 //     threads: 8                      # worker threads that run the route handlers
+//     submit_concurrency: 8           # attempts staged and submitted at once (1..64)
 //     request_timeout: 30s            # a whole request (headers and body), and each answer
 //     idle_timeout: 60s               # a kept-alive connection with no request is closed
 //     max_connections: 1024           # in total; the excess is refused at once (503)
@@ -48,6 +49,11 @@ inline constexpr std::chrono::milliseconds kDefaultRequestTimeout{30'000};
 inline constexpr std::chrono::milliseconds kDefaultIdleTimeout{60'000};
 inline constexpr int kDefaultMaxConnections = 1024;
 inline constexpr int kDefaultMaxConnectionsPerClient = 64;
+// Attempts the control loop stages and submits at once, each on its own slurmrestd
+// connection: below slurmrestd's default of 20 threads, leaving room for the loop's polls,
+// /readyz and other clients (docs/decisions.md, "Launching attempts concurrently").
+inline constexpr int kDefaultSubmitConcurrency = 8;
+inline constexpr int kMaxSubmitConcurrency = 64;
 
 // server.tls: the PEM certificate chain and private key (absolute once loaded).
 struct TlsFiles {
@@ -75,6 +81,7 @@ struct ServerConfig {
   std::chrono::milliseconds idle_timeout = kDefaultIdleTimeout;
   int max_connections = kDefaultMaxConnections;
   int max_connections_per_client = kDefaultMaxConnectionsPerClient;
+  int submit_concurrency = kDefaultSubmitConcurrency;
   std::size_t max_header_bytes = kDefaultMaxHeaderBytes;
   std::optional<TlsFiles> tls;
   bool insecure_http = false;

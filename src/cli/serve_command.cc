@@ -138,6 +138,7 @@ void runServe(const ServeFlags& flags) {
                     config->max_connections_per_client,
                     config->tls};
   options.poll_interval = config->poll_interval;
+  options.submit_concurrency = config->submit_concurrency;
   options.access_log = [access](const std::string& line) { access->info(line); };
   options.event_log = std::move(records);
   if (store::LeaderLease* replica = opened->lease) {

@@ -1,6 +1,8 @@
 // See control_loop.h.
 #include "control/control_loop.h"
 
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 namespace tuneplane::control {
@@ -55,7 +57,13 @@ void ControlLoop::run(std::stop_token stop) {
     if (observer_ != nullptr) observer_->cycle(report, took.count());
     std::unique_lock<std::mutex> lock(mu_);
     last_ = report;
-    cv_.wait_for(lock, stop, interval_, [this] { return woken_; });
+    // Attempts left to launch (the per-tick budget, or the launch stage's backoff) are not
+    // held for a whole poll interval.
+    auto wait = interval_;
+    if (report.relaunch_in_ms >= 0) {
+      wait = std::min(wait, std::chrono::milliseconds(report.relaunch_in_ms));
+    }
+    cv_.wait_for(lock, stop, wait, [this] { return woken_; });
     woken_ = false;
   }
   spdlog::info("control loop: stopped after {} tick(s)", ticks_.load());

@@ -1,5 +1,6 @@
 // ControlLoop: the thread that owns the reconciler's rhythm — tick(), then sleep for the
-// poll interval (or until woken), until stopped. `tuneplane serve` owns one. stop() asks
+// poll interval (or until woken, or sooner when the tick left attempts to launch:
+// TickReport::relaunch_in_ms), until stopped. `tuneplane serve` owns one. stop() asks
 // the running tick to return at its next safe point (between two store writes, never in
 // the middle of one), wakes the sleep, and joins: it returns promptly and leaves nothing
 // half-written. The interval is real time (steady clock): the reconciler's decisions use

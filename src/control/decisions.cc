@@ -82,8 +82,10 @@ void copyRecord(store::ComponentRecord& c, const slurm::JobRecord& r) {
 
 SubmitFailure classifySubmitFailure(const slurm::SlurmError& e) {
   const std::string& code = e.error.code;
+  // 429: the server turned the request away unread (too many requests): sent again later.
   if (e.transport == slurm::TransportClass::kNotSent || code == slurm::kErrAuthFailed ||
-      code == slurm::kErrTokenUnavailable || code == slurm::kErrConfig) {
+      code == slurm::kErrTokenUnavailable || code == slurm::kErrConfig ||
+      e.http_status == kHttpTooManyRequests) {
     return SubmitFailure::kResend;
   }
   // A 5xx proves nothing either way.

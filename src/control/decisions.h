@@ -35,7 +35,9 @@ inline constexpr int kMissingPollsToJudge = 3;
 //   kLookUp  — it may have made the job (a timeout after sending, a reset, a 5xx): a lost
 //              receipt, looked for by its token;
 //   kRefused — Slurm answered no: the attempt fails (cause rejected, never retried).
+//   (An HTTP 429 — too many requests — is kResend: the server refused it before reading it.)
 enum class SubmitFailure { kResend, kLookUp, kRefused };
+inline constexpr int kHttpTooManyRequests = 429;
 SubmitFailure classifySubmitFailure(const slurm::SlurmError& error);
 
 // Whether a staging (or launch check) failure may pass if tried again — the filesystem

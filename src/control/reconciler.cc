@@ -46,7 +46,11 @@ Reconciler::Reconciler(store::JobStore& store, slurm::SlurmClient& slurm,
       slurm_(slurm),
       launcher_(launcher),
       clock_(clock),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  std::vector<slurm::SlurmClient*> clients = options_.launch_clients;
+  if (clients.empty()) clients.push_back(&slurm_);
+  stage_ = std::make_unique<LaunchStage>(std::move(clients), clock_, options_.launch_stage);
+}
 
 TickReport Reconciler::tick(std::stop_token stop) {
   now_ = clock_.nowMs();
@@ -54,6 +58,7 @@ TickReport Reconciler::tick(std::stop_token stop) {
   report_ = TickReport{};
   listing_.reset();
   by_token_.reset();
+  launches_.clear();
   auto active = store_.activeJobs();
   if (!active) {
     ++report_.errors;
@@ -74,6 +79,7 @@ TickReport Reconciler::tick(std::stop_token stop) {
     }
     dispatch(std::move(view), looking, tracked);
   }
+  if (!launches_.empty() && !stop.stop_requested()) runLaunches();
   if (!looking.empty() && !stop.stop_requested()) lookForLostReceipts(looking);
   if (!tracked.empty() && !stop.stop_requested()) {
     batching_ = true;
@@ -104,9 +110,8 @@ void Reconciler::dispatch(store::JobView view, std::vector<store::JobView>& look
   if (attempt == nullptr || job.phase == phase::JobPhase::kRetrying) {
     if (job.cancel_requested) {
       commit(view, cancelBeforeSubmit(view, now_), "cancel");
-    } else if ((attempt == nullptr || now_ >= job.next_attempt_ms) &&
-               report_.submits < options_.max_submits_per_tick) {
-      startAttempt(view);
+    } else if (attempt == nullptr || now_ >= job.next_attempt_ms) {
+      queueLaunch(std::move(view), /*fresh=*/true);
     }
     return;
   }
@@ -114,9 +119,8 @@ void Reconciler::dispatch(store::JobView view, std::vector<store::JobView>& look
     case phase::AttemptPhase::kStaging:
       if (job.cancel_requested) {
         commit(view, cancelBeforeSubmit(view, now_), "cancel");
-      } else if (now_ >= attempt->next_lookup_ms &&
-                 report_.submits < options_.max_submits_per_tick) {
-        stageAndSubmit(std::move(view));
+      } else if (now_ >= attempt->next_lookup_ms) {
+        queueLaunch(std::move(view), /*fresh=*/false);
       }
       return;
     case phase::AttemptPhase::kSubmitting:
@@ -166,24 +170,29 @@ void Reconciler::dispatch(store::JobView view, std::vector<store::JobView>& look
 
 bool Reconciler::commit(const store::JobView& view, const Result<store::Change>& change,
                         const char* what) {
+  if (batching_ && change) {
+    batch_.push_back(*change);
+    return true;
+  }
+  return commitNow(report_, view, change, what);
+}
+
+bool Reconciler::commitNow(TickReport& tally, const store::JobView& view,
+                           const Result<store::Change>& change, const char* what) {
   if (!change) {
-    ++report_.errors;
+    ++tally.errors;
     spdlog::error("reconciler: job {}: {} not recorded: {}", view.job.id, what,
                   change.error().describe());
     return false;
   }
-  if (batching_) {
-    batch_.push_back(*change);
-    return true;
-  }
   auto done = store_.commit(*change);
   if (!done) {
-    ++report_.errors;
+    ++tally.errors;
     spdlog::error("reconciler: job {}: {} not recorded: {}", view.job.id, what,
                   done.error().describe());
     return false;
   }
-  ++report_.commits;
+  ++tally.commits;
   reportEvents(*change);
   return true;
 }
@@ -206,10 +215,10 @@ void Reconciler::flushBatch() {
   for (const auto& change : changes) reportEvents(change);
 }
 
-std::optional<store::JobView> Reconciler::reload(const std::string& job_id) {
+std::optional<store::JobView> Reconciler::reload(const std::string& job_id, TickReport* tally) {
   auto view = store_.getJob(job_id);
   if (!view || !*view) {
-    ++report_.errors;
+    ++(tally != nullptr ? *tally : report_).errors;
     spdlog::error("reconciler: cannot re-read job {}", job_id);
     return std::nullopt;
   }

@@ -24,14 +24,27 @@
 // Slurm no longer knows is judged from its sentinels after kMissingPollsToJudge misses.
 // Every per-tick budget is bounded, so no slow job or burst holds the loop.
 //
+// Launching, per cycle: the attempts to stage and submit (new ones, and Staging ones whose
+// resend is due; at most max_submits_per_tick) are collected first, then run on the launch
+// stage (launch_stage.h): up to submit-concurrency attempts at once, each on its own
+// slurmrestd connection and each through the whole protocol above in order, up to reading
+// its receipt back; the SLUIDs are then settled on the loop's thread. A crash at any point
+// leaves each attempt at one of the protocol's durable steps, which the next run resumes
+// exactly as it would for one attempt alone. When attempts were left for later (the budget,
+// or the stage backing off), the tick says so (TickReport::relaunch_in_ms) and ControlLoop
+// ticks again that soon instead of waiting out the poll interval.
+//
 // Thread-safety: one thread calls tick(); the store may be written by others (cancel,
-// abandon requests) at the same time.
+// abandon requests) at the same time. The launch tasks run on the stage's threads: they
+// write through the store's own calls (thread-safe), count into their own tally, and touch
+// none of the per-process maps below.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stop_token>
@@ -44,6 +57,7 @@
 #include "common/result.h"
 #include "control/control_observer.h"
 #include "control/decisions.h"
+#include "control/launch_stage.h"
 #include "control/status_mapping.h"
 #include "pipeline/attempt_launcher.h"
 #include "slurm/slurm_client.h"
@@ -71,7 +85,11 @@ struct ReconcilerOptions {
   // Every tracked job is re-read by SLUID at least this often, even when its state
   // stayed the same (a numeric id reused with the same state would otherwise go unseen).
   std::chrono::milliseconds full_refresh_interval{3'600'000};
-  int max_submits_per_tick = 32;   // attempts staged and submitted in one tick
+  int max_submits_per_tick = 256;  // attempts staged and submitted in one tick
+  // The launch stage's connections to slurmrestd, one per attempt in flight (launch_stage.h;
+  // serve: server.submit_concurrency). Empty: the reconciler's own client, one at a time.
+  std::vector<slurm::SlurmClient*> launch_clients;
+  LaunchStageOptions launch_stage;
   int max_fetches_per_tick = 256;  // GET /job/{sluid} in one tick; the rest wait
   int listing_threshold = 64;      // more fetches than this → one GET /jobs/ instead
   // Called after each SubmitStep (tests only).
@@ -92,6 +110,9 @@ struct TickReport {
   int commits = 0;        // store commits
   int errors = 0;         // failed store or Slurm calls (logged)
   bool stopped = false;   // the stop token ended the tick early
+  // Attempts left to launch: -1 none; 0 tick again at once (the per-tick budget was used);
+  // > 0 in this many ms (the launch stage backs off after an overload).
+  int64_t relaunch_in_ms = -1;
 };
 
 class Reconciler {
@@ -105,16 +126,30 @@ class Reconciler {
   TickReport tick(std::stop_token stop = {});
 
   const ReconcilerOptions& options() const { return options_; }
+  const LaunchStage& launchStage() const { return *stage_; }
 
  private:
+  // One attempt's launch on the launch stage: its task's own counts and what the loop's
+  // thread finishes afterwards.
+  struct Launch {
+    store::JobView view;
+    bool fresh = false;  // Pending or Retrying: a new attempt first; else the Staging one
+    TickReport tally;    // the task's counts, added to the tick's once it is done
+    std::optional<store::JobView> submitted;  // receipt stored: settled on the loop's thread
+    std::optional<slurm::SlurmResult<std::vector<slurm::JobRecord>>> records;  // GET /job/<id>
+  };
+
   // reconciler.cc: dispatch and shared helpers.
   void dispatch(store::JobView view, std::vector<store::JobView>& looking,
                 std::vector<store::JobView>& tracked);
   bool commit(const store::JobView& view, const Result<store::Change>& change, const char* what);
+  // Commits at once (never batched), counting into `tally`: the launch tasks' way.
+  bool commitNow(TickReport& tally, const store::JobView& view, const Result<store::Change>& change,
+                 const char* what);
   // While batching, commit() queues; flushBatch() writes the queue in one transaction
   // (JobStore::commitAll: one fsync for a whole poll cycle instead of one per job).
   void flushBatch();
-  std::optional<store::JobView> reload(const std::string& job_id);
+  std::optional<store::JobView> reload(const std::string& job_id, TickReport* tally = nullptr);
   void hook(SubmitStep step, const store::JobView& view, int attempt);
   void reportEvents(const store::Change& change);
   std::string key(const store::AttemptRecord& attempt) const;
@@ -123,10 +158,15 @@ class Reconciler {
   // The job's retry policy when `verdict` ends the attempt (applyVerdict reads it only then).
   spec::RetryPolicy retryOf(const store::JobView& view, const AttemptVerdict& verdict) const;
 
-  // reconciler_submit.cc: the submit protocol.
-  void startAttempt(const store::JobView& view);
-  void stageAndSubmit(store::JobView view);
+  // reconciler_submit.cc: the submit protocol. The launches collected by dispatch() run on
+  // the stage; startAttempt and stageAndSubmit run inside a task (any thread).
+  void queueLaunch(store::JobView view, bool fresh);
+  void runLaunches();
+  void startAttempt(Launch& launch, slurm::SlurmClient& slurm);
+  void stageAndSubmit(Launch& launch, store::JobView view, slurm::SlurmClient& slurm);
   void resolveReceipt(store::JobView view);
+  void settleReceipt(const store::JobView& view,
+                     const slurm::SlurmResult<std::vector<slurm::JobRecord>>& records);
   void judgeMissing(const store::JobView& view, store::AttemptRecord observed);
 
   // reconciler_track.cc: lost receipts, polling, cancel.
@@ -160,8 +200,11 @@ class Reconciler {
   const Clock& clock_;
   ReconcilerOptions options_;
 
+  std::unique_ptr<LaunchStage> stage_;
+
   // Per tick.
   int64_t now_ = 0;
+  std::vector<Launch> launches_;  // collected by dispatch(), run by runLaunches()
   std::stop_token stop_;
   bool batching_ = false;
   std::vector<store::Change> batch_;

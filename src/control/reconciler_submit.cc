@@ -1,7 +1,11 @@
 // The submit protocol of the reconciler (reconciler.h): a new attempt and its token made
 // durable, the attempt staged, Submitting made durable, the POST, the receipt made durable,
 // then the job read back by its numeric id — checked to be ours by its comment — and its
-// SLUIDs stored. Each commit happens before the step that depends on it.
+// SLUIDs stored. Each commit happens before the step that depends on it. startAttempt and
+// stageAndSubmit run as launch tasks on the launch stage's threads (several attempts at
+// once, each in this order); the SLUIDs are settled back on the loop's thread.
+#include <algorithm>
+
 #include <spdlog/spdlog.h>
 
 #include "control/decisions.h"
@@ -19,12 +23,55 @@ std::string describeAll(const Errors& errors) {
 
 }  // namespace
 
-void Reconciler::startAttempt(const store::JobView& view) {
+void Reconciler::queueLaunch(store::JobView view, bool fresh) {
+  const int64_t paused_until = stage_->pausedUntilMs();
+  if (paused_until > now_) {
+    // The stage backs off after an overload: nothing starts until the pause ends.
+    report_.relaunch_in_ms = paused_until - now_;
+    return;
+  }
+  if (static_cast<int>(launches_.size()) >= options_.max_submits_per_tick) {
+    report_.relaunch_in_ms = 0;  // the budget is used: the next tick takes the rest at once
+    return;
+  }
+  launches_.push_back(Launch{std::move(view), fresh, {}, {}, {}});
+}
+
+void Reconciler::runLaunches() {
+  std::vector<LaunchStage::Task> tasks;
+  tasks.reserve(launches_.size());
+  for (Launch& launch : launches_) {
+    tasks.push_back([this, &launch](slurm::SlurmClient& slurm) {
+      if (launch.fresh) {
+        startAttempt(launch, slurm);
+      } else {
+        stageAndSubmit(launch, launch.view, slurm);
+      }
+    });
+  }
+  const size_t started = stage_->run(tasks, stop_);
+  if (started < launches_.size() && !stop_.stop_requested()) {
+    // Left by a backoff that began during the run: nothing starts before it ends.
+    report_.relaunch_in_ms = std::max<int64_t>(0, stage_->pausedUntilMs() - clock_.nowMs());
+  }
+  // Back on the loop's thread: the tallies, then each receipt read back is settled.
+  for (size_t i = 0; i < started; ++i) {
+    Launch& launch = launches_[i];
+    report_.submits += launch.tally.submits;
+    report_.fetches += launch.tally.fetches;
+    report_.commits += launch.tally.commits;
+    report_.errors += launch.tally.errors;
+    if (launch.submitted && launch.records) settleReceipt(*launch.submitted, *launch.records);
+  }
+}
+
+void Reconciler::startAttempt(Launch& launch, slurm::SlurmClient& slurm) {
+  const store::JobView& view = launch.view;
   auto spec = spec::parseJobSpec(view.job.spec);
   if (!spec) {
-    commit(view,
-           failJob(view, "the stored spec no longer parses: " + describeAll(spec.error()), now_),
-           "unparsable spec");
+    commitNow(launch.tally, view,
+              failJob(view, "the stored spec no longer parses: " + describeAll(spec.error()), now_),
+              "unparsable spec");
     return;
   }
   const store::AttemptRecord* last = currentAttempt(view);
@@ -32,34 +79,39 @@ void Reconciler::startAttempt(const store::JobView& view) {
   auto token = launcher_.newSubmitToken(spec->metadata.name);
   auto dir = launcher_.attemptDir(view.job.id, number);
   if (!token || !dir) {
-    ++report_.errors;
+    ++launch.tally.errors;
     spdlog::error("reconciler: job {}: no identity for attempt {}: {}", view.job.id, number,
                   (!token ? token.error() : dir.error()).describe());
     return;
   }
   std::vector<std::string> pools;
   for (const auto& pool : spec->resources.pools) pools.push_back(pool.name);
-  if (!commit(view, beginAttempt(view, number, *token, *dir, pools, now_), "new attempt")) return;
-  auto fresh = reload(view.job.id);
+  if (!commitNow(launch.tally, view, beginAttempt(view, number, *token, *dir, pools, now_),
+                 "new attempt")) {
+    return;
+  }
+  auto fresh = reload(view.job.id, &launch.tally);
   if (!fresh) return;
   hook(SubmitStep::kAttemptDurable, *fresh, number);
   if (stop_.stop_requested()) return;  // the next run stages it
-  stageAndSubmit(std::move(*fresh));
+  stageAndSubmit(launch, std::move(*fresh), slurm);
 }
 
-void Reconciler::stageAndSubmit(store::JobView view) {
+void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::SlurmClient& slurm) {
+  TickReport& tally = launch.tally;
   const store::AttemptRecord attempt = view.attempts.back();
   const int n = attempt.number;
   auto staged = launcher_.stageOrLoad(view.job.spec, attempt);
   if (!staged) {
     const std::string why = describeAll(staged.error());
     if (stagingMayPass(staged.error())) {
-      commit(view, deferSubmit(view, n, "staging failed: " + why, now_), "staging failure");
+      commitNow(tally, view, deferSubmit(view, n, "staging failed: " + why, now_),
+                "staging failure");
     } else {
-      commit(view,
-             markRefused(view, n, phase::EndCause::kRejected,
-                         "the launch was refused before anything was submitted: " + why, now_),
-             "launch refused");
+      commitNow(tally, view,
+                markRefused(view, n, phase::EndCause::kRejected,
+                            "the launch was refused before anything was submitted: " + why, now_),
+                "launch refused");
     }
     return;
   }
@@ -67,38 +119,40 @@ void Reconciler::stageAndSubmit(store::JobView view) {
   // The last point to stop before sending: once Submitting is durable, the POST goes out
   // and its answer is recorded, so a stop never strands an attempt that was not sent.
   if (stop_.stop_requested()) return;
-  if (!commit(view, markSubmitting(view, n, now_), "submitting")) return;
-  auto submitting = reload(view.job.id);
+  if (!commitNow(tally, view, markSubmitting(view, n, now_), "submitting")) return;
+  auto submitting = reload(view.job.id, &tally);
   if (!submitting) return;
   hook(SubmitStep::kSubmittingDurable, *submitting, n);
 
-  ++report_.submits;
-  auto receipt = slurm_.submit(staged->body);
+  ++tally.submits;
+  auto receipt = slurm.submit(staged->body);
   hook(SubmitStep::kSubmitAnswered, *submitting, n);
   if (!receipt) {
     const slurm::SlurmError& e = receipt.error();
     const SubmitFailure failure = classifySubmitFailure(e);
     if (failure == SubmitFailure::kResend) {
-      commit(*submitting,
-             deferSubmit(*submitting, n, "the submit did not reach Slurm (" + e.describe() + ")",
-                         now_),
-             "submit not sent");
+      commitNow(tally, *submitting,
+                deferSubmit(*submitting, n, "the submit did not reach Slurm (" + e.describe() + ")",
+                            now_),
+                "submit not sent");
     } else if (failure == SubmitFailure::kLookUp) {
-      commit(*submitting,
-             markSubmitUnknown(*submitting, n, "no receipt came back (" + e.describe() + ")", now_),
-             "lost receipt");
+      commitNow(
+          tally, *submitting,
+          markSubmitUnknown(*submitting, n, "no receipt came back (" + e.describe() + ")", now_),
+          "lost receipt");
     } else {
-      commit(*submitting,
-             markRefused(*submitting, n, phase::EndCause::kRejected,
-                         "Slurm refused the submit: " + e.describe(), now_),
-             "submit refused");
+      commitNow(tally, *submitting,
+                markRefused(*submitting, n, phase::EndCause::kRejected,
+                            "Slurm refused the submit: " + e.describe(), now_),
+                "submit refused");
     }
     return;
   }
-  if (!commit(*submitting, markSubmitted(*submitting, n, receipt->job_id, now_), "receipt")) {
+  if (!commitNow(tally, *submitting, markSubmitted(*submitting, n, receipt->job_id, now_),
+                 "receipt")) {
     return;
   }
-  auto submitted = reload(view.job.id);
+  auto submitted = reload(view.job.id, &tally);
   if (!submitted) return;
   if (options_.observer != nullptr) {
     const store::AttemptRecord& stored = submitted->attempts.back();
@@ -106,13 +160,20 @@ void Reconciler::stageAndSubmit(store::JobView view) {
                                  static_cast<double>(clock_.nowMs() - stored.created_ms) / 1000.0);
   }
   hook(SubmitStep::kReceiptDurable, *submitted, n);
-  resolveReceipt(std::move(*submitted));
+  // Read back on this connection; settled on the loop's thread (runLaunches).
+  ++tally.fetches;
+  launch.records = slurm.getJob(std::to_string(submitted->attempts.back().slurm_job_id));
+  launch.submitted = std::move(*submitted);
 }
 
 void Reconciler::resolveReceipt(store::JobView view) {
-  const store::AttemptRecord& attempt = view.attempts.back();
   ++report_.fetches;
-  auto records = slurm_.getJob(std::to_string(attempt.slurm_job_id));
+  settleReceipt(view, slurm_.getJob(std::to_string(view.attempts.back().slurm_job_id)));
+}
+
+void Reconciler::settleReceipt(const store::JobView& view,
+                               const slurm::SlurmResult<std::vector<slurm::JobRecord>>& records) {
+  const store::AttemptRecord& attempt = view.attempts.back();
   if (!records || records->empty()) {
     if (records || records.error().error.code == slurm::kErrJobNotFound) {
       judgeMissing(view, countMissing(attempt));

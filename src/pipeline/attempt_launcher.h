@@ -3,8 +3,10 @@
 // job ids and submit tokens, and stages an attempt — or, when a run that stopped before
 // sending already staged it, loads what was staged (submit.json, checked against the
 // manifest), so an attempt is staged once and what was staged is what is submitted.
-// Thread-safety: validate() may be called from several threads when the verifier and the
-// random source allow it; stageOrLoad() is for the loop's one thread.
+// Thread-safety: every method may be called from several threads at once (the API's
+// handlers validate, the launch stage stages several attempts — each its own directory) when
+// the verifier, the random source, the StagingFs and the AttemptReader allow it, as the real
+// ones (ArtifactVerifier, OpenSslRandomSource, PosixStagingFs, posixAttemptReader) do.
 #pragma once
 
 #include <string>

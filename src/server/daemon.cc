@@ -1,6 +1,8 @@
 // See daemon.h.
 #include "server/daemon.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "api/error_codes.h"
@@ -51,6 +53,14 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
       std::make_unique<control::JobService>(store, *d->launcher_, d->clock_, d->observer_.get());
   control::ReconcilerOptions reconciler_options;
   reconciler_options.poll_interval = options.poll_interval;
+  for (int i = 0; i < std::max(1, options.submit_concurrency); ++i) {
+    auto launch_client = slurm::SlurmRestClient::fromSite(site.site.slurm);
+    if (!launch_client) return tl::unexpected(launch_client.error());
+    d->launch_slurm_.push_back(std::move(*launch_client));
+    d->launch_metered_.push_back(std::make_unique<MeteredSlurmClient>(
+        *d->launch_slurm_.back(), d->metrics_, d->events_.get()));
+    reconciler_options.launch_clients.push_back(d->launch_metered_.back().get());
+  }
   reconciler_options.observer = d->observer_.get();
   d->reconciler_ = std::make_unique<control::Reconciler>(store, *d->metered_, *d->launcher_,
                                                          d->clock_, reconciler_options);

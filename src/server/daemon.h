@@ -16,9 +16,11 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "api/api_server.h"
 #include "api/metrics.h"
+#include "api/server_config.h"
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
 #include "control/control_loop.h"
@@ -36,6 +38,9 @@ namespace tuneplane::server {
 struct DaemonOptions {
   api::ServerOptions server;
   std::chrono::milliseconds poll_interval{10'000};
+  // Attempts staged and submitted at once, each on its own slurmrestd connection
+  // (server.submit_concurrency).
+  int submit_concurrency = api::kDefaultSubmitConcurrency;
   std::function<void(const std::string&)> access_log;  // one JSON line per request
   // One record per transition and per failed slurmrestd call (event_log.h); may be empty.
   EventLog::Sink event_log;
@@ -80,6 +85,9 @@ class Daemon {
   std::unique_ptr<slurm::SlurmRestClient> slurm_;
   std::unique_ptr<slurm::SlurmRestClient> probe_;
   std::unique_ptr<MeteredSlurmClient> metered_;
+  // The launch stage's connections (one per attempt in flight), each metered.
+  std::vector<std::unique_ptr<slurm::SlurmRestClient>> launch_slurm_;
+  std::vector<std::unique_ptr<MeteredSlurmClient>> launch_metered_;
   std::unique_ptr<pipeline::AttemptLauncher> launcher_;
   std::unique_ptr<control::JobService> service_;
   std::unique_ptr<control::Reconciler> reconciler_;

@@ -30,6 +30,7 @@ TEST(ServerConfigTest, NoSectionMeansDefaultsBesideTheSiteFile) {
   EXPECT_EQ(config->db, "/etc/tuneplane/tuneplane.db");
   EXPECT_TRUE(config->tokens.empty());
   EXPECT_EQ(config->max_body_bytes, kDefaultMaxBodyBytes);
+  EXPECT_EQ(config->submit_concurrency, kDefaultSubmitConcurrency);
 }
 
 TEST(ServerConfigTest, ReadsEveryField) {
@@ -40,6 +41,7 @@ TEST(ServerConfigTest, ReadsEveryField) {
       "  poll_interval: 2s\n"
       "  max_body_bytes: 4096\n"
       "  threads: 3\n"
+      "  submit_concurrency: 12\n"
       "  tokens:\n"
       "    - user: alice\n"
       "      token_sha256: " +
@@ -54,6 +56,7 @@ TEST(ServerConfigTest, ReadsEveryField) {
   EXPECT_EQ(config->poll_interval, std::chrono::seconds(2));
   EXPECT_EQ(config->max_body_bytes, 4096u);
   EXPECT_EQ(config->threads, 3);
+  EXPECT_EQ(config->submit_concurrency, 12);
   ASSERT_EQ(config->tokens.size(), 2u);
   EXPECT_EQ(config->tokens[0].user, "alice");
   EXPECT_FALSE(config->tokens[0].admin);
@@ -86,6 +89,7 @@ TEST(ServerConfigTest, ReportsEveryProblemWithItsField) {
       "  listen: nowhere\n"
       "  poll_interval: soon\n"
       "  threads: 0\n"
+      "  submit_concurrency: 65\n"
       "  colour: blue\n"
       "  tokens:\n"
       "    - user: alice\n"
@@ -103,6 +107,7 @@ TEST(ServerConfigTest, ReportsEveryProblemWithItsField) {
   EXPECT_TRUE(codes.count("server.invalid_listen@server.listen"));
   EXPECT_TRUE(codes.count("server.invalid_duration@server.poll_interval"));
   EXPECT_TRUE(codes.count("server.invalid_value@server.threads"));
+  EXPECT_TRUE(codes.count("server.invalid_value@server.submit_concurrency"));
   EXPECT_TRUE(codes.count("server.unknown_field@server.colour"));
   EXPECT_TRUE(codes.count("server.invalid_hash@server.tokens[0].token_sha256"));
   EXPECT_TRUE(codes.count("server.duplicate_token@server.tokens[2].token_sha256"));

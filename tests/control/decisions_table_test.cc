@@ -39,6 +39,17 @@ TEST(Decisions, EverySubmitFailureIsResentLookedUpOrRefused) {
   }
 }
 
+TEST(Decisions, ATooManyRequestsAnswerIsResentNotRefused) {
+  // slurmrestd (or a proxy before it) turned the submit away unread: sent again later, never
+  // the end of the job.
+  slurm::SlurmError e =
+      slurm::makeSlurmError(slurm::kErrRejected, "submit", "x", TransportClass::kRejected);
+  e.http_status = kHttpTooManyRequests;
+  EXPECT_EQ(classifySubmitFailure(e), SubmitFailure::kResend);
+  e.http_status = 400;
+  EXPECT_EQ(classifySubmitFailure(e), SubmitFailure::kRefused);
+}
+
 TEST(Decisions, OnlyIoAndAnUnreadableArtifactMayPass) {
   auto errors = [](const char* code) { return Errors{{code, "", "x"}}; };
   EXPECT_TRUE(stagingMayPass(errors(staging::codes::kIo)));

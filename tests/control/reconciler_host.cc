@@ -1,13 +1,19 @@
 // A test-only host for the reconciler, so a test can kill a real process at a named step of
 // the submit protocol and restart it (tests/control/reconciler_restart_test.cc):
-//   control_reconciler_host --db FILE --site FILE --submit SPEC       prints the job id
-//   control_reconciler_host --db FILE --site FILE [--kill-at STEP] [--ticks N] [--tick-ms M]
-// The second form ticks until every job has ended or N ticks have run (exit 0 either way);
-// with --kill-at it SIGKILLs itself right after STEP (reconciler.h, SubmitStep names).
+//   control_reconciler_host --db FILE --site FILE --submit SPEC [--copies K]
+//       submits K jobs (default 1) and prints their ids, one a line
+//   control_reconciler_host --db FILE --site FILE [--kill-at STEP [--kill-on K]] [--ticks N]
+//       [--tick-ms M] [--submit-concurrency C]
+// The second form ticks until every job has ended or N ticks have run (exit 0 either way),
+// launching up to C attempts at once (the launch stage, one connection each; default 1);
+// with --kill-at it SIGKILLs itself right after the K-th time (default 1st) any attempt
+// reaches STEP (reconciler.h, SubmitStep names) — with C > 1 other attempts are then at
+// other steps of the protocol.
 // An alarm bounds the whole run, so a test can never hang on it.
 #include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +23,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
@@ -48,6 +55,9 @@ int main(int argc, char** argv) {
   std::optional<control::SubmitStep> kill_at;
   int ticks = 200;
   int tick_ms = 50;
+  int copies = 1;
+  int kill_on = 1;
+  int submit_concurrency = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const std::string value = argv[i + 1];
@@ -60,6 +70,12 @@ int main(int argc, char** argv) {
     } else if (flag == "--kill-at") {
       kill_at = control::parseSubmitStep(value);
       if (!kill_at) return usage("unknown step");
+    } else if (flag == "--copies") {
+      copies = std::stoi(value);
+    } else if (flag == "--kill-on") {
+      kill_on = std::stoi(value);
+    } else if (flag == "--submit-concurrency") {
+      submit_concurrency = std::stoi(value);
     } else if (flag == "--ticks") {
       ticks = std::stoi(value);
     } else if (flag == "--tick-ms") {
@@ -85,9 +101,11 @@ int main(int argc, char** argv) {
     std::stringstream text;
     text << in.rdbuf();
     control::JobService service(**store, launcher, clock);
-    auto job = service.submit(text.str(), "restart-test");
-    if (!job) return usage(job.error().front().describe().c_str());
-    std::cout << job->id << "\n";
+    for (int i = 0; i < copies; ++i) {
+      auto job = service.submit(text.str(), "restart-test");
+      if (!job) return usage(job.error().front().describe().c_str());
+      std::cout << job->id << "\n";
+    }
     return 0;
   }
 
@@ -95,9 +113,18 @@ int main(int argc, char** argv) {
   if (!client) return usage(client.error().describe().c_str());
   control::ReconcilerOptions options;
   options.poll_interval = std::chrono::milliseconds(tick_ms);
+  std::vector<std::unique_ptr<slurm::SlurmRestClient>> launch_clients;
+  for (int i = 0; submit_concurrency > 1 && i < submit_concurrency; ++i) {
+    auto launch_client = slurm::SlurmRestClient::fromSite(context->site.slurm);
+    if (!launch_client) return usage(launch_client.error().describe().c_str());
+    launch_clients.push_back(std::move(*launch_client));
+    options.launch_clients.push_back(launch_clients.back().get());
+  }
+  std::atomic<int> reached{0};
   if (kill_at) {
-    options.step_hook = [step = *kill_at](control::SubmitStep at, const std::string&, int) {
-      if (at == step) ::kill(::getpid(), SIGKILL);
+    options.step_hook = [step = *kill_at, kill_on, &reached](control::SubmitStep at,
+                                                             const std::string&, int) {
+      if (at == step && ++reached >= kill_on) ::kill(::getpid(), SIGKILL);
     };
   }
   control::Reconciler reconciler(**store, **client, launcher, clock, options);

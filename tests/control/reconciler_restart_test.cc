@@ -5,6 +5,7 @@
 // an operator instead of guessing), and nothing forgotten.
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "reconciler_fixture.h"
 #include "store/sqlite_job_store.h"
@@ -79,6 +80,62 @@ TEST_F(ReconcilerRestartTest, SigkillAfterEachSubmitStepThenRestart) {
     }
     EXPECT_EQ(v.job.phase, JobPhase::kSucceeded) << v.job.reason;
     EXPECT_EQ(slurmJobsWithToken(token), 1);
+  }
+}
+
+// The same with many attempts in flight on the launch stage (4 connections): the host dies
+// the 3rd time any attempt reaches the step, so the others are caught at every step of the
+// protocol at once. After a restart: every job has one attempt; each has exactly one Slurm
+// job and succeeded, or none — it died before its POST could leave — and then waits in
+// SubmitUnknown for an operator. Nothing submitted twice, nothing lost.
+TEST_F(ReconcilerRestartTest, SigkillAtEachSubmitStepWithManyInFlightThenRestart) {
+  constexpr int kJobs = 8;
+  const std::string spec = site_->specFile("many.yaml", cpuSpec("echo survived"));
+  for (const char* step : {"attempt-durable", "staged", "submitting-durable", "submit-answered",
+                           "receipt-durable", "sluids-durable"}) {
+    SCOPED_TRACE(step);
+    const HostRun submitted = host({"--submit", spec, "--copies", std::to_string(kJobs)});
+    ASSERT_EQ(submitted.exit_code, 0);
+    std::vector<std::string> ids;
+    std::istringstream lines(submitted.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (!line.empty()) ids.push_back(line);
+    }
+    ASSERT_EQ(ids.size(), static_cast<size_t>(kJobs));
+
+    EXPECT_EQ(host({"--kill-at", step, "--kill-on", "3", "--submit-concurrency", "4"}).exit_code,
+              128 + SIGKILL);
+    ASSERT_EQ(host({"--ticks", "100", "--submit-concurrency", "4"}).exit_code, 0);
+    int waiting = 0;
+    for (const auto& id : ids) {
+      SCOPED_TRACE(id);
+      const store::JobView v = stored(id);
+      ASSERT_EQ(v.attempts.size(), 1u) << "a second attempt was made";
+      const int in_slurm = slurmJobsWithToken(v.attempts[0].submit_token);
+      if (v.job.phase == JobPhase::kSubmitUnknown) {
+        EXPECT_EQ(in_slurm, 0) << "a submitted job was not found by its token";
+        ++waiting;
+        continue;
+      }
+      EXPECT_EQ(v.job.phase, JobPhase::kSucceeded) << v.job.reason;
+      EXPECT_EQ(in_slurm, 1);
+    }
+    // Only attempts caught between Submitting and their POST can be waiting.
+    if (std::string(step) != "submitting-durable") {
+      EXPECT_LE(waiting, 3) << "more attempts waiting than could have been mid-submit";
+    }
+    // The operator gives up on those; nothing else is left active.
+    auto s = store::SqliteJobStore::open(db());
+    ASSERT_TRUE(s);
+    for (const auto& id : ids) {
+      if (stored(id).job.phase == JobPhase::kSubmitUnknown) {
+        ASSERT_TRUE((*s)->requestAbandon(id, 1, "ops", "it never reached Slurm", 1));
+      }
+    }
+    ASSERT_EQ(host({"--ticks", "5"}).exit_code, 0);
+    auto active = (*s)->activeJobs();
+    ASSERT_TRUE(active);
+    EXPECT_TRUE(active->empty());
   }
 }
 

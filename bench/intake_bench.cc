@@ -1,0 +1,559 @@
+// Intake of a burst (issue 18): N jobs POSTed by C clients to the real `tuneplane serve`
+// process over the bundled simulator `tuneplane-slurmsim` (scheduling paused, so nothing
+// runs), timed from the first POST until every job is Queued (its Slurm job submitted, its
+// receipt and SLUIDs stored), against the baseline measured in the same run: the simulator's
+// raw rate of held submits, sent by C threads straight to it with the real REST client (one
+// connection each), the same submit body TunePlane stages. Goal: intake >= 0.5x that rate.
+// Also GET /v1/jobs/{id}'s p50/p99 on one keep-alive connection while intake runs, against
+// the same GETs while serve is idle (no regression).
+// Where the time goes, from serve's own /metrics: slurmrestd calls by operation, control
+// loop ticks; and with TUNEPLANE_BENCH_STRACE=1, serve runs under `strace -f -c` and the
+// fsync/fdatasync calls per accepted job are printed (strace slows serve: a separate run).
+// Afterwards the simulator must hold exactly one Slurm job per accepted job (by submit
+// token): none lost, none twice; exit status 1 otherwise.
+// Env: TUNEPLANE_BENCH_JOBS (1000), TUNEPLANE_BENCH_CLIENTS (16),
+// TUNEPLANE_BENCH_SUBMIT_CONCURRENCY (server.submit_concurrency; unset: serve's default),
+// TUNEPLANE_BENCH_POLL_INTERVAL (server.poll_interval, default 10s: a real site's),
+// TUNEPLANE_BENCH_DIR. Run: build/bench/intake_bench (needs build/src/cli/tuneplane and
+// build/src/sim/tuneplane-slurmsim).
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <httplib.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_dir.h"
+#include "bench_measure.h"
+#include "catalog/artifact_verifier.h"
+#include "launch/attempt_identity.h"
+#include "pipeline/launch_pipeline.h"
+#include "slurm/rest_client.h"
+#include "staging/stager.h"
+#include "support/os_user.h"
+#include "support/test_paths.h"
+
+extern char** environ;
+
+namespace {
+
+using namespace tuneplane;
+using bench::loadAverage;
+using Steady = std::chrono::steady_clock;
+using nlohmann::json;
+
+constexpr const char* kToken = "intake-bench-token";
+constexpr double kGoalRatio = 0.5;
+// Bounds on a hang, not goals.
+constexpr auto kStartLimit = std::chrono::seconds(30);
+constexpr auto kIntakeLimit = std::chrono::minutes(10);
+
+int envInt(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  const int n = v != nullptr ? std::atoi(v) : 0;
+  return n > 0 ? n : fallback;
+}
+
+double secondsSince(Steady::time_point t0) {
+  return std::chrono::duration<double>(Steady::now() - t0).count();
+}
+
+void writeText(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+}
+
+std::string readText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A child process in its own process group, stdout and stderr to files; SIGTERM then
+// SIGKILL (bounded) when dropped.
+class Child {
+ public:
+  static std::unique_ptr<Child> start(const std::vector<std::string>& args, const std::string& out,
+                                      const std::string& err) {
+    std::vector<char*> argv;
+    std::vector<std::string> copy = args;
+    for (auto& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
+    pid_t pid = 0;
+    const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+      std::fprintf(stderr, "cannot start %s\n", args[0].c_str());
+      return nullptr;
+    }
+    return std::unique_ptr<Child>(new Child(pid));
+  }
+  ~Child() { stop(); }
+  pid_t pid() const { return pid_; }
+  bool alive() {
+    int status = 0;
+    return pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == 0;
+  }
+  // SIGTERM to the group; SIGKILL after 20 s.
+  void stop() {
+    if (pid_ <= 0) return;
+    ::kill(-pid_, SIGTERM);
+    for (int i = 0; i < 200; ++i) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    ::kill(-pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  explicit Child(pid_t pid) : pid_(pid) {}
+  pid_t pid_;
+};
+
+template <typename Probe>
+bool pollUntil(Probe&& probe, std::chrono::milliseconds limit) {
+  const auto deadline = Steady::now() + limit;
+  while (Steady::now() < deadline) {
+    if (probe()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// A loopback port that was free a moment ago (bound to port 0, then closed).
+int freePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
+const httplib::Headers& bearer() {
+  static const httplib::Headers headers = {{"Authorization", std::string("Bearer ") + kToken}};
+  return headers;
+}
+
+// The small CPU job every POST submits (`tuneplane validate` accepts it).
+constexpr const char* kSpec =
+    "apiVersion: tuneplane.io/v1\n"
+    "kind: TrainingJob\n"
+    "metadata:\n"
+    "  name: intake\n"
+    "spec:\n"
+    "  framework:\n"
+    "    name: custom\n"
+    "    task: custom\n"
+    "    runtime_id: custom-demo\n"
+    "    command: [\"bash\", \"-c\", \"echo hello\"]\n"
+    "  resources:\n"
+    "    time_limit: 10m\n"
+    "    pools:\n"
+    "      - name: main\n"
+    "        nodes: 1\n"
+    "        gpus_per_node: 0\n"
+    "        cpus: 1\n"
+    "        memory_gb: 1\n";
+
+// The site (slurm, artifact, staging) and its server: section. Returns the site file.
+std::string writeSite(const std::string& dir, const std::string& slurm_url,
+                      const std::string& key_file, int port) {
+  std::filesystem::create_directories(dir + "/artifacts");
+  std::filesystem::create_directories(dir + "/staging");
+  const std::string artifact_text = "a stand-in for a SIF image, with a known digest\n";
+  writeText(dir + "/artifacts/demo.sif", artifact_text);
+  writeText(dir + "/runtimes.yaml",
+            "runtimes:\n  - id: custom-demo\n    format: sif\n    path: " + dir +
+                "/artifacts/demo.sif\n    sha256: " + staging::sha256Hex(artifact_text) +
+                "\n    frameworks: [custom]\n");
+  std::string server =
+      "server:\n  listen: 127.0.0.1:" + std::to_string(port) + "\n  db: " + dir +
+      "/serve.db\n  poll_interval: " + std::to_string(envInt("TUNEPLANE_BENCH_POLL_INTERVAL", 10)) +
+      "s\n";
+  if (const int c = envInt("TUNEPLANE_BENCH_SUBMIT_CONCURRENCY", 0); c > 0) {
+    server += "  submit_concurrency: " + std::to_string(c) + "\n";
+  }
+  server +=
+      "  tokens:\n    - user: alice\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
+  writeText(dir + "/site.yaml", "slurm:\n  url: " + slurm_url + "\n  user: " + test::currentUser() +
+                                    "\n  jwt_key_file: " + key_file +
+                                    "\n  job_environment:\n    PATH: /usr/bin:/bin\n"
+                                    "partitions:\n  cpu: cpu\n"
+                                    "container_runtime: apptainer\n"
+                                    "staging_root: " +
+                                    dir + "/staging\nruntime_registry_file: runtimes.yaml\n" +
+                                    server);
+  return dir + "/site.yaml";
+}
+
+struct Latencies {
+  std::vector<double> ms;
+  int errors = 0;
+  double p(double q) {
+    if (ms.empty()) return 0;
+    std::sort(ms.begin(), ms.end());
+    return ms[std::min(ms.size() - 1, static_cast<size_t>(static_cast<double>(ms.size()) * q))];
+  }
+};
+
+// GET /v1/jobs/{id} back to back on one keep-alive connection until `done` (or `count`).
+Latencies getLoop(int port, const std::string& id, const std::atomic<bool>* done, int count) {
+  Latencies l;
+  httplib::Client http("127.0.0.1", port);
+  http.set_keep_alive(true);
+  http.set_tcp_nodelay(true);
+  http.set_read_timeout(30, 0);
+  for (int i = 0; done != nullptr ? !done->load() : i < count; ++i) {
+    const auto t0 = Steady::now();
+    auto res = http.Get("/v1/jobs/" + id, bearer());
+    l.ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
+    if (!res || res->status != 200) ++l.errors;
+  }
+  return l;
+}
+
+// Jobs of alice in phase Queued (one listing page of up to 1000, then the next pages).
+int64_t queuedCount(httplib::Client& http) {
+  int64_t n = 0;
+  std::string cont;
+  for (;;) {
+    std::string path = "/v1/jobs?phase=Queued&limit=1000";
+    if (!cont.empty()) path += "&continue=" + httplib::detail::encode_query_param(cont);
+    auto res = http.Get(path, bearer());
+    if (!res || res->status != 200) return -1;
+    const json page = json::parse(res->body, nullptr, false);
+    if (!page.is_object()) return -1;
+    n += static_cast<int64_t>(page.value("items", json::array()).size());
+    cont = page.value("continue", "");
+    if (cont.empty()) return n;
+  }
+}
+
+// serve's /metrics lines that say where the time went.
+std::map<std::string, double> metrics(int port) {
+  std::map<std::string, double> out;
+  httplib::Client http("127.0.0.1", port);
+  auto res = http.Get("/metrics", bearer());
+  if (!res || res->status != 200) return out;
+  std::istringstream lines(res->body);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (line.rfind("tuneplane_slurm_requests_total", 0) != 0 &&
+        line.rfind("tuneplane_control_ticks_total", 0) != 0) {
+      continue;
+    }
+    const auto space = line.rfind(' ');
+    out[line.substr(0, space)] = std::atof(line.c_str() + space + 1);
+  }
+  return out;
+}
+
+// The simulator's raw rate of held submits: `clients` threads, each its own client, `total`
+// submits of `body` (hold: true) with fresh tokens. Returns submits/s (0 on an error).
+double rawSubmitRate(const catalog::SlurmSite& slurm_site, const json& body, int clients,
+                     int total) {
+  std::vector<std::unique_ptr<slurm::SlurmRestClient>> rest;
+  for (int c = 0; c < clients; ++c) {
+    auto client = slurm::SlurmRestClient::fromSite(slurm_site);
+    if (!client) return 0;
+    (*client)->ping();  // connect and mint a token before the clock starts
+    rest.push_back(std::move(*client));
+  }
+  std::atomic<int> next{0};
+  std::atomic<int> errors{0};
+  const auto t0 = Steady::now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      for (int i = next++; i < total; i = next++) {
+        json b = body;
+        char token[40];
+        std::snprintf(token, sizeof token, "raw-%08d", i);
+        b["job"]["comment"] = token;
+        b["job"]["hold"] = true;
+        if (!rest[static_cast<size_t>(c)]->submit(b)) ++errors;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double seconds = secondsSince(t0);
+  if (errors > 0) {
+    std::fprintf(stderr, "raw submits: %d errors\n", errors.load());
+    return 0;
+  }
+  return total / seconds;
+}
+
+// fsync-like calls from `strace -c` output: name → calls.
+std::map<std::string, long> straceCalls(const std::string& text) {
+  std::map<std::string, long> out;
+  std::istringstream lines(text);
+  std::string line;
+  const std::regex row(R"(^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$)");
+  while (std::getline(lines, line)) {
+    std::smatch m;
+    if (std::regex_match(line, m, row) && m[2] != "total") {
+      out[m[2]] = std::atol(m[1].str().c_str());
+    }
+  }
+  return out;
+}
+
+int run() {
+  const int jobs = envInt("TUNEPLANE_BENCH_JOBS", 1000);
+  const int clients = envInt("TUNEPLANE_BENCH_CLIENTS", 16);
+  const bool use_strace = std::getenv("TUNEPLANE_BENCH_STRACE") != nullptr;
+  bench::BenchDir dir;
+  if (!dir.ok()) return 1;
+  const std::string root = dir.path();
+  const std::string key_file = root + "/jwt.key";
+  writeText(key_file, "0123456789abcdef0123456789abcdef-intake-bench-key");
+  std::printf("intake_bench: %u cores, load average %.2f; %d jobs by %d clients\n",
+              std::thread::hardware_concurrency(), loadAverage(), jobs, clients);
+
+  // The simulator, its URL on stdout's first line.
+  const std::string sim_bin = (test::binaryDir() / "src/sim/tuneplane-slurmsim").string();
+  auto sim = Child::start({sim_bin, "--listen", "127.0.0.1:0", "--jwt-key", key_file, "--state",
+                           root + "/sim", "--min-job-age", "3600"},
+                          root + "/slurmsim.out", root + "/slurmsim.err");
+  if (!sim) return 1;
+  std::string sim_url;
+  if (!pollUntil(
+          [&] {
+            const std::string out = readText(root + "/slurmsim.out");
+            const auto nl = out.find('\n');
+            if (nl == std::string::npos) return false;
+            sim_url = out.substr(0, nl);
+            return true;
+          },
+          kStartLimit)) {
+    std::fprintf(stderr, "the simulator printed no URL\n");
+    return 1;
+  }
+  const std::string sim_host_port = sim_url.substr(sim_url.find("//") + 2);
+  const int sim_port = std::atoi(sim_host_port.substr(sim_host_port.find(':') + 1).c_str());
+  {
+    httplib::Client admin("127.0.0.1", sim_port);
+    auto res = admin.Post("/sim/admin/faults", R"({"pause_scheduling": true})", "application/json");
+    if (!res || res->status != 200) {
+      std::fprintf(stderr, "cannot pause the simulator's scheduling\n");
+      return 1;
+    }
+  }
+
+  const int port = freePort();
+  const std::string site_dir = root + "/site";
+  const std::string site_file = writeSite(site_dir, sim_url, key_file, port);
+  auto site = pipeline::loadSiteContext(site_file, pipeline::SiteEnvironment{});
+  if (!site) {
+    std::fprintf(stderr, "site: %s\n", site.error().front().describe().c_str());
+    return 1;
+  }
+
+  // Baseline: the body TunePlane would stage for this spec, sent raw and held.
+  catalog::ArtifactVerifier verifier;
+  launch::OpenSslRandomSource random;
+  auto prepared = pipeline::prepareText(kSpec, *site, pipeline::PrepareOptions{}, verifier, random);
+  if (!prepared) {
+    std::fprintf(stderr, "spec: %s\n", prepared.error().front().describe().c_str());
+    return 1;
+  }
+  // The simulator's best rate over a few sender counts (it serves a fixed number of
+  // connections at once), each after a warm-up.
+  double raw_rate = 0;
+  for (int threads : {1, 4, 8, clients}) {
+    rawSubmitRate(site->site.slurm, prepared->submit_body, threads, 50);  // warm-up
+    const double rate = rawSubmitRate(site->site.slurm, prepared->submit_body, threads, jobs);
+    if (rate <= 0) return 1;
+    std::printf("baseline: simulator's raw held submits, %2d threads  %8.1f submits/s\n", threads,
+                rate);
+    raw_rate = std::max(raw_rate, rate);
+  }
+
+  // serve, optionally under strace.
+  const std::string serve_bin = (test::binaryDir() / "src/cli/tuneplane").string();
+  std::vector<std::string> serve_args = {serve_bin, "serve", "--site", site_file};
+  if (use_strace) {
+    serve_args.insert(serve_args.begin(),
+                      {"strace", "-f", "-c", "-e", "trace=fsync,fdatasync,sync_file_range,syncfs",
+                       "-o", root + "/strace.txt"});
+  }
+  auto serve = Child::start(serve_args, root + "/serve.out", root + "/serve.err");
+  if (!serve) return 1;
+  httplib::Client http("127.0.0.1", port);
+  http.set_keep_alive(true);
+  if (!pollUntil(
+          [&] {
+            auto res = http.Get("/healthz");
+            return res && res->status == 200;
+          },
+          kStartLimit)) {
+    std::fprintf(stderr, "serve did not answer /healthz; see %s/serve.err\n", root.c_str());
+    return 1;
+  }
+  // One job first, to GET while intake runs, and once it is Queued the idle figures.
+  std::string sample_id;
+  {
+    auto res = http.Post("/v1/jobs", bearer(), kSpec, "application/yaml");
+    if (!res || res->status != 201) {
+      std::fprintf(stderr, "POST /v1/jobs: %s\n", res ? res->body.c_str() : "no answer");
+      return 1;
+    }
+    sample_id = json::parse(res->body).value("id", "");
+  }
+  if (!pollUntil([&] { return queuedCount(http) == 1; }, std::chrono::seconds(60))) {
+    std::fprintf(stderr, "the first job never became Queued\n");
+    return 1;
+  }
+  Latencies idle = getLoop(port, sample_id, nullptr, 2000);
+  const auto before = metrics(port);
+
+  // The burst.
+  std::vector<std::string> ids(static_cast<size_t>(jobs));
+  std::atomic<int> next{0};
+  std::atomic<int> post_errors{0};
+  std::atomic<bool> done{false};
+  Latencies busy;
+  std::thread reader([&] { busy = getLoop(port, sample_id, &done, 0); });
+  const auto t0 = Steady::now();
+  std::vector<std::thread> posters;
+  for (int c = 0; c < clients; ++c) {
+    posters.emplace_back([&] {
+      httplib::Client client("127.0.0.1", port);
+      client.set_keep_alive(true);
+      client.set_tcp_nodelay(true);
+      client.set_read_timeout(30, 0);
+      for (int i = next++; i < jobs; i = next++) {
+        auto res = client.Post("/v1/jobs", bearer(), kSpec, "application/yaml");
+        if (!res || res->status != 201) {
+          ++post_errors;
+          continue;
+        }
+        ids[static_cast<size_t>(i)] = json::parse(res->body).value("id", "");
+      }
+    });
+  }
+  for (auto& t : posters) t.join();
+  const double posted_s = secondsSince(t0);
+  httplib::Client watcher("127.0.0.1", port);
+  int64_t queued = 0;
+  const bool all_queued = pollUntil(
+      [&] {
+        queued = queuedCount(watcher);
+        return queued == jobs + 1;
+      },
+      kIntakeLimit);
+  const double intake_s = secondsSince(t0);
+  done = true;
+  reader.join();
+  const auto after = metrics(port);
+  if (!all_queued) {
+    std::fprintf(stderr, "after %.0f s only %lld of %d jobs Queued\n", intake_s,
+                 static_cast<long long>(queued), jobs + 1);
+  }
+  const double intake_rate = jobs / intake_s;
+  std::printf("POST answered: %d jobs in %.2f s (%d errors)\n", jobs, posted_s, post_errors.load());
+  std::printf("intake: %d jobs POSTed -> all Queued in Slurm     %8.1f jobs/s (%.2f s)\n", jobs,
+              intake_rate, intake_s);
+  std::printf("ratio intake / raw held submits: %.3fx (goal >= %.1fx: %s)\n",
+              intake_rate / raw_rate, kGoalRatio,
+              intake_rate / raw_rate >= kGoalRatio ? "met" : "NOT met");
+  std::printf("GET /v1/jobs/{id} idle:        p50 %.3f ms  p99 %.3f ms  (%zu, %d errors)\n",
+              idle.p(0.5), idle.p(0.99), idle.ms.size(), idle.errors);
+  std::printf(
+      "GET /v1/jobs/{id} during intake: p50 %.3f ms  p99 %.3f ms  (%zu, %d errors); "
+      "p99 ratio %.2fx\n",
+      busy.p(0.5), busy.p(0.99), busy.ms.size(), busy.errors,
+      idle.p(0.99) > 0 ? busy.p(0.99) / idle.p(0.99) : 0);
+  std::printf("where the time went (serve's /metrics, during intake):\n");
+  for (const auto& [name, value] : after) {
+    const double delta = value - (before.count(name) ? before.at(name) : 0);
+    if (delta != 0)
+      std::printf("  %-80s %8.0f (%.2f per job)\n", name.c_str(), delta, delta / jobs);
+  }
+
+  // None lost, none twice: the simulator's jobs by submit token.
+  auto lister = slurm::SlurmRestClient::fromSite(site->site.slurm);
+  if (!lister) return 1;
+  auto listing = (*lister)->listJobs(std::nullopt);
+  if (!listing) {
+    std::fprintf(stderr, "GET /jobs/: %s\n", listing.error().describe().c_str());
+    return 1;
+  }
+  std::map<std::string, int> by_token;
+  for (const auto& r : listing->jobs) {
+    if (launch::isValidSubmitToken(r.comment)) ++by_token[r.comment];
+  }
+  int twice = 0;
+  for (const auto& [token, n] : by_token) twice += n > 1 ? 1 : 0;
+  std::printf("Slurm holds %zu TunePlane jobs (%d accepted + 1), %d submitted twice\n",
+              by_token.size(), jobs, twice);
+  serve->stop();
+  sim->stop();
+  if (use_strace) {
+    const auto calls = straceCalls(readText(root + "/strace.txt"));
+    long total = 0;
+    for (const auto& [name, n] : calls) {
+      std::printf("  strace: %-16s %8ld calls (%.2f per job, whole run)\n", name.c_str(), n,
+                  static_cast<double>(n) / (jobs + 1));
+      total += n;
+    }
+    std::printf("  strace: fsync-like calls in all: %.2f per job\n",
+                static_cast<double>(total) / (jobs + 1));
+  }
+  std::printf("load average %.2f\n", loadAverage());
+  const bool ok =
+      all_queued && post_errors == 0 && twice == 0 && static_cast<int>(by_token.size()) == jobs + 1;
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main() {
+  ::signal(SIGPIPE, SIG_IGN);
+  return run();
+}
