@@ -262,8 +262,7 @@ nlohmann::json CliRunner::waitJob(const std::string& id,
   return last;
 }
 
-std::vector<slurm::JobRecord> slurmJobsWithComment(const std::string& site_file,
-                                                   const std::string& submit_token) {
+std::vector<slurm::JobRecord> slurmJobs(const std::string& site_file) {
   auto site = catalog::loadSiteConfigFile(site_file);
   if (!site) {
     ADD_FAILURE() << site_file << ": " << site.error().front().describe();
@@ -280,9 +279,18 @@ std::vector<slurm::JobRecord> slurmJobsWithComment(const std::string& site_file,
     return {};
   }
   std::vector<slurm::JobRecord> found;
-  for (const auto& record : listing->jobs) {
+  for (auto& record : listing->jobs) {
     const bool leader = !record.het_job_offset.set || record.het_job_offset.number == 0;
-    if (record.comment == submit_token && leader) found.push_back(record);
+    if (leader) found.push_back(std::move(record));
+  }
+  return found;
+}
+
+std::vector<slurm::JobRecord> slurmJobsWithComment(const std::string& site_file,
+                                                   const std::string& submit_token) {
+  std::vector<slurm::JobRecord> found;
+  for (auto& record : slurmJobs(site_file)) {
+    if (record.comment == submit_token) found.push_back(std::move(record));
   }
   return found;
 }

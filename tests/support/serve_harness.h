@@ -120,6 +120,11 @@ class CliRunner {
   std::filesystem::path dir_, home_;
 };
 
+// Every Slurm job (single jobs and het leaders) in the full listing of the slurmrestd named
+// in `site_file`, finished ones included until they are purged. Reported as a failure when
+// the listing fails.
+std::vector<slurm::JobRecord> slurmJobs(const std::string& site_file);
+
 // The Slurm jobs (single jobs and het leaders) whose comment is `submit_token`, from the
 // full listing of the slurmrestd named in `site_file`: how a test proves "exactly one Slurm
 // job for this attempt" and sees its state. Reported as a failure when the listing fails.
