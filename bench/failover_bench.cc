@@ -23,11 +23,16 @@
 #include <httplib.h>
 #include <signal.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -69,24 +74,12 @@ const httplib::Headers& authorization() {
   return headers;
 }
 
-// The value of `line`'s metric ("tuneplane_leader", or one with labels) in `port`'s
-// /metrics; nullopt when it did not answer.
-std::optional<double> metric(int port, const std::string& line) {
-  httplib::Client http("127.0.0.1", port);
-  http.set_connection_timeout(1, 0);
-  http.set_read_timeout(2, 0);
-  auto res = http.Get("/metrics");
-  if (!res || res->status != 200) return std::nullopt;
-  const std::string key = "\n" + line + " ";
-  const auto at = res->body.find(key);
-  if (at == std::string::npos) return std::nullopt;
-  return std::stod(res->body.substr(at + key.size()));
-}
-
 // Leads and has completed a cycle as the leader.
 bool leadsWithACycle(int port) {
-  return metric(port, "tuneplane_leader").value_or(0) == 1 &&
-         metric(port, "tuneplane_control_last_tick{kind=\"active_jobs\"}").value_or(0) >= 1;
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  return test::metricValue(url, "tuneplane_leader").value_or(0) == 1 &&
+         test::metricValue(url, "tuneplane_control_last_tick{kind=\"active_jobs\"}").value_or(0) >=
+             1;
 }
 
 // A site for real serve replicas: bench_site.h's, with a server: section. REQUIRES: the JWT
@@ -119,6 +112,36 @@ std::string newDatabase(const test::PgCluster& cluster) {
   const std::string name = cluster.createDatabase(error);
   if (name.empty()) std::fprintf(stderr, "PostgreSQL: %s\n", error.c_str());
   return name;
+}
+
+// CPU seconds (user + system) used so far by this process and, when `postmaster` is not 0,
+// by that PostgreSQL server and its backends (its children): what the GETs cost whatever
+// else the shared machine runs.
+double cpuSeconds(pid_t postmaster) {
+  auto ticks = [](const std::string& stat_path, pid_t* parent) -> double {
+    std::ifstream in(stat_path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');  // the command may hold spaces
+    if (close == std::string::npos) return -1;
+    std::istringstream fields(text.substr(close + 2));
+    std::string field;
+    std::vector<std::string> f;
+    while (fields >> field) f.push_back(field);
+    if (f.size() < 13) return -1;
+    if (parent != nullptr) *parent = static_cast<pid_t>(std::stol(f[1]));
+    return std::stod(f[11]) + std::stod(f[12]);  // utime, stime (fields 14, 15)
+  };
+  double total = ticks("/proc/self/stat", nullptr);
+  if (postmaster != 0) {
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      const std::string name = entry.path().filename().string();
+      if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+      pid_t parent = 0;
+      const double used = ticks(entry.path().string() + "/stat", &parent);
+      if (used >= 0 && (parent == postmaster || std::stol(name) == postmaster)) total += used;
+    }
+  }
+  return total / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 double percentile(std::vector<double> values, int pct) {
@@ -202,7 +225,9 @@ bool benchFailover(const std::string& dir, const test::PgCluster& cluster) {
 }
 
 // GET /v1/jobs/{id} against the API server over `store` (filled here); the best of two.
-std::optional<Figures> measureGets(store::JobStore& store, int clients, int requests) {
+// `cpu_per_get`: CPU seconds per GET (cpuSeconds(postmaster)) over the measured rounds.
+std::optional<Figures> measureGets(store::JobStore& store, int clients, int requests,
+                                   pid_t postmaster, double& cpu_per_get) {
   bench::fillStore(store, kStoredJobs);
   bench::BenchApiServer stack(store);
   auto server = stack.start(kToken);
@@ -225,11 +250,13 @@ std::optional<Figures> measureGets(store::JobStore& store, int clients, int requ
   };
   bench::load((*server)->port(), clients, 200, get, ok);  // warm-up
   Figures best;
+  const double cpu0 = cpuSeconds(postmaster);
   for (int round = 0; round < 2; ++round) {
     const Figures f = bench::load((*server)->port(), clients, requests, get, ok);
     if (f.per_second > best.per_second) best = f;
     best.errors = std::max(best.errors, f.errors);
   }
+  cpu_per_get = (cpuSeconds(postmaster) - cpu0) / (2.0 * clients * requests);
   (*server)->stop();
   return best;
 }
@@ -245,11 +272,18 @@ bool benchGets(const std::string& dir, const test::PgCluster& cluster, int clien
   }
   std::printf("GET /v1/jobs/{id}: %d clients x %d requests, %d jobs\n", clients, requests,
               kStoredJobs);
-  const auto base = measureGets(**sqlite, clients, requests);
-  const auto pg = measureGets(**postgres, clients, requests);
+  double sqlite_cpu = 0, pg_cpu = 0;
+  const auto base = measureGets(**sqlite, clients, requests, 0, sqlite_cpu);
+  const auto pg = measureGets(**postgres, clients, requests, cluster.pid(), pg_cpu);
   if (!base || !pg) return false;
   bench::print("baseline: on SQLite", *base, *base);
   bench::print("on PostgreSQL", *pg, *base);
+  // The wall rates depend on what else the machine runs; the CPU per GET (clients, server
+  // and, on PostgreSQL, its backends) does much less: 2 / cpu is what 2 free cores would do.
+  std::printf(
+      "CPU per GET (clients + server [+ PostgreSQL]): SQLite %.0f us, PostgreSQL %.0f us "
+      "(%.2fx); on 2 free cores at most %.0f and %.0f GETs/s\n",
+      sqlite_cpu * 1e6, pg_cpu * 1e6, pg_cpu / sqlite_cpu, 2 / sqlite_cpu, 2 / pg_cpu);
   std::printf("goal: >= %.0f GETs/s per replica on PostgreSQL: %s\n", kGoalGetsPerSecond,
               pg->per_second >= kGoalGetsPerSecond ? "met" : "NOT met");
   postgres->reset();

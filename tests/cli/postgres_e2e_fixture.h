@@ -5,7 +5,6 @@
 // Shared by the replica tests (serve_e2e_postgres_test.cc, serve_e2e_replica_fault_test.cc).
 #pragma once
 
-#include <httplib.h>
 #include <sys/stat.h>
 
 #include <cstdint>
@@ -52,15 +51,8 @@ class ServeE2ePostgresTest : public ServeE2eTest {
   // The value of the unlabelled metric `name` in `url`'s /metrics; nullopt when it did not
   // answer or has no such line.
   static std::optional<int64_t> metric(const std::string& url, const std::string& name) {
-    httplib::Client client(url);
-    client.set_connection_timeout(2);
-    client.set_read_timeout(5);
-    auto res = client.Get("/metrics");
-    if (!res || res->status != 200) return std::nullopt;
-    const std::string line = "\n" + name + " ";
-    const auto at = res->body.find(line);
-    if (at == std::string::npos) return std::nullopt;
-    return std::stoll(res->body.substr(at + line.size()));
+    const auto value = test::metricValue(url, name);
+    return value ? std::optional<int64_t>(static_cast<int64_t>(*value)) : std::nullopt;
   }
   // tuneplane_leader from `url`'s /metrics: 1, 0, or -1 when it did not answer.
   static int leaderGauge(const std::string& url) {

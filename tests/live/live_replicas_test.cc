@@ -7,8 +7,6 @@
 // PostgreSQL it skips too, unless TUNEPLANE_REQUIRE_POSTGRES=1. Waits are bounded.
 #include <signal.h>
 
-#include <httplib.h>
-
 #include "live_serve_fixture.h"
 #include "support/pg_cluster.h"
 
@@ -55,14 +53,7 @@ class LiveServeReplicas : public LiveServe {
 
   // tuneplane_leader from `url`'s /metrics: 1, 0, or -1 when it did not answer.
   static int leaderGauge(const std::string& url) {
-    httplib::Client client(url);
-    client.set_connection_timeout(2);
-    client.set_read_timeout(5);
-    auto res = client.Get("/metrics");
-    if (!res || res->status != 200) return -1;
-    const auto at = res->body.find("\ntuneplane_leader ");
-    if (at == std::string::npos) return -1;
-    return res->body[at + 18] == '1' ? 1 : 0;
+    return static_cast<int>(test::metricValue(url, "tuneplane_leader").value_or(-1));
   }
 
   test::PgCluster* cluster_ = nullptr;

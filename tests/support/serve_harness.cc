@@ -262,6 +262,18 @@ nlohmann::json CliRunner::waitJob(const std::string& id,
   return last;
 }
 
+std::optional<double> metricValue(const std::string& url, const std::string& line) {
+  httplib::Client client(url);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(5, 0);
+  auto res = client.Get("/metrics");
+  if (!res || res->status != 200) return std::nullopt;
+  const std::string key = "\n" + line + " ";
+  const auto at = res->body.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  return std::stod(res->body.substr(at + key.size()));
+}
+
 std::vector<slurm::JobRecord> slurmJobs(const std::string& site_file) {
   auto site = catalog::loadSiteConfigFile(site_file);
   if (!site) {
