@@ -1,7 +1,7 @@
 # Writes a C++ source holding the OpenAPI document of /v1 (docs/openapi.json) as a byte array,
 # so `tuneplane serve` answers GET /v1/openapi.json with exactly the document the repository
 # keeps and its tests check: nothing to install beside the binary. Run at build time by
-# src/api/CMakeLists.txt:
+# tp_embed (cmake/embed.cmake), from src/api/CMakeLists.txt:
 #   cmake -DIN=<openapi.json> -DOUT=<file.cc> -P embed_openapi.cmake
 cmake_minimum_required(VERSION 3.25)
 

@@ -1,13 +1,13 @@
 # Writes a C++ source holding the web console's files (web/) as byte arrays, with each file's
 # content type and an ETag (its SHA-256), so `tuneplane serve` carries the console inside the
 # binary: nothing to install beside it, and no file can go missing or be swapped after the
-# build. Run at build time by src/api/CMakeLists.txt:
-#   cmake -DWEB_DIR=<dir> -DOUT=<file.cc> -P embed_web.cmake
+# build. Run at build time by tp_embed (cmake/embed.cmake), from src/api/CMakeLists.txt:
+#   cmake -DIN=<web dir> -DOUT=<file.cc> -P embed_web.cmake
 # Only the extensions below are served; any other file under web/ fails the build, so
 # nothing is published by accident.
 cmake_minimum_required(VERSION 3.25)
 
-file(GLOB_RECURSE files RELATIVE "${WEB_DIR}" "${WEB_DIR}/*")
+file(GLOB_RECURSE files RELATIVE "${IN}" "${IN}/*")
 list(SORT files)
 
 set(arrays "")
@@ -31,8 +31,8 @@ foreach(rel ${files})
   else()
     message(FATAL_ERROR "embed_web: web/${rel}: no content type for '${ext}' (add it here)")
   endif()
-  file(READ "${WEB_DIR}/${rel}" hex HEX)
-  file(SHA256 "${WEB_DIR}/${rel}" sha)
+  file(READ "${IN}/${rel}" hex HEX)
+  file(SHA256 "${IN}/${rel}" sha)
   string(LENGTH "${hex}" hex_length)
   math(EXPR size "${hex_length} / 2")
   if(size EQUAL 0)

@@ -10,7 +10,6 @@
 #include "api/job_queries.h"
 #include "api/json_views.h"
 #include "launch/attempt_identity.h"
-#include "spec/spec_parser.h"
 #include "store/error_codes.h"
 
 namespace tuneplane::api {
@@ -38,20 +37,6 @@ json withCurrentAttempt(const store::JobRecord& job, const store::AttemptSummary
   item["current_attempt"] =
       attempts.last ? attemptJson(*attempts.last, /*with_components=*/false) : json();
   return item;
-}
-
-// The pools of an attempt's components. Before Slurm answered, the attempt has no
-// component rows: the pools are then the stored spec's (it parsed when it was accepted).
-std::vector<std::string> attemptPools(const store::AttemptRecord& attempt,
-                                      const std::string& spec_text) {
-  std::vector<std::string> pools;
-  for (const auto& c : attempt.components) pools.push_back(c.pool);
-  if (pools.empty()) {
-    if (auto spec = spec::parseJobSpec(spec_text)) {
-      for (const auto& p : spec->resources.pools) pools.push_back(p.name);
-    }
-  }
-  return pools;
 }
 
 // The handlers, over the server's dependencies.
@@ -159,18 +144,30 @@ class JobRoutes {
       }
       attempt = &*found;
     }
-    const std::vector<std::string> pools = attemptPools(*attempt, view->job.spec);
-    std::string pool = query->component;
-    if (pool.empty() && !pools.empty()) pool = pools.front();
-    if (std::find(pools.begin(), pools.end(), pool) == pools.end()) {
-      return sendError(res, 404, notFound("component", "no component '" + pool + "'"));
+    // Every attempt is stored with one component row per pool of its spec from the moment it
+    // is created (control::beginAttempt; a spec has at least one pool), and the rows are only
+    // ever replaced by Slurm's non-empty set. An attempt without one is a store this server
+    // did not write: an invariant broken, not a request to refuse.
+    if (attempt->components.empty()) {
+      return sendError(
+          res, 500,
+          {"api.internal", "attempt",
+           "attempt " + std::to_string(attempt->number) + " has no component on record"});
     }
-    const store::ComponentRecord* component = nullptr;
-    for (const auto& c : attempt->components) {
-      if (c.pool == pool) component = &c;
+    const store::ComponentRecord* component = &attempt->components.front();
+    if (!query->component.empty()) {
+      const auto named =
+          std::find_if(attempt->components.begin(), attempt->components.end(),
+                       [&](const store::ComponentRecord& c) { return c.pool == query->component; });
+      if (named == attempt->components.end()) {
+        return sendError(res, 404,
+                         notFound("component", "no component '" + query->component + "'"));
+      }
+      component = &*named;
     }
+    const std::string& pool = component->pool;
     auto log =
-        deps_.logs(attempt->staging_dir, pool, query->stream, logJobState(*attempt, component));
+        deps_.logs(attempt->staging_dir, pool, query->stream, logJobState(*attempt, *component));
     if (!log) return sendError(res, statusFor(log.error().code), log.error());
     sendJson(res, 200,
              {{"attempt", attempt->number},

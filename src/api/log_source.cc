@@ -9,8 +9,8 @@ Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view poo
 }
 
 attempt::JobState logJobState(const store::AttemptRecord& attempt,
-                              const store::ComponentRecord* component) {
-  const bool ran = component != nullptr && component->start_time > 0;
+                              const store::ComponentRecord& component) {
+  const bool ran = component.start_time > 0;
   return ran && attempt.ended_ms > 0 ? attempt::JobState::kRanAndEnded
                                      : attempt::JobState::kMayStillWrite;
 }

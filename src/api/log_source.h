@@ -27,6 +27,6 @@ Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view poo
 // kRanAndEnded when Slurm started the component (it has a start time) and the attempt has
 // ended: a log still missing then was never written (the job user's permissions).
 attempt::JobState logJobState(const store::AttemptRecord& attempt,
-                              const store::ComponentRecord* component);
+                              const store::ComponentRecord& component);
 
 }  // namespace tuneplane::api

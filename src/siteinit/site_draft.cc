@@ -164,7 +164,7 @@ std::string draftSiteYaml(const DraftInputs& inputs,
            "directory the nodes and this host share\n";
   }
   out << "runtime_registry_file: runtimes.yaml  # not drafted: the runtimes jobs may use, beside "
-         "this file (README, \"Runtime registry\")\n";
+         "this file (docs/operators.md, \"Runtime registry\")\n";
   return out.str();
 }
 

@@ -110,21 +110,31 @@ class ApiFixture : public ::testing::Test {
     EXPECT_TRUE(res && res->status == 201) << (res ? res->body : "no answer");
     return body(res).value("id", "");
   }
-  // Gives job `id` a running attempt 1 with one component "main" staged at `staging_dir`, as
-  // the reconciler would.
-  void addRunningAttempt(const std::string& id, const std::string& staging_dir) {
-    auto view = store_->getJob(id);
-    ASSERT_TRUE(view && *view) << "no job " << id;
+  // Attempt 1 of job `id` in `phase`, staged at `staging_dir`, with no component row.
+  static store::AttemptRecord firstAttempt(const std::string& id, phase::AttemptPhase phase,
+                                           const std::string& staging_dir) {
     store::AttemptRecord attempt;
     attempt.job_id = id;
     attempt.number = 1;
-    attempt.phase = phase::AttemptPhase::kRunning;
+    attempt.phase = phase;
     attempt.submit_token = "tp-00112233445566778899aabbccddeeff";
     attempt.staging_dir = staging_dir;
-    attempt.components.push_back({0, "main", 7, "sX", {"RUNNING"}, "None", {}, {}, "cpu1", 0, 0});
+    return attempt;
+  }
+  // Stores `attempt`, its job moved to `job_phase`, in one commit as the reconciler's.
+  void commitAttempt(const store::AttemptRecord& attempt, phase::JobPhase job_phase) {
+    auto view = store_->getJob(attempt.job_id);
+    ASSERT_TRUE(view && *view) << "no job " << attempt.job_id;
     store::JobRecord job = (*view)->job;
-    job.phase = phase::JobPhase::kRunning;
-    EXPECT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
+    job.phase = job_phase;
+    ASSERT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
+  }
+  // Gives job `id` a running attempt 1 with one component "main" staged at `staging_dir`, as
+  // the reconciler would.
+  void addRunningAttempt(const std::string& id, const std::string& staging_dir) {
+    store::AttemptRecord attempt = firstAttempt(id, phase::AttemptPhase::kRunning, staging_dir);
+    attempt.components.push_back({0, "main", 7, "sX", {"RUNNING"}, "None", {}, {}, "cpu1", 0, 0});
+    commitAttempt(attempt, phase::JobPhase::kRunning);
   }
   std::vector<std::string> accessLines() {
     std::lock_guard<std::mutex> lock(mu_);

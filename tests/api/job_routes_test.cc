@@ -6,6 +6,7 @@
 #include <set>
 
 #include "api_fixture.h"
+#include "control/decisions.h"
 
 namespace tuneplane::api::testing {
 namespace {
@@ -225,17 +226,10 @@ TEST_F(JobRoutesTest, AbandonIsForAdminsAndNeedsAReason) {
 
 TEST_F(JobRoutesTest, AbandonOfALostReceiptIsRecordedWithWhoAndWhy) {
   const std::string id = submitJob();
-  auto view = store_->getJob(id);
-  ASSERT_TRUE(view && *view);
-  store::AttemptRecord attempt;
-  attempt.job_id = id;
-  attempt.number = 1;
-  attempt.phase = phase::AttemptPhase::kSubmitUnknown;
-  attempt.submit_token = "tp-0123456789abcdef0123456789abcdef";
-  attempt.staging_dir = site_.stagingRoot() + "/jobs/" + id + "/attempts/1";
-  store::JobRecord job = (*view)->job;
-  job.phase = phase::JobPhase::kSubmitUnknown;
-  ASSERT_TRUE(store_->commit(store::Change{job, {attempt}, {}}));
+  ASSERT_NO_FATAL_FAILURE(
+      commitAttempt(firstAttempt(id, phase::AttemptPhase::kSubmitUnknown,
+                                 site_.stagingRoot() + "/jobs/" + id + "/attempts/1"),
+                    phase::JobPhase::kSubmitUnknown));
   auto res = post("/v1/jobs/" + id + "/attempts/1/abandon",
                   R"({"reason":"the receipt is lost for good"})", kRootToken, "application/json");
   ASSERT_TRUE(res);
@@ -295,6 +289,39 @@ TEST_F(LogRoutesTest, UnknownAttemptComponentOrStreamAreRefused) {
   auto none = get("/v1/jobs/" + pending + "/logs");
   EXPECT_EQ(none->status, 404);
   EXPECT_EQ(body(none)["errors"][0]["field"], "attempt");
+}
+
+// An attempt the reconciler has only just begun (Staging: nothing sent to Slurm yet) already
+// holds one component per pool of its spec, so its log is served by the first pool's name.
+TEST_F(LogRoutesTest, AnAttemptJustBegunIsServedByItsFirstPool) {
+  const std::string id = submitJob();
+  auto view = store_->getJob(id);
+  ASSERT_TRUE(view && *view);
+  const std::string dir = "/staging/jobs/" + id + "/attempts/1";
+  auto change =
+      control::beginAttempt(**view, 1, "tp-00112233445566778899aabbccddeeff", dir, {"main"}, 1'000);
+  ASSERT_TRUE(change) << change.error().describe();
+  ASSERT_TRUE(store_->commit(*change));
+  auto res = get("/v1/jobs/" + id + "/logs");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  EXPECT_EQ(body(res)["component"], "main");
+  EXPECT_EQ(asked_, dir + "|main|out");
+}
+
+// An attempt stored without any component row was not written by this server (see the
+// handler): a broken invariant is a 500 naming the attempt, never a log read.
+TEST_F(LogRoutesTest, AnAttemptWithoutComponentsIsAnInternalError) {
+  const std::string id = submitJob();
+  ASSERT_NO_FATAL_FAILURE(commitAttempt(
+      firstAttempt(id, phase::AttemptPhase::kStaging, "/staging/jobs/" + id + "/attempts/1"),
+      phase::JobPhase::kStaging));
+  auto res = get("/v1/jobs/" + id + "/logs");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 500) << res->body;
+  EXPECT_EQ(code(res), "api.internal");
+  EXPECT_EQ(body(res)["errors"][0]["field"], "attempt");
+  EXPECT_EQ(asked_, "") << "no log is read for it";
 }
 
 }  // namespace

@@ -26,8 +26,8 @@ TEST_F(ServeE2ePostgresTest, RunsAJobToSucceededAndNeverLogsThePassword) {
   ASSERT_NE(serve_, nullptr);
   EXPECT_TRUE(hasPhase(alice_->job(id), "Succeeded"));
 
-  const std::string serve_logs = pipeline::testing::readFile(site_->dir() + "/serve.out") +
-                                 pipeline::testing::readFile(site_->dir() + "/serve.err");
+  const std::string serve_logs =
+      test::readFile(site_->dir() + "/serve.out") + test::readFile(site_->dir() + "/serve.err");
   EXPECT_NE(serve_logs.find("(db postgresql://"), std::string::npos) << serve_logs;
   EXPECT_EQ(serve_logs.find(kPostgresPassword), std::string::npos);
 }
@@ -74,7 +74,7 @@ TEST_F(ServeE2ePostgresTest, AStandbyTakesOverFromAKilledOrPausedLeader) {
   EXPECT_TRUE(test::pollUntil([&] { return leaderGauge(standby->url()) == 0; }, kJobLimit));
   EXPECT_EQ(leaderGauge(serve_->url()), 1);
   EXPECT_EQ(standby->stop(), 0);
-  const std::string logs = pipeline::testing::readFile(site_->dir() + "/serve.err");
+  const std::string logs = test::readFile(site_->dir() + "/serve.err");
   EXPECT_NE(logs.find("lease taken, epoch 1"), std::string::npos);
   EXPECT_NE(logs.find("lease taken, epoch 2"), std::string::npos);
   EXPECT_NE(logs.find("lease taken, epoch 3"), std::string::npos);
@@ -85,9 +85,9 @@ TEST_F(ServeE2ePostgresTest, WithoutThePasswordServeDoesNotStartAndSaysWhy) {
   EXPECT_EQ(alice_->run({"get"}).exit_code, 0);  // the running serve has the password
   // The same site without db_password_file: PostgreSQL refuses the role.
   const std::string site = site_->dir() + "/nopass.yaml";
-  std::string text = pipeline::testing::readFile(site_->site());
+  std::string text = test::readFile(site_->site());
   text.erase(text.find("  db_password_file:"), serverExtra().size());
-  pipeline::testing::writeFile(site, text);
+  test::writeFile(site, text);
   const test::ProcessResult r = test::runProcess(
       {test::tuneplaneBinary(), "serve", "--site", site, "--db", db(), "--listen", "127.0.0.1:0"},
       {.scratch = site_->dir(), .limit = test::kChildLimit});

@@ -402,7 +402,7 @@ TEST_F(ServeE2eReplicaFaultTest, ThreeReplicasLoseNoJobAndRunNoAttemptTwiceThrou
   }
   EXPECT_GT(fenced_, 0);
 
-  const std::string logs = pipeline::testing::readFile(site_->dir() + "/serve.err");
+  const std::string logs = test::readFile(site_->dir() + "/serve.err");
   EXPECT_NE(logs.find("[store.fenced]"), std::string::npos);  // the fenced write, in the log
   for (auto& replica : replicas_) EXPECT_EQ(replica->stop(), 0);
   replicas_.clear();

@@ -3,17 +3,13 @@
 // step, and is started again without the hook. Afterwards: exactly one Slurm job per
 // attempt (none when it died before the POST could leave, and then the attempt waits for
 // an operator instead of guessing), and nothing forgotten.
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <filesystem>
+#include <iostream>
 
 #include "reconciler_fixture.h"
 #include "store/sqlite_job_store.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
-
-extern char** environ;
 
 namespace tuneplane::control::testing {
 namespace {
@@ -34,27 +30,14 @@ class ReconcilerRestartTest : public ReconcilerFixture {
   HostRun host(std::vector<std::string> args) {
     const std::string binary = hostBinary();
     args.insert(args.begin(), {binary, "--db", db(), "--site", site_->site()});
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    const std::string out = dir_.path() + "/host.out";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
     HostRun run;
-    const int rc = ::posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) {
-      ADD_FAILURE() << "cannot start " << binary;
-      return run;
-    }
-    // The host also sets an alarm of its own; this bounds a host that cannot even do that.
-    const std::optional<int> waited = test::waitBounded(pid, test::kChildLimit, binary);
-    if (!waited || *waited < 0) return run;
-    const int status = *waited;
-    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    run.out = readFile(out);
+    // The host also sets an alarm of its own; runProcess's bound is for a host that cannot
+    // even do that.
+    const test::ProcessResult result = test::runProcess(args, {.scratch = dir_.path()});
+    std::cerr << result.err;                                   // its diagnostics, in the test's log
+    if (result.timed_out || result.exit_code < 0) return run;  // reported
+    run.exit_code = result.exit_code;
+    run.out = result.out;
     return run;
   }
   std::string db() const { return dir_.path() + "/tuneplane.db"; }

@@ -24,6 +24,7 @@
 #include "support/doctor_report.h"
 #include "support/serve_harness.h"
 #include "support/subprocess.h"
+#include "support/test_files.h"
 #include "support/test_paths.h"
 
 namespace tuneplane::live {
@@ -31,9 +32,7 @@ namespace {
 
 using nlohmann::json;
 
-void writeFile(const std::string& path, const std::string& content) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-}
+using test::writeFile;  // support/test_files.h
 
 class DoctorLive : public ::testing::Test {
  protected:

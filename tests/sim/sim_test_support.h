@@ -18,10 +18,12 @@
 
 #include "common/jwt.h"
 #include "sim/simulator.h"
+#include "support/test_files.h"
 
 namespace tuneplane::sim::testing {
 
 using nlohmann::json;
+using test::readFile;  // support/test_files.h
 
 inline constexpr const char* kApi = "/slurm/v0.0.45";
 
@@ -141,11 +143,6 @@ class SimFixture : public ::testing::Test {
                  std::chrono::milliseconds limit = std::chrono::seconds(20)) {
     return eventually([&] { return state(id) == wanted; }, limit);
   }
-  std::string readFile(const std::string& path) const {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-
   TempDir dir_;
   std::string key_file_;
   std::string jobs_dir_;

@@ -1,9 +1,8 @@
 // Faults (in-process and through the admin route), restart and purge, the unix-socket
 // listener, and the tuneplane-slurmsim binary itself.
-#include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -178,65 +177,26 @@ TEST(SimulatorBinary, HelpSaysItIsASimulator) {
   EXPECT_NE(out.find("--listen"), std::string::npos);
 }
 
-// The first line the child writes to `fd`, waiting at most `limit` for it.
-std::string readLineBounded(int fd, std::chrono::milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  std::string line;
-  char c = 0;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    pollfd p{fd, POLLIN, 0};
-    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) {
-      ADD_FAILURE() << "no line within " << limit.count() << " ms; got: " << line;
-      return line;
-    }
-    if (::read(fd, &c, 1) != 1 || c == '\n') return line;
-    line += c;
-  }
-}
-
 TEST(SimulatorBinary, PrintsItsUrlServesAndStopsOnSigterm) {
   TempDir dir;
   const std::string key = dir.path() + "/key";
   std::ofstream(key) << "binary-test-key";
-  int out_pipe[2];
-  ASSERT_EQ(pipe(out_pipe), 0);
-  const pid_t pid = fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    dup2(out_pipe[1], 1);
-    close(out_pipe[0]);
-    const std::string bin = binary();
-    execl(bin.c_str(), bin.c_str(), "--listen", "127.0.0.1:0", "--jwt-key", key.c_str(), "--state",
-          (dir.path() + "/state").c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  struct StopOnExit {  // a failed assertion below must not leave the simulator running
-    pid_t pid;
-    ~StopOnExit() {
-      if (pid > 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, nullptr, 0);
-      }
-    }
-  } guard{pid};
-  const std::string url = readLineBounded(out_pipe[0], std::chrono::seconds(30));
-  close(out_pipe[0]);
+  // Killed with its group when the test ends, however it ends.
+  auto sim = test::ChildProcess::start(
+      {binary(), "--listen", "127.0.0.1:0", "--jwt-key", key, "--state", dir.path() + "/state"},
+      {.scratch = dir.path()}, "slurmsim");
+  ASSERT_NE(sim, nullptr);
+  const std::string url = sim->firstLine(std::chrono::seconds(30));
   ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
   httplib::Client client(url);
   const std::string tok = jwt::mintHs256({"tpuser", unixNow(), unixNow() + 60}, "binary-test-key");
   auto ping = client.Get("/slurm/v0.0.45/ping", httplib::Headers{{"X-SLURM-USER-TOKEN", tok}});
   ASSERT_TRUE(ping);
   EXPECT_EQ(json::parse(ping->body)["pings"][0]["responding"], true);
-  kill(pid, SIGTERM);
-  const auto status =
-      test::waitBounded(pid, std::chrono::seconds(30), "tuneplane-slurmsim after SIGTERM");
-  guard.pid = 0;  // reaped (or killed and reaped) by waitBounded
+  sim->signal(SIGTERM);
+  const auto status = sim->waitExit(std::chrono::seconds(30));
   ASSERT_TRUE(status.has_value());
-  EXPECT_TRUE(WIFEXITED(*status));
-  EXPECT_EQ(WEXITSTATUS(*status), 0);
+  EXPECT_EQ(*status, 0);  // exited (not killed by a signal), with status 0
 }
 
 }  // namespace

@@ -28,8 +28,8 @@
 
 #include "slurm/script_checks.h"
 #include "slurm/script_renderer.h"
-#include "stubs/process_group.h"
 #include "stubs/test_shell.h"
+#include "support/subprocess.h"
 #include "support/test_paths.h"
 
 namespace tuneplane::slurm {
@@ -126,8 +126,8 @@ class Job {
   LaunchRequest& request() { return request_; }
   const std::string& name() const { return name_; }
   fs::path driverOut() const { return dir_ / "driver.json"; }
-  std::string err() const { return sh::readFile(dir_ / "stderr"); }
-  std::string out() const { return sh::readFile(dir_ / "stdout"); }
+  std::string err() const { return sh::readFile(dir_ / "job.err"); }
+  std::string out() const { return sh::readFile(dir_ / "job.out"); }
 
   bool start(int net) {
     if (!checkRenderable(request_)) return false;
@@ -143,12 +143,12 @@ class Job {
                                           "SLURM_JOB_NODELIST=n0,n1,n2",
                                           "SLURM_JOB_NODELIST_HET_GROUP_0=n0,n1",
                                           "SLURM_JOB_NODELIST_HET_GROUP_1=n2"};
-    process_.emplace(std::vector<std::string>{"bash", "job.sh"}, env, dir_, dir_ / "stdout",
-                     dir_ / "stderr");
-    return true;
+    process_ = test::ChildProcess::start({"bash", "job.sh"},
+                                         {.scratch = dir_, .env = env, .cwd = dir_}, "job");
+    return process_ != nullptr;
   }
 
-  sh::ProcessGroup& process() { return *process_; }
+  test::ChildProcess& process() { return *process_; }
 
   // The token each recorded Ray step carried (they must all agree).
   std::set<std::string> tokens() const {
@@ -170,7 +170,7 @@ class Job {
   fs::path dir_;
   int slurm_job_id_;
   LaunchRequest request_;
-  std::optional<sh::ProcessGroup> process_;
+  std::unique_ptr<test::ChildProcess> process_;
 };
 
 struct Outcome {
@@ -183,14 +183,14 @@ Outcome runSideBySide(const fs::path& root, Job& a, Job& b, int net) {
   fs::create_directories(root / "barrier");
   Outcome outcome;
   if (!a.start(net) || !b.start(net)) {
-    ADD_FAILURE() << "a request cannot be rendered";
+    ADD_FAILURE() << "a request cannot be rendered, or its script not started";
     return outcome;
   }
   const auto deadline = std::chrono::steady_clock::now() + kRunLimit;
   std::vector<Job*> running = {&a, &b};
   while (!running.empty() && std::chrono::steady_clock::now() < deadline) {
     for (auto it = running.begin(); it != running.end();) {
-      if (auto code = (*it)->process().waitFor(std::chrono::milliseconds(0))) {
+      if (auto code = (*it)->process().exitWithin(std::chrono::milliseconds(0))) {
         outcome.exit_codes[(*it)->name()] = code;
         sh::writeFile(root / "barrier" / ((*it)->name() + ".exited"), "");
         it = running.erase(it);
@@ -354,8 +354,9 @@ TEST(RayStandIn, AWorkerJoinsOnlyTheHeadWhoseTokenItHolds) {
   };
   const auto run = [&](const std::string& name, const std::vector<std::string>& argv,
                        const std::vector<std::string>& vars) {
-    return std::make_unique<sh::ProcessGroup>(
-        argv, vars, root.path(), root.path() / (name + ".out"), root.path() / (name + ".err"));
+    return test::ChildProcess::start(argv,
+                                     {.scratch = root.path(), .env = vars, .cwd = root.path()},
+                                     name, test::ChildProcess::Output::kTruncate);
   };
   const fs::path temp = root.path() / "head-tmp";
   const std::string ray = (bin / "ray").string();
@@ -364,6 +365,7 @@ TEST(RayStandIn, AWorkerJoinsOnlyTheHeadWhoseTokenItHolds) {
                    "--include-dashboard=false", "--min-worker-port=0", "--max-worker-port=0",
                    "--temp-dir=" + temp.string(), "--block"},
                   env("right", "n0"));
+  ASSERT_NE(head, nullptr);
   std::string address;
   for (int i = 0; i < 500 && address.empty(); ++i) {  // at most 10 s
     address = sh::readFile(temp / "ray_current_cluster");
@@ -375,10 +377,12 @@ TEST(RayStandIn, AWorkerJoinsOnlyTheHeadWhoseTokenItHolds) {
       "--block"};
   for (const std::string& token : {std::string("wrong"), std::string()}) {
     auto stranger = run("stranger", join, env(token, "n1"));
-    EXPECT_EQ(stranger->waitFor(std::chrono::seconds(30)), 1) << "token '" << token << "'";
+    ASSERT_NE(stranger, nullptr);
+    EXPECT_EQ(stranger->exitWithin(std::chrono::seconds(30)), 1) << "token '" << token << "'";
     EXPECT_THAT(sh::readFile(root.path() / "stranger.err"), HasSubstr("refused"));
   }
   auto member = run("member", join, env("right", "n1"));
+  ASSERT_NE(member, nullptr);
   const auto nodes = [&](const std::string& token) {
     const auto listed = run("list",
                             {"python3", "-c",
@@ -386,7 +390,7 @@ TEST(RayStandIn, AWorkerJoinsOnlyTheHeadWhoseTokenItHolds) {
                                  "'); print(sorted(n['NodeName'] for n in ray.nodes() if "
                                  "n['Alive']))"},
                             env(token, "n0"));
-    listed->waitFor(std::chrono::seconds(30));
+    if (listed) listed->exitWithin(std::chrono::seconds(30));
     return sh::readFile(root.path() / "list.out") + sh::readFile(root.path() / "list.err");
   };
   std::string seen;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "common/jwt.h"
+#include "support/test_files.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -29,9 +30,7 @@ class TempDir {
   std::string path_;
 };
 
-void writeFile(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::trunc) << text;
-}
+using test::writeFile;  // support/test_files.h
 
 TEST(NormalizeTokenText, AcceptsPrefixAndTrailingNewline) {
   EXPECT_EQ(normalizeTokenText("SLURM_JWT=abc.def.ghi\n"), "abc.def.ghi");

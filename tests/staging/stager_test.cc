@@ -17,18 +17,14 @@
 #include "staging/launch_request_json.h"
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
+#include "support/test_files.h"
 
 namespace tuneplane::staging {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using test::readFile;  // support/test_files.h
 
 mode_t modeOf(const std::string& path) {
   struct stat st {};

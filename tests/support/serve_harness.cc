@@ -29,12 +29,6 @@ using namespace std::chrono_literals;
 // How long a server gets to stop after SIGTERM before it is killed (and the test fails).
 constexpr auto kStopLimit = 30s;
 
-// The simulator prints its URL on a line of its own on stdout (sim/main.cc).
-std::string firstLine(const std::string& text) {
-  const auto end = text.find('\n');
-  return end == std::string::npos ? "" : text.substr(0, end);
-}
-
 }  // namespace
 
 std::string tuneplaneBinary() {
@@ -79,13 +73,8 @@ std::unique_ptr<SlurmSimProcess> SlurmSimProcess::start(
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   auto process = ChildProcess::start(argv, {.scratch = dir}, "slurmsim");
   if (!process) return nullptr;
-  std::string url;
-  pollUntil(
-      [&] {
-        url = firstLine(process->out());
-        return !url.empty() || !process->running();
-      },
-      kServerStartLimit, 20ms);
+  // It prints its URL on a line of its own on stdout when it is up (sim/main.cc).
+  const std::string url = process->firstLine(kServerStartLimit);
   if (url.rfind("http://127.0.0.1:", 0) != 0) {
     ADD_FAILURE() << "tuneplane-slurmsim did not start (stdout '" << process->out() << "'):\n"
                   << process->err();

@@ -37,23 +37,63 @@ std::string describe(const std::vector<std::string>& argv) {
   return text;
 }
 
-// Polls waitpid until the child exits (its wait status) or `deadline` passes (nullopt).
+enum class Exit { kExited, kRunning, kUnwaitable };
+
+// Polls until child `pid` has exited (kExited) or `deadline` passes (kRunning), without
+// reaping it: until it is reaped its id cannot be reused, so it still names the group it led.
 // The short first sleeps keep quick children quick; the cap keeps the loop cheap.
-std::optional<int> pollExit(pid_t pid, std::chrono::steady_clock::time_point deadline,
-                            const std::string& what) {
+Exit awaitExit(pid_t pid, std::chrono::steady_clock::time_point deadline, const std::string& what) {
   auto pause = std::chrono::microseconds(200);
   for (;;) {
-    int status = 0;
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) return status;
-    if (done < 0 && errno != EINTR) {
-      ADD_FAILURE() << what << ": waitpid: " << std::strerror(errno);
-      return -1;
+    siginfo_t info{};
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0) {
+      if (info.si_pid == pid) return Exit::kExited;
+    } else if (errno != EINTR) {
+      ADD_FAILURE() << what << ": waitid: " << std::strerror(errno);
+      return Exit::kUnwaitable;
     }
-    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    if (std::chrono::steady_clock::now() >= deadline) return Exit::kRunning;
     std::this_thread::sleep_for(pause);
     pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(10));
   }
+}
+
+// Reaps child `pid`, which has exited or was just killed: its wait status, or -1 (reported).
+int reap(pid_t pid, const std::string& what) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      ADD_FAILURE() << what << ": waitpid: " << std::strerror(errno);
+      return -1;
+    }
+  }
+  return status;
+}
+
+// Ends child `pid` (not yet reaped) and what runs in the group it leads: SIGKILL to both,
+// then reaps it. Its wait status (an exited child keeps its own), or -1 (reported).
+int endGroup(pid_t pid, const std::string& what) {
+  ::kill(-pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+  return reap(pid, what);
+}
+
+// Waits for child `pid` at most `limit`: its wait status, -1 when it cannot be waited for
+// (reported), nullopt past the limit (reported; its group killed and it reaped). With
+// `end_group`, what it left running in the group it leads is killed when it exits.
+std::optional<int> waitChild(pid_t pid, std::chrono::milliseconds limit, const std::string& what,
+                             bool end_group) {
+  switch (awaitExit(pid, std::chrono::steady_clock::now() + limit, what)) {
+    case Exit::kExited:
+      return end_group ? endGroup(pid, what) : reap(pid, what);
+    case Exit::kUnwaitable:
+      return -1;
+    case Exit::kRunning:
+      break;
+  }
+  ADD_FAILURE() << what << ": still running after " << limit.count() << " ms; killed";
+  endGroup(pid, what);
+  return std::nullopt;
 }
 
 // The exit code of a wait status: 128 + N when killed by signal N.
@@ -84,6 +124,7 @@ pid_t spawnChild(const std::vector<std::string>& argv, const ProcessOptions& opt
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), flags, 0644);
   posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), flags, 0644);
+  if (!options.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, options.cwd.c_str());
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
@@ -102,18 +143,6 @@ pid_t spawnChild(const std::vector<std::string>& argv, const ProcessOptions& opt
 
 }  // namespace
 
-std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit,
-                               const std::string& what) {
-  if (auto status = pollExit(pid, std::chrono::steady_clock::now() + limit, what)) return status;
-  ADD_FAILURE() << what << ": still running after " << limit.count() << " ms; killed";
-  ::kill(-pid, SIGKILL);  // its process group, when it leads one
-  ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return std::nullopt;
-}
-
 std::optional<int> runInChild(const std::function<int()>& child, const std::string& what,
                               std::chrono::milliseconds limit) {
   const pid_t pid = ::fork();
@@ -122,10 +151,10 @@ std::optional<int> runInChild(const std::function<int()>& child, const std::stri
     return std::nullopt;
   }
   if (pid == 0) {
-    ::setpgid(0, 0);  // its own group, so waitBounded kills all of it on expiry
+    ::setpgid(0, 0);  // its own group, so all of it is killed on expiry
     ::_exit(child());
   }
-  const auto status = waitBounded(pid, limit, what);
+  const auto status = waitChild(pid, limit, what, /*end_group=*/false);
   if (!status || *status == -1) return std::nullopt;
   return exitCodeOf(*status);
 }
@@ -136,8 +165,8 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
   const auto err_path = options.scratch / ".child.stderr";
   const pid_t pid = spawnChild(argv, options, out_path, err_path, false);
   if (pid < 0) return result;
-  const auto status = waitBounded(pid, options.limit, describe(argv));
-  ::kill(-pid, SIGKILL);  // whatever it left running in its group (none, normally)
+  // Whatever it left running in its group (none, normally) goes with it.
+  const auto status = waitChild(pid, options.limit, describe(argv), /*end_group=*/true);
   result.out = slurp(out_path);
   result.err = slurp(err_path);
   if (!status) {
@@ -156,10 +185,10 @@ ProcessResult runShell(const std::string& command, const ProcessOptions& options
 
 std::unique_ptr<ChildProcess> ChildProcess::start(const std::vector<std::string>& argv,
                                                   const ProcessOptions& options,
-                                                  const std::string& name) {
+                                                  const std::string& name, Output output) {
   const auto out_path = options.scratch / (name + ".out");
   const auto err_path = options.scratch / (name + ".err");
-  const pid_t pid = spawnChild(argv, options, out_path, err_path, true);
+  const pid_t pid = spawnChild(argv, options, out_path, err_path, output == Output::kAppend);
   if (pid < 0) return nullptr;
   return std::unique_ptr<ChildProcess>(new ChildProcess(pid, describe(argv), out_path, err_path));
 }
@@ -169,20 +198,18 @@ ChildProcess::ChildProcess(pid_t pid, std::string what, std::filesystem::path ou
     : pid_(pid), what_(std::move(what)), out_path_(std::move(out)), err_path_(std::move(err)) {}
 
 ChildProcess::~ChildProcess() {
-  ::kill(-pid_, SIGKILL);  // the group: whatever it started goes too
-  if (exit_code_) return;
-  ::kill(pid_, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  end();
+}
+
+void ChildProcess::end() {
+  if (exit_code_) return;  // reaped: its group was ended then
+  const int status = endGroup(pid_, what_);
+  exit_code_ = status == -1 ? -1 : exitCodeOf(status);
 }
 
 bool ChildProcess::running() {
-  if (exit_code_) return false;
-  int status = 0;
-  if (::waitpid(pid_, &status, WNOHANG) != pid_) return true;
-  exit_code_ = exitCodeOf(status);
-  return false;
+  exitWithin(std::chrono::milliseconds(0));
+  return !exit_code_;
 }
 
 void ChildProcess::signal(int signal) {
@@ -191,13 +218,40 @@ void ChildProcess::signal(int signal) {
 
 std::optional<int> ChildProcess::waitExit(std::chrono::milliseconds limit) {
   if (exit_code_) return exit_code_;
-  const auto status = waitBounded(pid_, limit, what_);
+  const auto status = waitChild(pid_, limit, what_, /*end_group=*/true);
   if (!status || *status == -1) {
     exit_code_ = -1;  // reaped (or unreapable): the destructor must not wait for it
     return std::nullopt;
   }
   exit_code_ = exitCodeOf(*status);
   return exit_code_;
+}
+
+std::optional<int> ChildProcess::exitWithin(std::chrono::milliseconds limit) {
+  if (exit_code_) return exit_code_;
+  switch (awaitExit(pid_, std::chrono::steady_clock::now() + limit, what_)) {
+    case Exit::kExited: {
+      const int status = endGroup(pid_, what_);
+      exit_code_ = status == -1 ? -1 : exitCodeOf(status);
+      return exit_code_;
+    }
+    case Exit::kUnwaitable:
+      exit_code_ = -1;  // the destructor must not wait for it
+      return std::nullopt;
+    case Exit::kRunning:
+      break;
+  }
+  return std::nullopt;
+}
+
+std::string ChildProcess::firstLine(std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    const std::string text = out();
+    if (const auto end = text.find('\n'); end != std::string::npos) return text.substr(0, end);
+    if (!running() || std::chrono::steady_clock::now() >= deadline) return "";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 std::string ChildProcess::out() const {

@@ -25,6 +25,7 @@ struct ProcessOptions {
   std::filesystem::path scratch = {};  // stdout and stderr are captured in files here
   std::optional<std::vector<std::string>> env = std::nullopt;  // the whole env; unset: ours
   std::chrono::milliseconds limit = kChildLimit;
+  std::filesystem::path cwd = {};  // where it runs; unset: our working directory
 };
 
 struct ProcessResult {
@@ -34,34 +35,29 @@ struct ProcessResult {
   std::string err;
 };
 
-// Runs argv[0] (a path, or a name looked up on PATH) in its own process group, stdin from
-// /dev/null. After it exits, what it left running in its group is killed too.
+// Runs argv[0] (a path, or a name looked up on our PATH) in its own process group, stdin
+// from /dev/null. After it exits, what it left running in its group is killed too.
 ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options);
 
 // `/bin/sh -c command`, as runProcess.
 ProcessResult runShell(const std::string& command, const ProcessOptions& options);
 
-// Waits for child `pid` at most `limit`. Returns its wait status (-1 when waitpid itself
-// failed, reported as a failure); on expiry fails the test naming `what`, kills the child's
-// process group (and the child) and returns nullopt.
-std::optional<int> waitBounded(pid_t pid, std::chrono::milliseconds limit, const std::string& what);
-
-// Forks; the child (in its own process group) runs `child` and exits with the int it
-// returns — for code under test that might block (a FIFO) or that must run as another user
-// (setuid). Waits with waitBounded. Returns the exit code (128 + N when killed by signal N),
-// or nullopt when the fork failed or the child outlived `limit` (each reported as a failure
-// naming `what`). The child must not touch GoogleTest: it reports through its exit code.
-// A child that runs beside the test (a server: the simulator, `tuneplane serve`; or a
-// command the test interrupts), in its own process group, stdin from /dev/null, stdout and
-// stderr captured in `scratch`/NAME.out and NAME.err (appended to, so a restarted server
-// keeps one log). Never outlives its owner: the destructor kills its group with SIGKILL
-// and reaps it. Thread-safety: one owner.
+// A child that runs beside the test (a server: the simulator, `tuneplane serve`; a command
+// the test interrupts; a rendered script and what it starts), in its own process group,
+// stdin from /dev/null, stdout and stderr captured in `scratch`/NAME.out and NAME.err. Once
+// it has exited, what it left running in its group is killed before it is reaped (so its id
+// still names its group), as runProcess does. Never outlives its owner: the destructor ends
+// its group. Thread-safety: one owner.
 class ChildProcess {
  public:
+  // What start does with NAME.out and NAME.err that are there already: append (a restarted
+  // server keeps one log) or start them afresh (a command run again under the same name).
+  enum class Output { kAppend, kTruncate };
+
   // Starts argv as runProcess does; nullptr (reported as a failure) when it cannot start.
   static std::unique_ptr<ChildProcess> start(const std::vector<std::string>& argv,
-                                             const ProcessOptions& options,
-                                             const std::string& name);
+                                             const ProcessOptions& options, const std::string& name,
+                                             Output output = Output::kAppend);
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
@@ -74,6 +70,16 @@ class ChildProcess {
   // Its exit code (128 + N when killed by signal N), once it has ended within `limit`;
   // past it the group is killed, the test fails naming the command, and nullopt.
   std::optional<int> waitExit(std::chrono::milliseconds limit = kChildLimit);
+  // Its exit code (128 + N when killed by signal N) if it ends within `limit` (0: just
+  // look); nullopt while it still runs, which is no failure: for a test that polls several
+  // children, or bounds a command whose outcome it asserts itself.
+  std::optional<int> exitWithin(std::chrono::milliseconds limit);
+  // Ends it now: SIGKILL to its whole group, then reaps it (nothing when it has exited).
+  void end();
+  // The first line it writes to stdout (without the newline), waiting at most `limit`;
+  // empty when it exits or the limit passes first (no failure: the caller says what it
+  // expected). For a server that prints its address when it is up.
+  std::string firstLine(std::chrono::milliseconds limit);
   std::string out() const;
   std::string err() const;
 
@@ -83,9 +89,14 @@ class ChildProcess {
   pid_t pid_;
   std::string what_;
   std::filesystem::path out_path_, err_path_;
-  std::optional<int> exit_code_;
+  std::optional<int> exit_code_;  // once reaped; -1 when it could not be waited for
 };
 
+// Forks; the child (in its own process group) runs `child` and exits with the int it
+// returns — for code under test that might block (a FIFO) or that must run as another user
+// (setuid), waited for with a bound. Returns the exit code (128 + N when killed by signal N),
+// or nullopt when the fork failed or the child outlived `limit` (each reported as a failure
+// naming `what`). The child must not touch GoogleTest: it reports through its exit code.
 std::optional<int> runInChild(const std::function<int()>& child, const std::string& what,
                               std::chrono::milliseconds limit = std::chrono::seconds(20));
 

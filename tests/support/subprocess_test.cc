@@ -113,6 +113,67 @@ TEST_F(SubprocessTest, AChildProcessIsKilledWithItsGroupWhenDropped) {
   EXPECT_TRUE(endsSoon(grandchild)) << "the grandchild " << grandchild << " still runs";
 }
 
+TEST_F(SubprocessTest, APolledChildRunsWhereToldAndWhatItLeftRunningEndsWithIt) {
+  const fs::path work = dir_ / "work";
+  fs::create_directories(work);
+  EXPECT_EQ(runProcess({"pwd"}, {.scratch = dir_, .cwd = work}).out, work.string() + "\n");
+  const fs::path pid_file = dir_ / "left.pid";
+  const fs::path go = dir_ / "go";
+  auto child =
+      ChildProcess::start({"/bin/sh", "-c",
+                           "pwd; sleep 300 & echo $! >'" + pid_file.string() + "'; while [ ! -e '" +
+                               go.string() + "' ]; do sleep 0.02; done; exit 5"},
+                          {.scratch = dir_, .cwd = work}, "polled");
+  ASSERT_NE(child, nullptr);
+  // Still running: no exit code, and no failure (the caller decides).
+  EXPECT_EQ(child->exitWithin(std::chrono::milliseconds(0)), std::nullopt);
+  EXPECT_EQ(child->exitWithin(std::chrono::milliseconds(50)), std::nullopt);
+  std::ofstream(go).put('\n');
+  EXPECT_EQ(child->exitWithin(std::chrono::seconds(20)), 5);
+  EXPECT_EQ(child->out(), work.string() + "\n");
+  std::string left;
+  std::ifstream(pid_file) >> left;
+  ASSERT_FALSE(left.empty());
+  EXPECT_TRUE(endsSoon(left)) << "what it left running (" << left << ") outlived it";
+  // Started afresh under the same name, its output is its own.
+  auto again = ChildProcess::start({"/bin/sh", "-c", "echo again"}, {.scratch = dir_}, "polled",
+                                   ChildProcess::Output::kTruncate);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->exitWithin(std::chrono::seconds(20)), 0);
+  EXPECT_EQ(again->out(), "again\n");
+}
+
+TEST_F(SubprocessTest, AChildProcessEndedOnDemandTakesItsGroupWithIt) {
+  const fs::path pid_file = dir_ / "grandchild.pid";
+  auto child = ChildProcess::start(
+      {"/bin/sh", "-c", "sleep 300 & echo $! >'" + pid_file.string() + "'; wait"},
+      {.scratch = dir_}, "ended");
+  ASSERT_NE(child, nullptr);
+  for (int i = 0; i < 400 && !fs::exists(pid_file); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  child->end();
+  EXPECT_FALSE(child->running());
+  EXPECT_EQ(child->exitWithin(std::chrono::milliseconds(0)), 128 + SIGKILL);
+  std::string grandchild;
+  std::ifstream(pid_file) >> grandchild;
+  ASSERT_FALSE(grandchild.empty());
+  EXPECT_TRUE(endsSoon(grandchild)) << "the grandchild " << grandchild << " still runs";
+}
+
+TEST_F(SubprocessTest, AServersFirstLineIsWaitedForAndNothingIsWhenItExitsFirst) {
+  auto server = ChildProcess::start({"/bin/sh", "-c", "sleep 0.1; echo http://here; sleep 300"},
+                                    {.scratch = dir_}, "server");
+  ASSERT_NE(server, nullptr);
+  EXPECT_EQ(server->firstLine(std::chrono::seconds(20)), "http://here");
+  EXPECT_TRUE(server->running());
+  auto quitter = ChildProcess::start({"/bin/sh", "-c", "printf 'no newline'; exit 3"},
+                                     {.scratch = dir_}, "quitter");
+  ASSERT_NE(quitter, nullptr);
+  EXPECT_EQ(quitter->firstLine(std::chrono::seconds(20)), "");
+  EXPECT_EQ(quitter->exitWithin(std::chrono::milliseconds(0)), 3);
+}
+
 TEST_F(SubprocessTest, AMissingProgramIsAFailureNotAHang) {
   ProcessResult r;
   EXPECT_NONFATAL_FAILURE(r = runProcess({(dir_ / "no-such-program").string()}, {.scratch = dir_}),

@@ -1,0 +1,141 @@
+// Live: `tuneplane site init` drafts the test cluster's site file from the real slurmrestd
+// named by TUNEPLANE_LIVE_*; the draft, with only what an operator adds by hand (the job
+// environment's PATH for the cluster's stand-in `apptainer`, a staging group when run as
+// root, a server: section), passes `tuneplane doctor` and runs a CPU job through the real
+// `tuneplane serve` to Succeeded. Skipped unless TUNEPLANE_LIVE_* (with a token file) is set,
+// and unless this process is root or the live user. Waits are bounded
+// (support/serve_harness.h and --timeout).
+#include <grp.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "live_config.h"
+#include "live_site.h"
+#include "staging/os_users.h"
+#include "staging/stager.h"
+#include "staging/staging_fs.h"
+#include "support/os_user.h"
+#include "support/serve_harness.h"
+#include "support/subprocess.h"
+#include "support/test_paths.h"
+
+namespace tuneplane::live {
+namespace {
+
+using nlohmann::json;
+constexpr const char* kToken = "live-site-init-token-4c1d7a";
+
+class SiteInitLive : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto config = liveConfig();
+    if (!config) GTEST_SKIP() << kSkipReason;
+    live_ = *config;
+    if (!live_.token_file) GTEST_SKIP() << "site init needs TUNEPLANE_LIVE_TOKEN_FILE";
+    if (::geteuid() == 0 && live_.user != "root") {
+      staging::PosixOsUsers users;
+      auto user = users.userByName(live_.user);
+      ASSERT_TRUE(user && *user) << "no user " << live_.user << " on this host";
+      const struct group* primary = ::getgrgid((*user)->gid);
+      ASSERT_NE(primary, nullptr);
+      group_ = primary->gr_name;
+    } else if (test::currentUser() != live_.user) {
+      GTEST_SKIP() << "serve must run as root or as TUNEPLANE_LIVE_USER (" << live_.user << ")";
+    }
+    // The stand-in apptainer, the artifact and the registry; the site file is site init's.
+    auto dir = makeLiveSite(live_, "tp-live-site-init-", live_.url);
+    ASSERT_TRUE(dir) << "cannot make a directory in " << live_.shared_dir;
+    dir_ = *dir;
+  }
+
+  void TearDown() override {
+    if (cli_ && !id_.empty()) {
+      const json job = cli_->job(id_);
+      if (job.is_object() && job.value("phase", "") != "Succeeded")
+        (void)cli_->run({"cancel", id_});
+    }
+    if (serve_) {
+      EXPECT_EQ(serve_->stop(), 0) << serve_->process().err();
+    }
+    if (!dir_.empty()) staging::PosixStagingFs().removeTree(dir_);
+  }
+
+  test::ProcessResult siteInit() {
+    return test::runProcess({test::tuneplaneBinary(), "site", "init", "--slurm", live_.url,
+                             "--token-file", *live_.token_file, "--staging-root", dir_ + "/staging",
+                             "--runtime", "apptainer", "-o", site()},
+                            {.scratch = dir_});
+  }
+  std::string site() const { return dir_ + "/site.yaml"; }
+
+  Live live_;
+  std::string group_, dir_, id_;
+  std::unique_ptr<test::ServeProcess> serve_;
+  std::unique_ptr<test::CliRunner> cli_;
+};
+
+TEST_F(SiteInitLive, TheDraftPassesDoctorAndRunsAJob) {
+  // An existing file is never overwritten.
+  const std::string handwritten = readFile(site());
+  const auto refused = siteInit();
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_EQ(readFile(site()), handwritten);
+
+  std::filesystem::remove(site());
+  const auto drafted = siteInit();
+  ASSERT_EQ(drafted.exit_code, 0) << drafted.out << drafted.err;
+  std::string text = readFile(site());
+  EXPECT_EQ(text.find("eyJ"), std::string::npos) << "a token in the draft";
+  // The cluster's GPU nodes are gpu1 (h100) and gpu2 (a100), each with its own feature.
+  for (const char* part : {"slurm_constraint: \"h100\"", "slurm_constraint: \"a100\"",
+                           "gpu: \"gpu\"", "cpu: \"cpu\"", "container_runtime: \"apptainer\""}) {
+    EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
+  }
+
+  // What the operator adds by hand: the stand-in apptainer on the jobs' PATH, the staging
+  // group when serve runs as root, and serve's own section.
+  const std::string slurm_line = "\nslurm:\n";
+  const size_t slurm_at = text.find(slurm_line);
+  ASSERT_NE(slurm_at, std::string::npos) << text;
+  text.insert(slurm_at + slurm_line.size(), "  job_environment:\n    PATH: " + dir_ +
+                                                "/bin:" + live_.slurm_bin +
+                                                ":/usr/local/bin:/usr/bin:/bin\n");
+  if (!group_.empty()) text += "staging:\n  group: " + group_ + "\n";
+  text += "server:\n  poll_interval: 1s\n  tokens:\n    - user: " + test::currentUser() +
+          "\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
+  writeFile(site(), text);
+
+  const auto doctor = test::runProcess(
+      {test::tuneplaneBinary(), "doctor", "--site", site(), "-o", "json"}, {.scratch = dir_});
+  EXPECT_EQ(doctor.exit_code, 0) << doctor.out << doctor.err;
+  const json report = json::parse(doctor.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << doctor.out;
+  EXPECT_EQ(report["passed"], true) << report.dump(2);
+
+  serve_ = test::ServeProcess::start(site(), dir_ + "/tuneplane.db", dir_);
+  ASSERT_NE(serve_, nullptr);
+  cli_ = std::make_unique<test::CliRunner>(serve_->url(), kToken, dir_);
+  writeFile(dir_ + "/job.yaml",
+            "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: live-site-init\n"
+            "spec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
+            "    command: [\"bash\", \"-c\", \"echo drafted site on $SLURMD_NODENAME\"]\n"
+            "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
+            "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n");
+  const auto submitted = cli_->run(
+      {"submit", "-f", dir_ + "/job.yaml", "--wait", "--timeout", "4m", "--poll-interval", "1s"});
+  id_ = submitted.out.substr(0, submitted.out.find(':'));
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.out << submitted.err << serve_->process().err();
+  EXPECT_EQ(submitted.out, id_ + ": Succeeded (attempt 1: the job completed)\n");
+  const auto logs = cli_->run({"logs", id_});
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_TRUE(logs.out.starts_with("drafted site on ")) << logs.out;
+}
+
+}  // namespace
+}  // namespace tuneplane::live
