@@ -42,7 +42,9 @@
 #include "api/json_views.h"
 #include "bench_api_server.h"
 #include "bench_dir.h"
+#include "bench_load.h"
 #include "bench_measure.h"
+#include "bench_site.h"
 #include "catalog/artifact_verifier.h"
 #include "control/job_service.h"
 #include "launch/attempt_identity.h"
@@ -57,124 +59,27 @@
 namespace {
 
 using namespace tuneplane;
+using bench::Check;
+using bench::envInt;
+using bench::Figures;
+using bench::jobId;
+using bench::kSpec;
+using bench::load;
 using bench::loadAverage;
+using bench::print;
+using bench::Send;
 using bench::statusKiB;
 using bench::threadCpuSeconds;
+using bench::writeSite;
+using bench::writeText;
 using Steady = std::chrono::steady_clock;
 
 constexpr int kJobs = 1000;
-constexpr int64_t kT0 = 1'700'000'000'000;
 constexpr const char* kToken = "bench-token";
 constexpr double kGoalGetsPerSecond = 10'000;
 constexpr double kGoalP99Ms = 10;
 // How long every accepted job may take to reach Slurm (a bound for a hang, not a goal).
 constexpr auto kSettleLimit = std::chrono::minutes(5);
-
-int envInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  const int n = v != nullptr ? std::atoi(v) : 0;
-  return n > 0 ? n : fallback;
-}
-
-std::string jobId(int i) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "bench-%08x", i);
-  return buf;
-}
-
-void fillStore(store::JobStore& store) {
-  for (int i = 0; i < kJobs; ++i) {
-    store::JobRecord job;
-    job.id = jobId(i);
-    job.name = "bench";
-    job.owner = "alice";
-    job.labels = {{"team", "nlp"}};
-    job.spec = "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: bench\n" +
-               std::string(600, '#') + "\n";
-    job.created_ms = job.updated_ms = kT0 + i;
-    store::EventRecord created{0, job.id, 0, kT0 + i, "", "Pending", "submitted", "alice"};
-    if (!store.createJob(job, created)) std::abort();
-    store::AttemptRecord attempt;
-    attempt.job_id = job.id;
-    attempt.number = 1;
-    attempt.phase = phase::AttemptPhase::kRunning;
-    attempt.submit_token = "tp-" + std::string(24, '0') + job.id.substr(6);
-    attempt.staging_dir = "/shared/jobs/" + job.id + "/attempts/1";
-    attempt.slurm_job_id = 1000 + i;
-    attempt.created_ms = attempt.submitted_ms = kT0 + i;
-    attempt.components.push_back({0,
-                                  "main",
-                                  static_cast<uint64_t>(1000 + i),
-                                  "sCC1M8VPKSJX00",
-                                  {"RUNNING"},
-                                  "None",
-                                  {},
-                                  {},
-                                  "cpu1",
-                                  1'700'000'000,
-                                  0});
-    job.phase = phase::JobPhase::kRunning;
-    if (!store.commit(store::Change{job, {attempt}, {}})) std::abort();
-  }
-}
-
-struct Figures {
-  double per_second = 0;
-  double p50_ms = 0;
-  double p99_ms = 0;
-  int64_t good = 0;    // answers `check` accepted
-  int64_t errors = 0;  // everything else: no answer, another status, a wrong body
-};
-
-// Request number `i` (0 ≤ i < clients × requests) on a client's connection.
-using Send = std::function<httplib::Result(httplib::Client&, int i)>;
-// Whether answer `i` is right (may record what it needs; each i is checked once).
-using Check = std::function<bool(const httplib::Result&, int i)>;
-
-// `clients` threads, each with its own keep-alive connection, `requests` requests each.
-Figures load(int port, int clients, int requests, const Send& send, const Check& check) {
-  std::vector<std::vector<double>> latencies(clients);
-  std::atomic<int64_t> errors{0};
-  std::vector<std::thread> threads;
-  const auto start = Steady::now();
-  for (int c = 0; c < clients; ++c) {
-    threads.emplace_back([&, c] {
-      httplib::Client http("127.0.0.1", port);
-      http.set_keep_alive(true);
-      http.set_tcp_nodelay(true);
-      http.set_read_timeout(30, 0);
-      latencies[c].reserve(requests);
-      for (int i = 0; i < requests; ++i) {
-        const int n = c * requests + i;
-        const auto t0 = Steady::now();
-        auto res = send(http, n);
-        latencies[c].push_back(
-            std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
-        if (!check(res, n)) ++errors;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  const double seconds = std::chrono::duration<double>(Steady::now() - start).count();
-  std::vector<double> all;
-  for (auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
-  std::sort(all.begin(), all.end());
-  Figures f;
-  f.per_second = static_cast<double>(all.size()) / seconds;
-  f.p50_ms = all[all.size() / 2];
-  f.p99_ms = all[std::min(all.size() - 1, all.size() * 99 / 100)];
-  f.errors = errors.load();
-  f.good = static_cast<int64_t>(all.size()) - f.errors;
-  return f;
-}
-
-void print(const char* name, const Figures& f, const Figures& base) {
-  std::printf(
-      "%-34s %9.0f req/s (%.2fx baseline)  p50 %.3f ms  p99 %.3f ms (%.2fx baseline)  "
-      "errors %lld\n",
-      name, f.per_second, f.per_second / base.per_second, f.p50_ms, f.p99_ms,
-      f.p99_ms / base.p99_ms, static_cast<long long>(f.errors));
-}
 
 const httplib::Headers& authorization() {
   static const httplib::Headers headers = {{"Authorization", std::string("Bearer ") + kToken}};
@@ -259,7 +164,7 @@ bool benchGets(const std::string& dir, int clients, int requests) {
     return false;
   }
   store::SqliteJobStore& store = **opened;
-  fillStore(store);
+  bench::fillStore(store, kJobs);
 
   // The server as `tuneplane serve` builds it, minus the control loop (idle here).
   bench::BenchApiServer stack(store);
@@ -312,53 +217,6 @@ bool benchGets(const std::string& dir, int clients, int requests) {
   (*server)->stop();
   return api_figures.errors == 0 && base.errors == 0;
 }
-
-void writeText(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
-}
-
-// A site in `dir` whose slurmrestd is `slurm_url`: one CPU partition, a small runtime
-// artifact with its real hash, a JWT key, a staging root. Returns the site file's path.
-std::string writeSite(const std::string& dir, const std::string& slurm_url,
-                      const std::string& key_file) {
-  std::filesystem::create_directories(dir + "/artifacts");
-  std::filesystem::create_directories(dir + "/staging");
-  const std::string artifact_text = "a stand-in for a SIF image, with a known digest\n";
-  writeText(dir + "/artifacts/demo.sif", artifact_text);
-  writeText(dir + "/runtimes.yaml",
-            "runtimes:\n  - id: custom-demo\n    format: sif\n    path: " + dir +
-                "/artifacts/demo.sif\n    sha256: " + staging::sha256Hex(artifact_text) +
-                "\n    frameworks: [custom]\n");
-  writeText(dir + "/site.yaml", "slurm:\n  url: " + slurm_url + "\n  user: " + test::currentUser() +
-                                    "\n  jwt_key_file: " + key_file +
-                                    "\n  job_environment:\n    PATH: /usr/bin:/bin\n"
-                                    "partitions:\n  cpu: cpu\n"
-                                    "container_runtime: apptainer\n"
-                                    "staging_root: " +
-                                    dir + "/staging\nruntime_registry_file: runtimes.yaml\n");
-  return dir + "/site.yaml";
-}
-
-// The small CPU job every POST submits (`tuneplane validate` accepts it).
-constexpr const char* kSpec =
-    "apiVersion: tuneplane.io/v1\n"
-    "kind: TrainingJob\n"
-    "metadata:\n"
-    "  name: bench\n"
-    "spec:\n"
-    "  framework:\n"
-    "    name: custom\n"
-    "    task: custom\n"
-    "    runtime_id: custom-demo\n"
-    "    command: [\"bash\", \"-c\", \"echo hello\"]\n"
-    "  resources:\n"
-    "    time_limit: 10m\n"
-    "    pools:\n"
-    "      - name: main\n"
-    "        nodes: 1\n"
-    "        gpus_per_node: 0\n"
-    "        cpus: 1\n"
-    "        memory_gb: 1\n";
 
 // Waits (bounded) until every job in `ids` is Queued in the store with its Slurm job id and
 // the simulator holds exactly ids.size() jobs. Prints what is missing when it gives up.

@@ -3,66 +3,12 @@
 // job through the simulator to Succeeded; the password never reaches serve's logs; without
 // the password file serve does not start. The server is the test binary's real PostgreSQL
 // (support/pg_cluster.h), where the role used here must authenticate with its password.
-#include <httplib.h>
 #include <signal.h>
-#include <sys/stat.h>
 
-#include "../catalog/temp_dir.h"
-#include "e2e_fixture.h"
-#include "support/pg_cluster.h"
-#include "support/pg_test_database.h"
+#include "postgres_e2e_fixture.h"
 
 namespace tuneplane::cli::testing {
 namespace {
-
-constexpr const char* kPassword = test::kPasswordRolePassword;
-
-class ServeE2ePostgresTest : public ServeE2eTest {
- protected:
-  void SetUp() override {
-    std::string why;
-    cluster_ = test::sharedPostgres(why);
-    if (cluster_ == nullptr) {
-      if (test::postgresRequired()) FAIL() << "PostgreSQL required: " << why;
-      GTEST_SKIP() << "*** SKIPPED: no PostgreSQL: " << why;
-    }
-    std::string error;
-    database_ = cluster_->createDatabase(error, test::kPasswordRole, kPassword);
-    ASSERT_FALSE(database_.empty()) << error;
-    password_file_ = secrets_.write("db.pass", std::string(kPassword) + "\n");
-    ASSERT_EQ(::chmod(password_file_.c_str(), 0600), 0);
-    ServeE2eTest::SetUp();
-  }
-  void TearDown() override {
-    if (cluster_ == nullptr) return;
-    ServeE2eTest::TearDown();
-    if (!database_.empty()) cluster_->dropDatabase(database_);
-  }
-  std::string db() const override { return cluster_->uri(database_, test::kPasswordRole); }
-  std::string serverExtra() const override {
-    return "  db_password_file: " + password_file_ +
-           "\n  lease_seconds: " + std::to_string(kLeaseSeconds) + "\n";
-  }
-
-  static constexpr int kLeaseSeconds = 2;
-
-  // tuneplane_leader from `url`'s /metrics: 1, 0, or -1 when it did not answer.
-  static int leaderGauge(const std::string& url) {
-    httplib::Client client(url);
-    client.set_connection_timeout(2);
-    client.set_read_timeout(5);
-    auto res = client.Get("/metrics");
-    if (!res || res->status != 200) return -1;
-    const auto at = res->body.find("\ntuneplane_leader ");
-    if (at == std::string::npos) return -1;
-    return res->body[at + 18] == '1' ? 1 : 0;
-  }
-
-  test::PgCluster* cluster_ = nullptr;
-  std::string database_;
-  tuneplane::testing::TempDir secrets_;
-  std::string password_file_;
-};
 
 TEST_F(ServeE2ePostgresTest, RunsAJobToSucceededAndNeverLogsThePassword) {
   const std::string spec = site_->specFile("hello.yaml", cpuSpec("echo hello from postgres"));
@@ -83,7 +29,7 @@ TEST_F(ServeE2ePostgresTest, RunsAJobToSucceededAndNeverLogsThePassword) {
   const std::string serve_logs =
       test::readFile(site_->dir() + "/serve.out") + test::readFile(site_->dir() + "/serve.err");
   EXPECT_NE(serve_logs.find("(db postgresql://"), std::string::npos) << serve_logs;
-  EXPECT_EQ(serve_logs.find(kPassword), std::string::npos);
+  EXPECT_EQ(serve_logs.find(kPostgresPassword), std::string::npos);
 }
 
 // Two replicas on one database: the first leads, the second stands by and takes jobs; the
@@ -147,7 +93,7 @@ TEST_F(ServeE2ePostgresTest, WithoutThePasswordServeDoesNotStartAndSaysWhy) {
       {.scratch = site_->dir(), .limit = test::kChildLimit});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("cannot connect to PostgreSQL"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find(kPassword), std::string::npos);
+  EXPECT_EQ(r.err.find(kPostgresPassword), std::string::npos);
 }
 
 }  // namespace

@@ -251,8 +251,19 @@ nlohmann::json CliRunner::waitJob(const std::string& id,
   return last;
 }
 
-std::vector<slurm::JobRecord> slurmJobsWithComment(const std::string& site_file,
-                                                   const std::string& submit_token) {
+std::optional<double> metricValue(const std::string& url, const std::string& line) {
+  httplib::Client client(url);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(5, 0);
+  auto res = client.Get("/metrics");
+  if (!res || res->status != 200) return std::nullopt;
+  const std::string key = "\n" + line + " ";
+  const auto at = res->body.find(key);
+  if (at == std::string::npos) return std::nullopt;
+  return std::stod(res->body.substr(at + key.size()));
+}
+
+std::vector<slurm::JobRecord> slurmJobs(const std::string& site_file) {
   auto site = catalog::loadSiteConfigFile(site_file);
   if (!site) {
     ADD_FAILURE() << site_file << ": " << site.error().front().describe();
@@ -269,9 +280,18 @@ std::vector<slurm::JobRecord> slurmJobsWithComment(const std::string& site_file,
     return {};
   }
   std::vector<slurm::JobRecord> found;
-  for (const auto& record : listing->jobs) {
+  for (auto& record : listing->jobs) {
     const bool leader = !record.het_job_offset.set || record.het_job_offset.number == 0;
-    if (record.comment == submit_token && leader) found.push_back(record);
+    if (leader) found.push_back(std::move(record));
+  }
+  return found;
+}
+
+std::vector<slurm::JobRecord> slurmJobsWithComment(const std::string& site_file,
+                                                   const std::string& submit_token) {
+  std::vector<slurm::JobRecord> found;
+  for (auto& record : slurmJobs(site_file)) {
+    if (record.comment == submit_token) found.push_back(std::move(record));
   }
   return found;
 }

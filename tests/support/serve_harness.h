@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,16 @@ class CliRunner {
   std::string server_, token_;
   std::filesystem::path dir_, home_;
 };
+
+// The value of the metric line `line` ("tuneplane_leader", or a name with its labels) in
+// `url`'s /metrics; nullopt when it did not answer (bounded: 2 s to connect, 5 s to read)
+// or has no such line.
+std::optional<double> metricValue(const std::string& url, const std::string& line);
+
+// Every Slurm job (single jobs and het leaders) in the full listing of the slurmrestd named
+// in `site_file`, finished ones included until they are purged. Reported as a failure when
+// the listing fails.
+std::vector<slurm::JobRecord> slurmJobs(const std::string& site_file);
 
 // The Slurm jobs (single jobs and het leaders) whose comment is `submit_token`, from the
 // full listing of the slurmrestd named in `site_file`: how a test proves "exactly one Slurm
