@@ -50,7 +50,8 @@ class StoreCopyTest : public ::testing::Test {
     auto store = openOrDie(source_);
     ASSERT_NE(store, nullptr);
     JobRecord pending = sampleJob("pending-00000001", kT0);
-    pending.spec = std::string("a\0b\x01z ü", 10);
+    static constexpr char kMangleable[] = "a\0b\x01z ü";  // NUL, \x01 and UTF-8
+    pending.spec = std::string(kMangleable, sizeof kMangleable - 1);
     ASSERT_TRUE(store->createJob(pending, created(pending)));
     ASSERT_TRUE(store->requestCancel(pending.id, "bob", kT0 + 5));
 
