@@ -46,6 +46,7 @@
 
 #include "bench_dir.h"
 #include "bench_measure.h"
+#include "bench_site.h"
 #include "catalog/artifact_verifier.h"
 #include "launch/attempt_identity.h"
 #include "pipeline/launch_pipeline.h"
@@ -59,7 +60,9 @@ extern char** environ;
 namespace {
 
 using namespace tuneplane;
+using bench::kSpec;
 using bench::loadAverage;
+using bench::writeText;
 using Steady = std::chrono::steady_clock;
 using nlohmann::json;
 
@@ -77,10 +80,6 @@ int envInt(const char* name, int fallback) {
 
 double secondsSince(Steady::time_point t0) {
   return std::chrono::duration<double>(Steady::now() - t0).count();
-}
-
-void writeText(const std::string& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
 }
 
 std::string readText(const std::string& path) {
@@ -177,38 +176,11 @@ const httplib::Headers& bearer() {
   return headers;
 }
 
-// The small CPU job every POST submits (`tuneplane validate` accepts it).
-constexpr const char* kSpec =
-    "apiVersion: tuneplane.io/v1\n"
-    "kind: TrainingJob\n"
-    "metadata:\n"
-    "  name: intake\n"
-    "spec:\n"
-    "  framework:\n"
-    "    name: custom\n"
-    "    task: custom\n"
-    "    runtime_id: custom-demo\n"
-    "    command: [\"bash\", \"-c\", \"echo hello\"]\n"
-    "  resources:\n"
-    "    time_limit: 10m\n"
-    "    pools:\n"
-    "      - name: main\n"
-    "        nodes: 1\n"
-    "        gpus_per_node: 0\n"
-    "        cpus: 1\n"
-    "        memory_gb: 1\n";
-
-// The site (slurm, artifact, staging) and its server: section. Returns the site file.
+// bench_site.h's site (slurm, artifact, staging) with serve's server: section appended.
+// Returns the site file.
 std::string writeSite(const std::string& dir, const std::string& slurm_url,
                       const std::string& key_file, int port) {
-  std::filesystem::create_directories(dir + "/artifacts");
-  std::filesystem::create_directories(dir + "/staging");
-  const std::string artifact_text = "a stand-in for a SIF image, with a known digest\n";
-  writeText(dir + "/artifacts/demo.sif", artifact_text);
-  writeText(dir + "/runtimes.yaml",
-            "runtimes:\n  - id: custom-demo\n    format: sif\n    path: " + dir +
-                "/artifacts/demo.sif\n    sha256: " + staging::sha256Hex(artifact_text) +
-                "\n    frameworks: [custom]\n");
+  const std::string site = bench::writeSite(dir, slurm_url, key_file);
   std::string server =
       "server:\n  listen: 127.0.0.1:" + std::to_string(port) + "\n  db: " + dir +
       "/serve.db\n  poll_interval: " + std::to_string(envInt("TUNEPLANE_BENCH_POLL_INTERVAL", 10)) +
@@ -218,15 +190,8 @@ std::string writeSite(const std::string& dir, const std::string& slurm_url,
   }
   server +=
       "  tokens:\n    - user: alice\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
-  writeText(dir + "/site.yaml", "slurm:\n  url: " + slurm_url + "\n  user: " + test::currentUser() +
-                                    "\n  jwt_key_file: " + key_file +
-                                    "\n  job_environment:\n    PATH: /usr/bin:/bin\n"
-                                    "partitions:\n  cpu: cpu\n"
-                                    "container_runtime: apptainer\n"
-                                    "staging_root: " +
-                                    dir + "/staging\nruntime_registry_file: runtimes.yaml\n" +
-                                    server);
-  return dir + "/site.yaml";
+  std::ofstream(site, std::ios::binary | std::ios::app) << server;
+  return site;
 }
 
 struct Latencies {
