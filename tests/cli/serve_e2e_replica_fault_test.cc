@@ -166,12 +166,45 @@ class ServeE2eReplicaFaultTest : public ServeE2ePostgresTest {
     return found;
   }
 
-  // Waits until every job in so far has ended: the held submit is then the leader's only
-  // request, not one behind dozens of others slowed by the hold.
+  // A submit that a kill cut off before it left stays SubmitUnknown: nothing is submitted
+  // again without proof. Once it was looked for twice in vain (and no Slurm job carries its
+  // token), the test abandons it as an operator would; true when it did (or had before).
+  bool abandonIfItsSubmitNeverLeft(const std::string& id, const json& job) {
+    if (abandoned_.count(id)) return true;
+    if (job.is_discarded() || job["attempts"].empty()) return false;
+    const json& attempt = job["attempts"].back();
+    if (attempt.value("phase", "") != "SubmitUnknown" || attempt.value("lookups", 0) < 2) {
+      return false;
+    }
+    const std::string token = attempt.value("submit_token", "");
+    EXPECT_TRUE(test::slurmJobsWithComment(site_->site(), token).empty()) << token;
+    for (const auto& replica : replicas_) {
+      if (!replica || paused_ == replica.get()) continue;
+      httplib::Client client(replica->url());
+      client.set_read_timeout(10);
+      auto res = client.Post(
+          "/v1/jobs/" + id + "/attempts/" + std::to_string(attempt.value("number", 0)) + "/abandon",
+          auth(kOpsToken), R"({"reason": "the fault test: its submit never left"})",
+          "application/json");
+      if (!res) continue;  // that replica is down: the next one
+      EXPECT_EQ(res->status, 202) << res->body;
+      abandoned_.insert(id);
+      return true;
+    }
+    return false;
+  }
+
+  // Waits until every job in so far has ended (or was abandoned, its submit cut off by an
+  // earlier kill): the held submit is then the leader's only request, not one behind dozens
+  // of others slowed by the hold.
   void waitDrained() {
     for (const std::string& id : ids_) {
       waitJob(
-          id, [](const json& job) { return job.value("terminal", false); }, "ended");
+          id,
+          [&](const json& job) {
+            return job.value("terminal", false) || abandonIfItsSubmitNeverLeft(id, job);
+          },
+          "ended");
     }
   }
 
@@ -275,6 +308,7 @@ class ServeE2eReplicaFaultTest : public ServeE2ePostgresTest {
   const test::ServeProcess* paused_ = nullptr;  // while SIGSTOPped: asked nothing
   std::vector<std::string> ids_;                // every job accepted (201)
   std::vector<std::string> held_;               // the jobs whose submit a strike caught
+  std::set<std::string> abandoned_;             // the jobs whose submit a kill cut off
   int64_t fenced_ = 0;
 };
 
@@ -324,10 +358,8 @@ TEST_F(ServeE2eReplicaFaultTest, ThreeReplicasLoseNoJobAndRunNoAttemptTwiceThrou
   }
   ASSERT_EQ(next, schedule.end());
 
-  // Everything settles. A submit cut off before it left stays SubmitUnknown: once looked for
-  // twice in vain (and no Slurm job has its token), an operator abandons it.
+  // Everything settles; a submit cut off before it left is abandoned (above).
   std::map<std::string, json> last;
-  std::set<std::string> abandoned;
   const bool settled = test::pollUntil(
       [&] {
         bool all = true;
@@ -338,22 +370,7 @@ TEST_F(ServeE2eReplicaFaultTest, ThreeReplicasLoseNoJobAndRunNoAttemptTwiceThrou
           if (job.is_discarded()) return false;
           if (job.value("terminal", false)) continue;
           all = false;
-          if (job["attempts"].empty()) continue;
-          const json& attempt = job["attempts"].back();
-          if (attempt.value("phase", "") != "SubmitUnknown" || attempt.value("lookups", 0) < 2 ||
-              abandoned.count(id)) {
-            continue;
-          }
-          const std::string token = attempt.value("submit_token", "");
-          EXPECT_TRUE(test::slurmJobsWithComment(site_->site(), token).empty()) << token;
-          httplib::Client client(replicas_[0]->url());
-          auto res =
-              client.Post("/v1/jobs/" + id + "/attempts/" +
-                              std::to_string(attempt.value("number", 0)) + "/abandon",
-                          auth(kOpsToken), R"({"reason": "the fault test: its submit never left"})",
-                          "application/json");
-          EXPECT_TRUE(res && res->status == 202) << (res ? res->body : "no answer");
-          abandoned.insert(id);
+          abandonIfItsSubmitNeverLeft(id, job);
         }
         return all;
       },
@@ -366,7 +383,7 @@ TEST_F(ServeE2eReplicaFaultTest, ThreeReplicasLoseNoJobAndRunNoAttemptTwiceThrou
   }
   std::cout << "jobs:";
   for (const auto& [phase, count] : phases) std::cout << " " << phase << " " << count;
-  std::cout << "; abandoned " << abandoned.size() << "; fenced writes on the resumed leader "
+  std::cout << "; abandoned " << abandoned_.size() << "; fenced writes on the resumed leader "
             << fenced_ << "\n";
   ASSERT_TRUE(settled) << "not every job ended";
   EXPECT_EQ(static_cast<int>(ids_.size()), kJobs);
