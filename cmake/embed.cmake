@@ -24,4 +24,6 @@ function(tp_embed target output)
     COMMENT "${ARG_COMMENT}"
     VERBATIM)
   target_sources(${target} PRIVATE ${out})
+  # Generated at build time and large (the console's bytes): never part of a unity batch.
+  set_source_files_properties(${out} PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 endfunction()

@@ -43,6 +43,12 @@ constexpr std::size_t kFirstRead = 4096;
 // After an accept() error (e.g. out of descriptors): wait before accepting again.
 constexpr std::chrono::milliseconds kAcceptBackoff{50};
 
+}  // namespace
+
+// A member of HttpTransport::Impl, so not in the anonymous namespace (a unity batch would
+// give Impl a field of internal linkage).
+namespace transport_detail {
+
 // Connections in total and per client address; admitting and releasing is O(log n).
 class ConnectionLimits {
  public:
@@ -72,6 +78,10 @@ class ConnectionLimits {
   int total_ = 0;
   std::map<std::string, int> per_client_;
 };
+
+}  // namespace transport_detail
+
+namespace {
 
 Result<std::shared_ptr<ssl::context>> loadTlsContext(const TlsFiles& files) {
   auto context = std::make_shared<ssl::context>(ssl::context::tls_server);
@@ -173,7 +183,7 @@ class HttpTransport::Impl {
   }
 
   const TransportOptions& options() const { return options_; }
-  ConnectionLimits& limits() { return limits_; }
+  transport_detail::ConnectionLimits& limits() { return limits_; }
   net::thread_pool& workers() { return workers_; }
   TransportResponse handle(TransportRequest& request) {
     try {
@@ -193,7 +203,7 @@ class HttpTransport::Impl {
   TransportOptions options_;
   Handler handler_;
   RefusalHandler refusal_;
-  ConnectionLimits limits_;
+  transport_detail::ConnectionLimits limits_;
   std::mutex tls_mu_;
   std::shared_ptr<ssl::context> tls_;
   std::atomic<bool> stopped_{false};

@@ -23,28 +23,6 @@ namespace {
 
 constexpr std::size_t kChunkBytes = 1 << 20;  // 1 MiB: large enough that syscalls are noise
 
-// What makes a cached digest trustworthy: the same inode with the same size, content
-// modification time and status change time. Any write (or a touch) moves mtime/ctime;
-// replacing the file (rename over it) changes the inode.
-struct FileIdentity {
-  dev_t dev;
-  ino_t ino;
-  off_t size;
-  time_t mtime_sec;
-  long mtime_nsec;
-  time_t ctime_sec;
-  long ctime_nsec;
-  auto tie() const {
-    return std::tie(dev, ino, size, mtime_sec, mtime_nsec, ctime_sec, ctime_nsec);
-  }
-  bool operator==(const FileIdentity& o) const { return tie() == o.tie(); }
-};
-
-FileIdentity identityOf(const struct stat& st) {
-  return FileIdentity{st.st_dev,          st.st_ino,         st.st_size,        st.st_mtim.tv_sec,
-                      st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
-}
-
 struct MdCtxFree {
   void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
 };
@@ -70,6 +48,28 @@ std::string hex(const unsigned char* bytes, unsigned len) {
 }  // namespace
 
 struct ArtifactVerifier::Impl {
+  // What makes a cached digest trustworthy: the same inode with the same size, content
+  // modification time and status change time. Any write (or a touch) moves mtime/ctime;
+  // replacing the file (rename over it) changes the inode.
+  struct FileIdentity {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    time_t mtime_sec;
+    long mtime_nsec;
+    time_t ctime_sec;
+    long ctime_nsec;
+    auto tie() const {
+      return std::tie(dev, ino, size, mtime_sec, mtime_nsec, ctime_sec, ctime_nsec);
+    }
+    bool operator==(const FileIdentity& o) const { return tie() == o.tie(); }
+  };
+
+  static FileIdentity identityOf(const struct stat& st) {
+    return FileIdentity{st.st_dev,          st.st_ino,         st.st_size,        st.st_mtim.tv_sec,
+                        st.st_mtim.tv_nsec, st.st_ctim.tv_sec, st.st_ctim.tv_nsec};
+  }
+
   std::mutex mu;
   std::map<std::string, std::pair<FileIdentity, std::string>> cache;  // path → (id, digest)
   std::atomic<long long> full_reads{0};

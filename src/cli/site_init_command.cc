@@ -67,7 +67,8 @@ std::string processUser() {
   return pw ? pw->pw_name : std::to_string(::geteuid());
 }
 
-int exitCodeFor(const slurm::SlurmError& e) {
+// A failed read of the cluster: no job is involved, so no unknown-outcome code.
+int exitCodeForRead(const slurm::SlurmError& e) {
   const std::string& code = e.error.code;
   if (code == slurm::kErrAuthFailed || code == slurm::kErrTokenUnavailable) return kExitAuth;
   if (code == slurm::kErrConfig) return kExitInvalid;
@@ -112,9 +113,9 @@ void runSiteInit(const SiteInitFlags& flags) {
   auto client = slurm::SlurmRestClient::fromSite(site);
   if (!client) fail(client.error().message, kExitInvalid);
   auto nodes = (*client)->listNodes();
-  if (!nodes) fail(nodes.error().describe(), exitCodeFor(nodes.error()));
+  if (!nodes) fail(nodes.error().describe(), exitCodeForRead(nodes.error()));
   auto partitions = (*client)->listPartitions();
-  if (!partitions) fail(partitions.error().describe(), exitCodeFor(partitions.error()));
+  if (!partitions) fail(partitions.error().describe(), exitCodeForRead(partitions.error()));
 
   const std::string draft = siteinit::draftSiteYaml(inputs, *partitions, *nodes);
   if (!flags.output) {

@@ -28,10 +28,6 @@ using Type = ondemand::json_type;
 
 static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING);
 
-tl::unexpected<Error> bad(std::string field, std::string message) {
-  return fail("slurm.bad_response", std::move(field), std::move(message));
-}
-
 // `inner`'s field, placed inside `outer` ("jobs[3]" + "exit_code" → "jobs[3].exit_code").
 tl::unexpected<Error> within(const std::string& outer, Error inner) {
   if (inner.field.empty()) {
@@ -204,7 +200,8 @@ Status decodeWhole(std::string_view text, Shape& shape, bool records_elsewhere) 
   if (auto e = doc.type().get(type)) {
     return tl::unexpected(malformed(shape.answerField(), e));
   }
-  if (type != Type::object) return bad(shape.answerField(), "the answer is not a JSON object");
+  if (type != Type::object)
+    return records::badResponse(shape.answerField(), "the answer is not a JSON object");
   ondemand::object top;
   if (auto e = doc.get_object().get(top)) {
     return tl::unexpected(malformed(shape.answerField(), e));
@@ -232,11 +229,11 @@ Status decodeWhole(std::string_view text, Shape& shape, bool records_elsewhere) 
     }
   }
   if (!atEnd(doc)) {
-    return bad(shape.answerField(),
-               "malformed JSON: content after the answer" + offsetOf(doc, text));
+    return records::badResponse(shape.answerField(),
+                                "malformed JSON: content after the answer" + offsetOf(doc, text));
   }
   if (!records.key.empty() && records.required && !found && !records_elsewhere) {
-    return bad(std::string(records.key), "missing array");
+    return records::badResponse(std::string(records.key), "missing array");
   }
   return {};
 }
@@ -283,7 +280,7 @@ Status decodeByRecords(std::string_view text, Shape& shape, size_t batch_bytes) 
   if (auto decoded = decodeWhole(envelope, shape, true); !decoded) return decoded;
   if (!found) shape.startRecords(0);
   if (!records.key.empty() && records.required && !found) {
-    return bad(std::string(records.key), "missing array");
+    return records::badResponse(std::string(records.key), "missing array");
   }
   return {};
 }
@@ -519,8 +516,9 @@ Result<SubmitReceipt> decodeSubmitReceipt(AnswerBytes answer, const DecodeOption
   ReceiptShape shape;
   if (auto decoded = decode(answer, shape, options); !decoded)
     return tl::unexpected(decoded.error());
-  if (!shape.has_job_id) return bad("job_id", "missing from the receipt");
-  if (!shape.job_id || *shape.job_id <= 0) return bad("job_id", "not a positive number");
+  if (!shape.has_job_id) return records::badResponse("job_id", "missing from the receipt");
+  if (!shape.job_id || *shape.job_id <= 0)
+    return records::badResponse("job_id", "not a positive number");
   shape.receipt.job_id = static_cast<uint64_t>(*shape.job_id);
   return std::move(shape.receipt);
 }

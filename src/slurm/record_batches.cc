@@ -18,23 +18,19 @@ using simdjson::error_code;
 using simdjson::SUCCESS;
 using Type = ondemand::json_type;
 
-constexpr size_t kNone = std::string_view::npos;
+constexpr size_t kNoPosition = std::string_view::npos;
 
-tl::unexpected<Error> bad(std::string field, std::string message) {
-  return fail("slurm.bad_response", std::move(field), std::move(message));
-}
-
-// The last quote in text[begin, end) that no backslash escapes, or kNone.
+// The last quote in text[begin, end) that no backslash escapes, or kNoPosition.
 size_t lastUnescapedQuote(std::string_view text, size_t begin, size_t end) {
   while (end > begin) {
     const size_t quote = text.rfind('"', end - 1);
-    if (quote == kNone || quote < begin) return kNone;
+    if (quote == kNoPosition || quote < begin) return kNoPosition;
     size_t backslashes = 0;
     while (quote - backslashes > begin && text[quote - backslashes - 1] == '\\') ++backslashes;
     if (backslashes % 2 == 0) return quote;
     end = quote;
   }
-  return kNone;
+  return kNoPosition;
 }
 
 // Indexes text[begin, end) behind a '[' in `batch`. The padding is zeros: simdjson reads its
@@ -78,11 +74,11 @@ error_code checkWhole(ondemand::value& element, Type type, std::string_view batc
 }
 
 // Where the batch for text[pos, limit) ends: after its last '}' (in slurmrestd's answers
-// almost never inside a string), or kNone when there is none.
+// almost never inside a string), or kNoPosition when there is none.
 size_t cutAfterBrace(std::string_view text, size_t pos, size_t limit) {
   if (limit >= text.size()) return text.size();  // the rest of the answer: no cut
   const size_t brace = text.rfind('}', limit - 1);
-  return brace != kNone && brace >= pos ? brace + 1 : kNone;
+  return brace != kNoPosition && brace >= pos ? brace + 1 : kNoPosition;
 }
 
 // Whether the batch document stopped at the cut: at or after the batch's last token (a '}',
@@ -110,19 +106,21 @@ Result<size_t> forEachRecordInBatches(std::string_view text, size_t begin, std::
   size_t window = std::max<size_t>(batch_bytes, 1);
   size_t index = 0;
   for (;;) {
-    if (pos >= text.size()) return bad(indexed(key, index), "malformed JSON: the array never ends");
+    if (pos >= text.size())
+      return records::badResponse(indexed(key, index), "malformed JSON: the array never ends");
     // A record too big for the batch: a larger one. Only a malformed record grows it to the
     // rest of the answer.
     auto grow = [&]() -> Status {
       if (pos + window >= text.size()) {
-        return bad(indexed(key, index),
-                   "malformed JSON: the record is cut short or its brackets do not balance");
+        return records::badResponse(
+            indexed(key, index),
+            "malformed JSON: the record is cut short or its brackets do not balance");
       }
       window *= 2;
       return {};
     };
     size_t end = cutAfterBrace(text, pos, std::min(text.size(), pos + window));
-    if (end == kNone) {
+    if (end == kNoPosition) {
       if (auto grown = grow(); !grown) return tl::unexpected(grown.error());
       continue;
     }
@@ -134,7 +132,7 @@ Result<size_t> forEachRecordInBatches(std::string_view text, size_t begin, std::
       // inside a string): the records before its last '}' go first, so that the error names
       // the record that is broken, not the first of the batch.
       const size_t brace = text.rfind('}', end - 1);
-      if (brace != kNone && brace >= pos && brace + 1 < end) {
+      if (brace != kNoPosition && brace >= pos && brace + 1 < end) {
         end = brace + 1;
         cut = true;
         e = indexBatch(text, pos, end, batch, batch_parser, doc);
@@ -144,7 +142,7 @@ Result<size_t> forEachRecordInBatches(std::string_view text, size_t begin, std::
       // That '}' was inside a string: end the batch before the string's opening quote.
       const size_t quote = lastUnescapedQuote(text, pos, end);
       e = simdjson::UNCLOSED_STRING;
-      if (quote != kNone && quote > pos) {
+      if (quote != kNoPosition && quote > pos) {
         end = quote;
         e = indexBatch(text, pos, end, batch, batch_parser, doc);
       }
@@ -207,14 +205,15 @@ Result<size_t> forEachRecordInBatches(std::string_view text, size_t begin, std::
     if (closed) {
       const size_t close = skipSpace(text, next);
       if (whole == 0 || close >= text.size() || text[close] != ']') {
-        return bad(indexed(key, index), "malformed JSON: expected ',' or ']'");
+        return records::badResponse(indexed(key, index), "malformed JSON: expected ',' or ']'");
       }
       return close + 1;
     }
     if (whole == 0) {
       if (!cut) {
-        return bad(indexed(key, index),
-                   "malformed JSON: the record is cut short or its brackets do not balance");
+        return records::badResponse(
+            indexed(key, index),
+            "malformed JSON: the record is cut short or its brackets do not balance");
       }
       if (auto grown = grow(); !grown) return tl::unexpected(grown.error());
       continue;
@@ -223,7 +222,7 @@ Result<size_t> forEachRecordInBatches(std::string_view text, size_t begin, std::
     const size_t separator = skipSpace(text, next);
     if (separator < text.size() && text[separator] == ']') return separator + 1;
     if (separator >= text.size() || text[separator] != ',') {
-      return bad(indexed(key, index), "malformed JSON: expected ',' or ']'");
+      return records::badResponse(indexed(key, index), "malformed JSON: expected ',' or ']'");
     }
     pos = skipSpace(text, separator + 1);
   }

@@ -233,6 +233,10 @@ Error malformed(std::string field, simdjson::error_code code) {
                std::string("malformed JSON: ") + simdjson::error_message(code)};
 }
 
+tl::unexpected<Error> badResponse(std::string field, std::string message) {
+  return fail("slurm.bad_response", std::move(field), std::move(message));
+}
+
 Failure decodeJobRecord(ondemand::object& object, JobRecord& out) {
   NoValNumber job_id;
   bool has_job_id = false;

@@ -29,6 +29,9 @@ using Failure = std::optional<Error>;
 // "slurm.bad_response" for a simdjson error met while reading `field`.
 Error malformed(std::string field, simdjson::error_code code);
 
+// "slurm.bad_response" at `field`: an answer that parsed but is not what slurmrestd sends.
+tl::unexpected<Error> badResponse(std::string field, std::string message);
+
 // REQUIRES: every `out` record is default-constructed.
 // A job record needs a `job_id` that is a set, non-negative number.
 Failure decodeJobRecord(ondemand::object& object, JobRecord& out);
