@@ -8,7 +8,7 @@
 #include <signal.h>
 
 #include "live_serve_fixture.h"
-#include "support/pg_cluster.h"
+#include "support/pg_test_database.h"
 
 namespace tuneplane::live {
 namespace {
@@ -23,15 +23,8 @@ class LiveServeReplicas : public LiveServe {
  protected:
   void SetUp() override {
     if (!liveConfig()) GTEST_SKIP() << kSkipReason;
-    std::string why;
-    cluster_ = test::sharedPostgres(why);
-    if (cluster_ == nullptr) {
-      if (test::postgresRequired()) FAIL() << "PostgreSQL required: " << why;
-      GTEST_SKIP() << "*** SKIPPED: no PostgreSQL: " << why;
-    }
-    std::string error;
-    database_ = cluster_->createDatabase(error);
-    ASSERT_FALSE(database_.empty()) << error;
+    database_.open();
+    if (!database_.ready()) return;
     LiveServe::SetUp();
     if (HasFatalFailure() || IsSkipped()) return;
     standby_ = test::ServeProcess::start(dir_ + "/site.yaml", db(), dir_);
@@ -44,9 +37,8 @@ class LiveServeReplicas : public LiveServe {
     if (standby_) {
       EXPECT_EQ(standby_->stop(), 0) << standby_->process().err();
     }
-    if (cluster_ != nullptr && !database_.empty()) cluster_->dropDatabase(database_);
-  }
-  std::string db() const override { return cluster_->uri(database_); }
+  }  // the database is dropped after
+  std::string db() const override { return database_.uri(); }
   std::string serverExtra() const override {
     return "  lease_seconds: " + std::to_string(kLeaseSeconds) + "\n";
   }
@@ -56,8 +48,7 @@ class LiveServeReplicas : public LiveServe {
     return static_cast<int>(test::metricValue(url, "tuneplane_leader").value_or(-1));
   }
 
-  test::PgCluster* cluster_ = nullptr;
-  std::string database_;
+  test::PgTestDatabase database_;
   std::unique_ptr<test::ServeProcess> standby_;
 };
 

@@ -2,12 +2,11 @@
 // slurmrestd is TUNEPLANE_LIVE_SLURMRESTD and whose staging root lies in
 // TUNEPLANE_LIVE_SHARED_DIR, and the `tuneplane` CLI against it. Skipped unless
 // TUNEPLANE_LIVE_* is set. Run as root, serve stages through `staging.group`
-// (TUNEPLANE_LIVE_STAGING_GROUP, default the live user's primary group) for jobs that Slurm
-// runs as the live user; run as the live user, it needs no group. Shared by
+// (live_staging_group.h) for jobs that Slurm runs as the live user; run as the live user, it
+// needs no group. Shared by
 // live_serve_test.cc and live_replicas_test.cc.
 #pragma once
 
-#include <grp.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -16,7 +15,7 @@
 
 #include "live_config.h"
 #include "live_site.h"
-#include "staging/os_users.h"
+#include "live_staging_group.h"
 #include "staging/staging_fs.h"
 #include "support/os_user.h"
 #include "support/serve_harness.h"
@@ -34,7 +33,7 @@ class LiveServe : public ::testing::Test {
     live_ = *config;
     std::string staging;
     if (::geteuid() == 0 && live_.user != "root") {
-      const std::string group = stagingGroup();
+      const std::string group = stagingGroup(live_.user);
       ASSERT_FALSE(group.empty()) << "no group for " << live_.user;
       staging = "staging:\n  group: " + group + "\n";
     } else if (test::currentUser() != live_.user) {
@@ -67,15 +66,6 @@ class LiveServe : public ::testing::Test {
   // The database serve is given (--db), and more lines for the site's server: section.
   virtual std::string db() const { return dir_ + "/tuneplane.db"; }
   virtual std::string serverExtra() const { return ""; }
-
-  std::string stagingGroup() {
-    if (auto named = env("TUNEPLANE_LIVE_STAGING_GROUP")) return *named;
-    staging::PosixOsUsers users;
-    auto user = users.userByName(live_.user);
-    if (!user || !*user) return "";
-    const struct group* primary = ::getgrgid((*user)->gid);
-    return primary != nullptr ? primary->gr_name : "";
-  }
 
   Live live_;
   std::string dir_, id_;

@@ -5,7 +5,6 @@
 // `tuneplane serve` to Succeeded. Skipped unless TUNEPLANE_LIVE_* (with a token file) is set,
 // and unless this process is root or the live user. Waits are bounded
 // (support/serve_harness.h and --timeout).
-#include <grp.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -17,7 +16,7 @@
 
 #include "live_config.h"
 #include "live_site.h"
-#include "staging/os_users.h"
+#include "live_staging_group.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "support/os_user.h"
@@ -39,12 +38,8 @@ class SiteInitLive : public ::testing::Test {
     live_ = *config;
     if (!live_.token_file) GTEST_SKIP() << "site init needs TUNEPLANE_LIVE_TOKEN_FILE";
     if (::geteuid() == 0 && live_.user != "root") {
-      staging::PosixOsUsers users;
-      auto user = users.userByName(live_.user);
-      ASSERT_TRUE(user && *user) << "no user " << live_.user << " on this host";
-      const struct group* primary = ::getgrgid((*user)->gid);
-      ASSERT_NE(primary, nullptr);
-      group_ = primary->gr_name;
+      group_ = stagingGroup(live_.user);
+      ASSERT_FALSE(group_.empty()) << "no group for " << live_.user << " on this host";
     } else if (test::currentUser() != live_.user) {
       GTEST_SKIP() << "serve must run as root or as TUNEPLANE_LIVE_USER (" << live_.user << ")";
     }
