@@ -58,13 +58,10 @@ TEST_F(LiveServeReplicas, TheStandbyFollowsAJobToSucceededAfterTheLeaderIsKilled
   EXPECT_EQ(leaderGauge(standby_->url()), 0);
 
   // Runs until the test creates `go` in its output folder (at most two minutes).
-  const std::string spec =
-      "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: live-replicas\n"
-      "spec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
-      "    command: [\"bash\", \"-c\", \"for i in $(seq 600); do [ -e "
-      "$TUNEPLANE_OUTPUT_DIR/go ] && break; sleep 0.2; done; echo followed\"]\n"
-      "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
-      "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n";
+  const std::string spec = cpuJobSpec(
+      "live-replicas",
+      "for i in $(seq 600); do [ -e $TUNEPLANE_OUTPUT_DIR/go ] && break; sleep 0.2; done; "
+      "echo followed");
   writeFile(dir_ + "/job.yaml", spec,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   const auto submitted = cli_->run({"submit", "-f", dir_ + "/job.yaml", "-o", "json"});
