@@ -15,7 +15,8 @@
 // TUNEPLANE_BENCH_SUBMIT_CONCURRENCY (server.submit_concurrency; unset: serve's default),
 // TUNEPLANE_BENCH_POLL_INTERVAL (server.poll_interval, default 10s: a real site's),
 // TUNEPLANE_BENCH_DIR. Run: build/bench/intake_bench (needs build/src/cli/tuneplane and
-// build/src/sim/tuneplane-slurmsim).
+// build/src/sim/tuneplane-slurmsim, which its target builds; the processes are started and
+// ended through tests/support's SlurmSimProcess and ChildProcess).
 #include <httplib.h>
 #include <signal.h>
 

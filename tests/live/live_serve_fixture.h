@@ -42,10 +42,18 @@ class LiveServeRun : public ::testing::Test {
     if (!dir_.empty()) staging::PosixStagingFs().removeTree(dir_);
   }
 
-  // group_: the staging group (live_staging_group.h) when this process is root and serve
-  // stages for the live user, "" when this process is the live user. Skips the test when it
-  // is neither, fails it when the group is unknown: the caller returns then.
-  void chooseStagingGroup() {
+  // live_ from TUNEPLANE_LIVE_*, and group_: the staging group (live_staging_group.h) when
+  // this process is root and serve stages for the live user, "" when this process is the live
+  // user. Skips the test without TUNEPLANE_LIVE_* (or without a token file when
+  // `token_file_needed`) and when this process is neither root nor the live user; fails it
+  // when the group is unknown. The caller returns when the test was skipped or failed.
+  void configure(bool token_file_needed = false) {
+    auto config = liveConfig();
+    if (!config) GTEST_SKIP() << kSkipReason;
+    live_ = *config;
+    if (token_file_needed && !live_.token_file) {
+      GTEST_SKIP() << "this test needs TUNEPLANE_LIVE_TOKEN_FILE";
+    }
     if (::geteuid() == 0 && live_.user != "root") {
       group_ = stagingGroup(live_.user);
       ASSERT_FALSE(group_.empty()) << "no group for " << live_.user << " on this host";
@@ -70,10 +78,7 @@ class LiveServeRun : public ::testing::Test {
 class LiveServe : public LiveServeRun {
  protected:
   void SetUp() override {
-    auto config = liveConfig();
-    if (!config) GTEST_SKIP() << kSkipReason;
-    live_ = *config;
-    chooseStagingGroup();
+    configure();
     if (IsSkipped() || HasFatalFailure()) return;
     auto dir = makeLiveSite(live_, "tp-live-serve-", live_.url, "",
                             stagingAndServerSections() + serverExtra());

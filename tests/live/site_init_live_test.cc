@@ -20,11 +20,7 @@ namespace {
 class SiteInitLive : public LiveServeRun {
  protected:
   void SetUp() override {
-    auto config = liveConfig();
-    if (!config) GTEST_SKIP() << kSkipReason;
-    live_ = *config;
-    if (!live_.token_file) GTEST_SKIP() << "site init needs TUNEPLANE_LIVE_TOKEN_FILE";
-    chooseStagingGroup();
+    configure(/*token_file_needed=*/true);  // site init reads slurmrestd with a token
     if (IsSkipped() || HasFatalFailure()) return;
     // The stand-in apptainer, the artifact and the registry; the site file is site init's.
     auto dir = makeLiveSite(live_, "tp-live-site-init-", live_.url);
