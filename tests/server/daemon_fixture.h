@@ -17,7 +17,6 @@
 #include "../sim/sim_test_support.h"
 #include "server/daemon.h"
 #include "store/sqlite_job_store.h"
-#include "support/openapi_validator.h"
 
 namespace tuneplane::server::testing {
 
@@ -37,9 +36,7 @@ class DaemonFixture : public sim::testing::SimFixture {
     auto started = Daemon::start(context_, *store_, std::move(options));
     ASSERT_TRUE(started) << started.error().describe();
     daemon_ = std::move(*started);
-    api_ = std::make_unique<httplib::Client>("127.0.0.1", daemon_->port());
-    api_->set_read_timeout(30, 0);
-    test::validateAnswersOf(*api_);  // every answer as docs/openapi.json describes it
+    api_ = checkedClient(daemon_->port());
   }
   void TearDown() override {
     daemon_.reset();
