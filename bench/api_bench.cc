@@ -60,7 +60,6 @@ namespace {
 
 using namespace tuneplane;
 using bench::Check;
-using bench::envInt;
 using bench::Figures;
 using bench::jobId;
 using bench::kSpec;
@@ -82,7 +81,7 @@ constexpr double kGoalP99Ms = 10;
 constexpr auto kSettleLimit = std::chrono::minutes(5);
 
 const httplib::Headers& authorization() {
-  static const httplib::Headers headers = {{"Authorization", std::string("Bearer ") + kToken}};
+  static const httplib::Headers headers = bench::bearer(kToken);
   return headers;
 }
 
@@ -175,24 +174,11 @@ bool benchGets(const std::string& dir, int clients, int requests) {
   }
 
   // The same size of body as the API's answer.
-  std::string sample;
-  {
-    httplib::Client http("127.0.0.1", (*server)->port());
-    auto res = http.Get(("/v1/jobs/" + jobId(0)).c_str(), authorization());
-    if (!res || res->status != 200) {
-      std::fprintf(stderr, "GET /v1/jobs/{id} does not answer 200\n");
-      return false;
-    }
-    sample = res->body;
-  }
-  BareServer bare(sample);
-
-  const Send get = [](httplib::Client& http, int i) {
-    return http.Get(("/v1/jobs/" + jobId(i % kJobs)).c_str(), authorization());
-  };
-  const Check ok = [size = sample.size()](const httplib::Result& res, int) {
-    return res && res->status == 200 && res->body.size() == size;
-  };
+  const Send get = bench::getStoredJob(authorization(), kJobs);
+  const auto sample = bench::sendOnce((*server)->port(), get, 200, "GET /v1/jobs/{id}");
+  if (!sample) return false;
+  BareServer bare(*sample);
+  const Check ok = bench::okOfSize(sample->size());
   std::printf("GET: %d clients x %d requests, %d jobs in SQLite (WAL, file)\n", clients, requests,
               kJobs);
   // Warm both up, then measure the baseline and the API alternately, twice, keeping each
@@ -292,31 +278,14 @@ bool benchPosts(const std::string& dir, int clients, int requests) {
 
   // One job first: the size of the API's answer (for the baseline), and a warm path.
   std::vector<std::string> ids(static_cast<std::size_t>(clients) * requests + 1);
-  std::string sample;
-  {
-    httplib::Client http("127.0.0.1", (*daemon)->port());
-    auto res = http.Post("/v1/jobs", authorization(), kSpec, "application/yaml");
-    if (!res || res->status != 201) {
-      std::fprintf(stderr, "POST /v1/jobs does not answer 201: %s\n",
-                   res ? res->body.c_str() : "no answer");
-      return false;
-    }
-    sample = res->body;
-    ids.back() = nlohmann::json::parse(sample).value("id", "");
-  }
-  BareServer bare(sample);
+  const Send post = bench::postSpec(authorization(), kSpec);
+  const auto sample = bench::sendOnce((*daemon)->port(), post, 201, "POST /v1/jobs");
+  if (!sample) return false;
+  ids.back() = nlohmann::json::parse(*sample).value("id", "");
+  BareServer bare(*sample);
 
-  const Send post = [](httplib::Client& http, int) {
-    return http.Post("/v1/jobs", authorization(), kSpec, "application/yaml");
-  };
-  const Check bare_ok = [](const httplib::Result& res, int) { return res && res->status == 201; };
-  // A 201 with the new job's id; each i is written by one client thread only.
-  const Check created = [&ids](const httplib::Result& res, int i) {
-    if (!res || res->status != 201) return false;
-    const auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-    ids[static_cast<std::size_t>(i)] = body.is_object() ? body.value("id", "") : "";
-    return !ids[static_cast<std::size_t>(i)].empty();
-  };
+  const Check bare_ok = bench::answers(201);
+  const Check created = bench::createdInto(ids);
   std::printf(
       "POST: %d clients x %d requests, SQLite (WAL, file, synchronous=FULL), "
       "control loop staging and submitting to the simulator\n",
@@ -348,17 +317,15 @@ bool benchPosts(const std::string& dir, int clients, int requests) {
 }  // namespace
 
 int main() {
-  const int clients = envInt("TUNEPLANE_BENCH_CLIENTS", 4);
-  const int gets = envInt("TUNEPLANE_BENCH_REQUESTS", 5000);
-  const int posts = envInt("TUNEPLANE_BENCH_POSTS", 100);
+  const bench::Sizes sizes;
   bench::BenchDir dir;
   if (!dir.ok()) return 1;
   // The control loop logs every transition (info); the figures are what this prints.
   spdlog::set_level(spdlog::level::warn);
   std::printf("api_bench: %u cores, load average %.2f\n", std::thread::hardware_concurrency(),
               loadAverage());
-  const bool gets_ok = benchGets(dir.path(), clients, gets);
-  const bool posts_ok = benchPosts(dir.path(), clients, posts);
+  const bool gets_ok = benchGets(dir.path(), sizes.clients, sizes.gets);
+  const bool posts_ok = benchPosts(dir.path(), sizes.clients, sizes.posts);
   std::printf("load average %.2f\n", loadAverage());
   return gets_ok && posts_ok ? 0 : 1;
 }

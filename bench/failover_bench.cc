@@ -38,7 +38,6 @@
 #include <vector>
 
 #include <spdlog/spdlog.h>
-#include <nlohmann/json.hpp>
 
 #include "bench_api_server.h"
 #include "bench_dir.h"
@@ -57,7 +56,6 @@ namespace {
 using namespace tuneplane;
 using bench::envInt;
 using bench::Figures;
-using bench::jobId;
 using Steady = std::chrono::steady_clock;
 
 constexpr const char* kToken = "bench-token";
@@ -70,7 +68,7 @@ constexpr auto kFailoverLimit = std::chrono::seconds(60);
 constexpr auto kSettleLimit = std::chrono::minutes(5);
 
 const httplib::Headers& authorization() {
-  static const httplib::Headers headers = {{"Authorization", std::string("Bearer ") + kToken}};
+  static const httplib::Headers headers = bench::bearer(kToken);
   return headers;
 }
 
@@ -114,6 +112,56 @@ std::string newDatabase(const test::PgCluster& cluster) {
   return name;
 }
 
+// Two real serve replicas on a database of their own in `cluster`, over the in-process
+// simulator, with a site in a directory of their own (writeReplicaSite's: lease_seconds,
+// poll_interval). Ends them and drops the database when it ends.
+class ReplicaPair {
+ public:
+  // nullptr (said on stderr) when something does not start. `paused`: the simulator's
+  // scheduling paused, so no job runs.
+  static std::unique_ptr<ReplicaPair> start(const std::string& site_dir,
+                                            const test::PgCluster& cluster, int lease, int poll_ms,
+                                            bool paused) {
+    const std::string database = newDatabase(cluster);
+    if (database.empty()) return nullptr;
+    std::unique_ptr<ReplicaPair> pair(new ReplicaPair(cluster, database, site_dir));
+    std::filesystem::create_directories(site_dir);
+    bench::writeText(site_dir + "/jwt.key", kJwtKey);
+    pair->simulator_ = startSimulator(site_dir, site_dir + "/jwt.key");
+    if (!pair->simulator_) return nullptr;
+    if (paused) pair->simulator_->pauseScheduling(true);
+    pair->site_ = writeReplicaSite(site_dir, pair->simulator_->baseUrl(), lease, poll_ms);
+    for (int i = 0; i < 2; ++i) {
+      if (!pair->restart(i)) return nullptr;
+    }
+    return pair;
+  }
+  ~ReplicaPair() {
+    for (auto& replica : replicas_) {
+      if (replica) replica->stop();
+    }
+    cluster_.dropDatabase(database_);
+  }
+
+  // Replica `i` started (again), in its slot; false when it does not start.
+  bool restart(int i) {
+    replicas_[i] = test::ServeProcess::start(site_, db(), site_dir_);
+    return replicas_[i] != nullptr;
+  }
+  test::ServeProcess& replica(int i) { return *replicas_[i]; }
+  sim::Simulator& simulator() { return *simulator_; }
+  std::string db() const { return cluster_.uri(database_); }
+
+ private:
+  ReplicaPair(const test::PgCluster& cluster, std::string database, std::string site_dir)
+      : cluster_(cluster), database_(std::move(database)), site_dir_(std::move(site_dir)) {}
+
+  const test::PgCluster& cluster_;
+  std::string database_, site_dir_, site_;
+  std::unique_ptr<sim::Simulator> simulator_;
+  std::unique_ptr<test::ServeProcess> replicas_[2];
+};
+
 // CPU seconds (user + system) used so far by this process and, when `postmaster` is not 0,
 // by that PostgreSQL server and its backends (its children): what the GETs cost whatever
 // else the shared machine runs.
@@ -152,30 +200,15 @@ double percentile(std::vector<double> values, int pct) {
 bool benchFailover(const std::string& dir, const test::PgCluster& cluster) {
   const int lease = envInt("TUNEPLANE_BENCH_LEASE_SECONDS", 2);
   const int poll_ms = envInt("TUNEPLANE_BENCH_POLL_MS", 1000);
-  const std::string database = newDatabase(cluster);
-  if (database.empty()) return false;
-  const std::string site_dir = dir + "/failover";
-  std::filesystem::create_directories(site_dir);
-  bench::writeText(site_dir + "/jwt.key", kJwtKey);
-  auto simulator = startSimulator(site_dir, site_dir + "/jwt.key");
-  if (!simulator) return false;
-  const std::string site = writeReplicaSite(site_dir, simulator->baseUrl(), lease, poll_ms);
-  const std::string db = cluster.uri(database);
-  std::vector<std::unique_ptr<test::ServeProcess>> replicas;
-  for (int i = 0; i < 2; ++i) {
-    replicas.push_back(test::ServeProcess::start(site, db, site_dir));
-    if (!replicas.back()) return false;
-  }
+  auto pair = ReplicaPair::start(dir + "/failover", cluster, lease, poll_ms, /*paused=*/false);
+  if (!pair) return false;
   // One job that runs throughout: a leader's cycle has an active job, a standby's none.
   {
-    httplib::Client http("127.0.0.1", replicas[0]->port());
     const std::string spec = std::string(bench::kSpec);
-    auto res = http.Post("/v1/jobs", authorization(),
-                         spec.substr(0, spec.find("echo hello")) + "sleep 3600" +
-                             spec.substr(spec.find("echo hello") + 10),
-                         "application/yaml");
-    if (!res || res->status != 201) {
-      std::fprintf(stderr, "POST /v1/jobs: %s\n", res ? res->body.c_str() : "no answer");
+    const std::string sleeper = spec.substr(0, spec.find("echo hello")) + "sleep 3600" +
+                                spec.substr(spec.find("echo hello") + 10);
+    if (!bench::sendOnce(pair->replica(0).port(), bench::postSpec(authorization(), sleeper), 201,
+                         "POST /v1/jobs")) {
       return false;
     }
   }
@@ -185,7 +218,7 @@ bool benchFailover(const std::string& dir, const test::PgCluster& cluster) {
     const auto wait_until = Steady::now() + kFailoverLimit;
     while (leader < 0 && Steady::now() < wait_until) {
       for (int i = 0; i < 2; ++i) {
-        if (leadsWithACycle(replicas[i]->port())) leader = i;
+        if (leadsWithACycle(pair->replica(i).port())) leader = i;
       }
       if (leader < 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -195,10 +228,10 @@ bool benchFailover(const std::string& dir, const test::PgCluster& cluster) {
     }
     const int standby = 1 - leader;
     const auto t0 = Steady::now();
-    replicas[leader]->process().signal(SIGKILL);
+    pair->replica(leader).process().signal(SIGKILL);
     bool done = false;
     while (!done && Steady::now() - t0 < kFailoverLimit) {
-      done = leadsWithACycle(replicas[standby]->port());
+      done = leadsWithACycle(pair->replica(standby).port());
       if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     if (!done) {
@@ -206,9 +239,8 @@ bool benchFailover(const std::string& dir, const test::PgCluster& cluster) {
       return false;
     }
     seconds.push_back(std::chrono::duration<double>(Steady::now() - t0).count());
-    replicas[leader]->crash();  // reaps it
-    replicas[leader] = test::ServeProcess::start(site, db, site_dir);
-    if (!replicas[leader]) return false;
+    pair->replica(leader).crash();  // reaps it
+    if (!pair->restart(leader)) return false;
   }
   const double bound = lease + poll_ms / 1000.0;
   const double median = percentile(seconds, 50);
@@ -219,8 +251,6 @@ bool benchFailover(const std::string& dir, const test::PgCluster& cluster) {
       "goal <= 1.0x: %s\n",
       kFailovers, lease, poll_ms, bound, median, median / bound, p99, p99 / bound,
       percentile(seconds, 0), p99 <= bound ? "met" : "NOT met");
-  for (auto& replica : replicas) replica->stop();
-  cluster.dropDatabase(database);
   return true;
 }
 
@@ -235,19 +265,10 @@ std::optional<Figures> measureGets(store::JobStore& store, int clients, int requ
     std::fprintf(stderr, "server: %s\n", server.error().describe().c_str());
     return std::nullopt;
   }
-  std::size_t size = 0;
-  {
-    httplib::Client http("127.0.0.1", (*server)->port());
-    auto res = http.Get(("/v1/jobs/" + jobId(0)).c_str(), authorization());
-    if (!res || res->status != 200) return std::nullopt;
-    size = res->body.size();
-  }
-  const bench::Send get = [](httplib::Client& http, int i) {
-    return http.Get(("/v1/jobs/" + jobId(i % kStoredJobs)).c_str(), authorization());
-  };
-  const bench::Check ok = [size](const httplib::Result& res, int) {
-    return res && res->status == 200 && res->body.size() == size;
-  };
+  const bench::Send get = bench::getStoredJob(authorization(), kStoredJobs);
+  const auto sample = bench::sendOnce((*server)->port(), get, 200, "GET /v1/jobs/{id}");
+  if (!sample) return std::nullopt;
+  const bench::Check ok = bench::okOfSize(sample->size());
   bench::load((*server)->port(), clients, 200, get, ok);  // warm-up
   Figures best;
   const double cpu0 = cpuSeconds(postmaster);
@@ -292,33 +313,13 @@ bool benchGets(const std::string& dir, const test::PgCluster& cluster, int clien
 }
 
 bool benchPosts(const std::string& dir, const test::PgCluster& cluster, int clients, int requests) {
-  const std::string database = newDatabase(cluster);
-  if (database.empty()) return false;
-  const std::string site_dir = dir + "/posts";
-  std::filesystem::create_directories(site_dir);
-  bench::writeText(site_dir + "/jwt.key", kJwtKey);
-  auto simulator = startSimulator(site_dir, site_dir + "/jwt.key");
-  if (!simulator) return false;
-  simulator->pauseScheduling(true);  // every job stays PENDING; nothing runs
-  const std::string site = writeReplicaSite(site_dir, simulator->baseUrl(), 10, 1000);
-  const std::string db = cluster.uri(database);
-  std::vector<std::unique_ptr<test::ServeProcess>> replicas;
-  std::vector<int> ports;
-  for (int i = 0; i < 2; ++i) {
-    replicas.push_back(test::ServeProcess::start(site, db, site_dir));
-    if (!replicas.back()) return false;
-    ports.push_back(replicas.back()->port());
-  }
+  // Every job stays PENDING in the simulator: nothing runs.
+  auto pair = ReplicaPair::start(dir + "/posts", cluster, 10, 1000, /*paused=*/true);
+  if (!pair) return false;
+  const std::vector<int> ports = {pair->replica(0).port(), pair->replica(1).port()};
   std::vector<std::string> ids(static_cast<std::size_t>(clients) * requests);
-  const bench::Send post = [](httplib::Client& http, int) {
-    return http.Post("/v1/jobs", authorization(), bench::kSpec, "application/yaml");
-  };
-  const bench::Check created = [&ids](const httplib::Result& res, int i) {
-    if (!res || res->status != 201) return false;
-    const auto body = nlohmann::json::parse(res->body, nullptr, /*allow_exceptions=*/false);
-    ids[static_cast<std::size_t>(i)] = body.is_object() ? body.value("id", "") : "";
-    return !ids[static_cast<std::size_t>(i)].empty();
-  };
+  const bench::Send post = bench::postSpec(authorization(), bench::kSpec);
+  const bench::Check created = bench::createdInto(ids);
   std::printf("POST /v1/jobs: %d clients x %d requests over two replicas on PostgreSQL\n", clients,
               requests);
   const Figures f = bench::load(ports, clients, requests, post, created);
@@ -327,7 +328,7 @@ bool benchPosts(const std::string& dir, const test::PgCluster& cluster, int clie
               static_cast<long long>(f.errors));
 
   // Every accepted job reaches Slurm once, through the leader.
-  auto reader = store::PostgresJobStore::open(db);
+  auto reader = store::PostgresJobStore::open(pair->db());
   if (!reader) return false;
   const auto expected = static_cast<int64_t>(ids.size()) - f.errors;
   const auto start = Steady::now();
@@ -335,28 +336,24 @@ bool benchPosts(const std::string& dir, const test::PgCluster& cluster, int clie
   while (Steady::now() - start < kSettleLimit) {
     auto counts = (*reader)->countJobsByPhase();
     queued = counts ? (*counts)[phase::JobPhase::kQueued] : -1;
-    if (queued == expected && simulator->jobCount() == static_cast<size_t>(expected)) break;
+    if (queued == expected && pair->simulator().jobCount() == static_cast<size_t>(expected)) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   const bool all_there =
-      queued == expected && simulator->jobCount() == static_cast<size_t>(expected);
+      queued == expected && pair->simulator().jobCount() == static_cast<size_t>(expected);
   std::printf(
       "%lld of %lld accepted jobs Queued in Slurm (%zu Slurm jobs) %.2f s after the "
       "last POST answered\n",
-      static_cast<long long>(queued), static_cast<long long>(expected), simulator->jobCount(),
-      std::chrono::duration<double>(Steady::now() - start).count());
-  for (auto& replica : replicas) replica->stop();
-  reader->reset();
-  cluster.dropDatabase(database);
+      static_cast<long long>(queued), static_cast<long long>(expected),
+      pair->simulator().jobCount(), std::chrono::duration<double>(Steady::now() - start).count());
+  reader->reset();  // before the pair drops the database
   return all_there && f.errors == 0;
 }
 
 }  // namespace
 
 int main() {
-  const int clients = envInt("TUNEPLANE_BENCH_CLIENTS", 4);
-  const int gets = envInt("TUNEPLANE_BENCH_REQUESTS", 5000);
-  const int posts = envInt("TUNEPLANE_BENCH_POSTS", 100);
+  const bench::Sizes sizes;
   bench::BenchDir dir;
   if (!dir.ok()) return 1;
   spdlog::set_level(spdlog::level::warn);
@@ -369,8 +366,8 @@ int main() {
   std::printf("failover_bench: %u cores, load average %.2f\n", std::thread::hardware_concurrency(),
               bench::loadAverage());
   const bool failover_ok = benchFailover(dir.path(), *cluster);
-  const bool gets_ok = benchGets(dir.path(), *cluster, clients, gets);
-  const bool posts_ok = benchPosts(dir.path(), *cluster, clients, posts);
+  const bool gets_ok = benchGets(dir.path(), *cluster, sizes.clients, sizes.gets);
+  const bool posts_ok = benchPosts(dir.path(), *cluster, sizes.clients, sizes.posts);
   std::printf("load average %.2f\n", bench::loadAverage());
   return failover_ok && gets_ok && posts_ok ? 0 : 1;
 }

@@ -15,16 +15,10 @@
 // TUNEPLANE_BENCH_SUBMIT_CONCURRENCY (server.submit_concurrency; unset: serve's default),
 // TUNEPLANE_BENCH_POLL_INTERVAL (server.poll_interval, default 10s: a real site's),
 // TUNEPLANE_BENCH_DIR. Run: build/bench/intake_bench (needs build/src/cli/tuneplane and
-// build/src/sim/tuneplane-slurmsim).
-#include <arpa/inet.h>
-#include <fcntl.h>
+// build/src/sim/tuneplane-slurmsim, which its target builds; the processes are started and
+// ended through tests/support's SlurmSimProcess and ChildProcess).
 #include <httplib.h>
-#include <netinet/in.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -33,8 +27,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -45,6 +39,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_dir.h"
+#include "bench_load.h"
 #include "bench_measure.h"
 #include "bench_site.h"
 #include "catalog/artifact_verifier.h"
@@ -52,14 +47,15 @@
 #include "pipeline/launch_pipeline.h"
 #include "slurm/rest_client.h"
 #include "staging/stager.h"
-#include "support/os_user.h"
-#include "support/test_paths.h"
-
-extern char** environ;
+#include "support/serve_harness.h"
+#include "support/subprocess.h"
+#include "support/test_files.h"
 
 namespace {
 
 using namespace tuneplane;
+using bench::envInt;
+using bench::Figures;
 using bench::kSpec;
 using bench::loadAverage;
 using bench::writeText;
@@ -69,111 +65,21 @@ using nlohmann::json;
 constexpr const char* kToken = "intake-bench-token";
 constexpr double kGoalRatio = 0.5;
 // Bounds on a hang, not goals.
-constexpr auto kStartLimit = std::chrono::seconds(30);
 constexpr auto kIntakeLimit = std::chrono::minutes(10);
-
-int envInt(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  const int n = v != nullptr ? std::atoi(v) : 0;
-  return n > 0 ? n : fallback;
-}
+constexpr auto kStopLimit = std::chrono::seconds(20);
 
 double secondsSince(Steady::time_point t0) {
   return std::chrono::duration<double>(Steady::now() - t0).count();
 }
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A child process in its own process group, stdout and stderr to files; SIGTERM then
-// SIGKILL (bounded) when dropped.
-class Child {
- public:
-  static std::unique_ptr<Child> start(const std::vector<std::string>& args, const std::string& out,
-                                      const std::string& err) {
-    std::vector<char*> argv;
-    std::vector<std::string> copy = args;
-    for (auto& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-    pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0) {
-      std::fprintf(stderr, "cannot start %s\n", args[0].c_str());
-      return nullptr;
-    }
-    return std::unique_ptr<Child>(new Child(pid));
-  }
-  ~Child() { stop(); }
-  pid_t pid() const { return pid_; }
-  bool alive() {
-    int status = 0;
-    return pid_ > 0 && ::waitpid(pid_, &status, WNOHANG) == 0;
-  }
-  // SIGTERM to the group; SIGKILL after 20 s.
-  void stop() {
-    if (pid_ <= 0) return;
-    ::kill(-pid_, SIGTERM);
-    for (int i = 0; i < 200; ++i) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    ::kill(-pid_, SIGKILL);
-    ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
-  }
-
- private:
-  explicit Child(pid_t pid) : pid_(pid) {}
-  pid_t pid_;
-};
-
-template <typename Probe>
-bool pollUntil(Probe&& probe, std::chrono::milliseconds limit) {
-  const auto deadline = Steady::now() + limit;
-  while (Steady::now() < deadline) {
-    if (probe()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return false;
-}
-
-// A loopback port that was free a moment ago (bound to port 0, then closed).
-int freePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
-
 const httplib::Headers& bearer() {
-  static const httplib::Headers headers = {{"Authorization", std::string("Bearer ") + kToken}};
+  static const httplib::Headers headers = bench::bearer(kToken);
   return headers;
+}
+
+// Polls `probe` every 20 ms until it returns true; false once `limit` has passed.
+bool pollUntil(const std::function<bool()>& probe, std::chrono::milliseconds limit) {
+  return test::pollUntil(probe, limit, std::chrono::milliseconds(20));
 }
 
 // bench_site.h's site (slurm, artifact, staging) with serve's server: section appended.
@@ -192,32 +98,6 @@ std::string writeSite(const std::string& dir, const std::string& slurm_url,
       "  tokens:\n    - user: alice\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
   std::ofstream(site, std::ios::binary | std::ios::app) << server;
   return site;
-}
-
-struct Latencies {
-  std::vector<double> ms;
-  int errors = 0;
-  double p(double q) {
-    if (ms.empty()) return 0;
-    std::sort(ms.begin(), ms.end());
-    return ms[std::min(ms.size() - 1, static_cast<size_t>(static_cast<double>(ms.size()) * q))];
-  }
-};
-
-// GET /v1/jobs/{id} back to back on one keep-alive connection until `done` (or `count`).
-Latencies getLoop(int port, const std::string& id, const std::atomic<bool>* done, int count) {
-  Latencies l;
-  httplib::Client http("127.0.0.1", port);
-  http.set_keep_alive(true);
-  http.set_tcp_nodelay(true);
-  http.set_read_timeout(30, 0);
-  for (int i = 0; done != nullptr ? !done->load() : i < count; ++i) {
-    const auto t0 = Steady::now();
-    auto res = http.Get("/v1/jobs/" + id, bearer());
-    l.ms.push_back(std::chrono::duration<double, std::milli>(Steady::now() - t0).count());
-    if (!res || res->status != 200) ++l.errors;
-  }
-  return l;
 }
 
 // Jobs of alice in phase Queued (one listing page of up to 1000, then the next pages).
@@ -320,37 +200,16 @@ int run() {
   std::printf("intake_bench: %u cores, load average %.2f; %d jobs by %d clients\n",
               std::thread::hardware_concurrency(), loadAverage(), jobs, clients);
 
-  // The simulator, its URL on stdout's first line.
-  const std::string sim_bin = (test::binaryDir() / "src/sim/tuneplane-slurmsim").string();
-  auto sim = Child::start({sim_bin, "--listen", "127.0.0.1:0", "--jwt-key", key_file, "--state",
-                           root + "/sim", "--min-job-age", "3600"},
-                          root + "/slurmsim.out", root + "/slurmsim.err");
+  // The simulator (its output in ROOT/slurmsim.out|.err), scheduling paused.
+  auto sim = test::SlurmSimProcess::start(root, key_file, {"--min-job-age", "3600"});
   if (!sim) return 1;
-  std::string sim_url;
-  if (!pollUntil(
-          [&] {
-            const std::string out = readText(root + "/slurmsim.out");
-            const auto nl = out.find('\n');
-            if (nl == std::string::npos) return false;
-            sim_url = out.substr(0, nl);
-            return true;
-          },
-          kStartLimit)) {
-    std::fprintf(stderr, "the simulator printed no URL\n");
+  const std::string sim_url = sim->url();
+  if (sim->setFaults({{"pause_scheduling", true}}) != 200) {
+    std::fprintf(stderr, "cannot pause the simulator's scheduling\n");
     return 1;
   }
-  const std::string sim_host_port = sim_url.substr(sim_url.find("//") + 2);
-  const int sim_port = std::atoi(sim_host_port.substr(sim_host_port.find(':') + 1).c_str());
-  {
-    httplib::Client admin("127.0.0.1", sim_port);
-    auto res = admin.Post("/sim/admin/faults", R"({"pause_scheduling": true})", "application/json");
-    if (!res || res->status != 200) {
-      std::fprintf(stderr, "cannot pause the simulator's scheduling\n");
-      return 1;
-    }
-  }
 
-  const int port = freePort();
+  const int port = test::freeLoopbackPort();
   const std::string site_dir = root + "/site";
   const std::string site_file = writeSite(site_dir, sim_url, key_file, port);
   auto site = pipeline::loadSiteContext(site_file, pipeline::SiteEnvironment{});
@@ -380,14 +239,14 @@ int run() {
   }
 
   // serve, optionally under strace.
-  const std::string serve_bin = (test::binaryDir() / "src/cli/tuneplane").string();
-  std::vector<std::string> serve_args = {serve_bin, "serve", "--site", site_file};
+  std::vector<std::string> serve_args = {test::tuneplaneBinary(), "serve", "--site", site_file};
   if (use_strace) {
     serve_args.insert(serve_args.begin(),
                       {"strace", "-f", "-c", "-e", "trace=fsync,fdatasync,sync_file_range,syncfs",
                        "-o", root + "/strace.txt"});
   }
-  auto serve = Child::start(serve_args, root + "/serve.out", root + "/serve.err");
+  auto serve = test::ChildProcess::start(serve_args, {.scratch = root}, "serve",
+                                         test::ChildProcess::Output::kTruncate);
   if (!serve) return 1;
   httplib::Client http("127.0.0.1", port);
   http.set_keep_alive(true);
@@ -396,25 +255,24 @@ int run() {
             auto res = http.Get("/healthz");
             return res && res->status == 200;
           },
-          kStartLimit)) {
+          test::kServerStartLimit)) {
     std::fprintf(stderr, "serve did not answer /healthz; see %s/serve.err\n", root.c_str());
     return 1;
   }
   // One job first, to GET while intake runs, and once it is Queued the idle figures.
-  std::string sample_id;
-  {
-    auto res = http.Post("/v1/jobs", bearer(), kSpec, "application/yaml");
-    if (!res || res->status != 201) {
-      std::fprintf(stderr, "POST /v1/jobs: %s\n", res ? res->body.c_str() : "no answer");
-      return 1;
-    }
-    sample_id = json::parse(res->body).value("id", "");
-  }
+  const bench::Send post = bench::postSpec(bearer(), kSpec);
+  const auto first = bench::sendOnce(port, post, 201, "POST /v1/jobs");
+  if (!first) return 1;
+  const std::string sample_id = json::parse(*first).value("id", "");
   if (!pollUntil([&] { return queuedCount(http) == 1; }, std::chrono::seconds(60))) {
     std::fprintf(stderr, "the first job never became Queued\n");
     return 1;
   }
-  Latencies idle = getLoop(port, sample_id, nullptr, 2000);
+  // GET /v1/jobs/{id} of that job on one keep-alive connection.
+  const bench::Send get = [&sample_id](httplib::Client& client, int) {
+    return client.Get("/v1/jobs/" + sample_id, bearer());
+  };
+  const Figures idle = bench::load(port, 1, 2000, get, bench::answers(200));
   const auto before = metrics(port);
 
   // The burst.
@@ -422,23 +280,17 @@ int run() {
   std::atomic<int> next{0};
   std::atomic<int> post_errors{0};
   std::atomic<bool> done{false};
-  Latencies busy;
-  std::thread reader([&] { busy = getLoop(port, sample_id, &done, 0); });
+  const bench::Check created = bench::createdInto(ids);
+  Figures busy;
+  std::thread reader([&] { busy = bench::loadUntil(port, done, get, bench::answers(200)); });
   const auto t0 = Steady::now();
   std::vector<std::thread> posters;
   for (int c = 0; c < clients; ++c) {
     posters.emplace_back([&] {
       httplib::Client client("127.0.0.1", port);
-      client.set_keep_alive(true);
-      client.set_tcp_nodelay(true);
-      client.set_read_timeout(30, 0);
+      bench::keepAlive(client);
       for (int i = next++; i < jobs; i = next++) {
-        auto res = client.Post("/v1/jobs", bearer(), kSpec, "application/yaml");
-        if (!res || res->status != 201) {
-          ++post_errors;
-          continue;
-        }
-        ids[static_cast<size_t>(i)] = json::parse(res->body).value("id", "");
+        if (!created(post(client, i), i)) ++post_errors;
       }
     });
   }
@@ -467,13 +319,14 @@ int run() {
   std::printf("ratio intake / raw held submits: %.3fx (goal >= %.1fx: %s)\n",
               intake_rate / raw_rate, kGoalRatio,
               intake_rate / raw_rate >= kGoalRatio ? "met" : "NOT met");
-  std::printf("GET /v1/jobs/{id} idle:        p50 %.3f ms  p99 %.3f ms  (%zu, %d errors)\n",
-              idle.p(0.5), idle.p(0.99), idle.ms.size(), idle.errors);
+  std::printf("GET /v1/jobs/{id} idle:        p50 %.3f ms  p99 %.3f ms  (%lld, %lld errors)\n",
+              idle.p50_ms, idle.p99_ms, static_cast<long long>(idle.good + idle.errors),
+              static_cast<long long>(idle.errors));
   std::printf(
-      "GET /v1/jobs/{id} during intake: p50 %.3f ms  p99 %.3f ms  (%zu, %d errors); "
+      "GET /v1/jobs/{id} during intake: p50 %.3f ms  p99 %.3f ms  (%lld, %lld errors); "
       "p99 ratio %.2fx\n",
-      busy.p(0.5), busy.p(0.99), busy.ms.size(), busy.errors,
-      idle.p(0.99) > 0 ? busy.p(0.99) / idle.p(0.99) : 0);
+      busy.p50_ms, busy.p99_ms, static_cast<long long>(busy.good + busy.errors),
+      static_cast<long long>(busy.errors), idle.p99_ms > 0 ? busy.p99_ms / idle.p99_ms : 0);
   std::printf("where the time went (serve's /metrics, during intake):\n");
   for (const auto& [name, value] : after) {
     const double delta = value - (before.count(name) ? before.at(name) : 0);
@@ -497,10 +350,12 @@ int run() {
   for (const auto& [token, n] : by_token) twice += n > 1 ? 1 : 0;
   std::printf("Slurm holds %zu TunePlane jobs (%d accepted + 1), %d submitted twice\n",
               by_token.size(), jobs, twice);
-  serve->stop();
-  sim->stop();
+  // SIGTERM to serve's group (under strace, strace and serve), as serve's unit stops it.
+  ::kill(-serve->pid(), SIGTERM);
+  serve->waitExit(kStopLimit);
+  sim.reset();  // SIGTERM, a bounded wait
   if (use_strace) {
-    const auto calls = straceCalls(readText(root + "/strace.txt"));
+    const auto calls = straceCalls(test::readFile(root + "/strace.txt"));
     long total = 0;
     for (const auto& [name, n] : calls) {
       std::printf("  strace: %-16s %8ld calls (%.2f per job, whole run)\n", name.c_str(), n,

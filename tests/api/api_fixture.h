@@ -37,6 +37,15 @@ inline constexpr const char* kAliceToken = "alice-secret-token-0001";
 inline constexpr const char* kBobToken = "bob-secret-token-0002";
 inline constexpr const char* kRootToken = "root-secret-token-0003";
 
+// A client of the API on loopback `port` (30 s at most for an answer) that checks every
+// answer it receives against docs/openapi.json.
+inline std::unique_ptr<httplib::Client> checkedClient(int port) {
+  auto client = std::make_unique<httplib::Client>("127.0.0.1", port);
+  client->set_read_timeout(30, 0);
+  test::validateAnswersOf(*client);
+  return client;
+}
+
 class ApiFixture : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -70,9 +79,7 @@ class ApiFixture : public ::testing::Test {
     auto started = ApiServer::start(std::move(deps), std::move(options));
     ASSERT_TRUE(started) << started.error().describe();
     server_ = std::move(*started);
-    http_ = std::make_unique<httplib::Client>("127.0.0.1", server_->port());
-    http_->set_read_timeout(30, 0);
-    test::validateAnswersOf(*http_);  // every answer as docs/openapi.json describes it
+    http_ = checkedClient(server_->port());
   }
 
   void TearDown() override {

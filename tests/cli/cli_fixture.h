@@ -103,36 +103,17 @@ class CliFixture : public ::testing::Test {
            dir_ + "/staging\n" + "runtime_registry_file: " + registry + "\n";
   }
 
+  // Three runtimes of the one artifact: custom-demo and llamafactory-0-9 with digest `sha`,
+  // custom-tampered with a digest it never has.
   void writeRegistry(const std::string& path, const std::string& sha) const {
-    writeFile(path,
-              "runtimes:\n"
-              "  - id: custom-demo\n"
-              "    format: sqsh\n"
-              "    path: " +
-                  artifact_ +
-                  "\n"
-                  "    sha256: " +
-                  sha +
-                  "\n"
-                  "    frameworks: [custom]\n"
-                  "  - id: custom-tampered\n"
-                  "    format: sqsh\n"
-                  "    path: " +
-                  artifact_ +
-                  "\n"
-                  "    sha256: " +
-                  std::string(64, '0') +
-                  "\n"
-                  "    frameworks: [custom]\n"
-                  "  - id: llamafactory-0-9\n"
-                  "    format: sqsh\n"
-                  "    path: " +
-                  artifact_ +
-                  "\n"
-                  "    sha256: " +
-                  sha +
-                  "\n"
-                  "    frameworks: [llamafactory]\n");
+    const auto runtime = [this](const std::string& id, const std::string& digest,
+                                const std::string& framework) {
+      return "  - id: " + id + "\n    format: sqsh\n    path: " + artifact_ +
+             "\n    sha256: " + digest + "\n    frameworks: [" + framework + "]\n";
+    };
+    writeFile(path, "runtimes:\n" + runtime("custom-demo", sha, "custom") +
+                        runtime("custom-tampered", std::string(64, '0'), "custom") +
+                        runtime("llamafactory-0-9", sha, "llamafactory"));
   }
 
   // Writes a spec into the temp dir and returns its path.

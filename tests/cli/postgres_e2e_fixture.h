@@ -13,7 +13,6 @@
 
 #include "../catalog/temp_dir.h"
 #include "e2e_fixture.h"
-#include "support/pg_cluster.h"
 #include "support/pg_test_database.h"
 
 namespace tuneplane::cli::testing {
@@ -23,25 +22,16 @@ inline constexpr const char* kPostgresPassword = test::kPasswordRolePassword;
 class ServeE2ePostgresTest : public ServeE2eTest {
  protected:
   void SetUp() override {
-    std::string why;
-    cluster_ = test::sharedPostgres(why);
-    if (cluster_ == nullptr) {
-      if (test::postgresRequired()) FAIL() << "PostgreSQL required: " << why;
-      GTEST_SKIP() << "*** SKIPPED: no PostgreSQL: " << why;
-    }
-    std::string error;
-    database_ = cluster_->createDatabase(error, test::kPasswordRole, kPostgresPassword);
-    ASSERT_FALSE(database_.empty()) << error;
+    database_.open(test::kPasswordRole, kPostgresPassword);
+    if (!database_.ready()) return;
     password_file_ = secrets_.write("db.pass", std::string(kPostgresPassword) + "\n");
     ASSERT_EQ(::chmod(password_file_.c_str(), 0600), 0);
     ServeE2eTest::SetUp();
   }
   void TearDown() override {
-    if (cluster_ == nullptr) return;
-    ServeE2eTest::TearDown();
-    if (!database_.empty()) cluster_->dropDatabase(database_);
-  }
-  std::string db() const override { return cluster_->uri(database_, test::kPasswordRole); }
+    if (database_.ready()) ServeE2eTest::TearDown();
+  }  // the database is dropped after
+  std::string db() const override { return database_.uri(test::kPasswordRole); }
   std::string serverExtra() const override {
     return "  db_password_file: " + password_file_ +
            "\n  lease_seconds: " + std::to_string(kLeaseSeconds) + "\n";
@@ -61,8 +51,7 @@ class ServeE2ePostgresTest : public ServeE2eTest {
     return value ? static_cast<int>(*value) : -1;
   }
 
-  test::PgCluster* cluster_ = nullptr;
-  std::string database_;
+  test::PgTestDatabase database_;
   tuneplane::testing::TempDir secrets_;
   std::string password_file_;
 };

@@ -6,7 +6,6 @@
 // still be on a local disk of this one-host cluster: that warning is allowed. Skipped
 // unless TUNEPLANE_LIVE_* is set, and unless this process is root or the live user (the job
 // user must be able to write what TunePlane stages).
-#include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "live_config.h"
+#include "live_staging_group.h"
 #include "staging/os_users.h"
 #include "staging/stager.h"
 #include "support/doctor_report.h"
@@ -49,11 +49,8 @@ class DoctorLive : public ::testing::Test {
     }
     // Root stages for the live user through the live user's primary group (issue 11).
     if (!as_live_user) {
-      auto job_user = users.userByName(live_.user);
-      ASSERT_TRUE(job_user && *job_user) << "no user " << live_.user << " on this host";
-      const struct group* g = ::getgrgid((*job_user)->gid);
-      ASSERT_NE(g, nullptr);
-      group_ = g->gr_name;
+      group_ = stagingGroup(live_.user);
+      ASSERT_FALSE(group_.empty()) << "no group for " << live_.user << " on this host";
     }
     dir_ = live_.shared_dir + "/tp-live-doctor-" + std::to_string(::getpid());
     std::filesystem::create_directories(dir_ + "/staging");

@@ -4,7 +4,6 @@
 // logs/ (issue 11). Skipped unless TUNEPLANE_LIVE_* is set and the suite runs as root.
 // Env: TUNEPLANE_LIVE_STAGING_GROUP (default: the live user's primary group). Against the
 // simulator (which runs jobs as its own user) it checks the staging and the log path only.
-#include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +18,7 @@
 #include "attempt/log_tail.h"
 #include "launch/attempt_identity.h"
 #include "live_config.h"
+#include "live_staging_group.h"
 #include "slurm/rest_client.h"
 #include "slurm/submit_body.h"
 #include "staging/job_access.h"
@@ -55,13 +55,7 @@ class LiveJobUser : public ::testing::Test {
     client_ = std::move(*client);
   }
 
-  std::string group() {
-    if (auto named = live::env("TUNEPLANE_LIVE_STAGING_GROUP")) return *named;
-    auto user = users_.userByName(live_.user);
-    if (!user || !*user) return "";
-    const struct group* primary = ::getgrgid((*user)->gid);
-    return primary != nullptr ? primary->gr_name : "";
-  }
+  std::string group() { return live::stagingGroup(live_.user); }
 
   // A one-component CPU request for a fresh attempt under the staging root.
   launch::LaunchRequest request() {

@@ -137,15 +137,7 @@ class LiveReconciler : public ::testing::Test {
   }
 
   std::string submit(const std::string& command) {
-    auto job = service_->submit(
-        "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: live-hello\n"
-        "spec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
-        "    command: [\"bash\", \"-c\", \"" +
-            command +
-            "\"]\n"
-            "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
-            "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n",
-        "live");
+    auto job = service_->submit(live::cpuJobSpec("live-hello", command), "live");
     EXPECT_TRUE(job) << job.error().front().describe();
     return job ? job->id : "";
   }

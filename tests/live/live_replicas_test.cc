@@ -8,7 +8,7 @@
 #include <signal.h>
 
 #include "live_serve_fixture.h"
-#include "support/pg_cluster.h"
+#include "support/pg_test_database.h"
 
 namespace tuneplane::live {
 namespace {
@@ -23,15 +23,8 @@ class LiveServeReplicas : public LiveServe {
  protected:
   void SetUp() override {
     if (!liveConfig()) GTEST_SKIP() << kSkipReason;
-    std::string why;
-    cluster_ = test::sharedPostgres(why);
-    if (cluster_ == nullptr) {
-      if (test::postgresRequired()) FAIL() << "PostgreSQL required: " << why;
-      GTEST_SKIP() << "*** SKIPPED: no PostgreSQL: " << why;
-    }
-    std::string error;
-    database_ = cluster_->createDatabase(error);
-    ASSERT_FALSE(database_.empty()) << error;
+    database_.open();
+    if (!database_.ready()) return;
     LiveServe::SetUp();
     if (HasFatalFailure() || IsSkipped()) return;
     standby_ = test::ServeProcess::start(dir_ + "/site.yaml", db(), dir_);
@@ -44,9 +37,8 @@ class LiveServeReplicas : public LiveServe {
     if (standby_) {
       EXPECT_EQ(standby_->stop(), 0) << standby_->process().err();
     }
-    if (cluster_ != nullptr && !database_.empty()) cluster_->dropDatabase(database_);
-  }
-  std::string db() const override { return cluster_->uri(database_); }
+  }  // the database is dropped after
+  std::string db() const override { return database_.uri(); }
   std::string serverExtra() const override {
     return "  lease_seconds: " + std::to_string(kLeaseSeconds) + "\n";
   }
@@ -56,8 +48,7 @@ class LiveServeReplicas : public LiveServe {
     return static_cast<int>(test::metricValue(url, "tuneplane_leader").value_or(-1));
   }
 
-  test::PgCluster* cluster_ = nullptr;
-  std::string database_;
+  test::PgTestDatabase database_;
   std::unique_ptr<test::ServeProcess> standby_;
 };
 
@@ -67,13 +58,10 @@ TEST_F(LiveServeReplicas, TheStandbyFollowsAJobToSucceededAfterTheLeaderIsKilled
   EXPECT_EQ(leaderGauge(standby_->url()), 0);
 
   // Runs until the test creates `go` in its output folder (at most two minutes).
-  const std::string spec =
-      "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: live-replicas\n"
-      "spec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
-      "    command: [\"bash\", \"-c\", \"for i in $(seq 600); do [ -e "
-      "$TUNEPLANE_OUTPUT_DIR/go ] && break; sleep 0.2; done; echo followed\"]\n"
-      "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
-      "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n";
+  const std::string spec = cpuJobSpec(
+      "live-replicas",
+      "for i in $(seq 600); do [ -e $TUNEPLANE_OUTPUT_DIR/go ] && break; sleep 0.2; done; "
+      "echo followed");
   writeFile(dir_ + "/job.yaml", spec,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   const auto submitted = cli_->run({"submit", "-f", dir_ + "/job.yaml", "-o", "json"});

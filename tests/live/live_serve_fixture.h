@@ -2,12 +2,11 @@
 // slurmrestd is TUNEPLANE_LIVE_SLURMRESTD and whose staging root lies in
 // TUNEPLANE_LIVE_SHARED_DIR, and the `tuneplane` CLI against it. Skipped unless
 // TUNEPLANE_LIVE_* is set. Run as root, serve stages through `staging.group`
-// (TUNEPLANE_LIVE_STAGING_GROUP, default the live user's primary group) for jobs that Slurm
-// runs as the live user; run as the live user, it needs no group. Shared by
-// live_serve_test.cc and live_replicas_test.cc.
+// (live_staging_group.h) for jobs that Slurm runs as the live user; run as the live user, it
+// needs no group. LiveServe is shared by live_serve_test.cc and live_replicas_test.cc;
+// LiveServeRun, what it holds and undoes, also by site_init_live_test.cc (its own site).
 #pragma once
 
-#include <grp.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -16,7 +15,8 @@
 
 #include "live_config.h"
 #include "live_site.h"
-#include "staging/os_users.h"
+#include "live_staging_group.h"
+#include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "support/os_user.h"
 #include "support/serve_harness.h"
@@ -26,33 +26,11 @@ namespace tuneplane::live {
 using nlohmann::json;
 inline constexpr const char* kToken = "live-serve-token-b7e2c9";
 
-class LiveServe : public ::testing::Test {
+// What a live test that runs serve holds, and what it undoes when it ends: the job it left
+// running in Slurm cancelled, serve stopped (cleanly: exit 0), its directory removed.
+class LiveServeRun : public ::testing::Test {
  protected:
-  void SetUp() override {
-    auto config = liveConfig();
-    if (!config) GTEST_SKIP() << kSkipReason;
-    live_ = *config;
-    std::string staging;
-    if (::geteuid() == 0 && live_.user != "root") {
-      const std::string group = stagingGroup();
-      ASSERT_FALSE(group.empty()) << "no group for " << live_.user;
-      staging = "staging:\n  group: " + group + "\n";
-    } else if (test::currentUser() != live_.user) {
-      GTEST_SKIP() << "serve must run as root or as TUNEPLANE_LIVE_USER (" << live_.user << ")";
-    }
-    const std::string server =
-        "server:\n  poll_interval: 1s\n  tokens:\n    - user: " + test::currentUser() +
-        "\n      token_sha256: " + staging::sha256Hex(kToken) + "\n" + serverExtra();
-    auto dir = makeLiveSite(live_, "tp-live-serve-", live_.url, "", staging + server);
-    ASSERT_TRUE(dir) << "cannot make a directory in " << live_.shared_dir;
-    dir_ = *dir;
-    serve_ = test::ServeProcess::start(dir_ + "/site.yaml", db(), dir_);
-    ASSERT_NE(serve_, nullptr);
-    cli_ = std::make_unique<test::CliRunner>(serve_->url(), kToken, dir_);
-  }
-
   void TearDown() override {
-    // Cancel what this test left running in Slurm, then stop serve and remove the files.
     if (cli_ && !id_.empty()) {
       const json job = cli_->job(id_);
       if (job.is_object() && job.value("phase", "") != "Succeeded")
@@ -64,23 +42,56 @@ class LiveServe : public ::testing::Test {
     if (!dir_.empty()) staging::PosixStagingFs().removeTree(dir_);
   }
 
-  // The database serve is given (--db), and more lines for the site's server: section.
-  virtual std::string db() const { return dir_ + "/tuneplane.db"; }
-  virtual std::string serverExtra() const { return ""; }
-
-  std::string stagingGroup() {
-    if (auto named = env("TUNEPLANE_LIVE_STAGING_GROUP")) return *named;
-    staging::PosixOsUsers users;
-    auto user = users.userByName(live_.user);
-    if (!user || !*user) return "";
-    const struct group* primary = ::getgrgid((*user)->gid);
-    return primary != nullptr ? primary->gr_name : "";
+  // live_ from TUNEPLANE_LIVE_*, and group_: the staging group (live_staging_group.h) when
+  // this process is root and serve stages for the live user, "" when this process is the live
+  // user. Skips the test without TUNEPLANE_LIVE_* (or without a token file when
+  // `token_file_needed`) and when this process is neither root nor the live user; fails it
+  // when the group is unknown. The caller returns when the test was skipped or failed.
+  void configure(bool token_file_needed = false) {
+    auto config = liveConfig();
+    if (!config) GTEST_SKIP() << kSkipReason;
+    live_ = *config;
+    if (token_file_needed && !live_.token_file) {
+      GTEST_SKIP() << "this test needs TUNEPLANE_LIVE_TOKEN_FILE";
+    }
+    if (::geteuid() == 0 && live_.user != "root") {
+      group_ = stagingGroup(live_.user);
+      ASSERT_FALSE(group_.empty()) << "no group for " << live_.user << " on this host";
+    } else if (test::currentUser() != live_.user) {
+      GTEST_SKIP() << "serve must run as root or as TUNEPLANE_LIVE_USER (" << live_.user << ")";
+    }
+  }
+  // The site's staging: section for group_ ("" when none is needed) and serve's server:
+  // section, whose one caller is this process's user with kToken.
+  std::string stagingAndServerSections() const {
+    return (group_.empty() ? "" : "staging:\n  group: " + group_ + "\n") +
+           "server:\n  poll_interval: 1s\n  tokens:\n    - user: " + test::currentUser() +
+           "\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
   }
 
   Live live_;
-  std::string dir_, id_;
+  std::string group_, dir_, id_;
   std::unique_ptr<test::ServeProcess> serve_;
   std::unique_ptr<test::CliRunner> cli_;
+};
+
+class LiveServe : public LiveServeRun {
+ protected:
+  void SetUp() override {
+    configure();
+    if (IsSkipped() || HasFatalFailure()) return;
+    auto dir = makeLiveSite(live_, "tp-live-serve-", live_.url, "",
+                            stagingAndServerSections() + serverExtra());
+    ASSERT_TRUE(dir) << "cannot make a directory in " << live_.shared_dir;
+    dir_ = *dir;
+    serve_ = test::ServeProcess::start(dir_ + "/site.yaml", db(), dir_);
+    ASSERT_NE(serve_, nullptr);
+    cli_ = std::make_unique<test::CliRunner>(serve_->url(), kToken, dir_);
+  }
+
+  // The database serve is given (--db), and more lines for the site's server: section.
+  virtual std::string db() const { return dir_ + "/tuneplane.db"; }
+  virtual std::string serverExtra() const { return ""; }
 };
 
 }  // namespace tuneplane::live

@@ -12,11 +12,7 @@ namespace {
 
 TEST_F(LiveServe, SubmitWaitGetDescribeAndLogsOfACpuJob) {
   const std::string spec =
-      "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: live-serve\n"
-      "spec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
-      "    command: [\"bash\", \"-c\", \"echo hello from $SLURMD_NODENAME as $(id -un)\"]\n"
-      "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
-      "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n";
+      cpuJobSpec("live-serve", "echo hello from $SLURMD_NODENAME as $(id -un)");
   writeFile(dir_ + "/job.yaml", spec,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   const auto submitted = cli_->run(

@@ -38,6 +38,19 @@ shift
 exec "$@"
 )";
 
+// A one-node CPU job of the site's runtime custom-demo named `name` that runs
+// `bash -c COMMAND` (five minutes at most): the job spec every live test submits. `command`
+// goes inside a YAML string in double quotes: it must not hold one unescaped.
+inline std::string cpuJobSpec(const std::string& name, const std::string& command) {
+  return "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: " + name +
+         "\nspec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
+         "    command: [\"bash\", \"-c\", \"" +
+         command +
+         "\"]\n"
+         "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
+         "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n";
+}
+
 // Makes `prefix`XXXXXX under the shared dir with bin/apptainer, artifacts/demo.sif (runtime
 // custom-demo), runtimes.yaml, staging/ and site.yaml, whose slurmrestd is `url`;
 // `extra_slurm` adds lines under `slurm:`, `extra_yaml` top-level keys. The directory, or

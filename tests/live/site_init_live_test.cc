@@ -5,65 +5,27 @@
 // `tuneplane serve` to Succeeded. Skipped unless TUNEPLANE_LIVE_* (with a token file) is set,
 // and unless this process is root or the live user. Waits are bounded
 // (support/serve_harness.h and --timeout).
-#include <grp.h>
-#include <unistd.h>
-
 #include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
-#include "live_config.h"
-#include "live_site.h"
-#include "staging/os_users.h"
-#include "staging/stager.h"
-#include "staging/staging_fs.h"
-#include "support/os_user.h"
-#include "support/serve_harness.h"
+#include "live_serve_fixture.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
 
 namespace tuneplane::live {
 namespace {
 
-using nlohmann::json;
-constexpr const char* kToken = "live-site-init-token-4c1d7a";
-
-class SiteInitLive : public ::testing::Test {
+class SiteInitLive : public LiveServeRun {
  protected:
   void SetUp() override {
-    auto config = liveConfig();
-    if (!config) GTEST_SKIP() << kSkipReason;
-    live_ = *config;
-    if (!live_.token_file) GTEST_SKIP() << "site init needs TUNEPLANE_LIVE_TOKEN_FILE";
-    if (::geteuid() == 0 && live_.user != "root") {
-      staging::PosixOsUsers users;
-      auto user = users.userByName(live_.user);
-      ASSERT_TRUE(user && *user) << "no user " << live_.user << " on this host";
-      const struct group* primary = ::getgrgid((*user)->gid);
-      ASSERT_NE(primary, nullptr);
-      group_ = primary->gr_name;
-    } else if (test::currentUser() != live_.user) {
-      GTEST_SKIP() << "serve must run as root or as TUNEPLANE_LIVE_USER (" << live_.user << ")";
-    }
+    configure(/*token_file_needed=*/true);  // site init reads slurmrestd with a token
+    if (IsSkipped() || HasFatalFailure()) return;
     // The stand-in apptainer, the artifact and the registry; the site file is site init's.
     auto dir = makeLiveSite(live_, "tp-live-site-init-", live_.url);
     ASSERT_TRUE(dir) << "cannot make a directory in " << live_.shared_dir;
     dir_ = *dir;
-  }
-
-  void TearDown() override {
-    if (cli_ && !id_.empty()) {
-      const json job = cli_->job(id_);
-      if (job.is_object() && job.value("phase", "") != "Succeeded")
-        (void)cli_->run({"cancel", id_});
-    }
-    if (serve_) {
-      EXPECT_EQ(serve_->stop(), 0) << serve_->process().err();
-    }
-    if (!dir_.empty()) staging::PosixStagingFs().removeTree(dir_);
   }
 
   test::ProcessResult siteInit() {
@@ -73,11 +35,6 @@ class SiteInitLive : public ::testing::Test {
                             {.scratch = dir_});
   }
   std::string site() const { return dir_ + "/site.yaml"; }
-
-  Live live_;
-  std::string group_, dir_, id_;
-  std::unique_ptr<test::ServeProcess> serve_;
-  std::unique_ptr<test::CliRunner> cli_;
 };
 
 TEST_F(SiteInitLive, TheDraftPassesDoctorAndRunsAJob) {
@@ -106,10 +63,7 @@ TEST_F(SiteInitLive, TheDraftPassesDoctorAndRunsAJob) {
   text.insert(slurm_at + slurm_line.size(), "  job_environment:\n    PATH: " + dir_ +
                                                 "/bin:" + live_.slurm_bin +
                                                 ":/usr/local/bin:/usr/bin:/bin\n");
-  if (!group_.empty()) text += "staging:\n  group: " + group_ + "\n";
-  text += "server:\n  poll_interval: 1s\n  tokens:\n    - user: " + test::currentUser() +
-          "\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
-  writeFile(site(), text);
+  writeFile(site(), text + stagingAndServerSections());
 
   const auto doctor = test::runProcess(
       {test::tuneplaneBinary(), "doctor", "--site", site(), "-o", "json"}, {.scratch = dir_});
@@ -122,11 +76,7 @@ TEST_F(SiteInitLive, TheDraftPassesDoctorAndRunsAJob) {
   ASSERT_NE(serve_, nullptr);
   cli_ = std::make_unique<test::CliRunner>(serve_->url(), kToken, dir_);
   writeFile(dir_ + "/job.yaml",
-            "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: live-site-init\n"
-            "spec:\n  framework:\n    name: custom\n    task: custom\n    runtime_id: custom-demo\n"
-            "    command: [\"bash\", \"-c\", \"echo drafted site on $SLURMD_NODENAME\"]\n"
-            "  resources:\n    time_limit: 5m\n    pools:\n      - name: main\n        nodes: 1\n"
-            "        gpus_per_node: 0\n        cpus: 1\n        memory_gb: 1\n");
+            cpuJobSpec("live-site-init", "echo drafted site on $SLURMD_NODENAME"));
   const auto submitted = cli_->run(
       {"submit", "-f", dir_ + "/job.yaml", "--wait", "--timeout", "4m", "--poll-interval", "1s"});
   id_ = submitted.out.substr(0, submitted.out.find(':'));

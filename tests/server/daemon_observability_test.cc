@@ -8,54 +8,36 @@
 #include <mutex>
 #include <sstream>
 
-#include "../api/api_fixture.h"
 #include "../api/prometheus_text.h"
-#include "../pipeline/site_fixture.h"
-#include "../sim/sim_test_support.h"
 #include "api/json_views.h"
-#include "server/daemon.h"
-#include "store/sqlite_job_store.h"
-#include "support/openapi_validator.h"
+#include "daemon_fixture.h"
 
 namespace tuneplane::server::testing {
 namespace {
-
-using namespace tuneplane::api::testing;  // ApiFixture and its helpers (tests/api)
 
 using namespace std::chrono_literals;
 
 // A token the server knows but nothing may ever print.
 constexpr const char* kWatchedToken = "WATCHED-token-9f3e1c-must-not-be-logged";
 
-class DaemonObservabilityTest : public sim::testing::SimFixture {
+class DaemonObservabilityTest : public DaemonFixture {
  protected:
   void SetUp() override {
-    SimFixture::SetUp();
+    DaemonFixture::SetUp();
     if (HasFatalFailure()) return;
     // Everything the libraries log through spdlog, captured too.
     previous_ = spdlog::default_logger();
     spdlog::set_default_logger(std::make_shared<spdlog::logger>(
         "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(spdlog_out_)));
-    site_ = std::make_unique<SiteDir>(sim_->baseUrl());
-    context_ = site_->context();
-    auto opened = store::SqliteJobStore::open(store::SqliteJobStore::kInMemory);
-    ASSERT_TRUE(opened);
-    store_ = std::move(*opened);
+    caller_ = kWatchedToken;
     DaemonOptions options;
     options.server.tokens = {{"alice", sha256Hex(kWatchedToken), false}};
-    options.poll_interval = 100ms;
     options.access_log = [this](const std::string& line) { keep(access_, line); };
     options.event_log = [this](const LogRecord& record) { keep(records_, dumpRecord(record)); };
-    auto started = Daemon::start(context_, *store_, std::move(options));
-    ASSERT_TRUE(started) << started.error().describe();
-    daemon_ = std::move(*started);
-    api_ = std::make_unique<httplib::Client>("127.0.0.1", daemon_->port());
-    api_->set_read_timeout(30, 0);
-    test::validateAnswersOf(*api_);  // every answer as docs/openapi.json describes it
+    startDaemon(std::move(options));
   }
   void TearDown() override {
-    daemon_.reset();
-    sim_.reset();
+    DaemonFixture::TearDown();
     if (previous_) spdlog::set_default_logger(previous_);
   }
 
@@ -81,23 +63,6 @@ class DaemonObservabilityTest : public sim::testing::SimFixture {
     return all;
   }
 
-  httplib::Headers auth() const {
-    return {{"Authorization", std::string("Bearer ") + kWatchedToken}};
-  }
-  std::string submit(const std::string& spec) {
-    auto res = api_->Post("/v1/jobs", auth(), spec, "application/yaml");
-    EXPECT_TRUE(res && res->status == 201) << (res ? res->body : "no answer");
-    return res ? json::parse(res->body, nullptr, false).value("id", "") : "";
-  }
-  std::string phase(const std::string& id) {
-    auto res = api_->Get(("/v1/jobs/" + id).c_str(), auth());
-    return res ? json::parse(res->body, nullptr, false).value("phase", "") : "";
-  }
-  bool waitForPhase(const std::string& id, const std::string& wanted) {
-    const bool reached = sim::testing::eventually([&] { return phase(id) == wanted; }, 30s);
-    if (!reached) ADD_FAILURE() << "job " << id << " is " << phase(id) << ", not " << wanted;
-    return reached;
-  }
   std::string metrics() {
     auto res = api_->Get("/metrics");
     return res ? res->body : "";
@@ -111,11 +76,6 @@ class DaemonObservabilityTest : public sim::testing::SimFixture {
   std::mutex mu_;
   std::vector<std::string> access_;
   std::vector<std::string> records_;
-  std::unique_ptr<SiteDir> site_;
-  pipeline::SiteContext context_;
-  std::unique_ptr<store::SqliteJobStore> store_;
-  std::unique_ptr<Daemon> daemon_;
-  std::unique_ptr<httplib::Client> api_;
 };
 
 TEST_F(DaemonObservabilityTest, MetricsMoveAfterASuccessAFailureAndPollCycles) {
@@ -211,9 +171,9 @@ TEST_F(DaemonObservabilityTest, NoTokenEverReachesALog) {
   // JWT key minting slurmrestd tokens, and a submit slurmrestd refuses.
   const std::string id = submit(cpuSpec("echo x"));
   ASSERT_TRUE(waitForPhase(id, "Succeeded"));
-  api_->Get(("/v1/jobs/" + id).c_str(), auth());
+  api_->Get(("/v1/jobs/" + id).c_str(), as(caller_));
   api_->Get("/v1/jobs", {{"Authorization", "Bearer WATCHED-wrong-token-1234"}});
-  api_->Get((std::string("/v1/jobs?token=") + kWatchedToken).c_str(), auth());
+  api_->Get((std::string("/v1/jobs?token=") + kWatchedToken).c_str(), as(caller_));
   sim_->failNextRequests(1, 422);
   const std::string refused = submit(cpuSpec("echo y", "", "refused"));
   ASSERT_TRUE(waitForPhase(refused, "Failed"));

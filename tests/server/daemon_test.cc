@@ -1,76 +1,27 @@
 // End to end through the HTTP API: the Daemon (what `tuneplane serve` runs: reconciler on
 // its loop, API server, readiness probe) against the in-process slurmrestd simulator, with
 // SQLite in memory. Jobs run for real in the simulator, so every wait is a bounded poll.
-#include "server/daemon.h"
-
 #include <filesystem>
 #include <future>
 
-#include "../api/api_fixture.h"
-#include "../pipeline/site_fixture.h"
-#include "../sim/sim_test_support.h"
-#include "store/sqlite_job_store.h"
-#include "support/openapi_validator.h"
+#include "daemon_fixture.h"
 
 namespace tuneplane::server::testing {
 namespace {
 
-using namespace tuneplane::api::testing;  // ApiFixture and its helpers (tests/api)
-
 using namespace std::chrono_literals;
 
-class DaemonTest : public sim::testing::SimFixture {
+class DaemonTest : public DaemonFixture {
  protected:
   void SetUp() override {
-    SimFixture::SetUp();
+    DaemonFixture::SetUp();
     if (HasFatalFailure()) return;
-    site_ = std::make_unique<SiteDir>(sim_->baseUrl());
-    context_ = site_->context();
-    auto opened = store::SqliteJobStore::open(store::SqliteJobStore::kInMemory);
-    ASSERT_TRUE(opened);
-    store_ = std::move(*opened);
     DaemonOptions options;
     options.server.tokens = {{"alice", sha256Hex(kAliceToken), false},
                              {"bob", sha256Hex(kBobToken), false},
                              {"root", sha256Hex(kRootToken), true}};
-    options.poll_interval = 100ms;
-    auto started = Daemon::start(context_, *store_, std::move(options));
-    ASSERT_TRUE(started) << started.error().describe();
-    daemon_ = std::move(*started);
-    api_ = std::make_unique<httplib::Client>("127.0.0.1", daemon_->port());
-    api_->set_read_timeout(30, 0);
-    test::validateAnswersOf(*api_);  // every answer as docs/openapi.json describes it
+    startDaemon(std::move(options));
   }
-  void TearDown() override {
-    daemon_.reset();
-    sim_.reset();  // kills the jobs before their attempt dirs go
-  }
-
-  httplib::Headers as(const std::string& token) const {
-    return {{"Authorization", "Bearer " + token}};
-  }
-  json getJson(const std::string& path, const std::string& token = kAliceToken) {
-    auto res = api_->Get(path.c_str(), as(token));
-    return res ? json::parse(res->body, nullptr, false) : json();
-  }
-  std::string submit(const std::string& spec) {
-    auto res = api_->Post("/v1/jobs", as(kAliceToken), spec, "application/yaml");
-    EXPECT_TRUE(res && res->status == 201) << (res ? res->body : "no answer");
-    return res ? json::parse(res->body, nullptr, false).value("id", "") : "";
-  }
-  bool waitForPhase(const std::string& id, const std::string& phase,
-                    std::chrono::milliseconds limit = 30s) {
-    const bool reached = sim::testing::eventually(
-        [&] { return getJson("/v1/jobs/" + id).value("phase", "") == phase; }, limit);
-    if (!reached) ADD_FAILURE() << "job " << id << " is " << getJson("/v1/jobs/" + id).dump();
-    return reached;
-  }
-
-  std::unique_ptr<SiteDir> site_;
-  pipeline::SiteContext context_;
-  std::unique_ptr<store::SqliteJobStore> store_;
-  std::unique_ptr<Daemon> daemon_;
-  std::unique_ptr<httplib::Client> api_;
 };
 
 TEST_F(DaemonTest, SubmitRunsToSucceededWithItsLogs) {

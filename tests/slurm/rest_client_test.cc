@@ -424,6 +424,16 @@ class RawServer {
   static RawServer tcp(std::function<void(int)> on_connection, int* port) {
     return RawServer(listenLoopback(port), std::move(on_connection));
   }
+  // Reads each request's head, then closes the connection without a reply: the request may
+  // have been acted on.
+  static RawServer closingAfterRequest(int* port) {
+    return tcp(
+        [](int fd) {
+          readRequestHead(fd);
+          ::shutdown(fd, SHUT_RDWR);
+        },
+        port);
+  }
   ~RawServer() {
     ::shutdown(fd_, SHUT_RDWR);
     thread_.join();
@@ -464,12 +474,7 @@ TEST(TransportClass, CancelRetriesOnlyWhenNotSent) {
   EXPECT_EQ(h.sleeps.size(), static_cast<size_t>(RetryPolicy{}.max_attempts - 1));
 
   int port = 0;
-  auto server = RawServer::tcp(
-      [](int fd) {
-        readRequestHead(fd);
-        ::shutdown(fd, SHUT_RDWR);
-      },
-      &port);
+  auto server = RawServer::closingAfterRequest(&port);
   Harness h2("http://127.0.0.1:" + std::to_string(port));
   auto unknown = h2.client->cancel("sCC1M8VPMT9G00", std::nullopt);
   ASSERT_FALSE(unknown.has_value());
@@ -479,12 +484,7 @@ TEST(TransportClass, CancelRetriesOnlyWhenNotSent) {
 
 TEST(TransportClass, AcceptThenCloseWithoutReplyIsUnknown) {
   int port = 0;
-  auto server = RawServer::tcp(
-      [](int fd) {
-        readRequestHead(fd);
-        ::shutdown(fd, SHUT_RDWR);
-      },
-      &port);
+  auto server = RawServer::closingAfterRequest(&port);
   Harness h("http://127.0.0.1:" + std::to_string(port));
   auto receipt = h.client->submit(json::object());
   ASSERT_FALSE(receipt.has_value());
