@@ -110,7 +110,11 @@ std::size_t lineStart(std::string_view text, std::size_t end) {
 }
 
 std::size_t skipTrailBytes(std::string_view text, std::size_t pos) {
-  while (pos < text.size() && U8_IS_TRAIL(static_cast<uint8_t>(text[pos]))) ++pos;
+  // At most 3: no character has more continuation bytes, so the 4th of a run is ill-formed
+  // and shown as U+FFFD, not skipped (a window of 0x87 bytes once showed only the text
+  // after them: found by fuzz/log_tail_fuzz.cc).
+  const std::size_t limit = std::min(text.size(), pos + 3);
+  while (pos < limit && U8_IS_TRAIL(static_cast<uint8_t>(text[pos]))) ++pos;
   return pos;
 }
 
