@@ -4,7 +4,7 @@
 // besides no crash, leak, overflow or undefined behaviour:
 //  - the text is valid UTF-8, within max_bytes and max_lines, its line count is right, and
 //    with nothing replaced it is the log's own last bytes;
-//  - reading only the window at the end (max_bytes + 1 bytes, as readLogTail does) gives the
+//  - reading only the window at the end (logTailWindow bytes, as readLogTail does) gives the
 //    same text, line count and truncation as cutting the whole log;
 //  - when the log is valid UTF-8 and fits whole, it comes back whole and not truncated;
 //  - readLogTail on a real file (flag bit 0) gives what the cut gives.
@@ -103,7 +103,7 @@ int testOneLog(std::string_view input) {
 
   const attempt::LogTail whole = attempt::cutLogTail(log, true, limits);
   checkTail(whole, log, true, limits);
-  const std::size_t want = std::min(log.size(), limits.max_bytes + 1);
+  const std::size_t want = std::min(log.size(), attempt::logTailWindow(limits));
   const std::string_view window_bytes = log.substr(log.size() - want);
   const bool window_starts_file = want == log.size();
   const attempt::LogTail window = attempt::cutLogTail(window_bytes, window_starts_file, limits);
