@@ -4,8 +4,9 @@
 #   fuzz/run.sh BUILD_DIR          each target for FUZZ_SECONDS (default 30) on a scratch copy
 #                                  of its corpus (BUILD_DIR/fuzz-scratch/<target>/corpus); the
 #                                  repository's corpus is only read
-#   fuzz/run.sh BUILD_DIR --merge  then folds the scratch corpus into fuzz/corpus/<target>/,
-#                                  minimised (libFuzzer's -merge=1): `make fuzz-merge`
+#   fuzz/run.sh BUILD_DIR --merge  then adds to fuzz/corpus/<target>/ the inputs of the scratch
+#                                  corpus that reach new features (libFuzzer's -merge=1) and
+#                                  are at most FUZZ_MERGE_MAX_BYTES (768): `make fuzz-merge`
 #
 # FUZZ_TARGETS (default: all) picks targets; FUZZ_RUNS=N runs N inputs instead of a time;
 # FUZZ_FLAGS adds libFuzzer flags. A crash, leak or timeout is saved as
@@ -20,6 +21,7 @@ all="spec site registry slurm_answers api_body log_tail script_render"
 targets=${FUZZ_TARGETS:-$all}
 seconds=${FUZZ_SECONDS:-30}
 scratch="$build/fuzz-scratch"
+max_bytes=${FUZZ_MERGE_MAX_BYTES:-768}
 read -r -a extra <<<"${FUZZ_FLAGS:-}"
 if [ -n "${FUZZ_RUNS:-}" ]; then bound=(-runs="$FUZZ_RUNS"); else bound=(-max_total_time="$seconds"); fi
 
@@ -52,10 +54,16 @@ for target in $targets; do
     rm -rf "$merged" && mkdir -p "$merged"
     "$binary" -merge=1 -timeout=10 -rss_limit_mb=2048 "$merged" \
       "$root/fuzz/corpus/$target" "$work/corpus" >"$work/merge.log" 2>&1
-    rm -rf "$root/fuzz/corpus/$target"
-    mkdir -p "$root/fuzz/corpus/$target"
-    cp "$merged/"* "$root/fuzz/corpus/$target/"
-    echo "   merged: $(ls "$root/fuzz/corpus/$target" | wc -l) inputs in fuzz/corpus/$target"
+    # Only new inputs, and only small ones: the replay tests run every input under ASan in
+    # CI, and a small input reaches a feature as well as a large one that libFuzzer grew.
+    added=0
+    for input in "$merged"/*; do
+      [ -e "$root/fuzz/corpus/$target/$(basename "$input")" ] && continue
+      [ "$(stat -c %s "$input")" -le "$max_bytes" ] || continue
+      cp "$input" "$root/fuzz/corpus/$target/"
+      added=$((added + 1))
+    done
+    echo "   merged: $added new inputs of at most $max_bytes bytes into fuzz/corpus/$target"
   fi
 done
 printf '%s\n' "${summary[@]}"
