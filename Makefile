@@ -2,10 +2,12 @@
 # scripts/install-deps.sh; as root, or with sudo).
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build test test-asan test-live bench demo deb test-package format clean
+.PHONY: deps configure build test test-asan test-live bench demo deb test-package format clean \
+  fuzz fuzz-build fuzz-merge
 
 deps:
 	bash scripts/install-deps.sh
@@ -52,8 +54,25 @@ deb: configure
 test-package: deb
 	bash scripts/package-test.sh $(BUILD)
 
+# The fuzz targets (fuzz/) built with clang's libFuzzer + ASan + UBSan in $(FUZZ_BUILD)/, each
+# run for FUZZ_SECONDS (default 30) on a scratch copy of its corpus; FUZZ_TARGETS picks some,
+# FUZZ_RUNS=N bounds by inputs instead. `make test` replays the same targets' corpora with g++.
+fuzz-build:
+	bash scripts/install-deps.sh --fuzz
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++ -DTUNEPLANE_FUZZ=ON -DTUNEPLANE_BUILD_TESTS=OFF \
+	  -DTUNEPLANE_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
+
+fuzz: fuzz-build
+	bash fuzz/run.sh $(FUZZ_BUILD)
+
+# The same, then what the run found folded into fuzz/corpus/ (minimised): review, then commit.
+fuzz-merge: fuzz-build
+	bash fuzz/run.sh $(FUZZ_BUILD) --merge
+
 format:
 	git ls-files '*.h' '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

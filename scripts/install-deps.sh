@@ -10,6 +10,11 @@ packages=(
   chromium chromium-driver
   systemd  # systemd-analyze: scripts/package-test.sh verifies the packaged unit
 )
+# `make fuzz` (install-deps.sh --fuzz): clang and its libFuzzer runtime; python3-yaml for
+# fuzz/seed_corpus.py. Not needed by `make test`, which replays the fuzz corpora with g++.
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang libclang-rt-dev python3-yaml)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -69,7 +69,12 @@ Status checkBodyText(std::string_view body) {
       continue;
     }
     if (line_start) {
-      if (c == ' ') {
+      // A block indicator at a line's start ("- ", "? ", ": ") opens a level as an indent
+      // does: "- - - x" nests three sequences on one line (found by fuzz/api_body_fuzz.cc).
+      const char next = i + 1 < body.size() ? body[i + 1] : '\n';
+      const bool indicator =
+          (c == '-' || c == '?' || c == ':') && (next == ' ' || next == '\t' || next == '\n');
+      if (c == ' ' || indicator) {
         if (++indent > kMaxIndent) return tooDeep("a line is indented too deeply");
         continue;
       }

@@ -110,7 +110,11 @@ std::size_t lineStart(std::string_view text, std::size_t end) {
 }
 
 std::size_t skipTrailBytes(std::string_view text, std::size_t pos) {
-  while (pos < text.size() && U8_IS_TRAIL(static_cast<uint8_t>(text[pos]))) ++pos;
+  // At most 3: no character has more continuation bytes, so the 4th of a run is ill-formed
+  // and shown as U+FFFD, not skipped (a window of 0x87 bytes once showed only the text
+  // after them: found by fuzz/log_tail_fuzz.cc).
+  const std::size_t limit = std::min(text.size(), pos + 3);
+  while (pos < limit && U8_IS_TRAIL(static_cast<uint8_t>(text[pos]))) ++pos;
   return pos;
 }
 
@@ -252,6 +256,12 @@ Result<std::string> logFileName(std::string_view pool, LogStream stream) {
   return std::string(pool) + (stream == LogStream::kStdout ? ".out" : ".err");
 }
 
+std::size_t logTailWindow(const LogTailLimits& limits) {
+  // Found by fuzz/log_tail_fuzz.cc: with max_bytes + 1, a log ending in 2 bytes of a 3-byte
+  // character showed 2 bytes fewer of its last line than the limit allows.
+  return limits.max_bytes + 1 + 3;
+}
+
 LogTail cutLogTail(std::string_view window, bool starts_file, const LogTailLimits& limits) {
   LogTail tail;
   const std::string_view body = window.substr(0, window.size() - incompleteTail(window));
@@ -317,8 +327,7 @@ Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view poo
     return fail(codes::kLogsIo, "", "cannot stat " + file_shown + ": " + std::strerror(errno));
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
-  // One byte more than the limit: it tells whether the first line in reach starts a line.
-  const std::uint64_t want = std::min<std::uint64_t>(size, limits.max_bytes + 1);
+  const std::uint64_t want = std::min<std::uint64_t>(size, logTailWindow(limits));
   const std::uint64_t offset = size - want;
   auto window = readAt(file->fd.get(), offset, static_cast<std::size_t>(want), file_shown);
   if (!window) return fail(window.error());

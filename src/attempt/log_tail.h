@@ -3,7 +3,7 @@
 //
 // Limits: at most kLogTailMaxBytes (64 KiB) of returned text and at most kLogTailMaxLines
 // (2,000) lines. The file is read from its end with one fstat and one pread of at most
-// 64 KiB + 1 bytes, so the cost does not depend on the log's size.
+// 64 KiB + 4 bytes (logTailWindow), so the cost does not depend on the log's size.
 //
 // The text is cut so that it starts at the beginning of a line (a line ends with '\n'; a
 // CRLF pair stays whole) and never inside a UTF-8 character. If even the last line is longer
@@ -83,10 +83,15 @@ Result<LogTail> readLogTail(const std::string& attempt_dir, std::string_view poo
                             JobState job = JobState::kMayStillWrite,
                             const LogTailLimits& limits = {});
 
+// How many bytes from a log's end readLogTail reads: max_bytes, one more to know whether
+// the first line in reach starts a line, and 3 more for an incomplete character at the end,
+// which is left out (without them, a log ending in one showed less than it could).
+std::size_t logTailWindow(const LogTailLimits& limits);
+
 // The pure cut behind readLogTail. `window` is the end of a file; `starts_file` says whether
 // it begins at the file's first byte. If not, a line starts only after a '\n' inside the
-// window, so a caller reads one byte more than max_bytes to know whether the first full
-// line fits. Fills text, truncated, lines and replaced. REQUIRES: window.size() < 2^31.
+// window, so a caller reads logTailWindow(limits) bytes. The result is the same as for the
+// whole file. Fills text, truncated, lines and replaced. REQUIRES: window.size() < 2^31.
 LogTail cutLogTail(std::string_view window, bool starts_file, const LogTailLimits& limits = {});
 
 }  // namespace tuneplane::attempt

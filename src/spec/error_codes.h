@@ -23,6 +23,7 @@ inline constexpr const char* kEmptyList = "spec.empty_list";        // a list th
 inline constexpr const char* kEmptyString = "spec.empty_string";
 inline constexpr const char* kReservedEnv = "spec.reserved_env";  // TUNEPLANE_* / SLURM_*
 inline constexpr const char* kNulByte = "spec.nul_byte";          // cannot reach a process's argv
+inline constexpr const char* kInvalidUtf8 = "spec.invalid_utf8";  // JSON (body, store) holds UTF-8
 inline constexpr const char* kUnreadableFile = "spec.unreadable_file";
 // Size limits. The first two concern the whole document with its YAML aliases expanded
 // (document_measure.h; the site and registry have them too, under their prefixes): nothing

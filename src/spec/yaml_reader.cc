@@ -5,6 +5,7 @@
 #include <climits>
 #include <set>
 
+#include "common/text_checks.h"
 #include "spec/names.h"
 
 namespace tuneplane::spec {
@@ -165,6 +166,10 @@ bool YamlReader::checkMap(const YAML::Node& node, const std::string& path) {
       report("nul_byte", path, "a key contains a NUL byte");
       continue;
     }
+    if (!isUtf8(key)) {
+      report("invalid_utf8", path, "a key is not valid UTF-8");
+      continue;
+    }
     if (!seen.insert(key).second) {
       report("duplicate_key", child(path, key), "the key appears more than once");
     }
@@ -190,6 +195,13 @@ std::optional<std::string> YamlReader::str(const YAML::Node& node, const std::st
   }
   if (node.Scalar().find('\0') != std::string::npos) {
     report("nul_byte", path, "contains a NUL byte, which cannot reach a process");
+    return std::nullopt;
+  }
+  // Every string ends up in JSON (the submit body, the API's answers, the store), which
+  // holds only UTF-8; refused here, the error names the spec's own field (found by
+  // fuzz/script_render_fuzz.cc: it reached the renderer's check as "command[2]").
+  if (!isUtf8(node.Scalar())) {
+    report("invalid_utf8", path, "is not valid UTF-8");
     return std::nullopt;
   }
   return node.Scalar();

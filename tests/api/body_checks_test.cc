@@ -52,6 +52,12 @@ TEST(BodyChecksTest, Utf8Table) {
   for (const auto& c : cases) EXPECT_EQ(isUtf8(c.text), c.ok) << c.text;
 }
 
+std::string repeated(const std::string& text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
 TEST(BodyChecksTest, BodyTextTable) {
   struct Case {
     std::string name;
@@ -66,6 +72,9 @@ TEST(BodyChecksTest, BodyTextTable) {
       {"deep after an apostrophe", "a: it's\nb: " + std::string(33, '['), "api.too_deep"},
       {"deep after a '#' inside a word", "a: [x#" + std::string(33, '['), "api.too_deep"},
       {"deep indentation", "a:\n" + std::string(300, ' ') + "b: 1\n", "api.too_deep"},
+      {"block sequences nested on one line", repeated("- ", 200) + "x\n", "api.too_deep"},
+      {"complex keys nested on one line", repeated("? ", 200) + "x\n", "api.too_deep"},
+      {"a sequence of maps", "a:\n  - b: 1\n    c: [x, y]\n  - - y\n", ""},
       {"NUL", std::string("a\0", 2), "api.nul_byte"},
       {"not UTF-8", "a: \xfe", "api.invalid_utf8"},
   };
