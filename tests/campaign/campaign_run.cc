@@ -101,6 +101,7 @@ class Run {
     settle();
     gather();
     outcome_.verdict = checkInvariants(observed_);
+    keepEvidence();
     if (serve_) {
       const auto stopped = serve_->stop();
       if (stopped != 0) {
@@ -113,6 +114,27 @@ class Run {
   }
 
  private:
+  // With TUNEPLANE_CAMPAIGN_KEEP=DIR, a run with a violation leaves serve's logs, the
+  // simulator's history and every job (with its events) in DIR/seed-N/ for a post-mortem.
+  void keepEvidence() const {
+    const char* keep = std::getenv("TUNEPLANE_CAMPAIGN_KEEP");
+    if (keep == nullptr || outcome_.verdict.violations.empty()) return;
+    const fs::path dir = fs::path(keep) / ("seed-" + std::to_string(options_.seed));
+    std::error_code ignored;
+    fs::create_directories(dir, ignored);
+    for (const char* log : {"serve.out", "serve.err"}) {
+      fs::copy_file(fs::path(site_->dir()) / log, dir / log, fs::copy_options::overwrite_existing,
+                    ignored);
+    }
+    test::writeFile(dir / "slurm.json", observed_.slurm.dump(1));
+    json jobs = json::object();
+    for (const auto& [id, job] : observed_.jobs) {
+      jobs[id] = {{"job", job}, {"events", observed_.events.count(id) ? observed_.events.at(id) : json()}};
+    }
+    test::writeFile(dir / "jobs.json", jobs.dump(1));
+    say("  evidence kept in " + dir.string());
+  }
+
   void say(const std::string& line) const {
     if (options_.verbose) std::cout << line << std::endl;
   }
@@ -208,6 +230,7 @@ class Run {
     }
     const std::string id = json::parse(res->body).value("id", "");
     observed_.ids.push_back(id);
+    kinds_[id] = describe(s.job);
     if (s.cancel_after_ms >= 0) {
       cancels_.emplace_back(Steady::now() + std::chrono::milliseconds(s.cancel_after_ms), id);
     }
@@ -434,6 +457,12 @@ class Run {
       }
     }
     observed_.slurm = slurmHistory();
+    for (const std::string& id : observed_.ids) {
+      const json& job = observed_.jobs[id];
+      if (!job.is_object()) continue;
+      say("  " + id + " (" + kinds_[id] + "): " + job.value("phase", "") + " after " +
+          std::to_string(job["attempts"].size()) + " attempts: " + job.value("reason", ""));
+    }
   }
 
   const CampaignOptions options_;
@@ -445,6 +474,7 @@ class Run {
   std::unique_ptr<test::ServeProcess> serve_;
   int port_ = 0;
   std::vector<std::pair<Steady::time_point, std::string>> cancels_;
+  std::map<std::string, std::string> kinds_;  // job id → its kind, for the log
 };
 
 }  // namespace
