@@ -202,7 +202,10 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
   }
   observed.missing_polls = 0;
   verified_ms_[key(observed)] = now_;
-  settle(view, observed, verdictFor(observed, view.job.cancel_requested), "observation");
+  settle(view, observed,
+         heldForRequeue(stored) ? stillRequeued(observed.components)
+                                : verdictFor(observed, view.job.cancel_requested),
+         "observation");
 }
 
 bool Reconciler::settle(const store::JobView& view, const store::AttemptRecord& observed,
@@ -291,7 +294,7 @@ void Reconciler::retryStrayCancels() {
 
 bool Reconciler::mustCancelMore(const store::JobView& view) const {
   const AttemptVerdict v = rollUp(view.attempts.back().components, view.job.cancel_requested);
-  return !v.to_cancel.empty() || !v.requeued.empty();
+  return !v.to_cancel.empty() || !v.requeued.empty() || heldForRequeue(view.attempts.back());
 }
 
 int64_t Reconciler::unrunnableGraceMs() const {

@@ -406,8 +406,8 @@ nlohmann::json SimulatorImpl::submitLocked(const SubmitPlan& plan, const std::st
   *leader_id = ids.front();
   Job& leader = jobs_[ids.front()];
   leader.history = history_.size();
-  history_.push_back(HistoryEntry{leader.id, {}, leader.request.comment,
-                                  static_cast<int>(ids.size()), 0, "", false});
+  history_.push_back(HistoryEntry{
+      leader.id, {}, leader.request.comment, static_cast<int>(ids.size()), 0, "", false});
   recordHistoryLocked(leader);
   scheduleLocked();
   wake_.notify_all();

@@ -43,7 +43,9 @@ constexpr auto kBusyLimit = 60s;
 
 // Each run of a job's command appends a line to its attempt's output/runs: the job's own
 // witness of how many times it ran. No double quotes: hetSpec does not quote the script.
-std::string ledger() { return "echo ${SLURM_JOB_ID:-x} >> $TUNEPLANE_OUTPUT_DIR/runs"; }
+std::string ledger() {
+  return "echo ${SLURM_JOB_ID:-x} >> $TUNEPLANE_OUTPUT_DIR/runs";
+}
 
 std::string specFor(const Step& s) {
   using pipeline::testing::cpuSpec;
@@ -67,9 +69,7 @@ std::string tokenLine(const std::string& user, const std::string& token, bool ad
 
 class Run {
  public:
-  explicit Run(const CampaignOptions& options) : options_(options) {
-    outcome_.seed = options.seed;
-  }
+  explicit Run(const CampaignOptions& options) : options_(options) { outcome_.seed = options.seed; }
   ~Run() {
     serve_.reset();
     sim_.reset();  // its jobs end before their attempt directories go
@@ -129,7 +129,8 @@ class Run {
     test::writeFile(dir / "slurm.json", observed_.slurm.dump(1));
     json jobs = json::object();
     for (const auto& [id, job] : observed_.jobs) {
-      jobs[id] = {{"job", job}, {"events", observed_.events.count(id) ? observed_.events.at(id) : json()}};
+      jobs[id] = {{"job", job},
+                  {"events", observed_.events.count(id) ? observed_.events.at(id) : json()}};
     }
     test::writeFile(dir / "jobs.json", jobs.dump(1));
     say("  evidence kept in " + dir.string());
@@ -208,7 +209,8 @@ class Run {
 
   bool setFaults(const json& body) {
     const int status = sim_->setFaults(body);
-    if (status != 200) say("  (the simulator refused " + body.dump() + ": " + std::to_string(status) + ")");
+    if (status != 200)
+      say("  (the simulator refused " + body.dump() + ": " + std::to_string(status) + ")");
     return status == 200;
   }
 
@@ -322,10 +324,11 @@ class Run {
         if (candidates.empty()) return skipped(s);
         const json& target = candidates[s.pick % candidates.size()];
         const json who = {{"job", sluidOf(target)}};
-        const json body = s.fault == Fault::kPurge     ? json{{"purge", who}}
-                          : s.fault == Fault::kRequeue ? json{{"requeue", who}}
-                                                       : json{{"end_job", {{"job", sluidOf(target)},
-                                                                           {"state", "NODE_FAIL"}}}};
+        const json body =
+            s.fault == Fault::kPurge ? json{{"purge", who}}
+            : s.fault == Fault::kRequeue
+                ? json{{"requeue", who}}
+                : json{{"end_job", {{"job", sluidOf(target)}, {"state", "NODE_FAIL"}}}};
         if (setFaults(body)) struck(s, "Slurm job " + std::to_string(target.value("job_id", 0)));
         return;
       }
@@ -360,26 +363,33 @@ class Run {
   // paused: nothing starts): TunePlane must find both copies by the attempt's token and
   // cancel the later one before it can run. Held busy until no token has two live Slurm jobs.
   void duplicateOnABusyCluster(const Step& s) {
-    if (!setFaults({{"pause_scheduling", true}, {"duplicate_submits", 1}, {"drop_submit_responses", 1}}))
+    const size_t before = slurmHistory().size();
+    if (!setFaults(
+            {{"pause_scheduling", true}, {"duplicate_submits", 1}, {"drop_submit_responses", 1}}))
       return;
     struck(s, "");
     Step job;
     job.job = JobKind::kShort;
     submit(job);
-    test::pollUntil(
+    // Held busy until the doubled submit has happened and no token has two live Slurm jobs.
+    const bool cancelled = test::pollUntil(
         [&] {
-          std::map<std::string, int> live;
-          bool submitted = false;
-          for (const json& j : slurmHistory()) {
-            if (!ended(j)) ++live[j.value("comment", "")];
-            if (j.value("state", "") == "PENDING") submitted = true;
+          const json slurm = slurmHistory();
+          std::map<std::string, int> made, live;
+          for (size_t i = 0; i < slurm.size(); ++i) {
+            const std::string token = slurm[i].value("comment", "");
+            if (i >= before) ++made[token];
+            if (!ended(slurm[i])) ++live[token];
           }
-          bool duplicated = false;
+          bool doubled = false, duplicated = false;
+          for (const auto& [token, count] : made) doubled = doubled || count > 1;
           for (const auto& [token, count] : live) duplicated = duplicated || count > 1;
-          return submitted && !duplicated;
+          return doubled && !duplicated;
         },
         kBusyLimit, 200ms);
-    setFaults({{"pause_scheduling", false}, {"duplicate_submits", 0}});
+    if (!cancelled) say("  (the duplicate was not cancelled while the cluster was held busy)");
+    setFaults(
+        {{"pause_scheduling", false}, {"duplicate_submits", 0}, {"drop_submit_responses", 0}});
   }
 
   static bool ended(const json& slurm_job) {
@@ -391,7 +401,8 @@ class Run {
   void reuseAnId(const Step& s) {
     std::vector<json> finished;
     for (const json& j : slurmHistory()) {
-      if (!j.value("purged", false) && ended(j) && j.value("state", "").find("COMPLETING") == std::string::npos)
+      if (!j.value("purged", false) && ended(j) &&
+          j.value("state", "").find("COMPLETING") == std::string::npos)
         finished.push_back(j);
     }
     if (finished.empty()) return skipped(s);
@@ -431,11 +442,11 @@ class Run {
                 !slurmJobsWithToken(slurm, token).empty()) {
               continue;
             }
-            auto res = api()->Post("/v1/jobs/" + id + "/attempts/" +
-                                       std::to_string(attempt.value("number", 0)) + "/abandon",
-                                   auth(kOpsToken),
-                                   R"({"reason": "fault campaign: its submit never reached Slurm"})",
-                                   "application/json");
+            auto res = api()->Post(
+                "/v1/jobs/" + id + "/attempts/" + std::to_string(attempt.value("number", 0)) +
+                    "/abandon",
+                auth(kOpsToken), R"({"reason": "fault campaign: its submit never reached Slurm"})",
+                "application/json");
             if (res && res->status == 202) {
               observed_.abandoned.insert(id);
               ++outcome_.abandoned;
@@ -502,7 +513,8 @@ std::string summarize(const CampaignOutcome& o) {
   out << o.faults_injected << " faults, " << o.verdict.jobs << " jobs, " << o.verdict.lost
       << " lost, " << o.verdict.run_twice << " run twice (seed " << o.seed << ", "
       << static_cast<int>(o.seconds) << " s; " << o.faults_skipped << " faults without a target, "
-      << o.user_cancels << " user cancels, " << o.abandoned << " lost receipts abandoned)\n  phases:";
+      << o.user_cancels << " user cancels, " << o.abandoned
+      << " lost receipts abandoned)\n  phases:";
   for (const auto& [phase, n] : o.verdict.phases) out << " " << phase << " " << n;
   out << "\n  faults:";
   for (const auto& [fault, n] : o.by_fault) out << " [" << fault << "] " << n;

@@ -31,7 +31,7 @@ struct CampaignOutcome {
   int faults_skipped = 0;
   std::map<std::string, int> by_fault;  // injected, by describe(Fault)
   int user_cancels = 0;
-  int abandoned = 0;  // lost receipts of submits that never reached Slurm, abandoned
+  int abandoned = 0;     // lost receipts of submits that never reached Slurm, abandoned
   bool started = false;  // the processes came up (else nothing else here means anything)
   Verdict verdict;
   double seconds = 0;

@@ -35,14 +35,16 @@ void runSeed(uint64_t seed) {
   EXPECT_EQ(outcome.verdict.lost, 0);
   EXPECT_EQ(outcome.verdict.run_twice, 0);
   EXPECT_TRUE(outcome.verdict.violations.empty())
-      << outcome.verdict.violations.size() << " violations (above); replay: "
-      << replayCommand(seed);
+      << outcome.verdict.violations.size()
+      << " violations (above); replay: " << replayCommand(seed);
   EXPECT_GT(outcome.faults_injected, 0);
 }
 
 class FaultCampaignFixed : public ::testing::TestWithParam<uint64_t> {};
 
-TEST_P(FaultCampaignFixed, Seed) { runSeed(GetParam()); }
+TEST_P(FaultCampaignFixed, Seed) {
+  runSeed(GetParam());
+}
 
 INSTANTIATE_TEST_SUITE_P(FaultCampaign, FaultCampaignFixed,
                          ::testing::Values(uint64_t{21}, uint64_t{1021}, uint64_t{777}));

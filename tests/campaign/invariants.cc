@@ -23,7 +23,8 @@ bool writable(const fs::path& path) {
 // 0444 with the manifest's size and SHA-256, logs/ and output/ there. "" when so.
 std::string checkStaged(const fs::path& dir) {
   if (writable(dir)) return dir.string() + " is writable (or gone)";
-  const json manifest = json::parse(test::readFile((dir / "manifest.json").string()), nullptr, false);
+  const json manifest =
+      json::parse(test::readFile((dir / "manifest.json").string()), nullptr, false);
   if (!manifest.is_object() || !manifest["files"].is_object()) return "manifest.json unreadable";
   for (const auto& [name, file] : manifest["files"].items()) {
     const fs::path path = dir / name;
@@ -119,8 +120,8 @@ Verdict checkInvariants(const Observed& observed) {
       for (const json& s : slurm) {
         started += s.value("starts", 0);
         if (terminal && !ended(s)) {
-          violation(id, where + ": Slurm job " + std::to_string(s.value("job_id", 0)) +
-                            " still " + s.value("state", "") + " after the job ended " + phase);
+          violation(id, where + ": Slurm job " + std::to_string(s.value("job_id", 0)) + " still " +
+                            s.value("state", "") + " after the job ended " + phase);
         }
       }
       const fs::path dir = attempt.value("staging_dir", "");

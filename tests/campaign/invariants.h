@@ -17,9 +17,9 @@ namespace tuneplane::campaign {
 struct Observed {
   std::vector<std::string> ids;                // every job the campaign submitted (201)
   std::map<std::string, nlohmann::json> jobs;  // GET /v1/jobs/{id}; absent or discarded: not found
-  std::map<std::string, nlohmann::json> events;  // GET /v1/jobs/{id}/events' items
+  std::map<std::string, nlohmann::json> events;    // GET /v1/jobs/{id}/events' items
   nlohmann::json slurm = nlohmann::json::array();  // the simulator's history (GET /sim/admin/jobs)
-  std::set<std::string> abandoned;  // jobs whose lost receipt the campaign abandoned
+  std::set<std::string> abandoned;                 // jobs whose lost receipt the campaign abandoned
 };
 
 struct Verdict {
@@ -40,6 +40,7 @@ struct Verdict {
 Verdict checkInvariants(const Observed& observed);
 
 // The Slurm jobs in `slurm` (the simulator's history) whose comment is `token`.
-std::vector<nlohmann::json> slurmJobsWithToken(const nlohmann::json& slurm, const std::string& token);
+std::vector<nlohmann::json> slurmJobsWithToken(const nlohmann::json& slurm,
+                                               const std::string& token);
 
 }  // namespace tuneplane::campaign

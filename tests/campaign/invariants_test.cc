@@ -32,7 +32,8 @@ class StagedDir {
     test::writeFile(dir_ + "/job.sh", script, std::filesystem::perms(0444));
     const json manifest = {
         {"version", 1},
-        {"files", {{"job.sh", {{"sha256", staging::sha256Hex(script)}, {"bytes", script.size()}}}}}};
+        {"files",
+         {{"job.sh", {{"sha256", staging::sha256Hex(script)}, {"bytes", script.size()}}}}}};
     test::writeFile(dir_ + "/manifest.json", manifest.dump(), std::filesystem::perms(0444));
     ::chmod(dir_.c_str(), 0555);
   }
@@ -48,9 +49,10 @@ json job(const std::string& id, const std::string& phase, bool terminal, const s
   return {{"id", id},
           {"phase", phase},
           {"terminal", terminal},
-          {"attempts",
-           json::array({{{"number", 1}, {"phase", phase}, {"submit_token", token},
-                         {"staging_dir", staging_dir}}})}};
+          {"attempts", json::array({{{"number", 1},
+                                     {"phase", phase},
+                                     {"submit_token", token},
+                                     {"staging_dir", staging_dir}}})}};
 }
 json events(const std::string& phase) {
   return json::array({{{"seq", 1}, {"attempt", 0}, {"from", ""}, {"to", "Pending"}},
@@ -59,8 +61,13 @@ json events(const std::string& phase) {
                       {{"seq", 4}, {"attempt", 1}, {"from", "Staging"}, {"to", phase}}});
 }
 json slurm(int id, const std::string& token, int starts, const std::string& state) {
-  return {{"job_id", id}, {"comment", token}, {"starts", starts}, {"state", state},
-          {"sluids", json::array({"s1"})}, {"components", 1}, {"purged", false}};
+  return {{"job_id", id},
+          {"comment", token},
+          {"starts", starts},
+          {"state", state},
+          {"sluids", json::array({"s1"})},
+          {"components", 1},
+          {"purged", false}};
 }
 
 class CampaignInvariants : public ::testing::Test {
@@ -125,7 +132,8 @@ TEST_F(CampaignInvariants, AWritableOrChangedStagedFileIsReported) {
   EXPECT_TRUE(checkInvariants(o).violations.empty());
   ::chmod((dir.dir() + "/job.sh").c_str(), 0644);
   EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
-  test::writeFile(dir.dir() + "/job.sh", "#!/bin/bash\necho changed\n", std::filesystem::perms(0444));
+  test::writeFile(dir.dir() + "/job.sh", "#!/bin/bash\necho changed\n",
+                  std::filesystem::perms(0444));
   EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
   ::chmod(dir.dir().c_str(), 0755);
   EXPECT_EQ(checkInvariants(o).violations.size(), 1u);

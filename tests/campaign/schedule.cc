@@ -132,7 +132,8 @@ std::string describe(const std::vector<Step>& schedule) {
     if (!s.is_fault) {
       out << describe(s.job);
       if (s.job == JobKind::kLong) out << " (" << s.sleep_s << " s)";
-      if (s.cancel_after_ms >= 0) out << ", cancelled by its user after " << s.cancel_after_ms << " ms";
+      if (s.cancel_after_ms >= 0)
+        out << ", cancelled by its user after " << s.cancel_after_ms << " ms";
     } else {
       out << "FAULT " << describe(s.fault);
       switch (s.fault) {

@@ -46,11 +46,11 @@ struct Step {
   int cancel_after_ms = -1;       // !is_fault: the user cancels it this long after submit
   int sleep_s = 0;                // kLong: how long it runs
   Fault fault = Fault::kDropSubmit;
-  int count = 0;          // kServerErrors/kThrottle: requests; kServerErrors: 500 or 503 in status
-  int status = 0;         // kServerErrors: 500 or 503
-  int window_ms = 0;      // kSlowAnswers: how long; kKillServe: how long serve stays down
-  uint32_t pick = 0;      // which of the candidate jobs a targeted fault strikes
-  int pause_ms = 0;       // the pause before this step
+  int count = 0;      // kServerErrors/kThrottle: requests; kServerErrors: 500 or 503 in status
+  int status = 0;     // kServerErrors: 500 or 503
+  int window_ms = 0;  // kSlowAnswers: how long; kKillServe: how long serve stays down
+  uint32_t pick = 0;  // which of the candidate jobs a targeted fault strikes
+  int pause_ms = 0;   // the pause before this step
 };
 
 struct ScheduleSize {

@@ -212,6 +212,37 @@ TEST_F(FakeReconcilerTest, ARequeuedJobWhoseCancelFailsStaysReleasingUntilCancel
   EXPECT_EQ(slurm_.record(s).job_state, std::vector<std::string>{"CANCELLED"});
 }
 
+// The fault campaign's seed 1002 (issue 21): the requeued job's first DELETE timed out, and
+// nothing re-sent it (the attempt's stored components read PENDING, with no REQUEUED flag on
+// 26.05): after BeginTime it ran a second time and the attempt passed for Succeeded.
+TEST_F(FakeReconcilerTest, ARequeuedJobUnderANewSluidWhoseCancelFailsIsCancelledAgainNextCycle) {
+  const std::string id = running();
+  const std::string fresh = slurm_.requeue(sluid(id), {"PENDING"}, "BeginTime");
+  slurm_.failNext(Op::kCancel, FakeSlurmClient::timeout());
+  next();
+  EXPECT_EQ(phase(id), JobPhase::kReleasing);
+  next();  // nothing changed in Slurm: the cancel is sent again
+  EXPECT_EQ(slurm_.args(Op::kCancel), (std::vector<std::string>{fresh, fresh}));
+  EXPECT_EQ(slurm_.record(fresh).job_state, std::vector<std::string>{"CANCELLED"});
+  const auto v = view(id);
+  EXPECT_EQ(attempt(v).phase, AttemptPhase::kFailed);
+  EXPECT_EQ(attempt(v).cause, EndCause::kInfrastructure);
+}
+
+TEST_F(FakeReconcilerTest, ARequeuedJobThatRanAgainBeforeItsCancelGotThroughIsNoSuccess) {
+  const std::string id = running();
+  const std::string fresh = slurm_.requeue(sluid(id), {"PENDING"}, "BeginTime");
+  slurm_.failNext(Op::kCancel, FakeSlurmClient::timeout());
+  next();
+  EXPECT_EQ(phase(id), JobPhase::kReleasing);
+  slurm_.setState(fresh, {"COMPLETED"});  // it ran a second time, and ended
+  next();
+  const auto v = view(id);
+  EXPECT_EQ(attempt(v).phase, AttemptPhase::kFailed) << attempt(v).reason;
+  EXPECT_EQ(attempt(v).cause, EndCause::kInfrastructure);
+  EXPECT_NE(attempt(v).reason.find("requeued"), std::string::npos) << attempt(v).reason;
+}
+
 // --- het survivors (1.3) ---
 
 TEST_F(FakeReconcilerTest, HetSurvivorsAreCancelledEveryCycleUntilSlurmConfirmsTheEnd) {
