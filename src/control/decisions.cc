@@ -496,6 +496,22 @@ bool waitsOrRuns(const store::ComponentRecord& c) {
 
 }  // namespace
 
+bool requeuedAlready(const std::vector<slurm::JobRecord>& records) {
+  return std::any_of(records.begin(), records.end(),
+                     [](const slurm::JobRecord& r) { return r.restart_cnt > 0; });
+}
+
+std::vector<std::string> liveSluids(const std::vector<slurm::JobRecord>& records) {
+  std::vector<std::string> live;
+  for (const auto& r : records) {
+    store::ComponentRecord c;
+    c.state = r.job_state;
+    c.reason = r.state_reason;
+    if (!r.sluid.empty() && waitsOrRuns(c)) live.push_back(r.sluid);
+  }
+  return live;
+}
+
 bool heldForRequeue(const store::AttemptRecord& stored) {
   if (stored.phase != AttemptPhase::kReleasing) return false;
   const AttemptPhase rolled = rollUp(stored.components, false).phase;

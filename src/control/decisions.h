@@ -169,6 +169,15 @@ AttemptVerdict holdForCancel(AttemptVerdict verdict, const std::string& what);
 // it (a requeue gives the job a new SLUID). `records` are the job as found by its token.
 AttemptVerdict requeuedUnderNewSluid(const std::vector<slurm::JobRecord>& records);
 
+// Whether Slurm requeued any of `records` before TunePlane held their SLUIDs (a receipt
+// resolved, or a lost one found, after the requeue): TunePlane submits with requeue off, so a
+// restart_cnt above 0 is a requeue (an administrator's, ForceRequeueOnFail): the job ran once
+// already and must not run again.
+bool requeuedAlready(const std::vector<slurm::JobRecord>& records);
+
+// The SLUIDs of `records` that still wait or run.
+std::vector<std::string> liveSluids(const std::vector<slurm::JobRecord>& records);
+
 // An attempt held Releasing by holdForCancel for a job Slurm requeued under a new SLUID: it
 // is Releasing, yet its stored components still wait or run and none failed (no other path
 // leaves an attempt so). Read from the stored attempt alone, so a restarted process knows it
