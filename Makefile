@@ -6,8 +6,8 @@ FUZZ_BUILD ?= build-fuzz
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build test test-asan test-live bench demo deb test-package format clean \
-  fuzz fuzz-build fuzz-merge
+.PHONY: deps configure build test test-asan test-live bench campaign demo deb test-package format \
+  clean fuzz fuzz-build fuzz-merge
 
 deps:
 	bash scripts/install-deps.sh
@@ -37,6 +37,12 @@ test-live: build
 
 bench: build
 	bash scripts/bench.sh $(BUILD)
+
+# The long fault campaign (issue 21): seeded runs of the real simulator and serve under
+# faults until 1,000 faults across >= 500 jobs; prints "N faults, M jobs, L lost, T run twice".
+campaign: configure
+	cmake --build $(BUILD) -j $(JOBS) --target fault_campaign
+	$(BUILD)/bench/fault_campaign
 
 # The quick start: builds only the two binaries it runs (not the tests and benchmarks; same
 # build tree as `make test`), starts the bundled slurmrestd simulator and runs a job end to end.

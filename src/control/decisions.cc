@@ -487,6 +487,52 @@ AttemptVerdict requeuedUnderNewSluid(const std::vector<slurm::JobRecord>& record
   return v;
 }
 
+namespace {
+
+bool waitsOrRuns(const store::ComponentRecord& c) {
+  const AttemptPhase p = mapComponent(c.state, c.reason, c.exit_code, c.signal, false).phase;
+  return p == AttemptPhase::kQueued || p == AttemptPhase::kRunning;
+}
+
+}  // namespace
+
+bool requeuedAlready(const std::vector<slurm::JobRecord>& records) {
+  return std::any_of(records.begin(), records.end(),
+                     [](const slurm::JobRecord& r) { return r.restart_cnt > 0; });
+}
+
+std::vector<std::string> liveSluids(const std::vector<slurm::JobRecord>& records) {
+  std::vector<std::string> live;
+  for (const auto& r : records) {
+    store::ComponentRecord c;
+    c.state = r.job_state;
+    c.reason = r.state_reason;
+    if (!r.sluid.empty() && waitsOrRuns(c)) live.push_back(r.sluid);
+  }
+  return live;
+}
+
+bool heldForRequeue(const store::AttemptRecord& stored) {
+  if (stored.phase != AttemptPhase::kReleasing) return false;
+  const AttemptPhase rolled = rollUp(stored.components, false).phase;
+  return rolled == AttemptPhase::kQueued || rolled == AttemptPhase::kRunning;
+}
+
+AttemptVerdict stillRequeued(const std::vector<store::ComponentRecord>& observed) {
+  AttemptVerdict v;
+  v.phase = AttemptPhase::kFailed;
+  v.cause = EndCause::kInfrastructure;
+  std::string found;
+  for (const auto& c : observed) {
+    std::string state;
+    for (const auto& name : c.state) state += (state.empty() ? "" : ",") + name;
+    found += (found.empty() ? "" : ", ") + c.sluid + " " + state;
+    if (waitsOrRuns(c)) v.requeued.push_back(c.index);
+  }
+  v.reason = "Slurm requeued the job: it came back under a new SLUID, now " + found;
+  return v;
+}
+
 AttemptVerdict rejectUnrunnable(const AttemptVerdict& queued, int64_t waited_ms) {
   AttemptVerdict v;
   v.phase = AttemptPhase::kFailed;

@@ -169,6 +169,27 @@ AttemptVerdict holdForCancel(AttemptVerdict verdict, const std::string& what);
 // it (a requeue gives the job a new SLUID). `records` are the job as found by its token.
 AttemptVerdict requeuedUnderNewSluid(const std::vector<slurm::JobRecord>& records);
 
+// Whether Slurm requeued any of `records` before TunePlane held their SLUIDs (a receipt
+// resolved, or a lost one found, after the requeue): TunePlane submits with requeue off, so a
+// restart_cnt above 0 is a requeue (an administrator's, ForceRequeueOnFail): the job ran once
+// already and must not run again.
+bool requeuedAlready(const std::vector<slurm::JobRecord>& records);
+
+// The SLUIDs of `records` that still wait or run.
+std::vector<std::string> liveSluids(const std::vector<slurm::JobRecord>& records);
+
+// An attempt held Releasing by holdForCancel for a job Slurm requeued under a new SLUID: it
+// is Releasing, yet its stored components still wait or run and none failed (no other path
+// leaves an attempt so). Read from the stored attempt alone, so a restarted process knows it
+// too. Until Slurm confirms the requeued job's end its cancel is sent every cycle.
+bool heldForRequeue(const store::AttemptRecord& stored);
+
+// The verdict on such an attempt once Slurm is read again: still the requeue's
+// infrastructure failure whatever the requeued job shows now (a run of the requeued job is
+// never the attempt's own success); every component still waiting or running is to be
+// cancelled (`requeued`).
+AttemptVerdict stillRequeued(const std::vector<store::ComponentRecord>& observed);
+
 // A Queued attempt that waited on an unrunnable reason (verdict.unrunnable) for `waited_ms`,
 // past the site's grace: it is cancelled and fails with cause `rejected`, the reason in words.
 AttemptVerdict rejectUnrunnable(const AttemptVerdict& queued, int64_t waited_ms);

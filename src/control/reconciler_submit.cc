@@ -199,7 +199,9 @@ void Reconciler::settleReceipt(const store::JobView& view,
   store::AttemptRecord observed = attempt;
   applyRecords(observed, *records, /*by_sluid=*/false);
   observed.missing_polls = 0;
-  const AttemptVerdict verdict = verdictFor(observed, view.job.cancel_requested);
+  const AttemptVerdict verdict = requeuedAlready(*records)
+                                     ? requeuedUnderNewSluid(*records)
+                                     : verdictFor(observed, view.job.cancel_requested);
   if (!settle(view, observed, verdict, "SLUIDs")) return;
   verified_ms_[key(observed)] = now_;
   hook(SubmitStep::kSluidsDurable, view, attempt.number);

@@ -60,7 +60,10 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
       store::AttemptRecord observed = attempt;
       applyRecords(observed, choice.adopted, /*by_sluid=*/false);
       observed.missing_polls = 0;
-      AttemptVerdict verdict = verdictFor(observed, view->job.cancel_requested);
+      // Found only after Slurm requeued it (the fault campaign's seed 2107): it ran once.
+      AttemptVerdict verdict = requeuedAlready(choice.adopted)
+                                   ? requeuedUnderNewSluid(choice.adopted)
+                                   : verdictFor(observed, view->job.cancel_requested);
       const std::string duplicates = choice.describe(unheard);
       verdict.reason = "found by its submit token; " +
                        (duplicates.empty() ? std::string() : duplicates + "; ") + verdict.reason;
@@ -188,7 +191,16 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
   if (!applyRecords(observed, records, /*by_sluid=*/true)) {
     // A SLUID Slurm no longer knows: before judging the job vanished, look for it by its
     // token — a requeue gives the job a new SLUID (docs/decisions.md, "Slurm's requeue").
-    if (auto found = byToken(stored.submit_token); found && !found->empty()) {
+    const auto found = byToken(stored.submit_token);
+    if (found && !found->empty() && !requeuedAlready(*found)) {
+      // Only copies of a doubled submit carry the token (restart_cnt 0: not a requeue); the
+      // job itself is gone, purged (the fault campaign's seed 2110). Copies still alive are
+      // cancelled; the job is judged as missing, from its sentinels.
+      for (const std::string& sluid : liveSluids(*found)) {
+        if (!cancelOne(view.job.id, sluid)) stray_cancels_[sluid] = view.job.id;
+      }
+    }
+    if (found && !found->empty() && requeuedAlready(*found)) {
       const TokenChoice choice = chooseByToken(*found);
       cancelDuplicates(view, choice);
       applyRecords(observed, choice.adopted, /*by_sluid=*/false);
@@ -202,7 +214,10 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
   }
   observed.missing_polls = 0;
   verified_ms_[key(observed)] = now_;
-  settle(view, observed, verdictFor(observed, view.job.cancel_requested), "observation");
+  settle(view, observed,
+         heldForRequeue(stored) ? stillRequeued(observed.components)
+                                : verdictFor(observed, view.job.cancel_requested),
+         "observation");
 }
 
 bool Reconciler::settle(const store::JobView& view, const store::AttemptRecord& observed,
@@ -291,7 +306,7 @@ void Reconciler::retryStrayCancels() {
 
 bool Reconciler::mustCancelMore(const store::JobView& view) const {
   const AttemptVerdict v = rollUp(view.attempts.back().components, view.job.cancel_requested);
-  return !v.to_cancel.empty() || !v.requeued.empty();
+  return !v.to_cancel.empty() || !v.requeued.empty() || heldForRequeue(view.attempts.back());
 }
 
 int64_t Reconciler::unrunnableGraceMs() const {

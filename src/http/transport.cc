@@ -184,6 +184,13 @@ tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::perform(
   for (const auto& [name, value] : request.headers) add(name + ": " + value);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
 
+  if (request.method != "GET") {
+    // libcurl sends a request again, unasked, on a new connection when a kept-alive one closes
+    // before any answer byte — whatever the method. For a submit that is a second Slurm job
+    // behind a lost answer (issue 21's campaign found it): a request that changes something
+    // goes out on a connection of its own, so an empty reply stays "may have been acted on".
+    curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
+  }
   if (request.method == "GET") {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
   } else if (request.method == "POST") {

@@ -561,6 +561,7 @@ void SimulatorImpl::routeNodes(httplib::Response& res, bool auth_ok) {
 void SimulatorImpl::handleAdmin(const httplib::Request& req, httplib::Response& res) {
   if (req.remote_addr != "127.0.0.1" && req.remote_addr != "::1")
     return sendText(res, 403, "admin route is loopback-only");
+  if (req.method == "GET" && req.path == "/sim/admin/jobs") return sendJson(res, 200, history());
   if (req.method != "POST" || req.path != "/sim/admin/faults")
     return sendText(res, 404, "unknown admin route");
   json body = json::parse(req.body, nullptr, false);
@@ -595,6 +596,7 @@ void SimulatorImpl::handleAdmin(const httplib::Request& req, httplib::Response& 
       record(stallDeletes(d.at("job").get<std::string>(), d.value("count", 1),
                           std::chrono::milliseconds(d.value("hold_ms", int64_t{30000}))));
     }
+    if (body.contains("purge")) record(purgeJob(body["purge"].at("job").get<std::string>()));
     if (body.contains("never_start")) {
       const json& n = body["never_start"];
       const std::string reason = n.value("reason", "BadConstraints");

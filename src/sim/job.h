@@ -98,6 +98,8 @@ struct Job {
   int restart_count = 0;          // restart_cnt: how many times it was requeued
   std::string state_description;  // e.g. "job requeued in held state"
   std::string stuck_reason;       // Simulator::neverStart: pends with this reason, never starts
+  bool purge_early = false;       // Simulator::purgeJob: forgotten as soon as it has ended
+  size_t history = static_cast<size_t>(-1);  // leader: its entry in the simulator's history
 
   bool finished() const { return base_state != "PENDING" && base_state != "RUNNING"; }
   bool isHet() const { return het_job_id != 0; }

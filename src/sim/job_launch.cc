@@ -64,6 +64,7 @@ void SimulatorImpl::scheduleLocked() {
 bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   Job& lead = *comps.front();
   const int64_t now = nowUnix();
+  if (lead.history < history_.size()) ++history_[lead.history].starts;
   for (Job* c : comps) {
     c->base_state = "RUNNING";
     c->reason = "None";

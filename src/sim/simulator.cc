@@ -279,6 +279,44 @@ void SimulatorImpl::pauseScheduling(bool paused) {
   wake_.notify_all();
 }
 
+Status SimulatorImpl::purgeJob(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Job* job = findLocked(id);
+  if (!job) return fail("sim.purge", "job", "unknown job " + id);
+  for (Job* c : componentsLocked(*job)) c->purge_early = true;  // forgotten once ended
+  wake_.notify_all();
+  return ok();
+}
+
+void SimulatorImpl::recordHistoryLocked(const Job& leader) {
+  HistoryEntry& entry = history_[leader.history];
+  const std::string sluid = formatSluid(leader.sluid);
+  if (entry.sluids.empty() || entry.sluids.back() != sluid) entry.sluids.push_back(sluid);
+  entry.state = leader.base_state + (leader.completing ? ",COMPLETING" : "");
+}
+
+nlohmann::json SimulatorImpl::history() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  json jobs = json::array();
+  for (const HistoryEntry& entry : history_) {
+    std::string state = entry.state;
+    if (!entry.purged) {  // still held: its id names it (a purged id may be reused)
+      const auto live = jobs_.find(entry.job_id);
+      if (live != jobs_.end()) {
+        state = live->second.base_state + (live->second.completing ? ",COMPLETING" : "");
+      }
+    }
+    jobs.push_back({{"job_id", entry.job_id},
+                    {"sluids", entry.sluids},
+                    {"comment", entry.comment},
+                    {"components", entry.components},
+                    {"starts", entry.starts},
+                    {"state", state},
+                    {"purged", entry.purged}});
+  }
+  return {{"jobs", std::move(jobs)}};
+}
+
 size_t SimulatorImpl::jobCount() const {
   std::lock_guard<std::mutex> lock(mu_);
   return jobs_.size();
@@ -366,6 +404,11 @@ nlohmann::json SimulatorImpl::submitLocked(const SubmitPlan& plan, const std::st
   }
   if (plan.het) jobs_[ids.front()].het_members = ids;
   *leader_id = ids.front();
+  Job& leader = jobs_[ids.front()];
+  leader.history = history_.size();
+  history_.push_back(HistoryEntry{
+      leader.id, {}, leader.request.comment, static_cast<int>(ids.size()), 0, "", false});
+  recordHistoryLocked(leader);
   scheduleLocked();
   wake_.notify_all();
   return nullptr;
@@ -436,7 +479,11 @@ void SimulatorImpl::tickLocked() {
   for (auto it = jobs_.begin(); it != jobs_.end();) {
     Job& job = it->second;
     const bool done = job.finished() && !job.completing && job.pid <= 0;
-    if (done && now >= job.epilog_end + options_.min_job_age) {
+    if (done && (now >= job.epilog_end + options_.min_job_age || job.purge_early)) {
+      if (job.history < history_.size()) {
+        recordHistoryLocked(job);
+        history_[job.history].purged = true;
+      }
       std::error_code ec;
       fs::remove_all(state_dir_ + "/jobs/" + std::to_string(job.id), ec);
       it = jobs_.erase(it);
@@ -451,6 +498,7 @@ void SimulatorImpl::finishRequeueLocked(Job& job) {
   job.sluid = sluids_.next(std::chrono::duration_cast<std::chrono::milliseconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count());
+  if (job.history < history_.size()) recordHistoryLocked(job);
   job.submit_time = nowUnix();
   job.start_time = job.end_time = 0;
   job.alloc_nodes.clear();

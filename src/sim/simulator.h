@@ -11,6 +11,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "common/result.h"
 
 namespace tuneplane::sim {
@@ -87,6 +89,18 @@ class Simulator {
   virtual Status neverStart(const std::string& job, const std::string& reason) = 0;
   // The same for the jobs the next `count` submits create (before the scheduler sees them).
   virtual void neverStartNextSubmits(int count, const std::string& reason) = 0;
+
+  // Forgets `job` (every component of a het job) as soon as it has ended and its epilog is
+  // done — at once when it already has — as if MinJobAge were 0 for it: a job purged from
+  // slurmctld's memory before its owner saw it end. Its numeric id may then be reused
+  // (restart()). `job`: numeric id or SLUID.
+  virtual Status purgeJob(const std::string& job) = 0;
+  // Every job the simulator ever created, purged ones included, oldest first (the admin
+  // route GET /sim/admin/jobs): the ground truth of fault tests. Each entry: "job_id" (the
+  // leader's), "sluids" (every SLUID it had: a requeue gives a new one), "comment",
+  // "components", "starts" (how many times its batch script was started), "state" (base
+  // state, ",COMPLETING" while the epilog runs), "purged".
+  virtual nlohmann::json history() const = 0;
 
   // Numeric ids of the jobs the simulator holds (tests use it to wait for purges).
   virtual size_t jobCount() const = 0;

@@ -49,6 +49,8 @@ class SimulatorImpl final : public Simulator {
   Status stallDeletes(const std::string& job, int count, std::chrono::milliseconds hold) override;
   Status neverStart(const std::string& job, const std::string& reason) override;
   void neverStartNextSubmits(int count, const std::string& reason) override;
+  Status purgeJob(const std::string& job) override;
+  nlohmann::json history() const override;
   std::string stateDir() const override { return state_dir_; }
   size_t jobCount() const override;
 
@@ -134,6 +136,19 @@ class SimulatorImpl final : public Simulator {
   int64_t token_cutoff_ = 0;                            // tokens issued before this are expired
   std::set<std::string> seen_tokens_;  // tokens used so far (expireTokens refuses them)
   std::set<std::string> expired_tokens_;
+
+  // Every job ever created (Simulator::history); a leader's Job::history indexes it.
+  struct HistoryEntry {
+    uint32_t job_id = 0;
+    std::vector<std::string> sluids;
+    std::string comment;
+    int components = 1;
+    int starts = 0;
+    std::string state;
+    bool purged = false;
+  };
+  std::vector<HistoryEntry> history_;
+  void recordHistoryLocked(const Job& leader);  // refreshes its entry from the live job
 
   httplib::Server server_;
   int port_ = 0;

@@ -122,6 +122,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
                       const std::string& reason = "JobHeldAdmin") {
     slurm::JobRecord& r = record(sluid);
     r.sluid = newSluid();
+    ++r.restart_cnt;  // as Slurm counts every requeue (transcript 17)
     r.job_state = std::move(state);
     r.state_reason = reason;
     return r.sluid;

@@ -75,6 +75,40 @@ TEST_F(FakeReconcilerTest, LostReceiptWithOneMatchingJobIsAdopted) {
   EXPECT_TRUE(observer_.duplicates().empty());
 }
 
+// The fault campaign's seed 2107 (issue 21): the receipt was lost, and Slurm requeued the
+// job before TunePlane found it by its token; adopted as "queued (BeginTime)", it ran again.
+TEST_F(FakeReconcilerTest, ALostReceiptFoundAfterARequeueEndsTheAttemptAndCancelsTheJob) {
+  const std::string id = submit();
+  slurm_.failNext(Op::kSubmit, FakeSlurmClient::timeout(), 1, /*acted=*/true);
+  tick();
+  EXPECT_EQ(phase(id), JobPhase::kSubmitUnknown);
+  const slurm::JobRecord* made = slurm_.jobsWithToken(token(id)).front();
+  const std::string fresh = slurm_.requeue(made->sluid, {"PENDING"}, "BeginTime");
+  next();
+  const auto v = view(id);
+  EXPECT_EQ(attempt(v).phase, AttemptPhase::kFailed) << attempt(v).reason;
+  EXPECT_EQ(attempt(v).cause, EndCause::kInfrastructure);
+  EXPECT_EQ(slurm_.args(Op::kCancel), std::vector<std::string>{fresh});
+  EXPECT_EQ(slurm_.record(fresh).job_state, std::vector<std::string>{"CANCELLED"});
+}
+
+// The fault campaign's seed 2110 (issue 21): a submit made two jobs (the copy cancelled), then
+// the adopted one was purged before its end was seen. Found by its token, the cancelled copy
+// was taken for a requeue and the attempt held Releasing forever; a copy (restart_cnt 0) is no
+// requeue: the job is judged from its sentinels, as any job Slurm forgot.
+TEST_F(FakeReconcilerTest, APurgedJobWhoseCancelledCopyRemainsIsJudgedAsMissingNotRequeued) {
+  const std::string id = submit();
+  slurm_.setSubmitCopies(2);
+  slurm_.failNext(Op::kSubmit, FakeSlurmClient::timeout(), 1, /*acted=*/true);
+  tick();
+  next();  // found: the earliest kept, the copy cancelled
+  ASSERT_EQ(slurm_.jobsWithToken(token(id)).size(), 2u);
+  slurm_.purge(sluid(id));
+  for (int i = 0; i < 4; ++i) next();
+  EXPECT_TRUE(phase::isTerminal(phase(id))) << view(id).job.reason;
+  EXPECT_EQ(view(id).job.reason.find("requeued"), std::string::npos) << view(id).job.reason;
+}
+
 // Issue 17, 1.1: a proxy that sent the POST twice and lost the answer.
 TEST_F(FakeReconcilerTest, TwoJobsWithOneTokenAdoptTheEarliestAndCancelTheOther) {
   const std::string id = submit();
@@ -210,6 +244,37 @@ TEST_F(FakeReconcilerTest, ARequeuedJobWhoseCancelFailsStaysReleasingUntilCancel
   next();
   EXPECT_EQ(attempt(view(id)).phase, AttemptPhase::kFailed);
   EXPECT_EQ(slurm_.record(s).job_state, std::vector<std::string>{"CANCELLED"});
+}
+
+// The fault campaign's seed 1002 (issue 21): the requeued job's first DELETE timed out, and
+// nothing re-sent it (the attempt's stored components read PENDING, with no REQUEUED flag on
+// 26.05): after BeginTime it ran a second time and the attempt passed for Succeeded.
+TEST_F(FakeReconcilerTest, ARequeuedJobUnderANewSluidWhoseCancelFailsIsCancelledAgainNextCycle) {
+  const std::string id = running();
+  const std::string fresh = slurm_.requeue(sluid(id), {"PENDING"}, "BeginTime");
+  slurm_.failNext(Op::kCancel, FakeSlurmClient::timeout());
+  next();
+  EXPECT_EQ(phase(id), JobPhase::kReleasing);
+  next();  // nothing changed in Slurm: the cancel is sent again
+  EXPECT_EQ(slurm_.args(Op::kCancel), (std::vector<std::string>{fresh, fresh}));
+  EXPECT_EQ(slurm_.record(fresh).job_state, std::vector<std::string>{"CANCELLED"});
+  const auto v = view(id);
+  EXPECT_EQ(attempt(v).phase, AttemptPhase::kFailed);
+  EXPECT_EQ(attempt(v).cause, EndCause::kInfrastructure);
+}
+
+TEST_F(FakeReconcilerTest, ARequeuedJobThatRanAgainBeforeItsCancelGotThroughIsNoSuccess) {
+  const std::string id = running();
+  const std::string fresh = slurm_.requeue(sluid(id), {"PENDING"}, "BeginTime");
+  slurm_.failNext(Op::kCancel, FakeSlurmClient::timeout());
+  next();
+  EXPECT_EQ(phase(id), JobPhase::kReleasing);
+  slurm_.setState(fresh, {"COMPLETED"});  // it ran a second time, and ended
+  next();
+  const auto v = view(id);
+  EXPECT_EQ(attempt(v).phase, AttemptPhase::kFailed) << attempt(v).reason;
+  EXPECT_EQ(attempt(v).cause, EndCause::kInfrastructure);
+  EXPECT_NE(attempt(v).reason.find("requeued"), std::string::npos) << attempt(v).reason;
 }
 
 // --- het survivors (1.3) ---

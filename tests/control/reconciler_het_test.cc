@@ -17,23 +17,7 @@ namespace fs = std::filesystem;
 class ReconcilerHetTest : public ReconcilerFixture {
  protected:
   void SetUp() override {
-    fake_ray_ = dir_.path() + "/fake-ray";
-    fs::create_directories(fake_ray_ + "/py");
-    // `ray start --block`: the head reports its address the way Ray does (a file in its
-    // --temp-dir), then every node just blocks.
-    writeFile(fake_ray_ + "/ray",
-              "#!/bin/bash\n"
-              "for arg in \"$@\"; do\n"
-              "  case $arg in --temp-dir=*) echo 127.0.0.1:6379 >\"${arg#*=}/ray_current_cluster\" "
-              ";; esac\n"
-              "done\n"
-              "exec sleep 300\n");
-    fs::permissions(fake_ray_ + "/ray", fs::perms::owner_all);
-    writeFile(fake_ray_ + "/py/ray.py",
-              "_on = False\n"
-              "def is_initialized():\n    return _on\n"
-              "def init(address=None, logging_level=None):\n    global _on\n    _on = True\n"
-              "def nodes():\n    return [{'Alive': True}] * 16\n");
+    fake_ray_ = writeFakeRay(dir_.path());
     ReconcilerFixture::SetUp();
   }
   std::string extraJobEnv() override { return "    PYTHONPATH: " + fake_ray_ + "/py\n"; }

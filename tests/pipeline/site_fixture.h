@@ -108,6 +108,29 @@ class SiteDir {
   std::string artifact_;
 };
 
+// A stand-in Ray under `dir`/fake-ray, for GPU jobs in the simulator (which runs no real Ray):
+// `ray start --block` reports the head's address the way Ray does (a file in its
+// --temp-dir), then every node just blocks; a python `ray` module whose nodes are all alive.
+// Returns the directory: `ray` is the executable, `py/` goes on the job's PYTHONPATH.
+inline std::string writeFakeRay(const std::string& dir) {
+  const std::string fake = dir + "/fake-ray";
+  std::filesystem::create_directories(fake + "/py");
+  writeFile(fake + "/ray",
+            "#!/bin/bash\n"
+            "for arg in \"$@\"; do\n"
+            "  case $arg in --temp-dir=*) echo 127.0.0.1:6379 >\"${arg#*=}/ray_current_cluster\" "
+            ";; esac\n"
+            "done\n"
+            "exec sleep 300\n");
+  std::filesystem::permissions(fake + "/ray", std::filesystem::perms::owner_all);
+  writeFile(fake + "/py/ray.py",
+            "_on = False\n"
+            "def is_initialized():\n    return _on\n"
+            "def init(address=None, logging_level=None):\n    global _on\n    _on = True\n"
+            "def nodes():\n    return [{'Alive': True}] * 16\n");
+  return fake;
+}
+
 // A two-pool (het) GPU job running `bash -c SCRIPT` (the script is not quoted: keep it
 // free of double quotes); `extra` is appended under `spec:`.
 inline std::string hetSpec(const std::string& script, const std::string& extra = "") {

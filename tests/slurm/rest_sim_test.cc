@@ -96,6 +96,22 @@ TEST_F(SimClient, DroppedSubmitResponseIsOutcomeUnknownAndTheJobExists) {
   EXPECT_EQ(states->size(), 1u);  // created once, never resubmitted
 }
 
+// The fault campaign's seed 777 (issue 21): libcurl silently sends a request again on a fresh
+// connection when a kept-alive one closes before any answer — a POST too. A dropped submit
+// answer then made a second Slurm job with the same token, and TunePlane knew only the
+// second. A request that changes something never goes out on a reused connection.
+TEST_F(SimClient, ADroppedSubmitAnswerOnAKeptAliveConnectionIsNotSentAgain) {
+  ASSERT_TRUE(client_->ping().has_value());  // the connection the submit would reuse
+  ASSERT_TRUE(client_->submit(body()).has_value());
+  sim_->dropNextSubmitResponses(1);
+  auto receipt = client_->submit(body());
+  ASSERT_FALSE(receipt.has_value()) << "answered: Slurm job " << receipt->job_id;
+  EXPECT_EQ(receipt.error().transport, TransportClass::kUnknown);
+  auto states = client_->listJobStates({});
+  ASSERT_TRUE(states.has_value()) << states.error().describe();
+  EXPECT_EQ(states->size(), 2u);  // the first submit and the dropped one: none sent twice
+}
+
 TEST_F(SimClient, ServerErrorsAreRetriedForReadsButNotForSubmit) {
   sim_->failNextRequests(2, 503);
   auto ping = client_->ping();

@@ -1,0 +1,156 @@
+// See invariants.h.
+#include "campaign/invariants.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "staging/stager.h"
+#include "support/test_files.h"
+
+namespace tuneplane::campaign {
+namespace {
+
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+bool writable(const fs::path& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) != 0 || (st.st_mode & 0222) != 0;
+}
+
+// The attempt's staged directory as the stager left it: 0555, every file of its manifest
+// 0444 with the manifest's size and SHA-256, logs/ and output/ there. "" when so.
+std::string checkStaged(const fs::path& dir) {
+  if (writable(dir)) return dir.string() + " is writable (or gone)";
+  const json manifest =
+      json::parse(test::readFile((dir / "manifest.json").string()), nullptr, false);
+  if (!manifest.is_object() || !manifest["files"].is_object()) return "manifest.json unreadable";
+  for (const auto& [name, file] : manifest["files"].items()) {
+    const fs::path path = dir / name;
+    if (writable(path)) return name + " is writable (or gone)";
+    const std::string data = test::readFile(path.string());
+    if (data.size() != file.value("bytes", size_t{0}) ||
+        staging::sha256Hex(data) != file.value("sha256", "")) {
+      return name + " differs from the manifest";
+    }
+  }
+  for (const char* sub : {"logs", "output"}) {
+    if (!fs::is_directory(dir / sub)) return std::string(sub) + "/ is missing";
+  }
+  return "";
+}
+
+int lines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+bool ended(const json& slurm_job) {
+  const std::string state = slurm_job.value("state", "");
+  return state.rfind("PENDING", 0) != 0 && state.rfind("RUNNING", 0) != 0;
+}
+
+// The events with `attempt` == n, in order: each starts where the last ended; the last ends
+// at `phase`. "" when so.
+std::string replay(const json& events, int n, const std::string& phase) {
+  std::string at;
+  int seen = 0;
+  for (const json& e : events) {
+    if (e.value("attempt", -1) != n) continue;
+    const std::string from = e.value("from", "");
+    if (seen++ > 0 && from != at) {
+      return "event " + std::to_string(e.value("seq", 0)) + " moves from " + from + " but the " +
+             "last one ended at " + at;
+    }
+    at = e.value("to", "");
+  }
+  if (at != phase) return "the events end at '" + at + "', the API shows " + phase;
+  return "";
+}
+
+}  // namespace
+
+std::vector<json> slurmJobsWithToken(const json& slurm, const std::string& token) {
+  std::vector<json> found;
+  for (const json& j : slurm) {
+    if (j.value("comment", "") == token) found.push_back(j);
+  }
+  return found;
+}
+
+Verdict checkInvariants(const Observed& observed) {
+  Verdict v;
+  auto violation = [&v](const std::string& job, const std::string& what) {
+    v.violations.push_back(job + ": " + what);
+  };
+  std::set<std::string> tokens;
+  for (const std::string& id : observed.ids) {
+    ++v.jobs;
+    const auto found = observed.jobs.find(id);
+    if (found == observed.jobs.end() || !found->second.is_object()) {
+      ++v.lost;
+      violation(id, "LOST: the API does not find it");
+      continue;
+    }
+    const json& job = found->second;
+    const std::string phase = job.value("phase", "");
+    ++v.phases[phase];
+    const bool terminal = job.value("terminal", false);
+    if (!terminal) {
+      ++v.lost;
+      violation(id, "LOST: still " + phase + " once the faults stopped (" +
+                        job.value("reason", "") + ")");
+    }
+    const auto events = observed.events.find(id);
+    const json no_events = json::array();
+    const json& items = events == observed.events.end() ? no_events : events->second;
+    if (const std::string bad = replay(items, 0, phase); !bad.empty()) violation(id, bad);
+    const json& attempts = job["attempts"];
+    for (const json& attempt : attempts) {
+      const int n = attempt.value("number", 0);
+      const std::string where = "attempt " + std::to_string(n);
+      const std::string token = attempt.value("submit_token", "");
+      tokens.insert(token);
+      if (const std::string bad = replay(items, n, attempt.value("phase", "")); !bad.empty())
+        violation(id, where + ": " + bad);
+      const std::vector<json> slurm = slurmJobsWithToken(observed.slurm, token);
+      int started = 0;
+      for (const json& s : slurm) {
+        started += s.value("starts", 0);
+        if (terminal && !ended(s)) {
+          violation(id, where + ": Slurm job " + std::to_string(s.value("job_id", 0)) + " still " +
+                            s.value("state", "") + " after the job ended " + phase);
+        }
+      }
+      const fs::path dir = attempt.value("staging_dir", "");
+      const int runs = dir.empty() ? 0 : lines(test::readFile((dir / "output/runs").string()));
+      if (started > 1 || runs > 1) {
+        ++v.run_twice;
+        violation(id, where + ": RUN TWICE: " + std::to_string(slurm.size()) +
+                          " Slurm jobs with its token started " + std::to_string(started) +
+                          " times; its command ran " + std::to_string(runs) + " times");
+      }
+      if (phase == "Succeeded" && &attempt == &attempts.back() && started != 1) {
+        violation(id, where + ": Succeeded, but its token's Slurm jobs started " +
+                          std::to_string(started) + " times");
+      }
+      const bool staged = !dir.empty() && fs::exists(dir);
+      if (!slurm.empty() && !staged) violation(id, where + ": submitted, but no staged directory");
+      if (staged) {
+        if (const std::string bad = checkStaged(dir); !bad.empty())
+          violation(id, where + ": staged directory: " + bad);
+      }
+    }
+  }
+  for (const json& s : observed.slurm) {
+    if (!tokens.count(s.value("comment", ""))) {
+      violation("Slurm job " + std::to_string(s.value("job_id", 0)),
+                "carries no known attempt's token ('" + s.value("comment", "") + "')");
+    }
+  }
+  return v;
+}
+
+}  // namespace tuneplane::campaign

@@ -1,0 +1,143 @@
+// The campaign's invariant checker (invariants.h) on made-up observations: a clean job
+// passes; a lost job, a token run twice, an unknown Slurm job, a Slurm job still running
+// after its job ended and a broken event chain are each reported.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "campaign/invariants.h"
+#include "staging/stager.h"
+#include "staging/staging_fs.h"
+#include "support/test_files.h"
+
+namespace tuneplane::campaign {
+namespace {
+
+using nlohmann::json;
+
+// An attempt directory as the stager leaves it: job.sh and manifest.json 0444, logs/ and
+// output/, the directory 0555.
+class StagedDir {
+ public:
+  StagedDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "tp-inv-XXXXXX").string();
+    EXPECT_NE(::mkdtemp(tmpl.data()), nullptr);
+    root_ = tmpl;
+    dir_ = root_ + "/1";
+    std::filesystem::create_directories(dir_ + "/logs");
+    std::filesystem::create_directories(dir_ + "/output");
+    const std::string script = "#!/bin/bash\necho hi\n";
+    test::writeFile(dir_ + "/job.sh", script, std::filesystem::perms(0444));
+    const json manifest = {
+        {"version", 1},
+        {"files",
+         {{"job.sh", {{"sha256", staging::sha256Hex(script)}, {"bytes", script.size()}}}}}};
+    test::writeFile(dir_ + "/manifest.json", manifest.dump(), std::filesystem::perms(0444));
+    ::chmod(dir_.c_str(), 0555);
+  }
+  ~StagedDir() { staging::PosixStagingFs().removeTree(root_); }
+  const std::string& dir() const { return dir_; }
+
+ private:
+  std::string root_, dir_;
+};
+
+json job(const std::string& id, const std::string& phase, bool terminal, const std::string& token,
+         const std::string& staging_dir) {
+  return {{"id", id},
+          {"phase", phase},
+          {"terminal", terminal},
+          {"attempts", json::array({{{"number", 1},
+                                     {"phase", phase},
+                                     {"submit_token", token},
+                                     {"staging_dir", staging_dir}}})}};
+}
+json events(const std::string& phase) {
+  return json::array({{{"seq", 1}, {"attempt", 0}, {"from", ""}, {"to", "Pending"}},
+                      {{"seq", 2}, {"attempt", 1}, {"from", ""}, {"to", "Staging"}},
+                      {{"seq", 3}, {"attempt", 0}, {"from", "Pending"}, {"to", phase}},
+                      {{"seq", 4}, {"attempt", 1}, {"from", "Staging"}, {"to", phase}}});
+}
+json slurm(int id, const std::string& token, int starts, const std::string& state) {
+  return {{"job_id", id},
+          {"comment", token},
+          {"starts", starts},
+          {"state", state},
+          {"sluids", json::array({"s1"})},
+          {"components", 1},
+          {"purged", false}};
+}
+
+class CampaignInvariants : public ::testing::Test {
+ protected:
+  Observed clean() const {
+    Observed o;
+    o.ids = {"a"};
+    o.jobs["a"] = job("a", "Succeeded", true, "tok-a", staged_.dir());
+    o.events["a"] = events("Succeeded");
+    o.slurm = json::array({slurm(1, "tok-a", 1, "COMPLETED")});
+    return o;
+  }
+  StagedDir staged_;
+};
+
+TEST_F(CampaignInvariants, ACleanRunHasNoViolation) {
+  const Verdict v = checkInvariants(clean());
+  EXPECT_TRUE(v.violations.empty()) << v.violations.front();
+  EXPECT_EQ(v.jobs, 1);
+  EXPECT_EQ(v.lost, 0);
+  EXPECT_EQ(v.run_twice, 0);
+}
+
+TEST_F(CampaignInvariants, ALostJobIsReported) {
+  Observed o = clean();
+  o.ids.push_back("b");  // the API never found it
+  o.jobs["a"] = job("a", "Running", false, "tok-a", staged_.dir());
+  o.events["a"] = events("Running");
+  o.slurm = json::array({slurm(1, "tok-a", 1, "RUNNING")});
+  const Verdict v = checkInvariants(o);
+  EXPECT_EQ(v.lost, 2);
+}
+
+TEST_F(CampaignInvariants, TwoStartedSlurmJobsOfOneTokenAreRunTwice) {
+  Observed o = clean();
+  o.slurm.push_back(slurm(2, "tok-a", 1, "COMPLETED"));
+  EXPECT_EQ(checkInvariants(o).run_twice, 1);
+  o.slurm = json::array({slurm(1, "tok-a", 2, "COMPLETED")});  // one job started twice
+  EXPECT_EQ(checkInvariants(o).run_twice, 1);
+  o.slurm = json::array({slurm(1, "tok-a", 1, "COMPLETED"), slurm(2, "tok-a", 0, "CANCELLED")});
+  EXPECT_EQ(checkInvariants(o).run_twice, 0);  // a duplicate cancelled before it ran
+}
+
+TEST_F(CampaignInvariants, AnUnknownOrStillRunningSlurmJobAndABrokenChainAreReported) {
+  Observed o = clean();
+  o.slurm.push_back(slurm(3, "tok-nobody", 0, "PENDING"));
+  EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
+  o = clean();
+  o.slurm = json::array({slurm(1, "tok-a", 1, "RUNNING")});
+  EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
+  o = clean();
+  o.events["a"][2]["from"] = "Queued";  // does not follow Pending
+  EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
+  o = clean();
+  o.events["a"][3]["to"] = "Failed";  // the attempt's events end elsewhere than the API says
+  EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
+}
+
+TEST_F(CampaignInvariants, AWritableOrChangedStagedFileIsReported) {
+  const StagedDir& dir = staged_;
+  Observed o = clean();
+  EXPECT_TRUE(checkInvariants(o).violations.empty());
+  ::chmod((dir.dir() + "/job.sh").c_str(), 0644);
+  EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
+  test::writeFile(dir.dir() + "/job.sh", "#!/bin/bash\necho changed\n",
+                  std::filesystem::perms(0444));
+  EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
+  ::chmod(dir.dir().c_str(), 0755);
+  EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
+}
+
+}  // namespace
+}  // namespace tuneplane::campaign

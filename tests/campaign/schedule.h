@@ -1,0 +1,66 @@
+// The fault campaign's schedule (issue 21): from one 64-bit seed alone, the sequence of
+// steps a run takes — jobs submitted (single-pool and het, short and long, some failing with
+// a retry budget, some cancelled by their user after a seeded delay) and faults injected
+// between them, each with its seeded parameters and pause. Pure: the same seed and size give
+// the same schedule on any machine, so a failing seed replays the same faults in the same
+// order (which Slurm job a fault strikes is chosen at run time among the jobs then running,
+// by a seeded index: timing decides the candidates, the seed the pick).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tuneplane::campaign {
+
+enum class JobKind {
+  kShort,    // a CPU job that prints and ends
+  kLong,     // a CPU job that sleeps a few seconds (faults strike it while it runs)
+  kHet,      // a two-pool GPU job: one Slurm het job, a Ray driver (stand-in Ray)
+  kFailing,  // exits 3, retried on any cause: ends Failed once its budget (2 attempts) is spent
+};
+
+enum class Fault {
+  kDropSubmit,       // the next submit's job is made, its answer lost (lost receipt)
+  kServerErrors,     // the next 1–4 requests answered 500 or 503
+  kThrottle,         // a burst: the next 3–10 requests answered 429
+  kSlowAnswers,      // every answer delayed past the client's request timeout for a while
+  kDuplicateSubmit,  // one POST carried out twice and its answer lost, on a busy cluster
+  kSlurmRestart,     // slurmrestd/slurmctld restart: jobs kept, numeric ids from the lowest free
+  kPurge,            // a running job forgotten by Slurm as soon as it ends
+  kIdReuse,          // a finished job purged, then a restart: its numeric id is handed out again
+  kRequeue,          // an administrator's requeue of a running job: a new SLUID
+  kStallDelete,      // a user cancels a running job and its DELETE times out once
+  kNodeFail,         // a running job ends NODE_FAIL (an infrastructure failure: retried)
+  kExpireTokens,     // every JWT issued so far refused from now on
+  kKillServe,        // `tuneplane serve` SIGKILLed, restarted on the same database
+};
+inline constexpr int kFaultKinds = 13;
+
+const char* describe(JobKind kind);
+const char* describe(Fault fault);
+
+struct Step {
+  bool is_fault = false;
+  JobKind job = JobKind::kShort;  // !is_fault
+  int cancel_after_ms = -1;       // !is_fault: the user cancels it this long after submit
+  int sleep_s = 0;                // kLong: how long it runs
+  Fault fault = Fault::kDropSubmit;
+  int count = 0;      // kServerErrors/kThrottle: requests; kServerErrors: 500 or 503 in status
+  int status = 0;     // kServerErrors: 500 or 503
+  int window_ms = 0;  // kSlowAnswers: how long; kKillServe: how long serve stays down
+  uint32_t pick = 0;  // which of the candidate jobs a targeted fault strikes
+  int pause_ms = 0;   // the pause before this step
+};
+
+struct ScheduleSize {
+  int jobs = 10;
+  int faults = 12;
+};
+
+std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size);
+
+// One line per step, for the log of a run (and to compare two runs of a seed).
+std::string describe(const std::vector<Step>& schedule);
+
+}  // namespace tuneplane::campaign
