@@ -31,7 +31,14 @@ Status GroupCommit::run(const Write& write) {
     }
     leading_ = true;
     std::deque<Pending*> group;
-    group.swap(queue_);  // ours among them
+    if (max_group_ == 0 || queue_.size() <= max_group_) {
+      group.swap(queue_);
+    } else {
+      // The oldest first; ours may be left for a later group (this loop leads it then).
+      const auto end = queue_.begin() + static_cast<std::ptrdiff_t>(max_group_);
+      group.assign(queue_.begin(), end);
+      queue_.erase(queue_.begin(), end);
+    }
     ++transactions_;
     writes_ += static_cast<int64_t>(group.size());
     lock.unlock();

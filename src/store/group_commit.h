@@ -20,6 +20,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -41,8 +42,10 @@ class GroupCommit {
  public:
   using Write = std::function<Status(Connection&)>;
 
-  GroupCommit(Connection& connection, std::mutex& connection_mutex)
-      : connection_(connection), connection_mutex_(connection_mutex) {}
+  // `max_group`: the most writes one transaction takes (the oldest waiting first); 0 for
+  // no limit. 1 makes every write a transaction of its own, in the order the writers came.
+  GroupCommit(Connection& connection, std::mutex& connection_mutex, std::size_t max_group)
+      : connection_(connection), connection_mutex_(connection_mutex), max_group_(max_group) {}
   GroupCommit(const GroupCommit&) = delete;
   GroupCommit& operator=(const GroupCommit&) = delete;
 
@@ -68,6 +71,7 @@ class GroupCommit {
 
   Connection& connection_;
   std::mutex& connection_mutex_;
+  const std::size_t max_group_;
 
   mutable std::mutex mutex_;
   std::condition_variable group_done_;

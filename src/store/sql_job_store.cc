@@ -8,8 +8,11 @@
 
 namespace tuneplane::store {
 
-SqlJobStore::SqlJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers)
-    : writer_(std::move(writer)), readers_(std::move(readers)), group_(*writer_, write_mutex_) {}
+SqlJobStore::SqlJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers,
+                         std::size_t max_group)
+    : writer_(std::move(writer)),
+      readers_(std::move(readers)),
+      group_(*writer_, write_mutex_, max_group) {}
 
 // Readers close first: the writer's is then the last connection (for SQLite, closing it
 // checkpoints the WAL into the database file).

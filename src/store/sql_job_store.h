@@ -13,6 +13,7 @@
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -52,8 +53,10 @@ class SqlJobStore : public JobStore {
   GroupCommitStats writeStats() const { return group_.stats(); }
 
  protected:
-  // `readers` null: reads use the writer, under the mutex.
-  SqlJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers);
+  // `readers` null: reads use the writer, under the mutex. `max_group`: the most writes one
+  // transaction takes (GroupCommit; 0: no limit, 1: no grouping).
+  SqlJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers,
+              std::size_t max_group);
 
   // Runs `read(Connection&)` in a read transaction on a pooled connection (the writer's,
   // under the mutex, without a pool).
