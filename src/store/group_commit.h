@@ -4,9 +4,9 @@
 // transaction caps the store at one write per sync whatever the number of writing threads.
 // Here a writer that arrives while another group is being written and synced queues up;
 // when that group is done, one of the queued writers (the leader) takes every write queued
-// by then and applies them in ONE write transaction with ONE commit, and each caller
-// returns only once that commit is durable. A lone writer pays nothing extra: a group of one
-// is a plain transaction.
+// by then (up to a limit the store sets) and applies them in ONE write transaction with ONE
+// commit, and each caller returns only once that commit is durable. A lone writer pays
+// nothing extra: a group of one is a plain transaction.
 //
 // Each write of a group of several runs inside a SAVEPOINT of its own: a write that fails
 // is rolled back to its savepoint and fails alone, with its own error; the others commit.
