@@ -4,7 +4,8 @@
 // in the same run: a bare `SELECT 1` round trip on a cached statement (the floor of any
 // read), and the same job read naively (fresh prepared statements per call, no snapshot).
 // Also: activeJobs() over all 10,000 jobs (the reconciler's read), one listing page, and
-// commits one change per transaction against 100 per commitAll.
+// commits one change per transaction against 100 per commitAll, and single commits from 8
+// threads at once (group commit: changes per transaction).
 // Env: TUNEPLANE_BENCH_DIR (default: a new temp dir), TUNEPLANE_BENCH_SECONDS (per figure,
 // default 1). Run: build/bench/store_bench
 #include <time.h>
@@ -286,6 +287,30 @@ int main() {
   }
   const double batch_rate =
       static_cast<double>(batched) / std::chrono::duration<double>(SteadyClock::now() - b0).count();
+  // The same single commits from 8 threads at once (the launch stage's default), which group
+  // commit (store/group_commit.h) applies in shared transactions.
+  constexpr int kCommitThreads = 8;
+  const auto stats0 = store.writeStats();
+  std::atomic<long long> grouped{0};
+  const auto g0 = SteadyClock::now();
+  {
+    std::vector<std::thread> writers;
+    for (int t = 0; t < kCommitThreads; ++t) {
+      writers.emplace_back([&, t] {
+        for (int k = t; SteadyClock::now() - g0 < std::chrono::duration<double>(seconds);
+             k += kCommitThreads) {
+          if (!store.commit(changeFor(k))) failed = true;
+          ++grouped;
+        }
+      });
+    }
+    for (auto& w : writers) w.join();
+  }
+  const double grouped_rate = static_cast<double>(grouped.load()) /
+                              std::chrono::duration<double>(SteadyClock::now() - g0).count();
+  const auto stats1 = store.writeStats();
+  const double per_transaction = static_cast<double>(stats1.writes - stats0.writes) /
+                                 static_cast<double>(stats1.transactions - stats0.transactions);
 
   std::printf("                                           calls/s wall   calls/s per CPU-second\n");
   auto line = [](const char* what, const Rate& r) {
@@ -305,11 +330,15 @@ int main() {
               active_ms, active_cpu_ms);
   std::printf("commit: %.0f changes/s one per transaction, %.0f changes/s 100 per commitAll\n",
               single_rate, batch_rate);
+  std::printf("commit from %d threads: %.0f changes/s, %.1f per transaction (group commit)\n",
+              kCommitThreads, grouped_rate, per_transaction);
   std::printf("RATIO getJob/naive (CPU): %.2f\n", single.cpu / naive.cpu);
   std::printf("RATIO getJob cost in SELECT-1 round trips (CPU): %.1f\n", select1.cpu / single.cpu);
   std::printf("RATIO getJob 2 readers+writer / 1 reader (CPU rates): %.2f\n",
               concurrent_cpu / single.cpu);
   std::printf("RATIO commitAll(100)/commit changes per second: %.1f\n", batch_rate / single_rate);
+  std::printf("RATIO commit from %d threads / from 1 thread, changes per second: %.1f\n",
+              kCommitThreads, grouped_rate / single_rate);
 
   opened->reset();
   raw->reset();

@@ -11,20 +11,50 @@ namespace tuneplane::store {
 namespace {
 
 // SQL texts are built once (they are the statement cache's keys).
-const std::string& jobByIdSql() {
-  static const std::string sql =
-      std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE j.id = ?1";
+
+// What a row of jobViewSql() holds: its first column says which.
+enum JobViewRow : int64_t { kJobRow = 0, kLabelRow = 1, kAttemptRow = 2 };
+// Where each part's columns start in a row of jobViewSql().
+constexpr int kViewJobFirst = 1;
+constexpr int kViewLabelFirst = kViewJobFirst + kJobColumnCount;
+constexpr int kViewAttemptFirst = kViewLabelFirst + 2;
+
+std::string nulls(int count) {
+  std::string out;
+  for (int i = 0; i < count; ++i) out += i == 0 ? "NULL" : ", NULL";
+  return out;
+}
+
+}  // namespace
+
+// One statement, so one snapshot without a transaction and one round trip to a database
+// server: the job's row, its labels, and its attempts with their components, each part in
+// columns of its own (NULL elsewhere), ordered by part, attempt and component. The parts are
+// UNIONed attempts first: PostgreSQL types a UNION pair by pair from the left, and a column
+// NULL in both of the first pair would become text, which the third's integers could not
+// join; attempts and the job share no column, so every column of theirs keeps its type, and
+// the labels' two (NULL in both) are text, as the labels are.
+const std::string& jobViewSql() {
+  static const std::string sql = [] {
+    const int attempt_width = kAttemptColumnCount + kComponentColumnCount;
+    const std::string select = "SELECT ";
+    std::string out = select + std::to_string(kAttemptRow) + ", " + nulls(kJobColumnCount) + ", " +
+                      nulls(2) + ", " + kAttemptColumns + ", " + kComponentColumns +
+                      " FROM attempts a LEFT JOIN components c"
+                      " ON c.job_id = a.job_id AND c.attempt = a.number WHERE a.job_id = ?1";
+    out += " UNION ALL " + select + std::to_string(kJobRow) + ", " + kJobColumns + ", " + nulls(2) +
+           ", " + nulls(attempt_width) + " FROM jobs j WHERE j.id = ?1";
+    out += " UNION ALL " + select + std::to_string(kLabelRow) + ", " + nulls(kJobColumnCount) +
+           ", l.key, l.value, " + nulls(attempt_width) + " FROM job_labels l WHERE l.job_id = ?1";
+    // By position (a compound SELECT orders by its own columns): part, a.number, c.idx.
+    out += " ORDER BY 1, " + std::to_string(kViewAttemptFirst + 2) + ", " +
+           std::to_string(kViewAttemptFirst + kAttemptColumnCount + 1);
+    return out;
+  }();
   return sql;
 }
 
-const std::string& attemptsOfJobSql() {
-  static const std::string sql = std::string("SELECT ") + kAttemptColumns + ", " +
-                                 kComponentColumns +
-                                 " FROM attempts a LEFT JOIN components c"
-                                 " ON c.job_id = a.job_id AND c.attempt = a.number"
-                                 " WHERE a.job_id = ?1 ORDER BY a.number, c.idx";
-  return sql;
-}
+namespace {
 
 constexpr const char* kLabelsOfJobSql = "SELECT key, value FROM job_labels WHERE job_id = ?1";
 
@@ -62,29 +92,50 @@ Status readLabels(Connection& connection, const std::string& job_id,
   });
 }
 
-// Reads rows of (attempt columns, component columns) ordered by job, attempt number and
-// component index, and hands each finished attempt, with its components, to `sink`.
-template <typename Sink>
-Status readAttemptRows(Query& q, Sink&& sink) {
-  std::optional<AttemptRecord> current;
-  auto rows = q.forEachRow([&](Query& row) -> Status {
-    const bool same = current && current->job_id == row.text(0) &&
-                      current->number == static_cast<int>(row.integer(1));
+// Gathers rows of (attempt columns, component columns), starting at column `first`, ordered
+// by job, attempt number and component index, into attempts with their components.
+class AttemptRows {
+ public:
+  explicit AttemptRows(int first) : first_(first) {}
+
+  // One row; the attempt before it, once finished, goes to `sink`.
+  template <typename Sink>
+  Status add(const Query& row, Sink&& sink) {
+    const bool same = current_ && current_->job_id == row.text(first_) &&
+                      current_->number == static_cast<int>(row.integer(first_ + 1));
     if (!same) {
-      if (current) sink(std::move(*current));
-      auto attempt = readAttempt(row, 0);
+      if (current_) sink(std::move(*current_));
+      auto attempt = readAttempt(row, first_);
       if (!attempt) return fail(attempt.error());
-      current = std::move(*attempt);
+      current_ = std::move(*attempt);
     }
-    if (!row.isNull(kAttemptColumnCount)) {  // LEFT JOIN: an attempt without components
-      auto component = readComponent(row, kAttemptColumnCount);
+    const int component_first = first_ + kAttemptColumnCount;
+    if (!row.isNull(component_first)) {  // LEFT JOIN: an attempt without components
+      auto component = readComponent(row, component_first);
       if (!component) return fail(component.error());
-      current->components.push_back(std::move(*component));
+      current_->components.push_back(std::move(*component));
     }
     return ok();
-  });
+  }
+  // After the last row: the last attempt.
+  template <typename Sink>
+  void finish(Sink&& sink) {
+    if (current_) sink(std::move(*current_));
+    current_.reset();
+  }
+
+ private:
+  const int first_;
+  std::optional<AttemptRecord> current_;
+};
+
+// Every row of `q` through AttemptRows (columns from 0).
+template <typename Sink>
+Status readAttemptRows(Query& q, Sink&& sink) {
+  AttemptRows attempts(0);
+  auto rows = q.forEachRow([&](Query& row) { return attempts.add(row, sink); });
   if (!rows) return rows;
-  if (current) sink(std::move(*current));
+  attempts.finish(sink);
   return ok();
 }
 
@@ -132,28 +183,31 @@ std::string listJobsSql(const JobQuery& query, bool after) {
 }
 
 Result<std::optional<JobView>> readJobView(Connection& connection, const std::string& id) {
-  JobView view;
-  {
-    auto q = connection.query(jobByIdSql());
-    if (!q) return fail(q.error());
-    q->bind(1, id);
-    auto row = q->step();
-    if (!row) return fail(row.error());
-    if (!*row) return std::optional<JobView>();
-    auto job = readJob(*q, 0);
-    if (!job) return fail(job.error());
-    view.job = std::move(*job);
-  }
-  if (auto labels = readLabels(connection, id, view.job.labels); !labels) {
-    return fail(labels.error());
-  }
-  auto q = connection.query(attemptsOfJobSql());
+  auto q = connection.query(jobViewSql());
   if (!q) return fail(q.error());
   q->bind(1, id);
-  auto attempts =
-      readAttemptRows(*q, [&](AttemptRecord&& a) { view.attempts.push_back(std::move(a)); });
-  if (!attempts) return fail(attempts.error());
-  return std::optional<JobView>(std::move(view));
+  std::optional<JobView> view;
+  AttemptRows attempts(kViewAttemptFirst);
+  auto keep = [&](AttemptRecord&& a) { view->attempts.push_back(std::move(a)); };
+  auto rows = q->forEachRow([&](Query& row) -> Status {
+    const int64_t kind = row.integer(0);
+    if (kind == kJobRow) {
+      auto job = readJob(row, kViewJobFirst);
+      if (!job) return fail(job.error());
+      view = JobView{std::move(*job), {}};
+      return ok();
+    }
+    // The job's row comes first; without it (the id is no job's) nothing else is kept.
+    if (!view) return ok();
+    if (kind == kLabelRow) {
+      view->job.labels.emplace(row.text(kViewLabelFirst), row.text(kViewLabelFirst + 1));
+      return ok();
+    }
+    return attempts.add(row, keep);
+  });
+  if (!rows) return fail(rows.error());
+  if (view) attempts.finish(keep);
+  return view;
 }
 
 Result<std::vector<JobView>> readActiveJobs(Connection& connection) {

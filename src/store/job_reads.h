@@ -36,6 +36,10 @@ const std::string& activeAttemptsSql();
 // :label_key, :label_value, :after_created, :after_id, :limit). Newest first.
 std::string listJobsSql(const JobQuery& query, bool after);
 
+// The statement readJobView runs: the job, its labels and its attempts with their
+// components in one statement (rows told apart by their first column).
+const std::string& jobViewSql();
+// One statement: a consistent snapshot without a transaction around it.
 Result<std::optional<JobView>> readJobView(Connection& connection, const std::string& id);
 Result<std::vector<JobView>> readActiveJobs(Connection& connection);
 // Errors: "store.bad_limit", "store.bad_continue", and those of any read.

@@ -8,8 +8,11 @@
 
 namespace tuneplane::store {
 
-SqlJobStore::SqlJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers)
-    : writer_(std::move(writer)), readers_(std::move(readers)) {}
+SqlJobStore::SqlJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers,
+                         std::size_t max_group)
+    : writer_(std::move(writer)),
+      readers_(std::move(readers)),
+      group_(*writer_, write_mutex_, max_group) {}
 
 // Readers close first: the writer's is then the last connection (for SQLite, closing it
 // checkpoints the WAL into the database file).
@@ -20,29 +23,29 @@ SqlJobStore::~SqlJobStore() {
 
 template <typename Read>
 auto SqlJobStore::read(Read&& read) -> decltype(read(std::declval<Connection&>())) {
-  auto inTransaction = [&](Connection& connection) -> decltype(read(connection)) {
+  return onReader([&](Connection& connection) -> decltype(read(connection)) {
     auto transaction = Transaction::begin(connection, Transaction::Kind::kRead);
     if (!transaction) return fail(transaction.error());
     auto result = read(connection);
     if (!result) return result;  // the transaction rolls back as it ends
     if (auto done = transaction->commit(); !done) return fail(done.error());
     return result;
-  };
+  });
+}
+
+template <typename Read>
+auto SqlJobStore::onReader(Read&& read) -> decltype(read(std::declval<Connection&>())) {
   if (!readers_) {
     std::lock_guard lock(write_mutex_);
-    return inTransaction(*writer_);
+    return read(*writer_);
   }
   auto lease = readers_->acquire();
   if (!lease) return fail(lease.error());
-  return inTransaction(lease->connection());
+  return read(lease->connection());
 }
 
 Status SqlJobStore::write(const std::function<Status(Connection&)>& write) {
-  std::lock_guard lock(write_mutex_);
-  auto transaction = Transaction::begin(*writer_, Transaction::Kind::kWrite);
-  if (!transaction) return fail(transaction.error());
-  if (auto done = write(*writer_); !done) return done;  // rolled back as it ends
-  return transaction->commit();
+  return group_.run(write);
 }
 
 Status SqlJobStore::writeRequest(const std::function<Status(Connection&)>& request) {
@@ -57,7 +60,7 @@ Status SqlJobStore::createJob(const JobRecord& job, const EventRecord& created) 
 }
 
 Result<std::optional<JobView>> SqlJobStore::getJob(const std::string& id) {
-  return read([&](Connection& c) { return readJobView(c, id); });
+  return onReader([&](Connection& c) { return readJobView(c, id); });
 }
 
 Result<JobPage> SqlJobStore::listJobs(const JobQuery& query) {
@@ -69,7 +72,7 @@ Result<std::vector<JobView>> SqlJobStore::activeJobs() {
 }
 
 Result<std::vector<EventRecord>> SqlJobStore::events(const std::string& job_id) {
-  return read([&](Connection& c) { return readEvents(c, job_id); });
+  return onReader([&](Connection& c) { return readEvents(c, job_id); });
 }
 
 Result<std::map<JobPhase, int64_t>> SqlJobStore::countJobsByPhase() {

@@ -7,15 +7,20 @@
 // A write transaction is serialized against every other writer of the database (SQLite's
 // write lock; PostgreSQL's transaction advisory lock, pg_connection.h), so the check-then-
 // write requests (createJob, requestCancel, requestAbandon) behave the same on both.
+// Writes from several threads at once are committed in groups (group_commit.h): one
+// transaction and one sync for all the writes that queued while the previous group synced,
+// each in a savepoint of its own, each caller returning once its write is durable.
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "common/result.h"
+#include "store/group_commit.h"
 #include "store/job_store.h"
 #include "store/sql_connection.h"
 
@@ -44,15 +49,26 @@ class SqlJobStore : public JobStore {
   Status requestAbandon(const std::string& job_id, int attempt, const std::string& actor,
                         const std::string& reason, int64_t now_ms) override;
 
+  // How the writes have been grouped so far (tests, benchmarks).
+  GroupCommitStats writeStats() const { return group_.stats(); }
+
  protected:
-  // `readers` null: reads use the writer, under the mutex.
-  SqlJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers);
+  // `readers` null: reads use the writer, under the mutex. `max_group`: the most writes one
+  // transaction takes (GroupCommit; 0: no limit, 1: no grouping).
+  SqlJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers,
+              std::size_t max_group);
 
   // Runs `read(Connection&)` in a read transaction on a pooled connection (the writer's,
   // under the mutex, without a pool).
   template <typename Read>
   auto read(Read&& read) -> decltype(read(std::declval<Connection&>()));
-  // Runs `write(Connection&)` in a write transaction under the mutex; commits if it succeeds.
+  // Runs `read(Connection&)` on a pooled connection without a transaction: for a read that
+  // is one statement, whose own snapshot is consistent (and which saves a database server
+  // two round trips, BEGIN and COMMIT).
+  template <typename Read>
+  auto onReader(Read&& read) -> decltype(read(std::declval<Connection&>()));
+  // Runs `write(Connection&)` in a write transaction (shared with the writes of other threads
+  // that wait at the same time, each in a savepoint of its own); returns once it is durable.
   Status write(const std::function<Status(Connection&)>& write);
   // write() for an API request: `write`, then the request hook, in one transaction.
   Status writeRequest(const std::function<Status(Connection&)>& write);
@@ -68,6 +84,7 @@ class SqlJobStore : public JobStore {
   std::mutex write_mutex_;
   std::unique_ptr<Connection> writer_;   // guarded by write_mutex_
   std::unique_ptr<ReaderPool> readers_;  // may be null
+  GroupCommit group_;                    // uses writer_ under write_mutex_
   std::function<Status(Connection&)> fence_;
   std::function<Status(Connection&)> request_hook_;
 };

@@ -7,8 +7,8 @@
 // Durability: synchronous=FULL, so every write (createJob, commit, commitAll, requestCancel,
 // requestAbandon) is on disk when it returns — the reconciler commits the submit intent
 // before the network call and may rely on it surviving a crash or power loss.
-// Concurrency (sql_job_store.h): all writes go through one connection under a mutex (SQLite
-// has one writer anyway); reads lease a connection from a small pool. ":memory:" (tests) is
+// Concurrency (sql_job_store.h): one writer connection, writes of threads writing at once in
+// one transaction and sync (group_commit.h); reads lease pooled connections. ":memory:" is
 // one private database on one connection, shared by reads and writes under the mutex, since
 // separate connections would each see their own empty database.
 // Thread-safety: every method may be called from any thread.

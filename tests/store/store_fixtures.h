@@ -195,7 +195,7 @@ class StoreTest : public ::testing::TestWithParam<Backend> {
   }
   JobView viewOf(const std::string& id) {
     auto view = store_->getJob(id);
-    EXPECT_TRUE(view && view->has_value()) << id;
+    EXPECT_TRUE(view && view->has_value()) << id << (view ? "" : ": " + view.error().describe());
     return view && view->has_value() ? **view : JobView{};
   }
 
