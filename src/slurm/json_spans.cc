@@ -8,8 +8,10 @@ namespace {
 
 constexpr size_t kNone = std::string_view::npos;
 
-// What a byte means to the bracket walk outside strings. A backslash escapes the next byte
-// even there, as in simdjson's first stage (an escaped quote opens no string).
+// What a byte means to the bracket walk outside strings. A backslash there is never JSON:
+// the walk refuses it (simdjson's first stage would read it as escaping the next byte, and
+// its second stage refuses the answer, so the batched path must not accept it either: found
+// by fuzz/slurm_answers_fuzz.cc, fuzz/regressions/slurm_answers/backslashes-between-values).
 enum Kind : uint8_t { kOther, kQuote, kOpen, kClose, kEscape };
 
 constexpr std::array<uint8_t, 256> kKinds = [] {
@@ -85,9 +87,8 @@ size_t skipContainer(std::string_view text, size_t pos) {
       case kClose:
         if (--depth == 0) return static_cast<size_t>(p - begin);
         break;
-      default:  // kEscape
-        ++p;
-        break;
+      default:  // kEscape: a backslash outside a string
+        return kNone;
     }
   }
   return kNone;
@@ -104,8 +105,10 @@ size_t skipValue(std::string_view text, size_t pos) {
       return skipContainer(text, pos);
     default: {
       size_t end = pos;
-      while (end < text.size() && !kScalarEnds[at(text, end)]) end += text[end] == '\\' ? 2 : 1;
-      if (end > text.size()) return kNone;
+      while (end < text.size() && !kScalarEnds[at(text, end)]) {
+        if (text[end] == '\\') return kNone;  // a backslash outside a string
+        ++end;
+      }
       return end == pos ? kNone : end;
     }
   }
