@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -49,11 +50,17 @@ TEST_P(FaultCampaignFixed, Seed) {
 INSTANTIATE_TEST_SUITE_P(FaultCampaign, FaultCampaignFixed,
                          ::testing::Values(uint64_t{21}, uint64_t{1021}, uint64_t{777}));
 
-// A random seed each run (printed), or TUNEPLANE_CAMPAIGN_SEED's.
+// TUNEPLANE_CAMPAIGN_SEED's seed (a failing one replayed), or a random one (printed) when it
+// says "random". Without it the test skips: a random seed in every CI run would make CI
+// fail on whatever open finding that seed happens to hit (docs/developers.md, "Fault
+// campaign": the open findings), which is `make campaign`'s job to find, not a merge's.
 TEST(FaultCampaign, Seed) {
+  const char* given = std::getenv("TUNEPLANE_CAMPAIGN_SEED");
+  if (given == nullptr || *given == '\0') {
+    GTEST_SKIP() << "set TUNEPLANE_CAMPAIGN_SEED=N (a seed to replay) or =random";
+  }
   uint64_t seed = (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
-  if (const char* given = std::getenv("TUNEPLANE_CAMPAIGN_SEED"))
-    seed = std::strtoull(given, nullptr, 10);
+  if (std::string_view(given) != "random") seed = std::strtoull(given, nullptr, 10);
   runSeed(seed);
 }
 
