@@ -185,7 +185,10 @@ class Reconciler {
   // are sent again every cycle).
   std::vector<std::string> cancelDuplicates(const store::JobView& view, const TokenChoice& choice);
   bool sendCancel(const store::JobView& view);
-  bool cancelOne(const std::string& job_id, const std::string& sluid);
+  // Sends one DELETE; true when Slurm heard it. "No such job" counts as heard unless
+  // `gone_is_heard` is false: a requeued job's SLUID changes when its epilog ends, so a DELETE
+  // of the SLUID just read may find nothing while the job pends under the new one.
+  bool cancelOne(const std::string& job_id, const std::string& sluid, bool gone_is_heard = true);
   void cancelComponents(const store::AttemptRecord& attempt, const std::vector<int>& indices);
   void retryStrayCancels();
   // A Releasing attempt that still has het survivors or a requeued job to cancel: read and

@@ -237,10 +237,15 @@ bool Reconciler::settle(const store::JobView& view, const store::AttemptRecord& 
     unrunnable_since_.erase(k);
   }
   if (phase::isTerminal(verdict.phase) && !verdict.requeued.empty()) {
+    // "No such job" is not heard here: the SLUID read (from this cycle's listing) may have
+    // been replaced since by the requeue's new one, under which the job would run again (the
+    // fault campaign's seeds …818 and …832). Held Releasing, the next cycle finds the job by
+    // its token under the new SLUID and cancels that.
     bool heard = true;
     for (int index : verdict.requeued) {
       for (const auto& c : observed.components) {
-        if (c.index == index && !c.sluid.empty() && !cancelOne(view.job.id, c.sluid)) {
+        if (c.index == index && !c.sluid.empty() &&
+            !cancelOne(view.job.id, c.sluid, /*gone_is_heard=*/false)) {
           heard = false;
         }
       }
@@ -288,10 +293,12 @@ std::vector<std::string> Reconciler::cancelDuplicates(const store::JobView& view
   return unheard;
 }
 
-bool Reconciler::cancelOne(const std::string& job_id, const std::string& sluid) {
+bool Reconciler::cancelOne(const std::string& job_id, const std::string& sluid,
+                           bool gone_is_heard) {
   ++report_.cancels;
   auto status = slurm_.cancel(sluid, std::nullopt);
-  if (cancelWasHeard(status)) return true;
+  const bool gone = !status && status.error().error.code == slurm::kErrJobNotFound;
+  if (cancelWasHeard(status) && (gone_is_heard || !gone)) return true;
   ++report_.errors;
   spdlog::warn("reconciler: job {}: DELETE {} failed: {}", job_id, sluid,
                status.error().describe());

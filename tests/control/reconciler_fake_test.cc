@@ -263,6 +263,25 @@ TEST_F(FakeReconcilerTest, ARequeuedJobUnderANewSluidWhoseCancelFailsIsCancelled
   EXPECT_EQ(attempt(v).cause, EndCause::kInfrastructure);
 }
 
+// The fault campaign's seeds 16855430511954106818 and …832 (issue 21): the cycle read the
+// requeued job under the SLUID it had while its epilog ran; by the time the DELETE went out the
+// requeue had finished and the job pended under a new SLUID, so Slurm answered "no such job".
+// Taken as heard, the attempt ended and the job was left to run again after its BeginTime.
+TEST_F(FakeReconcilerTest, ARequeuedJobsCancelAnsweredNoSuchJobIsSentAgainToItsNewSluid) {
+  const std::string id = running();
+  const std::string fresh = slurm_.requeue(sluid(id), {"PENDING"}, "BeginTime");
+  slurm_.failNext(Op::kCancel,
+                  FakeSlurmClient::error(slurm::kErrJobNotFound, slurm::TransportClass::kRejected));
+  next();
+  EXPECT_EQ(phase(id), JobPhase::kReleasing) << view(id).job.reason;
+  next();
+  EXPECT_EQ(slurm_.args(Op::kCancel), (std::vector<std::string>{fresh, fresh}));
+  EXPECT_EQ(slurm_.record(fresh).job_state, std::vector<std::string>{"CANCELLED"});
+  const auto v = view(id);
+  EXPECT_EQ(attempt(v).phase, AttemptPhase::kFailed) << attempt(v).reason;
+  EXPECT_EQ(attempt(v).cause, EndCause::kInfrastructure);
+}
+
 TEST_F(FakeReconcilerTest, ARequeuedJobThatRanAgainBeforeItsCancelGotThroughIsNoSuccess) {
   const std::string id = running();
   const std::string fresh = slurm_.requeue(sluid(id), {"PENDING"}, "BeginTime");
