@@ -466,24 +466,38 @@ AttemptVerdict holdForCancel(AttemptVerdict verdict, const std::string& what) {
   return verdict;
 }
 
-AttemptVerdict requeuedUnderNewSluid(const std::vector<slurm::JobRecord>& records) {
+namespace {
+
+// A job Slurm requeued ran once already: its attempt ends, its cause the infrastructure's.
+// `found` names the SLUIDs and states it came back under.
+AttemptVerdict requeuedVerdict(const std::string& found) {
   AttemptVerdict v;
   v.phase = AttemptPhase::kFailed;
   v.cause = EndCause::kInfrastructure;
+  v.reason = "Slurm requeued the job: it came back under a new SLUID, " + found;
+  return v;
+}
+
+std::string joinedStates(const std::vector<std::string>& state) {
+  std::string joined;
+  for (const auto& name : state) joined += (joined.empty() ? "" : ",") + name;
+  return joined;
+}
+
+}  // namespace
+
+AttemptVerdict requeuedUnderNewSluid(const std::vector<slurm::JobRecord>& records) {
   std::string found;
   for (const auto& r : records) {
-    found += (found.empty() ? "" : ", ") + r.sluid;
-    std::string state;
-    for (const auto& name : r.job_state) state += (state.empty() ? "" : ",") + name;
-    found += " " + state;
+    found += (found.empty() ? "" : ", ") + r.sluid + " " + joinedStates(r.job_state);
     if (!r.state_reason.empty() && r.state_reason != "None") {
       found += " (Slurm's reason: " + r.state_reason + ")";
     }
   }
-  for (size_t i = 0; i < records.size(); ++i) {
-    v.requeued.push_back(static_cast<int>(records[i].het_job_offset.value().value_or(0)));
+  AttemptVerdict v = requeuedVerdict(found);
+  for (const auto& r : records) {
+    v.requeued.push_back(static_cast<int>(r.het_job_offset.value().value_or(0)));
   }
-  v.reason = "Slurm requeued the job: it came back under a new SLUID, " + found;
   return v;
 }
 
@@ -519,17 +533,14 @@ bool heldForRequeue(const store::AttemptRecord& stored) {
 }
 
 AttemptVerdict stillRequeued(const std::vector<store::ComponentRecord>& observed) {
-  AttemptVerdict v;
-  v.phase = AttemptPhase::kFailed;
-  v.cause = EndCause::kInfrastructure;
   std::string found;
+  std::vector<int> waiting;
   for (const auto& c : observed) {
-    std::string state;
-    for (const auto& name : c.state) state += (state.empty() ? "" : ",") + name;
-    found += (found.empty() ? "" : ", ") + c.sluid + " " + state;
-    if (waitsOrRuns(c)) v.requeued.push_back(c.index);
+    found += (found.empty() ? "" : ", ") + c.sluid + " " + joinedStates(c.state);
+    if (waitsOrRuns(c)) waiting.push_back(c.index);
   }
-  v.reason = "Slurm requeued the job: it came back under a new SLUID, now " + found;
+  AttemptVerdict v = requeuedVerdict("now " + found);
+  v.requeued = std::move(waiting);
   return v;
 }
 

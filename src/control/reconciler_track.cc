@@ -192,15 +192,15 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
     // A SLUID Slurm no longer knows: before judging the job vanished, look for it by its
     // token — a requeue gives the job a new SLUID (docs/decisions.md, "Slurm's requeue").
     const auto found = byToken(stored.submit_token);
-    if (found && !found->empty() && !requeuedAlready(*found)) {
+    const bool any = found && !found->empty();
+    if (any && !requeuedAlready(*found)) {
       // Only copies of a doubled submit carry the token (restart_cnt 0: not a requeue); the
       // job itself is gone, purged (the fault campaign's seed 2110). Copies still alive are
       // cancelled; the job is judged as missing, from its sentinels.
       for (const std::string& sluid : liveSluids(*found)) {
         if (!cancelOne(view.job.id, sluid)) stray_cancels_[sluid] = view.job.id;
       }
-    }
-    if (found && !found->empty() && requeuedAlready(*found)) {
+    } else if (any) {
       const TokenChoice choice = chooseByToken(*found);
       cancelDuplicates(view, choice);
       applyRecords(observed, choice.adopted, /*by_sluid=*/false);

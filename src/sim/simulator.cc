@@ -288,11 +288,20 @@ Status SimulatorImpl::purgeJob(const std::string& id) {
   return ok();
 }
 
+namespace {
+
+// A job's state as the history shows it: the base state, then ",COMPLETING" while it is.
+std::string historyState(const Job& job) {
+  return job.base_state + (job.completing ? ",COMPLETING" : "");
+}
+
+}  // namespace
+
 void SimulatorImpl::recordHistoryLocked(const Job& leader) {
   HistoryEntry& entry = history_[leader.history];
   const std::string sluid = formatSluid(leader.sluid);
   if (entry.sluids.empty() || entry.sluids.back() != sluid) entry.sluids.push_back(sluid);
-  entry.state = leader.base_state + (leader.completing ? ",COMPLETING" : "");
+  entry.state = historyState(leader);
 }
 
 nlohmann::json SimulatorImpl::history() const {
@@ -303,7 +312,7 @@ nlohmann::json SimulatorImpl::history() const {
     if (!entry.purged) {  // still held: its id names it (a purged id may be reused)
       const auto live = jobs_.find(entry.job_id);
       if (live != jobs_.end()) {
-        state = live->second.base_state + (live->second.completing ? ",COMPLETING" : "");
+        state = historyState(live->second);
       }
     }
     jobs.push_back({{"job_id", entry.job_id},
