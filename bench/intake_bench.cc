@@ -11,7 +11,11 @@
 // fsync/fdatasync calls per accepted job are printed (strace slows serve: a separate run).
 // Afterwards the simulator must hold exactly one Slurm job per accepted job (by submit
 // token): none lost, none twice; exit status 1 otherwise.
-// Env: TUNEPLANE_BENCH_JOBS (1000), TUNEPLANE_BENCH_CLIENTS (16),
+// With TUNEPLANE_BENCH_LIVE=1 and the live suite's TUNEPLANE_LIVE_* variables, the same runs
+// against the real slurmrestd of the test cluster instead: the baseline is its raw rate, its
+// partition `cpu` is set DOWN for the burst (jobs queue, none runs: the simulator's paused
+// scheduling), and afterwards every job of the run is cancelled and the partition set UP.
+// Env: TUNEPLANE_BENCH_JOBS (1000; live: 200), TUNEPLANE_BENCH_CLIENTS (16),
 // TUNEPLANE_BENCH_SUBMIT_CONCURRENCY (server.submit_concurrency; unset: serve's default),
 // TUNEPLANE_BENCH_POLL_INTERVAL (server.poll_interval, default 10s: a real site's),
 // TUNEPLANE_BENCH_DIR. Run: build/bench/intake_bench (needs build/src/cli/tuneplane and
@@ -44,9 +48,12 @@
 #include "bench_site.h"
 #include "catalog/artifact_verifier.h"
 #include "launch/attempt_identity.h"
+#include "live/live_site.h"
+#include "live/live_staging_group.h"
 #include "pipeline/launch_pipeline.h"
 #include "slurm/rest_client.h"
 #include "staging/stager.h"
+#include "staging/staging_fs.h"
 #include "support/serve_harness.h"
 #include "support/subprocess.h"
 #include "support/test_files.h"
@@ -82,11 +89,8 @@ bool pollUntil(const std::function<bool()>& probe, std::chrono::milliseconds lim
   return test::pollUntil(probe, limit, std::chrono::milliseconds(20));
 }
 
-// bench_site.h's site (slurm, artifact, staging) with serve's server: section appended.
-// Returns the site file.
-std::string writeSite(const std::string& dir, const std::string& slurm_url,
-                      const std::string& key_file, int port) {
-  const std::string site = bench::writeSite(dir, slurm_url, key_file);
+// serve's server: section, appended to the site file `site` (its database in `dir`).
+void appendServer(const std::string& site, const std::string& dir, int port) {
   std::string server =
       "server:\n  listen: 127.0.0.1:" + std::to_string(port) + "\n  db: " + dir +
       "/serve.db\n  poll_interval: " + std::to_string(envInt("TUNEPLANE_BENCH_POLL_INTERVAL", 10)) +
@@ -97,7 +101,100 @@ std::string writeSite(const std::string& dir, const std::string& slurm_url,
   server +=
       "  tokens:\n    - user: alice\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
   std::ofstream(site, std::ios::binary | std::ios::app) << server;
-  return site;
+}
+
+// The test cluster's scontrol, run with its slurm.conf; false (said on stderr) on a failure.
+bool scontrol(const live::Live& live, const std::string& conf, const std::vector<std::string>& args,
+              const std::string& scratch) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  env.push_back("SLURM_CONF=" + conf);
+  std::vector<std::string> argv = {live.slurm_bin + "/" + args.front()};
+  argv.insert(argv.end(), args.begin() + 1, args.end());
+  const test::ProcessResult done = test::runProcess(argv, {.scratch = scratch, .env = env});
+  if (done.exit_code == 0) return true;
+  std::fprintf(stderr, "%s %s: %s%s\n", args.front().c_str(), args.at(1).c_str(), done.err.c_str(),
+               done.out.c_str());
+  return false;
+}
+
+// Where the jobs go: the simulator (scheduling paused), or the test cluster's real
+// slurmrestd with its partition `cpu` DOWN for the run; the destructor leaves the cluster
+// as it was (every job of its user cancelled, the partition UP).
+struct Target {
+  std::string name;  // printed with the baseline
+  std::string site_file;
+  std::unique_ptr<test::SlurmSimProcess> sim;
+  std::optional<live::Live> live;
+  std::string slurm_conf, scratch, live_dir;
+
+  Target() = default;
+  Target(const Target&) = delete;
+  Target& operator=(const Target&) = delete;
+  ~Target() {
+    if (!live) return;
+    scontrol(*live, slurm_conf, {"scancel", "--user=" + live->user}, scratch);
+    scontrol(*live, slurm_conf, {"scontrol", "update", "PartitionName=cpu", "State=UP"}, scratch);
+    if (!live_dir.empty()) staging::PosixStagingFs().removeTree(live_dir);  // staged: read-only
+  }
+};
+
+// The simulator, or with TUNEPLANE_BENCH_LIVE=1 the test cluster; nullptr (said why) when it
+// cannot be had.
+std::unique_ptr<Target> makeTarget(const std::string& root, int port) {
+  auto target = std::make_unique<Target>();
+  target->scratch = root;
+  if (std::getenv("TUNEPLANE_BENCH_LIVE") != nullptr) {
+    target->live = live::liveConfig();
+    if (!target->live) {
+      std::fprintf(stderr, "TUNEPLANE_BENCH_LIVE: %s\n", live::kSkipReason);
+      return nullptr;
+    }
+    target->slurm_conf = live::liveSlurmConf(*target->live);
+    if (target->slurm_conf.empty()) {
+      std::fprintf(stderr, "TUNEPLANE_BENCH_LIVE: no slurm.conf: set TUNEPLANE_LIVE_SLURM_CONF\n");
+      return nullptr;
+    }
+    // Run as root, serve stages through the live user's group (as the live suite's serve).
+    std::string staging;
+    if (::geteuid() == 0 && target->live->user != "root") {
+      staging = "staging:\n  group: " + live::stagingGroup(target->live->user) + "\n";
+    }
+    auto dir = live::makeLiveSite(*target->live, "intake-bench-", target->live->url, "", staging);
+    if (!dir) {
+      std::fprintf(stderr, "cannot make a site under %s\n", target->live->shared_dir.c_str());
+      return nullptr;
+    }
+    target->name = "slurmrestd";
+    target->live_dir = *dir;
+    target->site_file = *dir + "/site.yaml";
+    appendServer(target->site_file, *dir, port);
+    return target;
+  }
+  const std::string key_file = root + "/jwt.key";
+  writeText(key_file, "0123456789abcdef0123456789abcdef-intake-bench-key");
+  // The simulator (its output in ROOT/slurmsim.out|.err), scheduling paused.
+  target->sim = test::SlurmSimProcess::start(root, key_file, {"--min-job-age", "3600"});
+  if (!target->sim) return nullptr;
+  if (target->sim->setFaults({{"pause_scheduling", true}}) != 200) {
+    std::fprintf(stderr, "cannot pause the simulator's scheduling\n");
+    return nullptr;
+  }
+  target->name = "simulator";
+  const std::string site_dir = root + "/site";
+  target->site_file = bench::writeSite(site_dir, target->sim->url(), key_file);
+  appendServer(target->site_file, site_dir, port);
+  return target;
+}
+
+// Held submits of the raw baseline, cancelled before the burst (the test cluster's queue
+// then holds the burst's jobs only; the simulator never runs a held job anyway).
+bool cancelRawSubmits(const Target& target) {
+  if (!target.live) return true;
+  return scontrol(*target.live, target.slurm_conf,
+                  {"scancel", "--user=" + target.live->user, "--state=PENDING"}, target.scratch) &&
+         scontrol(*target.live, target.slurm_conf,
+                  {"scontrol", "update", "PartitionName=cpu", "State=DOWN"}, target.scratch);
 }
 
 // Jobs of alice in phase Queued (one listing page of up to 1000, then the next pages).
@@ -189,29 +286,20 @@ std::map<std::string, long> straceCalls(const std::string& text) {
 }
 
 int run() {
-  const int jobs = envInt("TUNEPLANE_BENCH_JOBS", 1000);
+  const bool live_run = std::getenv("TUNEPLANE_BENCH_LIVE") != nullptr;
+  const int jobs = envInt("TUNEPLANE_BENCH_JOBS", live_run ? 200 : 1000);
   const int clients = envInt("TUNEPLANE_BENCH_CLIENTS", 16);
   const bool use_strace = std::getenv("TUNEPLANE_BENCH_STRACE") != nullptr;
   bench::BenchDir dir;
   if (!dir.ok()) return 1;
   const std::string root = dir.path();
-  const std::string key_file = root + "/jwt.key";
-  writeText(key_file, "0123456789abcdef0123456789abcdef-intake-bench-key");
-  std::printf("intake_bench: %u cores, load average %.2f; %d jobs by %d clients\n",
-              std::thread::hardware_concurrency(), loadAverage(), jobs, clients);
-
-  // The simulator (its output in ROOT/slurmsim.out|.err), scheduling paused.
-  auto sim = test::SlurmSimProcess::start(root, key_file, {"--min-job-age", "3600"});
-  if (!sim) return 1;
-  const std::string sim_url = sim->url();
-  if (sim->setFaults({{"pause_scheduling", true}}) != 200) {
-    std::fprintf(stderr, "cannot pause the simulator's scheduling\n");
-    return 1;
-  }
-
   const int port = test::freeLoopbackPort();
-  const std::string site_dir = root + "/site";
-  const std::string site_file = writeSite(site_dir, sim_url, key_file, port);
+  auto target = makeTarget(root, port);
+  if (!target) return 1;
+  std::printf("intake_bench: %u cores, load average %.2f; %d jobs by %d clients, on the %s\n",
+              std::thread::hardware_concurrency(), loadAverage(), jobs, clients,
+              target->name.c_str());
+  const std::string& site_file = target->site_file;
   auto site = pipeline::loadSiteContext(site_file, pipeline::SiteEnvironment{});
   if (!site) {
     std::fprintf(stderr, "site: %s\n", site.error().front().describe().c_str());
@@ -233,10 +321,12 @@ int run() {
     rawSubmitRate(site->site.slurm, prepared->submit_body, threads, 50);  // warm-up
     const double rate = rawSubmitRate(site->site.slurm, prepared->submit_body, threads, jobs);
     if (rate <= 0) return 1;
-    std::printf("baseline: simulator's raw held submits, %2d threads  %8.1f submits/s\n", threads,
-                rate);
+    std::printf("baseline: %s's raw held submits, %2d threads  %8.1f submits/s\n",
+                target->name.c_str(), threads, rate);
     raw_rate = std::max(raw_rate, rate);
   }
+
+  if (!cancelRawSubmits(*target)) return 1;
 
   // serve, optionally under strace.
   std::vector<std::string> serve_args = {test::tuneplaneBinary(), "serve", "--site", site_file};
@@ -344,7 +434,9 @@ int run() {
   }
   std::map<std::string, int> by_token;
   for (const auto& r : listing->jobs) {
-    if (launch::isValidSubmitToken(r.comment)) ++by_token[r.comment];
+    // The test cluster keeps the ended jobs of earlier runs a while: this run's all pend.
+    const bool pending = !r.job_state.empty() && r.job_state.front() == "PENDING";
+    if (launch::isValidSubmitToken(r.comment) && (!target->live || pending)) ++by_token[r.comment];
   }
   int twice = 0;
   for (const auto& [token, n] : by_token) twice += n > 1 ? 1 : 0;
@@ -353,7 +445,7 @@ int run() {
   // SIGTERM to serve's group (under strace, strace and serve), as serve's unit stops it.
   ::kill(-serve->pid(), SIGTERM);
   serve->waitExit(kStopLimit);
-  sim.reset();  // SIGTERM, a bounded wait
+  target.reset();  // the simulator: SIGTERM, a bounded wait; the test cluster: as it was
   if (use_strace) {
     const auto calls = straceCalls(test::readFile(root + "/strace.txt"));
     long total = 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <new>
 
 namespace tuneplane::http {
@@ -40,6 +41,26 @@ size_t appendBody(char* data, size_t size, size_t count, void* user) {
   } catch (const std::bad_alloc&) {
     return 0;  // libcurl fails the transfer (CURLE_WRITE_ERROR)
   }
+  return n;
+}
+
+// A request body handed to libcurl through a read callback, with no seek callback on purpose:
+// libcurl silently sends a request again on a fresh connection when a kept-alive one closes
+// before any answer byte (Curl_retry_request), whatever the method. Once body bytes have left,
+// that retry needs a rewind, and a body libcurl cannot rewind fails the transfer instead
+// (CURLE_SEND_FAIL_REWIND), so a request that may have been acted on is never sent twice and
+// its caller hears "unknown". A retry before any body byte left is still made: a server acts
+// on no request it has not read whole. (CURLOPT_POSTFIELDS would be rewound and re-sent.)
+struct BodySource {
+  const std::string* body = nullptr;
+  size_t sent = 0;
+};
+
+size_t readBody(char* buffer, size_t size, size_t count, void* user) {
+  auto* source = static_cast<BodySource*>(user);
+  const size_t n = std::min(size * count, source->body->size() - source->sent);
+  std::memcpy(buffer, source->body->data() + source->sent, n);
+  source->sent += n;
   return n;
 }
 
@@ -94,7 +115,9 @@ TransportClass classifyCurlFailure(int curl_code, bool connected, long request_b
     case CURLE_OPERATION_TIMEDOUT:
       return !connected && request_bytes_sent == 0 ? TransportClass::kNotSent
                                                    : TransportClass::kUnknown;
-    // The request may have arrived: empty reply, reset, partial send or receive.
+    // The request may have arrived: empty reply, reset, partial send or receive, or a
+    // kept-alive connection that closed after the body left (libcurl refused to send it again).
+    case CURLE_SEND_FAIL_REWIND:
     case CURLE_GOT_NOTHING:
     case CURLE_RECV_ERROR:
     case CURLE_SEND_ERROR:
@@ -184,24 +207,17 @@ tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::perform(
   for (const auto& [name, value] : request.headers) add(name + ": " + value);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
 
-  if (request.method != "GET") {
-    // libcurl sends a request again, unasked, on a new connection when a kept-alive one closes
-    // before any answer byte — whatever the method. For a submit that is a second Slurm job
-    // behind a lost answer (issue 21's campaign found it): a request that changes something
-    // goes out on a connection of its own, so an empty reply stays "may have been acted on".
-    curl_easy_setopt(curl, CURLOPT_FRESH_CONNECT, 1L);
-  }
+  BodySource source{&request.body, 0};
   if (request.method == "GET") {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
-  } else if (request.method == "POST") {
-    curl_easy_setopt(curl, CURLOPT_POST, 1L);
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
-                     static_cast<curl_off_t>(request.body.size()));
   } else {
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
-    if (!request.body.empty()) {
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    if (request.method != "POST") {
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+    if (request.method == "POST" || !request.body.empty()) {
+      curl_easy_setopt(curl, CURLOPT_POST, 1L);
+      curl_easy_setopt(curl, CURLOPT_READFUNCTION, readBody);
+      curl_easy_setopt(curl, CURLOPT_READDATA, &source);
       curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
                        static_cast<curl_off_t>(request.body.size()));
     }

@@ -1,8 +1,9 @@
 // The HTTP seam of the Slurm client and the /v1 API client: one request in, one response (or
 // a classified transport failure) out. CurlHttpTransport speaks http://, https:// (CA file,
 // optional client cert) and unix:///path (a Unix socket) through one libcurl easy handle, reused so
-// keep-alive connections survive between requests (GETs reuse them; any other method gets a
-// fresh connection, so libcurl never re-sends it by itself); a mutex serialises requests. It never
+// keep-alive connections survive between requests; a body goes out through a read callback
+// libcurl cannot rewind, so libcurl never re-sends a request whose body left on a connection
+// that then closed unanswered (see BodySource); a mutex serialises requests. It never
 // logs and never puts request headers (which carry the token) into a failure message.
 #pragma once
 

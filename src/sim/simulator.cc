@@ -22,6 +22,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Connections the simulator serves at once (see serve()).
+constexpr size_t kWorkers = 40;
+
 std::string readFile(const std::string& path, bool* ok) {
   std::ifstream in(path, std::ios::binary);
   *ok = static_cast<bool>(in);
@@ -89,7 +92,14 @@ Status SimulatorImpl::serve() {
   std::error_code ec;
   fs::create_directories(state_dir_ + "/jobs", ec);
   installRoutes();
-  server_.new_task_queue = [] { return new httplib::ThreadPool(8); };
+  // slurmrestd (conmgr) is event-driven: an idle kept-alive connection holds none of its
+  // threads, and it writes an answer with one writev. cpp-httplib holds a worker per open
+  // connection and writes headers and body apart; so workers enough for every connection a
+  // test or a benchmark keeps open (serve's submit_concurrency up to 64 is not exercised
+  // here), and TCP_NODELAY, or Nagle holds the body until the client's delayed ACK
+  // (~40 ms a submit on a reused connection).
+  server_.new_task_queue = [] { return new httplib::ThreadPool(kWorkers); };
+  server_.set_tcp_nodelay(true);
   const std::string& listen = options_.listen;
   std::string host = "127.0.0.1";
   int port = 0;

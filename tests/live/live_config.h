@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tuneplane::live {
 
@@ -35,6 +37,24 @@ inline std::optional<Live> liveConfig() {
   auto key = env("TUNEPLANE_LIVE_JWT_KEY_FILE");
   if (!url || !user || !shared || !bin || (!token && !key)) return std::nullopt;
   return Live{*url, *user, *shared, *bin, token, key};
+}
+
+// The slurm.conf of the test cluster, for scontrol: TUNEPLANE_LIVE_SLURM_CONF, or
+// SLURM_CONF, or where testcluster/up.sh writes it (etc/ beside the token file, or the JWT
+// key's folder). Empty when none exists.
+inline std::string liveSlurmConf(const live::Live& live) {
+  namespace fs = std::filesystem;
+  for (const char* name : {"TUNEPLANE_LIVE_SLURM_CONF", "SLURM_CONF"}) {
+    if (auto named = env(name)) return *named;
+  }
+  std::vector<fs::path> guesses;
+  if (live.token_file)
+    guesses.push_back(fs::path(*live.token_file).parent_path() / "etc/slurm.conf");
+  if (live.key_file) guesses.push_back(fs::path(*live.key_file).parent_path() / "slurm.conf");
+  for (const auto& path : guesses) {
+    if (fs::exists(path)) return path.string();
+  }
+  return "";
 }
 
 }  // namespace tuneplane::live

@@ -452,30 +452,12 @@ TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurv
   EXPECT_TRUE(named) << "no event names the cancelled duplicate " << dropped;
 }
 
-// The slurm.conf of the test cluster, for scontrol: TUNEPLANE_LIVE_SLURM_CONF, or
-// SLURM_CONF, or where testcluster/up.sh writes it (etc/ beside the token file, or the JWT
-// key's folder). Empty when none exists.
-std::string liveSlurmConf(const live::Live& live) {
-  namespace fs = std::filesystem;
-  for (const char* name : {"TUNEPLANE_LIVE_SLURM_CONF", "SLURM_CONF"}) {
-    if (auto named = live::env(name)) return *named;
-  }
-  std::vector<fs::path> guesses;
-  if (live.token_file)
-    guesses.push_back(fs::path(*live.token_file).parent_path() / "etc/slurm.conf");
-  if (live.key_file) guesses.push_back(fs::path(*live.key_file).parent_path() / "slurm.conf");
-  for (const auto& path : guesses) {
-    if (fs::exists(path)) return path.string();
-  }
-  return "";
-}
-
 // Issue 17: an administrator requeues a running job (`scontrol update Requeue=1` then
 // `scontrol requeue`, as on a real site; the REST API v0.0.45 has no requeue). Slurm makes it
 // PENDING again and, once the epilog is done, gives it a new SLUID. The attempt ends saying
 // Slurm requeued it; the requeued job is cancelled so it never runs a second time.
 TEST_F(LiveReconciler, AnAdministratorsRequeueEndsTheAttemptAndTheJobNeverRunsAgain) {
-  const std::string conf = liveSlurmConf(live_);
+  const std::string conf = live::liveSlurmConf(live_);
   if (conf.empty()) {
     GTEST_SKIP() << "no slurm.conf for scontrol: set TUNEPLANE_LIVE_SLURM_CONF";
   }
