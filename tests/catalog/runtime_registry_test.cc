@@ -41,7 +41,7 @@ TEST(RuntimeRegistry, JsonFormAndUpperCaseHashAndRelativePath) {
   EXPECT_TRUE(reg->runtimes[0].frameworks.empty());
 }
 
-struct Row {
+struct RegistryRow {
   const char* rule;
   std::string entry;  // one runtime entry, as a YAML flow map
   const char* code;
@@ -50,7 +50,7 @@ struct Row {
 
 TEST(RuntimeRegistry, EachRegistryRuleHasItsCodeAndField) {
   const std::string ok = "id: r1, format: sqsh, path: /r.sqsh, sha256: " + kSha;
-  const std::vector<Row> rows = {
+  const std::vector<RegistryRow> rows = {
       {"missing id", "format: sqsh, path: /r.sqsh, sha256: " + kSha, "registry.missing_field",
        "runtimes[1].id"},
       {"bad id", "id: R 1, format: sqsh, path: /r.sqsh, sha256: " + kSha, "registry.invalid_name",
@@ -70,7 +70,7 @@ TEST(RuntimeRegistry, EachRegistryRuleHasItsCodeAndField) {
        "id: r2, format: sqsh, path: /r.sqsh, frameworks: x, sha256: " + kSha, "registry.wrong_type",
        "runtimes[1].frameworks"},
   };
-  for (const Row& row : rows) {
+  for (const RegistryRow& row : rows) {
     SCOPED_TRACE(row.rule);
     const auto reg = parseRuntimeRegistry("runtimes:\n  - {" + ok + "}\n  - {" + row.entry + "}\n");
     ASSERT_FALSE(reg.has_value());

@@ -136,14 +136,14 @@ TEST(SiteLoader, TokenLifespanTakesSecondsOrADuration) {
   EXPECT_EQ(text->slurm.token_lifespan, std::chrono::seconds(3600));
 }
 
-struct Row {
+struct SiteRow {
   const char* rule;
   std::string text;
   const char* code;
   const char* field;
 };
 
-std::vector<Row> siteRows() {
+std::vector<SiteRow> siteRows() {
   const std::string m = kMinimalSite;
   auto r = [&](const std::string& from, const std::string& to) { return replaced(m, from, to); };
   return {
@@ -246,7 +246,7 @@ std::vector<Row> siteRows() {
 }
 
 TEST(SiteLoader, EachSiteRuleHasItsCodeAndField) {
-  for (const Row& row : siteRows()) {
+  for (const SiteRow& row : siteRows()) {
     SCOPED_TRACE(row.rule);
     const auto site = parseSiteConfig(row.text);
     ASSERT_FALSE(site.has_value());

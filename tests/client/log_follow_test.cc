@@ -54,7 +54,7 @@ TEST(LogWindowTest, TheFirstWindowOfALongLogSaysWhatIsLeftOut) {
   EXPECT_EQ(chunk.earlier_bytes, 70000u - 5u);
 }
 
-std::string job(const std::string& phase, const std::string& attempt_phase) {
+std::string jobWithAttempt(const std::string& phase, const std::string& attempt_phase) {
   return R"({"id":"j-1","phase":")" + phase + R"(","attempts":[{"number":1,"phase":")" +
          attempt_phase + R"(","components":[]}]})";
 }
@@ -66,9 +66,9 @@ std::string logs(const std::string& content, size_t bytes) {
 
 TEST(FollowLogsTest, PrintsNewOutputUntilTheAttemptEnds) {
   FakeApiServer server;
-  server.on("GET", "/v1/jobs/j-1", 200, job("Running", "Running"));
-  server.on("GET", "/v1/jobs/j-1", 200, job("Running", "Running"));
-  server.on("GET", "/v1/jobs/j-1", 200, job("Succeeded", "Succeeded"));
+  server.on("GET", "/v1/jobs/j-1", 200, jobWithAttempt("Running", "Running"));
+  server.on("GET", "/v1/jobs/j-1", 200, jobWithAttempt("Running", "Running"));
+  server.on("GET", "/v1/jobs/j-1", 200, jobWithAttempt("Succeeded", "Succeeded"));
   server.on("GET", "/v1/jobs/j-1/logs", 200, logs("one\n", 4));
   server.on("GET", "/v1/jobs/j-1/logs", 200, logs("one\ntwo\n", 8));
   server.on("GET", "/v1/jobs/j-1/logs", 200, logs("one\ntwo\nend\n", 12));
@@ -99,7 +99,7 @@ TEST(FollowLogsTest, PrintsNewOutputUntilTheAttemptEnds) {
 
 TEST(FollowLogsTest, ATimeoutEndsTheFollowWithoutTouchingTheJob) {
   FakeApiServer server;
-  server.on("GET", "/v1/jobs/j-1", 200, job("Running", "Running"));
+  server.on("GET", "/v1/jobs/j-1", 200, jobWithAttempt("Running", "Running"));
   server.on("GET", "/v1/jobs/j-1/logs", 200, logs("x\n", 2));
   ClientConfig config;
   config.server = server.url();

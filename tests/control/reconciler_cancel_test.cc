@@ -13,7 +13,7 @@ using phase::EndCause;
 using phase::JobPhase;
 namespace fs = std::filesystem;
 
-struct Crash {};
+struct CancelCrash {};
 
 class ReconcilerCancelTest : public ReconcilerFixture {
  protected:
@@ -21,10 +21,10 @@ class ReconcilerCancelTest : public ReconcilerFixture {
   void dieAfter(SubmitStep step) {
     ReconcilerOptions o = options();
     o.step_hook = [step](SubmitStep at, const std::string&, int) {
-      if (at == step) throw Crash{};
+      if (at == step) throw CancelCrash{};
     };
     Reconciler dying(store(), *client_, *launcher_, clock_, o);
-    EXPECT_THROW(dying.tick(), Crash);
+    EXPECT_THROW(dying.tick(), CancelCrash);
   }
   void cancel(const std::string& id) { ASSERT_TRUE(service_->cancel(id, "carol")); }
   bool cancelledBy(const std::string& id, const std::string& who) {

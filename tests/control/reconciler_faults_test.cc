@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 
 // Thrown by a step hook: the process "dies" right after that step (the store keeps what was
 // committed; nothing after the step runs).
-struct Crash {};
+struct FaultCrash {};
 
 class ReconcilerFaultsTest : public ReconcilerFixture {
  protected:
@@ -135,10 +135,10 @@ TEST_F(ReconcilerFaultsTest, ACrashAfterEachSubmitStepLeavesExactlyOneSlurmJob) 
     {
       ReconcilerOptions o = options();
       o.step_hook = [step](SubmitStep at, const std::string&, int) {
-        if (at == step) throw Crash{};
+        if (at == step) throw FaultCrash{};
       };
       Reconciler dying(store(), *client_, *launcher_, clock_, o);
-      EXPECT_THROW(dying.tick(), Crash);
+      EXPECT_THROW(dying.tick(), FaultCrash);
     }
     reconciler_ = makeReconciler();  // "restarted": no memory of the dead one
     if (step == SubmitStep::kSubmittingDurable) {

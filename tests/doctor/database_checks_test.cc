@@ -56,7 +56,7 @@ DatabaseFacts refused(const char* code, int64_t version) {
   return f;
 }
 
-using Row = testing::CheckRow<DatabaseFacts>;
+using DatabaseRow = testing::CheckRow<DatabaseFacts>;
 
 TEST(DatabaseChecksTest, ReachableAndSchemaVersion) {
   const int current = store::currentSchemaVersion();

@@ -23,14 +23,14 @@ SlurmFacts pingFailed(slurm::SlurmError e) {
   return f;
 }
 
-struct Row {
+struct SlurmRow {
   const char* name;
   SlurmFacts facts;
   CheckStatus status;
   const char* says;
 };
 
-void expectRows(const std::vector<Row>& rows,
+void expectRows(const std::vector<SlurmRow>& rows,
                 const std::function<CheckResult(const SlurmFacts&)>& check) {
   for (const auto& row : rows) {
     SCOPED_TRACE(row.name);
@@ -131,7 +131,7 @@ TEST(SlurmChecksTest, ApiVersion) {
       checkApiVersion);
 }
 
-constexpr int64_t kNow = 1'800'000'000;
+constexpr int64_t kNowSeconds = 1'800'000'000;
 
 TokenFacts fileToken(std::optional<int64_t> expires_at, std::string subject = "tpuser") {
   TokenFacts t;
@@ -141,12 +141,12 @@ TokenFacts fileToken(std::optional<int64_t> expires_at, std::string subject = "t
   t.decoded = true;
   t.subject = std::move(subject);
   t.expires_at = expires_at;
-  t.now_unix = kNow;
+  t.now_unix = kNowSeconds;
   return t;
 }
 
 TokenFacts keyToken() {
-  TokenFacts t = fileToken(kNow + 1800);
+  TokenFacts t = fileToken(kNowSeconds + 1800);
   t.source = TokenSource::kJwtKey;
   t.path = "/etc/tuneplane/jwt.key";
   t.lifespan = std::chrono::seconds(1800);
@@ -169,7 +169,7 @@ TEST(SlurmChecksTest, Token) {
   TokenFacts minted = keyToken();
   minted.decoded = true;
   minted.subject = "tpuser";
-  minted.expires_at = kNow + 1800;
+  minted.expires_at = kNowSeconds + 1800;
 
   struct TokenRow {
     const char* name;
@@ -179,20 +179,20 @@ TEST(SlurmChecksTest, Token) {
     const char* says;
   };
   const TokenRow rows[] = {
-      {"valid for days", fileToken(kNow + 5 * 86400 + 7200), accepted, CheckStatus::kOk,
+      {"valid for days", fileToken(kNowSeconds + 5 * 86400 + 7200), accepted, CheckStatus::kOk,
        "token for 'tpuser' in /etc/tuneplane/slurm.jwt valid for 5d 2h"},
-      {"server not reached", fileToken(kNow + 5 * 86400), unreachable, CheckStatus::kOk,
+      {"server not reached", fileToken(kNowSeconds + 5 * 86400), unreachable, CheckStatus::kOk,
        "not confirmed"},
-      {"expires within the hour", fileToken(kNow + 1800), accepted, CheckStatus::kWarn,
+      {"expires within the hour", fileToken(kNowSeconds + 1800), accepted, CheckStatus::kWarn,
        "expires in 30m"},
-      {"expired", fileToken(kNow - 120), refused, CheckStatus::kFail, "expired 2m ago"},
+      {"expired", fileToken(kNowSeconds - 120), refused, CheckStatus::kFail, "expired 2m ago"},
       {"no exp claim", fileToken(std::nullopt), accepted, CheckStatus::kWarn, "no exp claim"},
       {"unreadable file", unreadable, unreachable, CheckStatus::kFail,
        "cannot use the token file /etc/tuneplane/slurm.jwt: the token file does not exist"},
       {"not a JWT", garbage, refused, CheckStatus::kFail, "does not hold a JWT"},
-      {"refused, another user's token", fileToken(kNow + 86400, "alice"), refused,
+      {"refused, another user's token", fileToken(kNowSeconds + 86400, "alice"), refused,
        CheckStatus::kFail, "a token for 'alice', but slurm.user is 'tpuser'"},
-      {"refused, right user", fileToken(kNow + 86400), refused, CheckStatus::kFail,
+      {"refused, right user", fileToken(kNowSeconds + 86400), refused, CheckStatus::kFail,
        "slurmrestd refused the token in /etc/tuneplane/slurm.jwt, although its exp is 1d ahead"},
       {"minted and accepted", keyToken(), accepted, CheckStatus::kOk,
        "minted from /etc/tuneplane/jwt.key, each valid for 30m"},
@@ -217,7 +217,7 @@ TEST(SlurmChecksTest, Token) {
 }
 
 TEST(SlurmChecksTest, TokenDetailsSayHowLongItLasts) {
-  const CheckResult r = checkToken(fileToken(kNow + 7200), answered());
+  const CheckResult r = checkToken(fileToken(kNowSeconds + 7200), answered());
   EXPECT_EQ(r.details["expires_in_seconds"], 7200);
   EXPECT_EQ(r.details["server"], "accepted");
   EXPECT_EQ(r.details["source"], "token_file");

@@ -56,12 +56,12 @@ StagingFacts healthy() {
 }
 
 TEST(StagingChecksTest, ClassifiesFilesystemMagicNumbers) {
-  struct Row {
+  struct StagingRow {
     uint64_t magic;
     const char* name;
     FilesystemSharing sharing;
   };
-  const Row rows[] = {
+  const StagingRow rows[] = {
       {0x6969, "nfs", FilesystemSharing::kShared},
       {0x0BD00BD0, "lustre", FilesystemSharing::kShared},
       {0x47504653, "gpfs", FilesystemSharing::kShared},
@@ -85,7 +85,7 @@ TEST(StagingChecksTest, ClassifiesFilesystemMagicNumbers) {
   }
 }
 
-using Row = testing::CheckRow<StagingFacts>;
+using StagingRow = testing::CheckRow<StagingFacts>;
 
 TEST(StagingChecksTest, Root) {
   StagingFacts missing = healthy();

@@ -35,13 +35,13 @@ std::string replacedAll(std::string text,
   return text;
 }
 
-struct Row {
+struct PassRow {
   const char* name;
   std::string spec;
   std::vector<CodeAndField> expected;  // in this order, nothing else
 };
 
-std::vector<Row> multiLayerRows() {
+std::vector<PassRow> multiLayerRows() {
   const std::string g = kGpuSpec;
   const std::string c = kCpuSpec;
   const std::string pool0 = "spec.resources.pools[0].";
@@ -120,7 +120,7 @@ std::vector<Row> multiLayerRows() {
 }
 
 TEST(OnePass, ProblemsFromEveryLayerAreAllReportedOnceInOrder) {
-  for (const Row& row : multiLayerRows()) {
+  for (const PassRow& row : multiLayerRows()) {
     SCOPED_TRACE(row.name);
     const auto partial = spec::parsePartialJobSpec(row.spec);
     const Errors errors = judgeSpec(partial, testSite(), testRegistry());
@@ -130,7 +130,7 @@ TEST(OnePass, ProblemsFromEveryLayerAreAllReportedOnceInOrder) {
 }
 
 TEST(OnePass, TheOrderIsStable) {
-  for (const Row& row : multiLayerRows()) {
+  for (const PassRow& row : multiLayerRows()) {
     SCOPED_TRACE(row.name);
     const auto partial = spec::parsePartialJobSpec(row.spec);
     EXPECT_EQ(judgeSpec(partial, testSite(), testRegistry()),

@@ -18,7 +18,7 @@ namespace {
 using namespace tuneplane::launch::testing;
 using tuneplane::testing::TempDir;
 
-struct Row {
+struct RuleRow {
   const char* rule;
   std::string spec;
   const char* code;
@@ -27,7 +27,7 @@ struct Row {
   std::string attempt_dir = kAttemptDir;
 };
 
-std::vector<Row> rows() {
+std::vector<RuleRow> rows() {
   const std::string g = kGpuSpec;
   const std::string c = kCpuSpec;
   auto gr = [&](const std::string& from, const std::string& to) { return replaced(g, from, to); };
@@ -138,7 +138,7 @@ TEST(RulesTable, EachRuleHasItsCodeAndField) {
   TempDir dir;
   catalog::ArtifactVerifier verifier;
   const catalog::RuntimeRegistry base_registry = realRegistry(dir, verifier);
-  for (const Row& row : rows()) {
+  for (const RuleRow& row : rows()) {
     SCOPED_TRACE(row.rule);
     catalog::SiteConfig site = testSite();
     catalog::RuntimeRegistry registry = base_registry;
@@ -158,7 +158,7 @@ TEST(RulesTable, EachRuleHasItsCodeAndField) {
 // judgeSpec (the one-pass check that also takes partly parsed specs) judges the same rules
 // as assembly; the attempt dir and the artifact are left to assembleLaunch/prepareLaunch.
 TEST(RulesTable, JudgeSpecFindsEachAssemblyRuleToo) {
-  for (const Row& row : rows()) {
+  for (const RuleRow& row : rows()) {
     SCOPED_TRACE(row.rule);
     catalog::SiteConfig site = testSite();
     catalog::RuntimeRegistry registry = testRegistry();

@@ -10,7 +10,7 @@
 namespace tuneplane::spec {
 namespace {
 
-struct Row {
+struct PartialRow {
   const char* rule;
   std::vector<Error> errors;
   std::string field;
@@ -21,7 +21,7 @@ Error err(const char* code, const char* field) {
   return Error{code, field, "m"};
 }
 
-std::vector<Row> rows() {
+std::vector<PartialRow> rows() {
   return {
       {"no errors", {}, "spec.framework.runtime_id", true},
       {"the field itself", {err("spec.wrong_type", "kind")}, "kind", false},
@@ -72,7 +72,7 @@ std::vector<Row> rows() {
 }
 
 TEST(PartialSpec, ReadableTable) {
-  for (const Row& row : rows()) {
+  for (const PartialRow& row : rows()) {
     SCOPED_TRACE(row.rule);
     PartialSpec partial;
     partial.errors = row.errors;

@@ -224,7 +224,7 @@ TEST(SpecParser, VolumesAreKeptToBeRefusedLater) {
   EXPECT_EQ(spec->data.volumes[1].name, "raw");
 }
 
-struct Row {
+struct ParserRow {
   const char* rule;
   std::string text;
   const char* code;
@@ -250,7 +250,7 @@ std::string labelEntries(int count) {
 }
 
 // One row per structural rule: the minimal spec with one thing broken → exactly one error.
-std::vector<Row> structuralRows() {
+std::vector<ParserRow> structuralRows() {
   const std::string m = kMinimal;
   auto r = [&](const std::string& from, const std::string& to) { return replaced(m, from, to); };
   return {
@@ -387,7 +387,7 @@ std::vector<Row> structuralRows() {
 }
 
 TEST(SpecParser, EachStructuralRuleHasItsCodeAndField) {
-  for (const Row& row : structuralRows()) {
+  for (const ParserRow& row : structuralRows()) {
     SCOPED_TRACE(row.rule);
     const auto spec = parseJobSpec(row.text);
     ASSERT_FALSE(spec.has_value());

@@ -24,14 +24,9 @@ namespace {
 
 using namespace tuneplane::store::testing;
 
-// Polls `done` until it holds or 20 s pass (far above what the waits here take).
-bool eventually(const std::function<bool()>& done) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!done()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
+// Far above what the waits here take.
+bool soon(const std::function<bool()>& done) {
+  return eventually(done, std::chrono::seconds(20), std::chrono::milliseconds(1));
 }
 
 std::string jobId(const std::string& name, int i) {
@@ -208,7 +203,7 @@ TEST_P(GroupCommitQueueTest, OneBadWriteInAGroupFailsAloneAndLeavesNothing) {
   const JobRecord first = sampleJob(jobId("first", 1));
   Status first_done = ok();
   std::thread leader([&] { first_done = store_->createJob(first, created(first)); });
-  ASSERT_TRUE(eventually([&] {
+  ASSERT_TRUE(soon([&] {
     const auto now = sql().writeStats();
     return now.transactions == before.transactions + 1 && now.waiting == 0;
   }));
@@ -232,7 +227,7 @@ TEST_P(GroupCommitQueueTest, OneBadWriteInAGroupFailsAloneAndLeavesNothing) {
     writers.emplace_back([&, i] { results[i] = writes[i](); });
   }
   const bool queued =
-      eventually([&] { return sql().writeStats().waiting == static_cast<int>(writes.size()); });
+      soon([&] { return sql().writeStats().waiting == static_cast<int>(writes.size()); });
   outside->release();
   leader.join();
   for (auto& w : writers) w.join();

@@ -21,13 +21,8 @@ using namespace std::chrono_literals;
 
 constexpr auto kTakeoverLimit = 30s;  // a bound on a hang, far above the 1 s lease
 
-bool eventually(const std::function<bool()>& probe) {
-  const auto deadline = std::chrono::steady_clock::now() + kTakeoverLimit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (probe()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return probe();
+bool takenOver(const std::function<bool()>& probe) {
+  return eventually(probe, kTakeoverLimit, 20ms);
 }
 
 class LeaderLeaseTest : public ::testing::Test {
@@ -97,7 +92,7 @@ TEST_F(LeaderLeaseTest, APausedLeaderIsReplacedAndItsWritesAreRefusedByTheEpoch)
   ASSERT_GT(first, 0);
 
   a_->lease()->freeze();  // a SIGSTOP: it neither renews nor gives anything up
-  ASSERT_TRUE(eventually([&] { return b_->lease()->isLeader(); })) << "no takeover";
+  ASSERT_TRUE(takenOver([&] { return b_->lease()->isLeader(); })) << "no takeover";
   EXPECT_GT(b_->lease()->epoch(), first);
 
   // The old leader still believes it leads; the database no longer does.
@@ -121,7 +116,7 @@ TEST_F(LeaderLeaseTest, APausedLeaderIsReplacedAndItsWritesAreRefusedByTheEpoch)
 TEST_F(LeaderLeaseTest, ALeaderThatGoesIsReplacedWithoutWaitingForItsLease) {
   const int64_t first = a_->lease()->epoch();
   a_.reset();  // its session ends, and its lock with it
-  ASSERT_TRUE(eventually([&] { return b_->lease()->isLeader(); }));
+  ASSERT_TRUE(takenOver([&] { return b_->lease()->isLeader(); }));
   EXPECT_EQ(b_->lease()->epoch(), first + 1);
   const JobRecord job = sampleJob("lease-00000003");
   ASSERT_TRUE(b_->createJob(job, created(job)));
