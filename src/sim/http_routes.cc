@@ -119,7 +119,7 @@ bool SimulatorImpl::authenticate(const httplib::Request& req, std::string* user,
   return true;
 }
 
-void SimulatorImpl::dropConnection(const httplib::Request& req) const {
+void SimulatorImpl::dropConnection(const httplib::Request& req, bool reset) const {
   // httplib 0.11 does not expose the socket: find it by its two ports and shut it down,
   // so the response written after the handler goes nowhere and the client sees the
   // connection close with no reply (a lost receipt).
@@ -138,6 +138,12 @@ void SimulatorImpl::dropConnection(const httplib::Request& req) const {
       return -1;
     };
     if (port(local) == port_ && port(peer) == req.remote_port) {
+      if (reset) {
+        // connect() to AF_UNSPEC disconnects a TCP socket: Linux answers the peer with a RST.
+        sockaddr unspecified{};
+        unspecified.sa_family = AF_UNSPEC;
+        connect(fd, &unspecified, sizeof unspecified);
+      }
       shutdown(fd, SHUT_RDWR);
       break;
     }
@@ -228,9 +234,11 @@ void SimulatorImpl::routeSubmit(const httplib::Request& req, httplib::Response& 
   if (stuck_submits_ > 0) --stuck_submits_;  // both copies of one POST never start
   const bool drop = drop_submits_ > 0;
   if (drop) --drop_submits_;
+  const bool reset = !drop && reset_submits_ > 0;
+  if (reset) --reset_submits_;
   lock.unlock();
-  if (drop) {
-    dropConnection(req);
+  if (drop || reset) {
+    dropConnection(req, reset);
     res.status = 500;
     return;
   }
@@ -570,6 +578,8 @@ void SimulatorImpl::handleAdmin(const httplib::Request& req, httplib::Response& 
   try {
     if (body.contains("drop_submit_responses"))
       dropNextSubmitResponses(body["drop_submit_responses"].get<int>());
+    if (body.contains("reset_submit_connections"))
+      resetNextSubmitConnections(body["reset_submit_connections"].get<int>());
     if (body.contains("fail_requests"))
       failNextRequests(body["fail_requests"].get<int>(), body.value("fail_status", 500));
     if (body.contains("latency_ms"))

@@ -172,6 +172,11 @@ void SimulatorImpl::dropNextSubmitResponses(int count) {
   drop_submits_ = count;
 }
 
+void SimulatorImpl::resetNextSubmitConnections(int count) {
+  std::lock_guard<std::mutex> lock(mu_);
+  reset_submits_ = count;
+}
+
 void SimulatorImpl::failNextRequests(int count, int http_status) {
   std::lock_guard<std::mutex> lock(mu_);
   fail_requests_ = count;

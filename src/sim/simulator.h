@@ -49,6 +49,9 @@ class Simulator {
   // The next `count` submits create their job, then the connection is closed with no
   // HTTP response (a lost receipt).
   virtual void dropNextSubmitResponses(int count) = 0;
+  // The same, but the connection is reset (a TCP RST, as from a crashed proxy or host)
+  // instead of closed.
+  virtual void resetNextSubmitConnections(int count) = 0;
   // The next `count` requests (any route) are answered with `http_status` (500 or 503).
   virtual void failNextRequests(int count, int http_status) = 0;
   virtual void setLatency(std::chrono::milliseconds latency) = 0;

@@ -38,6 +38,7 @@ class SimulatorImpl final : public Simulator {
   // Simulator
   std::string baseUrl() const override;
   void dropNextSubmitResponses(int count) override;
+  void resetNextSubmitConnections(int count) override;
   void failNextRequests(int count, int http_status) override;
   void setLatency(std::chrono::milliseconds latency) override;
   void expireTokens() override;
@@ -87,7 +88,8 @@ class SimulatorImpl final : public Simulator {
   void handle(const httplib::Request& req, httplib::Response& res);
   json meta() const;
   void sendJson(httplib::Response& res, int status, json body) const;
-  void dropConnection(const httplib::Request& req) const;
+  // Closes the request's connection with no answer (FIN), or with `reset` a TCP RST.
+  void dropConnection(const httplib::Request& req, bool reset = false) const;
   void handleAdmin(const httplib::Request& req, httplib::Response& res);
   void routePing(bool auth_ok, httplib::Response& res);
   void routeSubmit(const httplib::Request& req, httplib::Response& res, const std::string& user,
@@ -121,6 +123,7 @@ class SimulatorImpl final : public Simulator {
 
   // Faults (guarded by mu_).
   int drop_submits_ = 0;
+  int reset_submits_ = 0;
   int fail_requests_ = 0;
   int fail_status_ = 500;
   std::chrono::milliseconds latency_{0};

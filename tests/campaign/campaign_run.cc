@@ -287,8 +287,8 @@ class Run {
 
   void struck(const Step& s, const std::string& detail) {
     ++outcome_.faults_injected;
-    ++outcome_.by_fault[describe(s.fault)];
-    say("  FAULT " + std::string(describe(s.fault)) + (detail.empty() ? "" : ": " + detail));
+    ++outcome_.by_fault[describeStrike(s)];
+    say("  FAULT " + std::string(describeStrike(s)) + (detail.empty() ? "" : ": " + detail));
   }
   void skipped(const Step& s) {
     ++outcome_.faults_skipped;
@@ -298,7 +298,9 @@ class Run {
   void strike(const Step& s) {
     switch (s.fault) {
       case Fault::kDropSubmit:
-        if (setFaults({{"drop_submit_responses", 1}})) struck(s, "");
+        if (setFaults({{s.reset ? "reset_submit_connections" : "drop_submit_responses", 1}})) {
+          struck(s, "");
+        }
         return;
       case Fault::kServerErrors:
         if (setFaults({{"fail_requests", s.count}, {"fail_status", s.status}})) struck(s, "");

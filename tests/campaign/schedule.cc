@@ -55,6 +55,11 @@ const char* describe(JobKind kind) {
   return "";
 }
 
+const char* describeStrike(const Step& step) {
+  if (step.fault == Fault::kDropSubmit && step.reset) return "submit connection reset";
+  return describe(step.fault);
+}
+
 const char* describe(Fault fault) {
   switch (fault) {
     case Fault::kDropSubmit:
@@ -118,6 +123,9 @@ std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size) {
       s.status = draw.chance(50) ? 500 : 503;
       s.window_ms = s.fault == Fault::kKillServe ? draw.between(0, 800) : draw.between(1000, 2500);
       s.pick = draw.word();
+      // Half the dropped answers are resets, read from a draw the drop does not use, so a
+      // seed's schedule is the one it was before resets existed.
+      s.reset = s.fault == Fault::kDropSubmit && s.status == 503;
     }
     steps.push_back(s);
   }
@@ -135,7 +143,7 @@ std::string describe(const std::vector<Step>& schedule) {
       if (s.cancel_after_ms >= 0)
         out << ", cancelled by its user after " << s.cancel_after_ms << " ms";
     } else {
-      out << "FAULT " << describe(s.fault);
+      out << "FAULT " << describeStrike(s);
       switch (s.fault) {
         case Fault::kServerErrors:
           out << " (" << s.count << " × " << s.status << ")";

@@ -21,7 +21,8 @@ enum class JobKind {
 };
 
 enum class Fault {
-  kDropSubmit,       // the next submit's job is made, its answer lost (lost receipt)
+  kDropSubmit,       // the next submit's job is made, its answer lost (lost receipt): the
+                     // connection closed, or (Step::reset) reset by a TCP RST
   kServerErrors,     // the next 1–4 requests answered 500 or 503
   kThrottle,         // a burst: the next 3–10 requests answered 429
   kSlowAnswers,      // every answer delayed past the client's request timeout for a while
@@ -46,12 +47,16 @@ struct Step {
   int cancel_after_ms = -1;       // !is_fault: the user cancels it this long after submit
   int sleep_s = 0;                // kLong: how long it runs
   Fault fault = Fault::kDropSubmit;
-  int count = 0;      // kServerErrors/kThrottle: requests; kServerErrors: 500 or 503 in status
-  int status = 0;     // kServerErrors: 500 or 503
-  int window_ms = 0;  // kSlowAnswers: how long; kKillServe: how long serve stays down
-  uint32_t pick = 0;  // which of the candidate jobs a targeted fault strikes
-  int pause_ms = 0;   // the pause before this step
+  int count = 0;       // kServerErrors/kThrottle: requests; kServerErrors: 500 or 503 in status
+  int status = 0;      // kServerErrors: 500 or 503
+  int window_ms = 0;   // kSlowAnswers: how long; kKillServe: how long serve stays down
+  uint32_t pick = 0;   // which of the candidate jobs a targeted fault strikes
+  bool reset = false;  // kDropSubmit: a TCP RST instead of a close (from `status`: no new draw)
+  int pause_ms = 0;    // the pause before this step
 };
+
+// What the step strikes as reported ("submit connection reset" for a reset kDropSubmit).
+const char* describeStrike(const Step& step);
 
 struct ScheduleSize {
   int jobs = 10;

@@ -48,5 +48,19 @@ TEST(CampaignSchedule, OverManySeedsEveryFaultAndJobKindIsDrawn) {
   EXPECT_TRUE(cancelled);
 }
 
+// A dropped submit answer is a close or a TCP reset, both in one campaign; the variant comes
+// from the step's unused status draw, so adding resets left every seed's schedule as it was.
+TEST(CampaignSchedule, DroppedSubmitAnswersAreClosesAndResetsBoth) {
+  int closes = 0, resets = 0;
+  for (const Step& s : makeSchedule(7, {40, 400})) {
+    if (!s.is_fault || s.fault != Fault::kDropSubmit) continue;
+    (s.reset ? resets : closes) += 1;
+    EXPECT_EQ(s.reset, s.status == 503);
+    EXPECT_STREQ(describeStrike(s), s.reset ? "submit connection reset" : "submit answer dropped");
+  }
+  EXPECT_GT(closes, 0);
+  EXPECT_GT(resets, 0);
+}
+
 }  // namespace
 }  // namespace tuneplane::campaign

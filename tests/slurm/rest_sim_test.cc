@@ -112,6 +112,23 @@ TEST_F(SimClient, ADroppedSubmitAnswerOnAKeptAliveConnectionIsNotSentAgain) {
   EXPECT_EQ(states->size(), 2u);  // the first submit and the dropped one: none sent twice
 }
 
+// The same answer lost to a TCP reset (a proxy or host that crashed) instead of a close: the
+// job exists once, the submit is "unknown", never sent again.
+TEST_F(SimClient, ASubmitWhoseConnectionIsResetIsOutcomeUnknownAndNotSentAgain) {
+  ASSERT_TRUE(client_->ping().has_value());  // a kept-alive connection for the submit
+  sim_->resetNextSubmitConnections(1);
+  auto receipt = client_->submit(body());
+  ASSERT_FALSE(receipt.has_value()) << "answered: Slurm job " << receipt->job_id;
+  EXPECT_EQ(receipt.error().transport, TransportClass::kUnknown);
+  // libcurl's words: an RST, not a close.
+  EXPECT_NE(receipt.error().describe().find("reset by peer"), std::string::npos)
+      << receipt.error().describe();
+  EXPECT_EQ(receipt.error().error.code, "slurm.outcome_unknown");
+  auto states = client_->listJobStates({});
+  ASSERT_TRUE(states.has_value()) << states.error().describe();
+  EXPECT_EQ(states->size(), 1u);
+}
+
 TEST_F(SimClient, ServerErrorsAreRetriedForReadsButNotForSubmit) {
   sim_->failNextRequests(2, 503);
   auto ping = client_->ping();
