@@ -69,7 +69,7 @@ bool isEnvName(std::string_view name) {
 }
 
 bool isReservedEnvName(std::string_view name) {
-  return name.starts_with("TUNEPLANE_") || name.starts_with("SLURM_");
+  return name.starts_with("TUNEPLANE_") || name.starts_with("SLURM_") || name.starts_with("tp_");
 }
 
 std::optional<std::chrono::milliseconds> parseDuration(std::string_view text) {

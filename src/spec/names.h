@@ -21,8 +21,10 @@ bool isLabelKey(std::string_view key);
 // [A-Za-z_][A-Za-z0-9_]* — what a shell and `env` accept as a variable name.
 bool isEnvName(std::string_view name);
 
-// Names the platform sets itself (TUNEPLANE_*) or that Slurm owns (SLURM_*); a user's
-// value there would be overwritten or would confuse srun.
+// Names the platform sets itself (TUNEPLANE_*), that Slurm owns (SLURM_*), or that the batch
+// script keeps its own state in (tp_*: the renderer refuses them, so a spec that passed
+// validation must not hold one); a user's value there would be overwritten, confuse srun, or
+// replace what the script runs.
 bool isReservedEnvName(std::string_view name);
 
 // "1d", "2h", "90m", "45s", "500ms" and concatenations in that order ("1h30m"), each unit at

@@ -149,8 +149,10 @@ class SpecParser {
         r_.report("invalid_name", R::child(path, name),
                   "an environment variable name must match [A-Za-z_][A-Za-z0-9_]*");
       } else if (isReservedEnvName(name)) {
-        r_.report("reserved_env", R::child(path, name),
-                  "names starting with TUNEPLANE_ or SLURM_ are set by the platform or Slurm");
+        r_.report(
+            "reserved_env", R::child(path, name),
+            "names starting with TUNEPLANE_, SLURM_ or tp_ are set by the platform, Slurm or the "
+            "batch script");
       }
       // NAME=value is one string of the process's environment.
       ok = shortEnough(name.size() + 1 + value.size(), kMaxArgBytes, R::child(path, name),

@@ -41,7 +41,9 @@ TEST(EnvName, AcceptsAndRefuses) {
   EXPECT_FALSE(isEnvName(""));
   EXPECT_TRUE(isReservedEnvName("TUNEPLANE_JOB_ID"));
   EXPECT_TRUE(isReservedEnvName("SLURM_JOB_ID"));
+  EXPECT_TRUE(isReservedEnvName("tp_srun"));  // the batch script's own
   EXPECT_FALSE(isReservedEnvName("SLURMX"));
+  EXPECT_FALSE(isReservedEnvName("TP_X"));
 }
 
 TEST(Duration, ParsesUnitsAndCombinations) {

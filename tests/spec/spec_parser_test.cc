@@ -311,6 +311,9 @@ std::vector<ParserRow> structuralRows() {
        "spec.reserved_env", "spec.framework.env.TUNEPLANE_X"},
       {"SLURM_ env", r("command: [run]", "command: [run]\n    env: {SLURM_JOB_ID: x}"),
        "spec.reserved_env", "spec.framework.env.SLURM_JOB_ID"},
+      // Found by fuzz_script_render: the renderer refused it after validation had passed.
+      {"tp_ env", r("command: [run]", "command: [run]\n    env: {tp_srun: x}"), "spec.reserved_env",
+       "spec.framework.env.tp_srun"},
       {"env value a list", r("command: [run]", "command: [run]\n    env: {A: [x]}"),
        "spec.wrong_type", "spec.framework.env.A"},
       {"empty runtime_id", r("command: [run]", "command: [run]\n    runtime_id: ''"),
