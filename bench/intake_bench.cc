@@ -106,12 +106,7 @@ void appendServer(const std::string& site, const std::string& dir, int port) {
 // The test cluster's scontrol, run with its slurm.conf; false (said on stderr) on a failure.
 bool scontrol(const live::Live& live, const std::string& conf, const std::vector<std::string>& args,
               const std::string& scratch) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-  env.push_back("SLURM_CONF=" + conf);
-  std::vector<std::string> argv = {live.slurm_bin + "/" + args.front()};
-  argv.insert(argv.end(), args.begin() + 1, args.end());
-  const test::ProcessResult done = test::runProcess(argv, {.scratch = scratch, .env = env});
+  const test::ProcessResult done = live::runSlurmCommand(live, conf, args, scratch);
   if (done.exit_code == 0) return true;
   std::fprintf(stderr, "%s %s: %s%s\n", args.front().c_str(), args.at(1).c_str(), done.err.c_str(),
                done.out.c_str());
@@ -139,12 +134,12 @@ struct Target {
   }
 };
 
-// The simulator, or with TUNEPLANE_BENCH_LIVE=1 the test cluster; nullptr (said why) when it
-// cannot be had.
-std::unique_ptr<Target> makeTarget(const std::string& root, int port) {
+// The simulator, or with `live_run` (TUNEPLANE_BENCH_LIVE=1) the test cluster; nullptr (said why)
+// when it cannot be had.
+std::unique_ptr<Target> makeTarget(bool live_run, const std::string& root, int port) {
   auto target = std::make_unique<Target>();
   target->scratch = root;
-  if (std::getenv("TUNEPLANE_BENCH_LIVE") != nullptr) {
+  if (live_run) {
     target->live = live::liveConfig();
     if (!target->live) {
       std::fprintf(stderr, "TUNEPLANE_BENCH_LIVE: %s\n", live::kSkipReason);
@@ -294,7 +289,7 @@ int run() {
   if (!dir.ok()) return 1;
   const std::string root = dir.path();
   const int port = test::freeLoopbackPort();
-  auto target = makeTarget(root, port);
+  auto target = makeTarget(live_run, root, port);
   if (!target) return 1;
   std::printf("intake_bench: %u cores, load average %.2f; %d jobs by %d clients, on the %s\n",
               std::thread::hardware_concurrency(), loadAverage(), jobs, clients,

@@ -3,11 +3,14 @@
 // test skips itself when they are unset. Thread-safe: reads the environment only.
 #pragma once
 
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
+
 #include <optional>
 #include <string>
 #include <vector>
+#include "support/subprocess.h"
 
 namespace tuneplane::live {
 
@@ -55,6 +58,19 @@ inline std::string liveSlurmConf(const live::Live& live) {
     if (fs::exists(path)) return path.string();
   }
   return "";
+}
+
+// One of the test cluster's commands (`scontrol`, `scancel`: args[0], from slurm_bin) run with
+// its slurm.conf `conf` in our environment; its output captured under `scratch`.
+inline test::ProcessResult runSlurmCommand(const Live& live, const std::string& conf,
+                                           const std::vector<std::string>& args,
+                                           const std::string& scratch) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  env.push_back("SLURM_CONF=" + conf);
+  std::vector<std::string> argv = args;
+  argv.front() = live.slurm_bin + "/" + argv.front();
+  return test::runProcess(argv, {.scratch = scratch, .env = env});
 }
 
 }  // namespace tuneplane::live

@@ -484,16 +484,12 @@ TEST_F(LiveReconciler, AnAdministratorsRequeueEndsTheAttemptAndTheJobNeverRunsAg
   const uint64_t slurm_id = view.attempts.front().slurm_job_id;
   ASSERT_NE(slurm_id, 0u);
 
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-  env.push_back("SLURM_CONF=" + conf);
-  const std::string scontrol = live_.slurm_bin + "/scontrol";
-  for (const std::vector<std::string>& argv :
-       {std::vector<std::string>{scontrol, "update", "JobId=" + std::to_string(slurm_id),
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"scontrol", "update", "JobId=" + std::to_string(slurm_id),
                                  "Requeue=1"},
-        std::vector<std::string>{scontrol, "requeue", std::to_string(slurm_id)}}) {
-    const test::ProcessResult done = test::runProcess(argv, {.scratch = dir_, .env = env});
-    ASSERT_EQ(done.exit_code, 0) << argv[1] << ": " << done.err << done.out;
+        std::vector<std::string>{"scontrol", "requeue", std::to_string(slurm_id)}}) {
+    const test::ProcessResult done = live::runSlurmCommand(live_, conf, args, dir_);
+    ASSERT_EQ(done.exit_code, 0) << args[1] << ": " << done.err << done.out;
   }
 
   view = tickUntilTerminal(id);
