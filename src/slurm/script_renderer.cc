@@ -65,6 +65,9 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
 // and the values are numbers, so the JSON needs no escaping; a pool name (no '/', checked by
 // checkRenderable) only names the file. A failed write (logs/ not writable) never fails the
 // job. Killed by a signal, the script writes no exit sentinel: it did not end by itself.
+// Only the script's own shell writes it: a command substitution that a SIGTERM reaches while
+// bash forks it can run the EXIT trap itself, with status 0 (seen under load with bash 5.2:
+// a killed job would have looked like one that succeeded).
 void renderSentinels(std::string& out, const LaunchRequest& request) {
   out +=
       "\n# Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this\n";
@@ -88,6 +91,7 @@ tp_write_sentinels() { # KIND JSON-MEMBERS
 }
 tp_killed=0
 tp_on_exit() { # STATUS
+  [[ $BASHPID == "$$" ]] || return 0 # a subshell (bash can run it in one killed as it forks)
   if declare -F tp_stop_background >/dev/null; then tp_stop_background; fi
   if [[ $tp_killed == 0 ]]; then
     local end_time

@@ -109,5 +109,23 @@ TEST_F(SentinelRun, ArtifactFailureStillWritesTheExitSentinel) {
   EXPECT_EQ(sentinel(kExitSentinel, "main")["exit_code"], kExitArtifactMismatch);
 }
 
+// Bash 5.2 can run the EXIT trap in a command substitution that a SIGTERM reaches while it
+// forks (seen under load: a cancelled job's exit sentinel said exit_code 0, so it looked like
+// a job that had ended by itself). The script's sentinel prologue is run here with a
+// subshell calling the trap's function, which is what that race amounts to, deterministically.
+TEST_F(SentinelRun, OnlyTheScriptsOwnShellWritesTheExitSentinel) {
+  const std::string script = renderBatchScript(request("main", "0"));
+  const auto prologue_end = script.find("\ntp_write_sentinels start");
+  ASSERT_NE(prologue_end, std::string::npos);
+  const std::string prologue = script.substr(0, script.find('\n', prologue_end + 1) + 1);
+  const auto result = run(prologue +
+                          "( tp_on_exit 0 )\n"
+                          "x=$(tp_on_exit 0)\n"
+                          "if [[ -e $tp_logs_dir/exit-main.json ]]; then exit 9; fi\n"
+                          "exit 4\n");
+  EXPECT_EQ(result.exit_code, 4) << "a subshell wrote the exit sentinel\n" << result.err;
+  EXPECT_EQ(sentinel(kExitSentinel, "main")["exit_code"], 4);
+}
+
 }  // namespace
 }  // namespace tuneplane::slurm

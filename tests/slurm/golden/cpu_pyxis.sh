@@ -41,6 +41,7 @@ tp_write_sentinels() { # KIND JSON-MEMBERS
 }
 tp_killed=0
 tp_on_exit() { # STATUS
+  [[ $BASHPID == "$$" ]] || return 0 # a subshell (bash can run it in one killed as it forks)
   if declare -F tp_stop_background >/dev/null; then tp_stop_background; fi
   if [[ $tp_killed == 0 ]]; then
     local end_time
