@@ -9,40 +9,65 @@ const char* const kRayNodeProgram =
 role = sys.argv[1]
 split = sys.argv.index("--")
 flags, ray = sys.argv[2:split], sys.argv[split + 1:]
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("", 0))
-        return probe.getsockname()[1]
-
-
-args = list(ray)
-for flag in flags:
-    if flag == "--ray-client-server-port" and importlib.util.find_spec("grpc") is None:
-        continue
-    args.append(flag + "=" + str(free_port()))
+flags = [flag for flag in flags
+         if flag != "--ray-client-server-port" or importlib.util.find_spec("grpc") is not None]
 temp_dir = tempfile.mkdtemp(prefix="tp-ray-") if role == "head" else None
-if temp_dir:
-    args.append("--temp-dir=" + temp_dir)
-try:
-    child = subprocess.Popen(args, stdout=sys.stderr)
-except OSError as error:
-    print("tuneplane: cannot run", " ".join(ray[:1]), "-", error, file=sys.stderr)
-    sys.exit(127)
-for signum in (signal.SIGTERM, signal.SIGINT):
-    signal.signal(signum, lambda number, frame: child.send_signal(number))
-while temp_dir and child.poll() is None:
+# A port found free can be taken before Ray binds it (by another Ray on this node): a head
+# that exits before it reports its address is started again, with other ports, twice.
+starts = 3 if temp_dir and flags else 1
+child = None
+stopping = False
+
+
+def free_ports(count):
+    probes = []
     try:
-        with open(os.path.join(temp_dir, "ray_current_cluster")) as reported:
-            address = reported.read().strip()
-    except OSError:
-        address = ""
-    if re.fullmatch(r"\S+:[0-9]+", address):
-        print(address, flush=True)
+        for _ in range(count):
+            probes.append(socket.socket())
+            probes[-1].bind(("", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+def stop(number, frame):
+    global stopping
+    stopping = True
+    if child is not None:
+        child.send_signal(number)
+
+
+for signum in (signal.SIGTERM, signal.SIGINT):
+    signal.signal(signum, stop)
+for start in range(1, starts + 1):
+    args = list(ray) + [flag + "=" + str(port) for flag, port in zip(flags, free_ports(len(flags)))]
+    if temp_dir:
+        args.append("--temp-dir=" + temp_dir)
+    try:
+        child = subprocess.Popen(args, stdout=sys.stderr)
+    except OSError as error:
+        print("tuneplane: cannot run", " ".join(ray[:1]), "-", error, file=sys.stderr)
+        sys.exit(127)
+    if stopping:  # a signal came before there was a child to pass it to
+        child.terminate()
+    reported = False
+    while temp_dir and not stopping and child.poll() is None:
+        try:
+            with open(os.path.join(temp_dir, "ray_current_cluster")) as reported_file:
+                address = reported_file.read().strip()
+        except OSError:
+            address = ""
+        if re.fullmatch(r"\S+:[0-9]+", address):
+            print(address, flush=True)
+            reported = True
+            break
+        time.sleep(0.2)
+    code = child.wait()
+    if reported or stopping or code == 0 or start == starts:
         break
-    time.sleep(0.2)
-code = child.wait()
+    print("tuneplane: the Ray head exited with code", code, "before it reported its address;",
+          "starting it again with other ports", file=sys.stderr, flush=True)
 if temp_dir:
     shutil.rmtree(temp_dir, ignore_errors=True)
 sys.exit(code if code >= 0 else 128 - code)

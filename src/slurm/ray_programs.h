@@ -10,8 +10,11 @@ namespace tuneplane::slurm {
 // python3 -c PROGRAM head|worker [FLAG...] -- RAY-EXECUTABLE ARG...
 // Starts RAY-EXECUTABLE ARG... and waits for it, passing SIGTERM/SIGINT on and exiting with
 // its code (127 when it cannot be run). Each FLAG (e.g. --dashboard-agent-listen-port) is
-// appended as FLAG=PORT with a port found free on this node just before Ray starts: the
-// ports whose Ray defaults are fixed, so two Rays on one node would collide on them.
+// appended as FLAG=PORT with a port found free on this node just before Ray starts (the
+// ports of one start all differ): the ports whose Ray defaults are fixed, so two Rays on
+// one node would collide on them. Such a port can still be taken before Ray binds it, so a
+// head that exits non-zero before it reports its address, unasked, is started again with
+// other ports, at most three starts in all (said on stderr each time).
 // --ray-client-server-port is skipped when grpc is missing (Ray then starts no client
 // server and refuses the flag). Ray's own output goes to stderr. The head role also gives
 // Ray a fresh temporary directory (--temp-dir) and, once Ray has written the cluster's

@@ -112,6 +112,22 @@ TEST_F(DaemonObservabilityTest, MetricsMoveAfterASuccessAFailureAndPollCycles) {
 TEST_F(DaemonObservabilityTest, EveryLogLineIsJsonWithATransitionPerMove) {
   const std::string reason_job = submit(cpuSpec("echo \"quoted\"; echo two"));
   ASSERT_TRUE(waitForPhase(reason_job, "Succeeded"));
+  // A move is logged after its commit, which the API may already have shown: wait (bounded)
+  // until the log has caught up with the store.
+  const auto logged = [&] {
+    std::size_t count = 0;
+    for (const auto& record : parsedRecords()) {
+      count += record.is_object() && record.value("event", "") == "transition" &&
+               record.value("job", "") == reason_job;
+    }
+    return count;
+  };
+  ASSERT_TRUE(sim::testing::eventually(
+      [&] {
+        const auto stored = store_->events(reason_job);
+        return stored && logged() >= stored->size();
+      },
+      10s));
   const std::vector<std::string> lines = records();
   ASSERT_FALSE(lines.empty());
   std::vector<json> moves;

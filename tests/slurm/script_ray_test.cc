@@ -255,8 +255,11 @@ TEST_P(SharedNodesTest, TwoJobsOnTheSameNodesEachReachTheirDriverWithOnlyTheirOw
   for (Job* job : {&a, &b}) {
     SCOPED_TRACE(job->name());
     EXPECT_EQ(outcome.exit_codes.at(job->name()), 0) << job->out() << job->err();
-    EXPECT_THAT(job->err(), Not(HasSubstr("in use")));
-    EXPECT_THAT(job->err(), Not(HasSubstr("could not bind")));
+    // A port found free can be taken before Ray binds it (the other job's Ray binds port 0
+    // on the same node): then the head is started again with other ports, never failed.
+    if (job->err().find("could not bind") != std::string::npos) {
+      EXPECT_THAT(job->err(), HasSubstr("starting it again with other ports"));
+    }
     expectOwnNodesOnly(*job);
     EXPECT_EQ(job->tokens().size(), 1u) << "every Ray step of a job carries its one token";
   }
