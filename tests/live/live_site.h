@@ -23,10 +23,15 @@ using test::readFile;  // support/test_files.h
 using test::writeFile;
 
 // A stand-in for `apptainer exec` on a cluster without Apptainer: drops the options and the
-// image (the batch script has verified its hash already) and runs the command on the node.
+// image (the batch script has verified its hash already) and runs the command on the node,
+// with APPTAINERENV_NAME set as NAME, as Apptainer does in the container.
 inline constexpr const char* kApptainerStandIn = R"(#!/bin/bash
 [[ ${1-} == exec ]] || { echo "apptainer stand-in: expected exec" >&2; exit 92; }
 shift
+for name in "${!APPTAINERENV_@}"; do
+  export "${name#APPTAINERENV_}=${!name}"
+  unset "$name"
+done
 while (($#)); do
   case $1 in
     --bind | --pwd) shift 2 ;;
