@@ -7,6 +7,9 @@
 // output in its log. Proves the script and the lifecycle on real Slurm, not Ray. (One node:
 // the test cluster's nodes have no address of their own for a second stand-in node.)
 // Skipped unless TUNEPLANE_LIVE_* is set; waits are bounded.
+#include <dirent.h>
+
+#include <chrono>
 #include <filesystem>
 
 #include "live_serve_fixture.h"
@@ -16,6 +19,48 @@ namespace tuneplane::live {
 namespace {
 
 namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr std::chrono::milliseconds kLiveLimit = 180s;
+
+// The processes on this host (the test cluster's nodes are this host) whose environment
+// says they belong to Slurm job `job_id`. Run as root, every process's environ is readable.
+int processesOfSlurmJob(int64_t job_id) {
+  const std::string wanted = "SLURM_JOB_ID=" + std::to_string(job_id);
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string environ;
+    try {
+      environ = readFile(entry.path() / "environ");
+    } catch (...) {
+      continue;  // gone meanwhile, or not ours to read
+    }
+    for (std::size_t at = 0; at < environ.size();) {
+      const std::size_t end = environ.find('\0', at);
+      if (environ.compare(at, (end == std::string::npos ? environ.size() : end) - at, wanted) ==
+          0) {
+        ++count;
+        break;
+      }
+      if (end == std::string::npos) break;
+      at = end + 1;
+    }
+  }
+  return count;
+}
+
+std::string gpuJobSpec(const std::string& name, const std::string& driver) {
+  return "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n  name: " + name +
+         "\nspec:\n  framework:\n    name: custom\n    task: custom\n"
+         "    runtime_id: custom-demo\n    command: [\"python3\", \"-c\", \"" +
+         driver +
+         "\"]\n  resources:\n    time_limit: 5m\n    pools:\n"
+         "      - name: trainers\n        gpu_series: h100\n"
+         "        nodes: 1\n        gpus_per_node: 2\n        cpus: 2\n"
+         "        memory_gb: 1\n";
+}
 
 class LiveRay : public LiveServeRun {
  protected:
@@ -60,16 +105,7 @@ constexpr const char* kDriver =
     "sum(1 for n in nodes if n['Alive']), 'alive, GPUs', nodes[0]['Resources'].get('GPU'))";
 
 TEST_F(LiveRay, AOneNodeGpuJobBringsUpRayAndItsDriverSeesTheNode) {
-  const std::string spec = std::string() +
-                           "apiVersion: tuneplane.io/v1\nkind: TrainingJob\nmetadata:\n"
-                           "  name: live-ray\nspec:\n  framework:\n    name: custom\n"
-                           "    task: custom\n    runtime_id: custom-demo\n"
-                           "    command: [\"python3\", \"-c\", \"" +
-                           kDriver +
-                           "\"]\n  resources:\n    time_limit: 5m\n    pools:\n"
-                           "      - name: trainers\n        gpu_series: h100\n"
-                           "        nodes: 1\n        gpus_per_node: 2\n        cpus: 2\n"
-                           "        memory_gb: 1\n";
+  const std::string spec = gpuJobSpec("live-ray", kDriver);
   writeFile(dir_ + "/job.yaml", spec, fs::perms::owner_read | fs::perms::owner_write);
   const auto submitted = cli_->run(
       {"submit", "-f", dir_ + "/job.yaml", "--wait", "--timeout", "4m", "--poll-interval", "1s"});
@@ -88,6 +124,48 @@ TEST_F(LiveRay, AOneNodeGpuJobBringsUpRayAndItsDriverSeesTheNode) {
   EXPECT_NE(logs.out.find("tuneplane: the Ray head is up at "), std::string::npos) << logs.out;
   EXPECT_NE(logs.out.find("driver on gpu1 sees 1 node(s), 1 alive, GPUs 2.0"), std::string::npos)
       << logs.out;
+}
+
+// Cancelled while its driver runs: Slurm signals the batch script, which stops its Ray
+// steps; the attempt ends Cancelled with a start sentinel and no exit sentinel (it did not
+// end by itself), and no process of the Slurm job is left on the node.
+TEST_F(LiveRay, ACancelledGpuJobLeavesNoExitSentinelAndNoProcess) {
+  const std::string spec =
+      gpuJobSpec("live-ray-cancel",
+                 "import os, ray, time; ray.init(address=os.environ['RAY_ADDRESS']); "
+                 "print('driver running', flush=True); time.sleep(240)");
+  writeFile(dir_ + "/job.yaml", spec, fs::perms::owner_read | fs::perms::owner_write);
+  const auto submitted = cli_->run({"submit", "-f", dir_ + "/job.yaml", "-o", "json"});
+  ASSERT_EQ(submitted.exit_code, 0) << submitted.err << serve_->process().err();
+  id_ = json::parse(submitted.out).value("id", "");
+  // Running, and the driver has started (its line is in the log).
+  std::string log;
+  ASSERT_TRUE(test::pollUntil(
+      [&] {
+        log = cli_->run({"logs", id_}).out;
+        return log.find("driver running") != std::string::npos;
+      },
+      kLiveLimit))
+      << log << cli_->run({"logs", "--stderr", id_}).out;
+  const json running = cli_->job(id_);
+  const json& attempt = running["attempts"][0];
+  const int64_t slurm_id = attempt.value("job_id", int64_t{0});
+  ASSERT_GT(slurm_id, 0) << running.dump(2);
+  EXPECT_GT(processesOfSlurmJob(slurm_id), 0) << "the check must see the running job";
+
+  const auto cancelled = cli_->run({"cancel", id_});
+  ASSERT_EQ(cancelled.exit_code, 0) << cancelled.out << cancelled.err;
+  const json done = cli_->waitJob(
+      id_, [](const json& job) { return job.value("phase", "") == "Cancelled"; }, "cancelled",
+      kLiveLimit);
+  ASSERT_EQ(done.value("phase", ""), "Cancelled") << done.dump(2);
+  EXPECT_EQ(done["attempts"].size(), 1u);
+  const std::string logs_dir = attempt.value("staging_dir", "") + "/logs";
+  EXPECT_TRUE(fs::exists(logs_dir + "/start-trainers.json"));
+  EXPECT_FALSE(fs::exists(logs_dir + "/exit-trainers.json"))
+      << readFile(logs_dir + "/exit-trainers.json");
+  EXPECT_TRUE(test::pollUntil([&] { return processesOfSlurmJob(slurm_id) == 0; }, 30s))
+      << processesOfSlurmJob(slurm_id) << " process(es) of Slurm job " << slurm_id << " left";
 }
 
 }  // namespace
