@@ -25,6 +25,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -366,6 +367,15 @@ int run() {
   std::atomic<int> post_errors{0};
   std::atomic<bool> done{false};
   const bench::Check created = bench::createdInto(ids);
+  // CPU used during intake by serve (not under strace: serve is strace's child then), the
+  // simulator and this process (the clients and the GET reader): on a machine Slurm shares,
+  // serve's CPU per job bounds intake.
+  const auto cpuNow = [&] {
+    return std::array<double, 3>{use_strace ? -1 : bench::processCpuSeconds(serve->pid()),
+                                 target->sim ? bench::processCpuSeconds(target->sim->pid()) : -1,
+                                 bench::processCpuSeconds(::getpid())};
+  };
+  const auto cpu_before = cpuNow();
   Figures busy;
   std::thread reader([&] { busy = bench::loadUntil(port, done, get, bench::answers(200)); });
   const auto t0 = Steady::now();
@@ -392,6 +402,7 @@ int run() {
   const double intake_s = secondsSince(t0);
   done = true;
   reader.join();
+  const auto cpu_after = cpuNow();
   const auto after = metrics(port);
   if (!all_queued) {
     std::fprintf(stderr, "after %.0f s only %lld of %d jobs Queued\n", intake_s,
@@ -412,6 +423,16 @@ int run() {
       "p99 ratio %.2fx\n",
       busy.p50_ms, busy.p99_ms, static_cast<long long>(busy.good + busy.errors),
       static_cast<long long>(busy.errors), idle.p99_ms > 0 ? busy.p99_ms / idle.p99_ms : 0);
+  std::printf("CPU during intake (%u cores x %.2f s = %.1f CPU-s there were):",
+              std::thread::hardware_concurrency(), intake_s,
+              std::thread::hardware_concurrency() * intake_s);
+  const char* const cpu_names[] = {"serve", "simulator", "bench clients"};
+  for (size_t i = 0; i < cpu_before.size(); ++i) {
+    if (cpu_before[i] < 0 || cpu_after[i] < 0) continue;
+    std::printf(" %s %.1f s (%.2f ms/job)", cpu_names[i], cpu_after[i] - cpu_before[i],
+                (cpu_after[i] - cpu_before[i]) * 1000 / jobs);
+  }
+  std::printf("\n");
   std::printf("where the time went (serve's /metrics, during intake):\n");
   for (const auto& [name, value] : after) {
     const double delta = value - (before.count(name) ? before.at(name) : 0);

@@ -48,6 +48,7 @@ class SlurmSimProcess {
   ~SlurmSimProcess();  // SIGTERM (it kills its jobs), bounded wait, then SIGKILL
 
   const std::string& url() const { return url_; }
+  pid_t pid() const { return process_->pid(); }
   // POST /sim/admin/faults with `body` (simulator.h lists the faults); the HTTP status,
   // 0 when no answer came.
   int setFaults(const nlohmann::json& body);
