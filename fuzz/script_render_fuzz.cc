@@ -46,7 +46,8 @@ std::size_t occurrences(std::string_view text, std::string_view what) {
 }
 
 // Every user string of `request` that the script holds, wrapped in its markers; nullopt when
-// the spec's own strings already hold the marker stem (they would confuse the check).
+// the spec's own strings already hold the marker stem (they would confuse the check; checkSite
+// skips a script that holds it anywhere).
 std::optional<std::vector<std::string>> markStrings(launch::LaunchRequest& request) {
   std::vector<std::string*> strings;
   for (auto& arg : request.command) strings.push_back(&arg);
@@ -112,6 +113,9 @@ void checkSite(const spec::PartialSpec& partial, const catalog::SiteConfig& site
     FUZZ_CHECK(refused.empty(), std::string(name) + ": " + refused);
   }
 
+  // Markers count on being unique: a script that holds the stem already (from any field of
+  // the spec, e.g. a pool's partition in an #SBATCH line) is not marked.
+  if (script.find(kMarkerStem) != std::string::npos) return;
   const auto originals = markStrings(request);
   if (!originals) return;
   FUZZ_CHECK(slurm::checkRenderable(request).has_value(),
