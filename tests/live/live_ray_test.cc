@@ -21,8 +21,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-constexpr std::chrono::milliseconds kLiveLimit = 180s;
-
 // The processes on this host (the test cluster's nodes are this host) whose environment
 // says they belong to Slurm job `job_id`. Run as root, every process's environ is readable.
 int processesOfSlurmJob(int64_t job_id) {

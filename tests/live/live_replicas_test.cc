@@ -16,8 +16,6 @@ namespace {
 using namespace std::chrono_literals;
 
 constexpr int kLeaseSeconds = 3;
-// A bound on a job's run on the real cluster and on a failover (not a timing assertion).
-constexpr std::chrono::milliseconds kLiveLimit = 180s;
 
 class LiveServeReplicas : public LiveServe {
  protected:

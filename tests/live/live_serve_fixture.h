@@ -9,6 +9,8 @@
 
 #include <unistd.h>
 
+#include <chrono>
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +27,8 @@ namespace tuneplane::live {
 
 using nlohmann::json;
 inline constexpr const char* kToken = "live-serve-token-b7e2c9";
+// A bound on a job's run on the real cluster and on a failover (not a timing assertion).
+inline constexpr std::chrono::milliseconds kLiveLimit = std::chrono::seconds(180);
 
 // What a live test that runs serve holds, and what it undoes when it ends: the job it left
 // running in Slurm cancelled, serve stopped (cleanly: exit 0), its directory removed.
