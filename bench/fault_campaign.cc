@@ -52,7 +52,7 @@ int main() {
   std::fflush(stdout);
 
   std::mutex mu;
-  int faults = 0, jobs = 0, lost = 0, twice = 0, abandoned = 0, skipped = 0, runs = 0;
+  int faults = 0, jobs = 0, lost = 0, twice = 0, abandoned = 0, skipped = 0, runs = 0, refused = 0;
   int broken = 0;
   std::atomic<uint64_t> next{0};
   auto enough = [&] { return faults >= want_faults && jobs >= want_jobs; };
@@ -70,6 +70,7 @@ int main() {
       jobs += o.verdict.jobs;
       lost += o.verdict.lost;
       twice += o.verdict.run_twice;
+      refused += o.verdict.refused_restarts;
       abandoned += o.abandoned;
       skipped += o.faults_skipped;
       std::cout << "run " << runs << ": " << campaign::summarize(o) << "\n";
@@ -94,8 +95,9 @@ int main() {
       "\n%d faults, %d jobs, %d lost, %d run twice\n"
       "  %d runs in %.0f s (%.1f min); %d runs broke an invariant; %d lost receipts of submits "
       "that never reached Slurm abandoned (as an operator would); %d targeted faults found no "
-      "target; load average %.2f before, %.2f after\n",
-      faults, jobs, lost, twice, runs, seconds, seconds / 60, broken, abandoned, skipped,
+      "target; %d restarts of a requeued job refused by its script (a requeue TunePlane did "
+      "not cancel in time); load average %.2f before, %.2f after\n",
+      faults, jobs, lost, twice, runs, seconds, seconds / 60, broken, abandoned, skipped, refused,
       load_before, bench::loadAverage());
   return broken == 0 ? 0 : 1;
 }

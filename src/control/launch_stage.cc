@@ -99,12 +99,17 @@ void LaunchStage::noteSubmit(const slurm::SlurmResult<slurm::SubmitReceipt>& ans
                           took_ms >= options_.slow_submit.count();
   {
     std::lock_guard<std::mutex> lock(mu_);
+    const int64_t now = clock_.nowMs();
+    const int64_t sent = now - took_ms;
     if (overloaded) {
       ++overloads_;
-      ++overloads_in_a_row_;
-      window_ = std::max(1, window_ / 2);
-      paused_until_ms_ =
-          std::max(paused_until_ms_, clock_.nowMs() + resendDelay(overloads_in_a_row_).count());
+      if (!last_backoff_ms_ || sent > *last_backoff_ms_) {  // not an answer of the last burst
+        last_backoff_ms_ = now;
+        ++overloads_in_a_row_;
+        window_ = std::max(1, window_ / 2);
+        paused_until_ms_ =
+            std::max(paused_until_ms_, now + resendDelay(overloads_in_a_row_).count());
+      }
     } else if (answer) {
       overloads_in_a_row_ = 0;
       window_ = std::min(concurrency(), window_ + 1);

@@ -8,7 +8,9 @@
 // HTTP 429 or 503, or an answer slower than slow_submit — halves the window (at least 1) and
 // pauses new starts until now + resendDelay(overloads in a row) (retry_policy.h: 1 s doubling
 // to 60 s); tasks not started yet are left for a later tick (run() says how many it
-// started). Each submit answered in time widens the window by one, up to the number of
+// started). The submits in flight together when slurmrestd pushes back are one burst: their
+// overloads count once (eight 429s to eight concurrent submits are one "slow down", not a
+// pause of 60 s). Each submit answered in time widens the window by one, up to the number of
 // connections, and ends the run of overloads.
 //
 // With one connection (the default, and the reconciler's tests) tasks run one after another
@@ -23,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <vector>
 
@@ -82,6 +85,9 @@ class LaunchStage {
   int overloads_in_a_row_ = 0;
   int64_t overloads_ = 0;
   int64_t paused_until_ms_ = 0;
+  // When the last overload halved the window and set the pause; an overload answering a
+  // submit sent no later than this belongs to the same burst and does not back off again.
+  std::optional<int64_t> last_backoff_ms_;
 };
 
 }  // namespace tuneplane::control

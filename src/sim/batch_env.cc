@@ -38,6 +38,8 @@ std::vector<std::string> batchEnvironment(const std::vector<const Job*>& compone
   set("SLURM_SUBMIT_HOST", "localhost");
   set("SLURM_CLUSTER_NAME", cluster_name);
   set("SLURM_JOB_PARTITION", lead.request.partition);
+  // env.c sets it only for a job started again (requeued): never "0".
+  if (lead.restart_count > 0) set("SLURM_RESTART_COUNT", std::to_string(lead.restart_count));
   set("SLURMD_NODENAME", lead.alloc_nodes.empty() ? "" : lead.alloc_nodes.front());
   set("SLURM_JOB_USER", lead.user);
   set("SLURM_JOB_UID", std::to_string(lead.user_id));

@@ -38,6 +38,7 @@ struct JobRequest {
   std::optional<int64_t> memory_per_cpu_mb;
   bool hold = false;
   bool requeue = true;
+  bool append_output = false;  // open_mode ["APPEND"]
   // Derived at validation.
   int gpus_per_node = 0;
   std::string gpu_type;

@@ -64,7 +64,10 @@ void SimulatorImpl::scheduleLocked() {
 bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   Job& lead = *comps.front();
   const int64_t now = nowUnix();
-  if (lead.history < history_.size()) ++history_[lead.history].starts;
+  if (lead.history < history_.size()) {
+    ++history_[lead.history].starts;
+    history_[lead.history].runs.push_back({{"restart_cnt", lead.restart_count}});
+  }
   for (Job* c : comps) {
     c->base_state = "RUNNING";
     c->reason = "None";
@@ -92,6 +95,7 @@ bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   spec.environment = batchEnvironment(view, cluster_.name, bin_dir_, job_dir);
   spec.stdout_path = lead.stdout_expanded;
   spec.stderr_path = lead.stderr_expanded;
+  spec.append_output = lead.request.append_output;
   if (!lead.request.standard_input.empty()) spec.stdin_path = lead.request.standard_input;
   auto pid = launchBatchStep(spec);
   if (!pid) {

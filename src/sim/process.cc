@@ -19,6 +19,7 @@ Result<pid_t> launchBatchStep(const LaunchSpec& spec) {
   envp.push_back(nullptr);
   char* argv[] = {const_cast<char*>(spec.script_path.c_str()), nullptr};
   const bool shared_output = spec.stderr_path == spec.stdout_path;
+  const int output_flags = O_WRONLY | O_CREAT | O_APPEND | (spec.append_output ? 0 : O_TRUNC);
 
   const pid_t pid = fork();
   if (pid < 0) return fail("sim.fork", "", std::string("fork failed: ") + std::strerror(errno));
@@ -30,10 +31,9 @@ Result<pid_t> launchBatchStep(const LaunchSpec& spec) {
     signal(SIGPIPE, SIG_DFL);
     if (chdir(spec.cwd.c_str()) != 0) _exit(errno);
     const int in = open(spec.stdin_path.c_str(), O_RDONLY);
-    const int out = open(spec.stdout_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int out = open(spec.stdout_path.c_str(), output_flags, 0644);
     if (in < 0 || out < 0) _exit(errno);
-    const int err =
-        shared_output ? out : open(spec.stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = shared_output ? out : open(spec.stderr_path.c_str(), output_flags, 0644);
     if (err < 0) _exit(errno);
     dup2(in, 0);
     dup2(out, 1);

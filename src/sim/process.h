@@ -21,6 +21,7 @@ struct LaunchSpec {
   std::string stdout_path;
   std::string stderr_path;  // same as stdout_path → one shared file
   std::string stdin_path = "/dev/null";
+  bool append_output = false;  // open_mode APPEND; else truncated, as with JobFileAppend=0
 };
 
 // Forks and execs. If the child cannot chdir/open/exec it exits with errno as its

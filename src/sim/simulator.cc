@@ -335,6 +335,7 @@ nlohmann::json SimulatorImpl::history() const {
                     {"comment", entry.comment},
                     {"components", entry.components},
                     {"starts", entry.starts},
+                    {"runs", entry.runs},
                     {"state", state},
                     {"purged", entry.purged}});
   }
@@ -430,8 +431,14 @@ nlohmann::json SimulatorImpl::submitLocked(const SubmitPlan& plan, const std::st
   *leader_id = ids.front();
   Job& leader = jobs_[ids.front()];
   leader.history = history_.size();
-  history_.push_back(HistoryEntry{
-      leader.id, {}, leader.request.comment, static_cast<int>(ids.size()), 0, "", false});
+  history_.push_back(HistoryEntry{leader.id,
+                                  {},
+                                  leader.request.comment,
+                                  static_cast<int>(ids.size()),
+                                  0,
+                                  "",
+                                  false,
+                                  json::array()});
   recordHistoryLocked(leader);
   scheduleLocked();
   wake_.notify_all();
@@ -590,6 +597,9 @@ void SimulatorImpl::finishProcessLocked(Job& leader, bool signaled, int code) {
   if (state.empty()) {
     state = (!signaled && code == 0) ? "COMPLETED" : "FAILED";
     reason = state == "COMPLETED" ? "None" : "NonZeroExitCode";
+  }
+  if (leader.history < history_.size() && !history_[leader.history].runs.empty()) {
+    history_[leader.history].runs.back()[signaled ? "signal" : "exit_code"] = code;
   }
   const int64_t now = nowUnix();
   const auto epilog_end = Clock::now() + options_.epilog;

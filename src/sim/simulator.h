@@ -101,8 +101,9 @@ class Simulator {
   // Every job the simulator ever created, purged ones included, oldest first (the admin
   // route GET /sim/admin/jobs): the ground truth of fault tests. Each entry: "job_id" (the
   // leader's), "sluids" (every SLUID it had: a requeue gives a new one), "comment",
-  // "components", "starts" (how many times its batch script was started), "state" (base
-  // state, ",COMPLETING" while the epilog runs), "purged".
+  // "components", "starts" (how many times its batch script was started), "runs" (one
+  // object per start: "restart_cnt" at that start, then "exit_code" or "signal" once its
+  // script ended), "state" (base state, ",COMPLETING" while the epilog runs), "purged".
   virtual nlohmann::json history() const = 0;
 
   // Numeric ids of the jobs the simulator holds (tests use it to wait for purges).

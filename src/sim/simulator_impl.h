@@ -149,6 +149,7 @@ class SimulatorImpl final : public Simulator {
     int starts = 0;
     std::string state;
     bool purged = false;
+    nlohmann::json runs = nlohmann::json::array();  // per start (Simulator::history)
   };
   std::vector<HistoryEntry> history_;
   void recordHistoryLocked(const Job& leader);  // refreshes its entry from the live job

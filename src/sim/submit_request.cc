@@ -87,6 +87,8 @@ JobRequest parseComponent(const json& job, const std::string& path, json& warnin
   r.memory_per_cpu_mb = numberField(job, "memory_per_cpu");
   if (const auto h = job.find("hold"); h != job.end() && h->is_boolean()) r.hold = *h;
   if (const auto q = job.find("requeue"); q != job.end() && q->is_boolean()) r.requeue = *q;
+  if (const auto m = job.find("open_mode"); m != job.end() && m->is_array())
+    r.append_output = std::find(m->begin(), m->end(), json("APPEND")) != m->end();
   if (r.nodes < 1) r.nodes = 1;
   if (r.cpus_per_task < 1) r.cpus_per_task = 1;
   return r;

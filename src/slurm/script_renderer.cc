@@ -52,6 +52,7 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
     }
     if (needsWholeNodes(request)) line("--exclusive");
     line("--no-requeue");
+    line("--open-mode=append");
     line("--chdir=" + commentSafe(request.attempt_dir));
     line("--output=" + commentSafe(schedulerLogPath(request.logs_dir, c.pool_name, ".out")));
     line("--error=" + commentSafe(schedulerLogPath(request.logs_dir, c.pool_name, ".err")));
@@ -106,6 +107,9 @@ tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
 )";
 }
 
+// The text below exits 70 for a restarted job.
+static_assert(kExitRestartRefused == 70);
+
 void renderPrologue(std::string& out, const LaunchRequest& request) {
   out += R"(set -euo pipefail
 
@@ -113,6 +117,16 @@ void renderPrologue(std::string& out, const LaunchRequest& request) {
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
+#   70 Slurm started this job again (a requeue); nothing ran the second time
+
+# An attempt runs once. Slurm starts a requeued job's script again (an administrator's
+# requeue, ForceRequeueOnFail) as soon as its BeginTime passes, which TunePlane may not see
+# in time: then this start does nothing, before it touches a sentinel or a file.
+if [[ ${SLURM_RESTART_COUNT:-0} != 0 ]]; then
+  printf 'tuneplane: Slurm started this job again (SLURM_RESTART_COUNT=%s); an attempt runs once, so nothing runs now\n' \
+    "$SLURM_RESTART_COUNT" >&2
+  exit 70
+fi
 )";
   renderSentinels(out, request);
   out += R"(

@@ -19,6 +19,7 @@ inline constexpr int kExitArtifactMissing = 66;   // image file missing or unrea
 inline constexpr int kExitRayJoinTimeout = 67;    // the Ray cluster did not reach all nodes
 inline constexpr int kExitNoHeadAddress = 68;     // no usable IP address for the Ray head
 inline constexpr int kExitRayHeadFailed = 69;     // the Ray head stopped or gave no address
+inline constexpr int kExitRestartRefused = 70;    // Slurm started the job again; nothing ran
 
 // Sentinels: the script writes <logs_dir>/start-<pool>.json for every component when it
 // begins ({"version":1,"node":N,"time":T}) and <logs_dir>/exit-<pool>.json when it ends by

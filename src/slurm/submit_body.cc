@@ -33,6 +33,9 @@ nlohmann::json componentJson(const launch::LaunchRequest& request, const launch:
   job["environment"] = environment;
   job["standard_output"] = schedulerLogPath(request.logs_dir, c.pool_name, ".out");
   job["standard_error"] = schedulerLogPath(request.logs_dir, c.pool_name, ".err");
+  // Appended to, never truncated: Slurm opens them again when it restarts a requeued job,
+  // and the attempt's logs must outlive that start (which runs nothing, script_renderer.h).
+  job["open_mode"] = nlohmann::json::array({"APPEND"});
   if (request.account) job["account"] = *request.account;
   if (request.qos) job["qos"] = *request.qos;
   return job;

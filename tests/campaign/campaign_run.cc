@@ -114,11 +114,15 @@ class Run {
   }
 
  private:
-  // With TUNEPLANE_CAMPAIGN_KEEP=DIR, a run with a violation leaves serve's logs, the
-  // simulator's history and every job (with its events) in DIR/seed-N/ for a post-mortem.
+  // With TUNEPLANE_CAMPAIGN_KEEP=DIR, a run with a violation, or with a requeued job that
+  // Slurm started again before TunePlane cancelled it, leaves serve's logs, the simulator's
+  // history and every job (with its events) in DIR/seed-N/ for a post-mortem.
   void keepEvidence() const {
     const char* keep = std::getenv("TUNEPLANE_CAMPAIGN_KEEP");
-    if (keep == nullptr || outcome_.verdict.violations.empty()) return;
+    if (keep == nullptr ||
+        (outcome_.verdict.violations.empty() && outcome_.verdict.refused_restarts == 0)) {
+      return;
+    }
     const fs::path dir = fs::path(keep) / ("seed-" + std::to_string(options_.seed));
     std::error_code ignored;
     fs::create_directories(dir, ignored);
@@ -373,25 +377,36 @@ class Run {
     Step job;
     job.job = JobKind::kShort;
     submit(job);
+    // Whether a submit since `before` was doubled, and whether a token has two live jobs.
+    auto duplicates = [&] {
+      const json slurm = slurmHistory();
+      std::map<std::string, int> made, live;
+      for (size_t i = 0; i < slurm.size(); ++i) {
+        const std::string token = slurm[i].value("comment", "");
+        if (i >= before) ++made[token];
+        if (!ended(slurm[i])) ++live[token];
+      }
+      std::pair<bool, bool> found{false, false};  // doubled, two live
+      for (const auto& [token, count] : made) found.first = found.first || count > 1;
+      for (const auto& [token, count] : live) found.second = found.second || count > 1;
+      return found;
+    };
     // Held busy until the doubled submit has happened and no token has two live Slurm jobs.
     const bool cancelled = test::pollUntil(
         [&] {
-          const json slurm = slurmHistory();
-          std::map<std::string, int> made, live;
-          for (size_t i = 0; i < slurm.size(); ++i) {
-            const std::string token = slurm[i].value("comment", "");
-            if (i >= before) ++made[token];
-            if (!ended(slurm[i])) ++live[token];
-          }
-          bool doubled = false, duplicated = false;
-          for (const auto& [token, count] : made) doubled = doubled || count > 1;
-          for (const auto& [token, count] : live) duplicated = duplicated || count > 1;
-          return doubled && !duplicated;
+          const auto [doubled, two_live] = duplicates();
+          return doubled && !two_live;
         },
         kBusyLimit, 200ms);
-    if (!cancelled) say("  (the duplicate was not cancelled while the cluster was held busy)");
-    setFaults(
-        {{"pause_scheduling", false}, {"duplicate_submits", 0}, {"drop_submit_responses", 0}});
+    // The doubling stops first, the cluster still busy: a submit doubled in the moment the
+    // wait gave up (TunePlane held its submits back that long, e.g. after a 429 burst: seed
+    // 14269232471071717463) is found and cancelled before anything may start.
+    setFaults({{"duplicate_submits", 0}, {"drop_submit_responses", 0}});
+    if (!cancelled) {
+      say("  (no doubled submit was cancelled while the cluster was held busy)");
+      test::pollUntil([&] { return !duplicates().second; }, kBusyLimit, 200ms);
+    }
+    setFaults({{"pause_scheduling", false}});
   }
 
   static bool ended(const json& slurm_job) {
@@ -515,8 +530,9 @@ std::string summarize(const CampaignOutcome& o) {
   out << o.faults_injected << " faults, " << o.verdict.jobs << " jobs, " << o.verdict.lost
       << " lost, " << o.verdict.run_twice << " run twice (seed " << o.seed << ", "
       << static_cast<int>(o.seconds) << " s; " << o.faults_skipped << " faults without a target, "
-      << o.user_cancels << " user cancels, " << o.abandoned
-      << " lost receipts abandoned)\n  phases:";
+      << o.user_cancels << " user cancels, " << o.abandoned << " lost receipts abandoned, "
+      << o.verdict.refused_restarts
+      << " restarts after a requeue refused by the script)\n  phases:";
   for (const auto& [phase, n] : o.verdict.phases) out << " " << phase << " " << n;
   out << "\n  faults:";
   for (const auto& [fault, n] : o.by_fault) out << " [" << fault << "] " << n;

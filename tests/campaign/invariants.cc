@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "slurm/script_renderer.h"
 #include "staging/stager.h"
 #include "support/test_files.h"
 
@@ -45,6 +46,30 @@ int lines(const std::string& text) {
   int n = 0;
   for (char c : text) n += c == '\n';
   return n;
+}
+
+// How a Slurm job's batch script was started (the simulator's "runs", one per start): a
+// first start, or a restart after a requeue that the script refused (it exits
+// kExitRestartRefused before it does anything). Any other restart ran the attempt again.
+struct Starts {
+  int first = 0;
+  int refused = 0;
+  int other = 0;
+};
+
+Starts countStarts(const json& slurm_job) {
+  Starts s;
+  for (const json& run : slurm_job.value("runs", json::array())) {
+    if (run.value("restart_cnt", 0) == 0) {
+      ++s.first;
+    } else if (run.contains("exit_code") &&
+               run.value("exit_code", -1) == slurm::kExitRestartRefused) {
+      ++s.refused;
+    } else {
+      ++s.other;
+    }
+  }
+  return s;
 }
 
 bool ended(const json& slurm_job) {
@@ -116,9 +141,12 @@ Verdict checkInvariants(const Observed& observed) {
       if (const std::string bad = replay(items, n, attempt.value("phase", "")); !bad.empty())
         violation(id, where + ": " + bad);
       const std::vector<json> slurm = slurmJobsWithToken(observed.slurm, token);
-      int started = 0;
+      int started = 0;  // starts that ran the attempt's work
+      int refused = 0;
       for (const json& s : slurm) {
-        started += s.value("starts", 0);
+        const Starts starts = countStarts(s);
+        started += starts.first + starts.other;
+        refused += starts.refused;
         if (terminal && !ended(s)) {
           violation(id, where + ": Slurm job " + std::to_string(s.value("job_id", 0)) + " still " +
                             s.value("state", "") + " after the job ended " + phase);
@@ -126,11 +154,13 @@ Verdict checkInvariants(const Observed& observed) {
       }
       const fs::path dir = attempt.value("staging_dir", "");
       const int runs = dir.empty() ? 0 : lines(test::readFile((dir / "output/runs").string()));
+      v.refused_restarts += refused;
       if (started > 1 || runs > 1) {
         ++v.run_twice;
         violation(id, where + ": RUN TWICE: " + std::to_string(slurm.size()) +
                           " Slurm jobs with its token started " + std::to_string(started) +
-                          " times; its command ran " + std::to_string(runs) + " times");
+                          " times (and " + std::to_string(refused) +
+                          " restarts refused); its command ran " + std::to_string(runs) + " times");
       }
       if (phase == "Succeeded" && &attempt == &attempts.back() && started != 1) {
         violation(id, where + ": Succeeded, but its token's Slurm jobs started " +

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "campaign/invariants.h"
+#include "slurm/script_renderer.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "support/test_files.h"
@@ -60,14 +61,14 @@ json events(const std::string& phase) {
                       {{"seq", 3}, {"attempt", 0}, {"from", "Pending"}, {"to", phase}},
                       {{"seq", 4}, {"attempt", 1}, {"from", "Staging"}, {"to", phase}}});
 }
+// `starts` starts that each ended with exit code 0, the first one a first start (restart_cnt
+// 0), each later one a restart after a requeue.
 json slurm(int id, const std::string& token, int starts, const std::string& state) {
-  return {{"job_id", id},
-          {"comment", token},
-          {"starts", starts},
-          {"state", state},
-          {"sluids", json::array({"s1"})},
-          {"components", 1},
-          {"purged", false}};
+  json runs = json::array();
+  for (int i = 0; i < starts; ++i) runs.push_back({{"restart_cnt", i}, {"exit_code", 0}});
+  return {{"job_id", id},    {"comment", token}, {"starts", starts},
+          {"runs", runs},    {"state", state},   {"sluids", json::array({"s1"})},
+          {"components", 1}, {"purged", false}};
 }
 
 class CampaignInvariants : public ::testing::Test {
@@ -109,6 +110,30 @@ TEST_F(CampaignInvariants, TwoStartedSlurmJobsOfOneTokenAreRunTwice) {
   EXPECT_EQ(checkInvariants(o).run_twice, 1);
   o.slurm = json::array({slurm(1, "tok-a", 1, "COMPLETED"), slurm(2, "tok-a", 0, "CANCELLED")});
   EXPECT_EQ(checkInvariants(o).run_twice, 0);  // a duplicate cancelled before it ran
+}
+
+TEST_F(CampaignInvariants, ARequeuedJobsRestartRunsTwiceUnlessItsScriptRefusedIt) {
+  Observed o = clean();
+  json requeued = slurm(1, "tok-a", 2, "COMPLETED");
+  requeued["runs"][1] = {{"restart_cnt", 1}, {"exit_code", slurm::kExitRestartRefused}};
+  o.slurm = json::array({requeued});
+  Verdict v = checkInvariants(o);
+  EXPECT_EQ(v.run_twice, 0) << v.violations.front();
+  EXPECT_EQ(v.refused_restarts, 1);
+  requeued["runs"][1] = {{"restart_cnt", 1}, {"exit_code", 0}};  // it ran again
+  o.slurm = json::array({requeued});
+  EXPECT_EQ(checkInvariants(o).run_twice, 1);
+  requeued["runs"][1] = {{"restart_cnt", 1}, {"signal", 15}};  // killed: nothing says refused
+  o.slurm = json::array({requeued});
+  EXPECT_EQ(checkInvariants(o).run_twice, 1);
+  requeued["runs"][1] = {{"restart_cnt", 1}};  // still running
+  o.slurm = json::array({requeued});
+  EXPECT_EQ(checkInvariants(o).run_twice, 1);
+  // The code means "refused" only on a restart: a first start exiting 70 is the command's.
+  json first = slurm(1, "tok-a", 1, "FAILED");
+  first["runs"][0]["exit_code"] = slurm::kExitRestartRefused;
+  o.slurm = json::array({first, slurm(2, "tok-a", 1, "COMPLETED")});
+  EXPECT_EQ(checkInvariants(o).run_twice, 1);
 }
 
 TEST_F(CampaignInvariants, AnUnknownOrStillRunningSlurmJobAndABrokenChainAreReported) {

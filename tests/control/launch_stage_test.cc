@@ -255,6 +255,38 @@ TEST(LaunchStage, TooManyRequestsInARowDoubleThePause) {
   EXPECT_EQ(stage.overloads(), 3);
 }
 
+// Eight submits in flight together all answered 429 (the campaign's seed 14269232471071717463:
+// one burst paused intake for 60 s, counted as eight overloads in a row): one burst, one
+// backoff. A submit sent after the pause began and refused again doubles it, as before.
+TEST(LaunchStage, OverloadsOfSubmitsInFlightTogetherAreOneBurst) {
+  FakeClock clock;
+  ScriptedClient gate(clock, /*gated=*/true);
+  constexpr int kSlots = 8;
+  LaunchStage stage(std::vector<slurm::SlurmClient*>(kSlots, &gate), clock);
+  gate.script(std::vector<ScriptedClient::Answer>(kSlots + 1, {429, 0ms}));
+  std::vector<std::atomic<int>> ran(kSlots + 1);
+  auto tasks = submitTasks(kSlots, ran);
+  size_t started = 0;
+  std::thread runner([&] { started = stage.run(tasks); });
+  ASSERT_TRUE(gate.waitInside(kSlots));
+  for (int i = 0; i < kSlots; ++i) gate.releaseOne();
+  runner.join();
+  EXPECT_EQ(started, static_cast<size_t>(kSlots));
+  EXPECT_EQ(stage.overloads(), kSlots);  // each is still counted (the metric)
+  EXPECT_EQ(stage.window(), kSlots / 2);
+  EXPECT_EQ(stage.pausedUntilMs() - clock.nowMs(), resendDelay(1).count());
+
+  clock.advance(resendDelay(1) + 1ms);
+  std::vector<LaunchStage::Task> again = {[&ran](slurm::SlurmClient& s) {
+    ++ran[kSlots];
+    (void)s.submit(nlohmann::json::object());
+  }};
+  gate.releaseOne();  // its ticket, ahead
+  EXPECT_EQ(stage.run(again), 1u);
+  EXPECT_EQ(stage.window(), kSlots / 4);
+  EXPECT_EQ(stage.pausedUntilMs() - clock.nowMs(), resendDelay(2).count());
+}
+
 TEST(LaunchStage, ASlowAnswerCountsAsAnOverload) {
   FakeClock clock;
   ScriptedClient client(clock);

@@ -7,6 +7,7 @@
 #include "control/retry_policy.h"
 #include "fake_job_store.h"
 #include "reconciler_fixture.h"
+#include "slurm/script_renderer.h"
 
 namespace tuneplane::control::testing {
 namespace {
@@ -259,6 +260,57 @@ TEST_F(ReconcilerPurgeTest, AJobWithNoRecordAndNoSentinelIsLostAfterSeveralCheck
   EXPECT_EQ(v.attempts[0].cause, EndCause::kInfrastructure);
   EXPECT_NE(v.attempts[0].reason.find("lost"), std::string::npos) << v.attempts[0].reason;
   EXPECT_EQ(v.job.phase, JobPhase::kRetrying);  // lost is an infrastructure failure
+}
+
+class ReconcilerRequeueTest : public ReconcilerFaultsTest {
+ protected:
+  // A site that lets a requeued job start again soon (SchedulerParameters=requeue_delay=0
+  // would let it start at once): TunePlane cannot be trusted to cancel it in time.
+  void tune(sim::SimulatorOptions& o) override { o.requeue_delay = 300ms; }
+  json historyOf(const std::string& slurm_id) {
+    const json history = sim_->history();
+    for (const json& j : history["jobs"]) {
+      if (std::to_string(j.value("job_id", 0)) == slurm_id) return j;
+    }
+    return json();
+  }
+};
+
+// An administrator requeues a running job while TunePlane is not looking (serve stopped,
+// or just slower than the site's requeue delay), and Slurm starts it again under a new
+// SLUID. The restart runs nothing (the script refuses it), the first run's log survives it
+// (open_mode APPEND), and TunePlane, when it looks, ends the attempt as requeued.
+TEST_F(ReconcilerRequeueTest, ARestartBeforeTunePlaneLooksRunsNothingAndKeepsTheFirstRunsLog) {
+  const std::string id = submit(cpuSpec(
+      "echo first-run-output; echo ran >> \"$TUNEPLANE_OUTPUT_DIR/runs\"; sleep 60", "", "rq"));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kRunning));
+  const store::AttemptRecord first = view(id).attempts[0];
+  const fs::path runs = fs::path(first.staging_dir) / "output/runs";
+  ASSERT_TRUE(sim::testing::eventually([&] { return fs::exists(runs); }));
+  const std::string slurm_id = slurmIdOf(first.submit_token);
+  ASSERT_TRUE(sim_->requeueJob(slurm_id, false));
+  // No tick: Slurm restarts the job and its script ends.
+  ASSERT_TRUE(sim::testing::eventually([&] {
+    const json h = historyOf(slurm_id);
+    return h.is_object() && h["runs"].size() == 2 && h["runs"][1].contains("exit_code");
+  }));
+  EXPECT_EQ(historyOf(slurm_id)["runs"][1],
+            json({{"restart_cnt", 1}, {"exit_code", slurm::kExitRestartRefused}}));
+
+  ASSERT_TRUE(tickUntil(
+      id, [](const store::JobView& v) { return phase::isTerminal(v.attempts[0].phase); }));
+  const store::AttemptRecord ended = view(id).attempts[0];
+  EXPECT_EQ(ended.phase, AttemptPhase::kFailed);
+  EXPECT_EQ(ended.cause, EndCause::kInfrastructure);
+  EXPECT_NE(ended.reason.find("requeued"), std::string::npos) << ended.reason;
+  EXPECT_EQ(readFile(runs.string()), "ran\n");  // the command ran once
+  std::string out, err;
+  for (const auto& entry : fs::directory_iterator(fs::path(first.staging_dir) / "logs")) {
+    if (entry.path().extension() == ".out") out += readFile(entry.path().string());
+    if (entry.path().extension() == ".err") err += readFile(entry.path().string());
+  }
+  EXPECT_NE(out.find("first-run-output"), std::string::npos) << "the restart truncated the log";
+  EXPECT_NE(err.find("Slurm started this job again"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -39,6 +40,7 @@
 #include "pipeline/attempt_launcher.h"
 #include "pipeline/launch_pipeline.h"
 #include "slurm/rest_client.h"
+#include "slurm/script_renderer.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
@@ -452,47 +454,83 @@ TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurv
   EXPECT_TRUE(named) << "no event names the cancelled duplicate " << dropped;
 }
 
-// Issue 17: an administrator requeues a running job (`scontrol update Requeue=1` then
-// `scontrol requeue`, as on a real site; the REST API v0.0.45 has no requeue). Slurm makes it
-// PENDING again and, once the epilog is done, gives it a new SLUID. The attempt ends saying
-// Slurm requeued it; the requeued job is cancelled so it never runs a second time.
-TEST_F(LiveReconciler, AnAdministratorsRequeueEndsTheAttemptAndTheJobNeverRunsAgain) {
-  const std::string conf = live::liveSlurmConf(live_);
-  if (conf.empty()) {
-    GTEST_SKIP() << "no slurm.conf for scontrol: set TUNEPLANE_LIVE_SLURM_CONF";
+// A job that appends a line to `runs` and then runs `rest` (shell), seen running by the
+// reconciler, then requeued by an administrator (`scontrol update Requeue=1` then `scontrol
+// requeue`, as on a real site; the REST API v0.0.45 has no requeue). Each run of the job
+// appends to `runs`, whatever Slurm does with its log files. Returns the Slurm job's id, or
+// 0 with a test failure.
+class LiveRequeue : public LiveReconciler {
+ protected:
+  void SetUp() override {
+    LiveReconciler::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    conf_ = live::liveSlurmConf(live_);
+    if (conf_.empty()) GTEST_SKIP() << "no slurm.conf for scontrol: set TUNEPLANE_LIVE_SLURM_CONF";
   }
-  // Each run of the job appends a line here, whatever Slurm does with its log files.
-  const std::string runs_dir = dir_ + "/runs";
-  fs::create_directories(runs_dir);
-  fs::permissions(runs_dir, fs::perms::all | fs::perms::sticky_bit);
-  const std::string runs = runs_dir + "/count";
-  makeReconciler();
-  const std::string id = submit("echo run >> " + runs + "; sleep 120");
-  ASSERT_FALSE(id.empty());
+  uint64_t runThenRequeue(const std::string& rest) {
+    const std::string runs_dir = dir_ + "/runs";
+    fs::create_directories(runs_dir);
+    fs::permissions(runs_dir, fs::perms::all | fs::perms::sticky_bit);
+    runs_ = runs_dir + "/count";
+    makeReconciler();
+    id_ = submit("echo run >> " + runs_ + "; " + rest);
+    if (id_.empty()) return 0;
+    const auto deadline = std::chrono::steady_clock::now() + 120s;
+    store::JobView view;
+    while (std::chrono::steady_clock::now() < deadline) {
+      reconciler_->tick();
+      view = stored(id_);
+      if (view.job.phase == phase::JobPhase::kRunning && fs::exists(runs_)) break;
+      if (phase::isTerminal(view.job.phase)) break;
+      std::this_thread::sleep_for(1s);
+    }
+    if (view.job.phase != phase::JobPhase::kRunning) {
+      ADD_FAILURE() << "never seen running: " << view.job.reason;
+      return 0;
+    }
+    const uint64_t slurm_id = view.attempts.front().slurm_job_id;
+    const std::string job = std::to_string(slurm_id);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"scontrol", "update", "JobId=" + job, "Requeue=1"},
+          std::vector<std::string>{"scontrol", "requeue", job}}) {
+      const test::ProcessResult done = scontrol(args);
+      if (done.exit_code != 0) {
+        ADD_FAILURE() << args[1] << ": " << done.err << done.out;
+        return 0;
+      }
+    }
+    return slurm_id;
+  }
+  test::ProcessResult scontrol(const std::vector<std::string>& args) {
+    return live::runSlurmCommand(live_, conf_, args, dir_);
+  }
+  // Slurm's record of the job, read until `done` says so (bounded); null if Slurm has none.
+  nlohmann::json slurmRecordUntil(uint64_t slurm_id,
+                                  const std::function<bool(const nlohmann::json&)>& done) {
+    nlohmann::json record;
+    const auto settled = std::chrono::steady_clock::now() + 120s;
+    while (std::chrono::steady_clock::now() < settled) {
+      const nlohmann::json answer = slurmGet("/job/" + std::to_string(slurm_id));
+      record = answer.is_object() && !answer["jobs"].empty() ? answer["jobs"][0] : nullptr;
+      if (!record.is_object() || done(record)) break;
+      std::this_thread::sleep_for(500ms);
+    }
+    return record;
+  }
 
-  // Running in Slurm, and seen running by the reconciler.
-  const auto deadline = std::chrono::steady_clock::now() + 120s;
-  store::JobView view;
-  while (std::chrono::steady_clock::now() < deadline) {
-    reconciler_->tick();
-    view = stored(id);
-    if (view.job.phase == phase::JobPhase::kRunning && fs::exists(runs)) break;
-    ASSERT_FALSE(phase::isTerminal(view.job.phase)) << view.job.reason;
-    std::this_thread::sleep_for(1s);
-  }
-  ASSERT_EQ(view.job.phase, phase::JobPhase::kRunning) << view.job.reason;
-  const uint64_t slurm_id = view.attempts.front().slurm_job_id;
+  std::string conf_;
+  std::string id_;
+  std::string runs_;
+};
+
+// Issue 17: Slurm makes a requeued job PENDING again and, once the epilog is done, gives it a
+// new SLUID. The attempt ends saying Slurm requeued it; the requeued job is cancelled so it
+// never runs a second time.
+TEST_F(LiveRequeue, AnAdministratorsRequeueEndsTheAttemptAndTheJobNeverRunsAgain) {
+  const uint64_t slurm_id = runThenRequeue("sleep 120");
   ASSERT_NE(slurm_id, 0u);
 
-  for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"scontrol", "update", "JobId=" + std::to_string(slurm_id),
-                                 "Requeue=1"},
-        std::vector<std::string>{"scontrol", "requeue", std::to_string(slurm_id)}}) {
-    const test::ProcessResult done = live::runSlurmCommand(live_, conf, args, dir_);
-    ASSERT_EQ(done.exit_code, 0) << args[1] << ": " << done.err << done.out;
-  }
-
-  view = tickUntilTerminal(id);
+  const store::JobView view = tickUntilTerminal(id_);
   ASSERT_EQ(view.job.phase, phase::JobPhase::kFailed) << view.job.reason;
   ASSERT_EQ(view.attempts.size(), 1u);  // max_attempts 1: TunePlane's policy, not Slurm's
   const store::AttemptRecord& attempt = view.attempts.front();
@@ -501,20 +539,57 @@ TEST_F(LiveReconciler, AnAdministratorsRequeueEndsTheAttemptAndTheJobNeverRunsAg
   EXPECT_NE(upper(attempt.reason).find("REQUEUE"), std::string::npos) << attempt.reason;
 
   // In Slurm the job (same numeric id) ends CANCELLED, for good, after one run.
-  nlohmann::json record;
-  const auto settled = std::chrono::steady_clock::now() + 120s;
-  while (std::chrono::steady_clock::now() < settled) {
-    const nlohmann::json answer = slurmGet("/job/" + std::to_string(slurm_id));
-    record = answer.is_object() && !answer["jobs"].empty() ? answer["jobs"][0] : nullptr;
-    if (record.is_object() && record["job_state"] == nlohmann::json::array({"CANCELLED"})) break;
-    std::this_thread::sleep_for(1s);
-  }
+  const nlohmann::json record = slurmRecordUntil(slurm_id, [](const nlohmann::json& r) {
+    return r["job_state"] == nlohmann::json::array({"CANCELLED"});
+  });
   ASSERT_TRUE(record.is_object()) << "Slurm has no record of job " << slurm_id;
   EXPECT_EQ(record["job_state"], nlohmann::json::array({"CANCELLED"}))
       << record["job_state"].dump();
   EXPECT_GE(record.value("restart_cnt", 0), 1) << "Slurm did not requeue it";
   EXPECT_EQ(record.value("comment", ""), attempt.submit_token);
-  EXPECT_EQ(readFile(runs), "run\n") << "the job ran again after the requeue";
+  EXPECT_EQ(readFile(runs_), "run\n") << "the job ran again after the requeue";
+}
+
+// The same requeue while TunePlane is not looking (serve stopped, or a site whose
+// requeue_delay is short: here the administrator sets StartTime=now), so real Slurm starts
+// the job a second time before anyone cancels it. The restarted script runs nothing (it sees
+// SLURM_RESTART_COUNT and exits 70), the first run's log survives (open_mode APPEND), and
+// the attempt ends as requeued once TunePlane looks.
+TEST_F(LiveRequeue, ARequeuedJobSlurmStartsAgainBeforeTunePlaneLooksRunsNothing) {
+  const uint64_t slurm_id = runThenRequeue("echo first-run-output; sleep 120");
+  ASSERT_NE(slurm_id, 0u);
+  // No tick from here. Once the requeue is done (plain PENDING), make it eligible at once;
+  // then wait for Slurm to start it again and for that start to end.
+  bool released = false;
+  const nlohmann::json record = slurmRecordUntil(slurm_id, [&](const nlohmann::json& r) {
+    const nlohmann::json& state = r["job_state"];
+    if (!released && state == nlohmann::json::array({"PENDING"})) {
+      released =
+          scontrol({"scontrol", "update", "JobId=" + std::to_string(slurm_id), "StartTime=now"})
+              .exit_code == 0;
+    }
+    return released && state.size() == 1 && state[0] != "PENDING" && state[0] != "RUNNING";
+  });
+  ASSERT_TRUE(record.is_object()) << "Slurm has no record of job " << slurm_id;
+  ASSERT_TRUE(released) << "the requeue never finished: " << record["job_state"].dump();
+  EXPECT_EQ(record["job_state"], nlohmann::json::array({"FAILED"})) << record.dump();
+  EXPECT_GE(record.value("restart_cnt", 0), 1);
+  EXPECT_EQ(record["exit_code"]["return_code"]["number"], slurm::kExitRestartRefused)
+      << record["exit_code"].dump();
+
+  const store::JobView view = tickUntilTerminal(id_);
+  ASSERT_EQ(view.job.phase, phase::JobPhase::kFailed) << view.job.reason;
+  const store::AttemptRecord& attempt = view.attempts.front();
+  EXPECT_EQ(attempt.cause, phase::EndCause::kInfrastructure);
+  EXPECT_NE(upper(attempt.reason).find("REQUEUE"), std::string::npos) << attempt.reason;
+  EXPECT_EQ(readFile(runs_), "run\n") << "the job ran again after the requeue";
+  std::string out, err;
+  for (const auto& entry : fs::directory_iterator(attempt.staging_dir + "/logs")) {
+    if (entry.path().extension() == ".out") out += readFile(entry.path().string());
+    if (entry.path().extension() == ".err") err += readFile(entry.path().string());
+  }
+  EXPECT_NE(out.find("first-run-output"), std::string::npos) << "the restart truncated the log";
+  EXPECT_NE(err.find("Slurm started this job again"), std::string::npos) << err;
 }
 
 }  // namespace

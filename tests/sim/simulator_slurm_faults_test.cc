@@ -92,6 +92,40 @@ TEST_F(SlurmFaultTest, RequeueGivesANewSluidAndTheJobWouldRunAgain) {
   EXPECT_FALSE(sim_->requeueJob(std::to_string(submit(jobBody("true", {{"hold", true}}))), false));
 }
 
+// What the restarted script sees and leaves: SLURM_RESTART_COUNT (env.c sets it only when
+// not 0), and its output file opened again — truncated by default (JobFileAppend=0),
+// appended to with open_mode APPEND. The history records each start and how it ended.
+TEST_F(SlurmFaultTest, ARestartSeesItsRestartCountAndAppendsOnlyWhenAsked) {
+  for (const bool append : {false, true}) {
+    SCOPED_TRACE(append ? "APPEND" : "default");
+    const std::string marker = jobs_dir_ + "/first-" + std::to_string(append);
+    const std::string out = jobs_dir_ + "/restart-" + std::to_string(append) + ".out";
+    json extra = {{"standard_output", out}};
+    if (append) extra["open_mode"] = json::array({"APPEND"});
+    const std::string num =
+        std::to_string(submit(jobBody("echo \"start ${SLURM_RESTART_COUNT:-unset}\"\n"
+                                      "if [[ -z ${SLURM_RESTART_COUNT:-} ]]; then touch " +
+                                          marker + "; sleep 300; fi\nexit 70",
+                                      extra)));
+    ASSERT_TRUE(eventually([&] { return std::filesystem::exists(marker); })) << "never started";
+    ASSERT_TRUE(sim_->requeueJob(num, false));
+    ASSERT_TRUE(eventually([&] { return job(num)[0]["restart_cnt"] == 1; }));
+    ASSERT_TRUE(waitState(num, {"FAILED"}));  // the restart ran and exited 70
+    EXPECT_EQ(job(num)[0]["exit_code"]["return_code"]["number"], 70);
+    EXPECT_EQ(readFile(out), append ? "start unset\nstart 1\n" : "start 1\n");
+    json entry;
+    const json history = sim_->history();
+    for (const json& j : history["jobs"])
+      if (std::to_string(j["job_id"].get<int>()) == num) entry = j;
+    ASSERT_TRUE(entry.is_object());
+    EXPECT_EQ(entry["starts"], 2);
+    ASSERT_EQ(entry["runs"].size(), 2u) << entry.dump();
+    EXPECT_EQ(entry["runs"][0]["restart_cnt"], 0);
+    EXPECT_TRUE(entry["runs"][0].contains("signal")) << entry.dump();  // the requeue's SIGTERM
+    EXPECT_EQ(entry["runs"][1], json({{"restart_cnt", 1}, {"exit_code", 70}}));
+  }
+}
+
 TEST_F(SlurmFaultTest, RequeueHoldStaysHeldUntilReleased) {
   const int id = submit(jobBody("sleep 300"));
   const std::string num = std::to_string(id);

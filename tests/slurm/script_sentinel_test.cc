@@ -53,12 +53,13 @@ class SentinelRun : public ::testing::Test {
     return r;
   }
 
-  sh::RunResult run(const std::string& script) {
+  // `env`: more NAME=VALUE words for the script's environment (already quoted).
+  sh::RunResult run(const std::string& script, const std::string& env = "") {
     sh::writeFile(root() / "job.sh", script);
     return sh::runShell("cd " + shellQuote(root().string()) + " && env -i PATH=" +
                             shellQuote((root() / "bin").string() + ":/usr/bin:/bin") +
                             " TP_STUB_DIR=" + shellQuote((root() / "records").string()) +
-                            " SLURMD_NODENAME='node\"1 x' bash job.sh",
+                            " SLURMD_NODENAME='node\"1 x' " + env + " bash job.sh",
                         root());
   }
 
@@ -125,6 +126,31 @@ TEST_F(SentinelRun, OnlyTheScriptsOwnShellWritesTheExitSentinel) {
                           "exit 4\n");
   EXPECT_EQ(result.exit_code, 4) << "a subshell wrote the exit sentinel\n" << result.err;
   EXPECT_EQ(sentinel(kExitSentinel, "main")["exit_code"], 4);
+}
+
+// Slurm starts a requeued job's script again, with SLURM_RESTART_COUNT set (env.c sets it
+// only when it is not 0). That start must run nothing and touch no sentinel: the attempt ran
+// once, and its files say how that run went.
+TEST_F(SentinelRun, ARestartedJobRunsNothingAndLeavesTheFirstRunsSentinelsAlone) {
+  const std::string script = renderBatchScript(request("main", "7"));
+  ASSERT_EQ(run(script).exit_code, 7);
+  const std::string start = sh::readFile(root() / "logs/start-main.json");
+  const std::string exit = sh::readFile(root() / "logs/exit-main.json");
+  fs::remove_all(root() / "records");
+  fs::create_directories(root() / "records");
+
+  const auto restarted = run(script, "SLURM_RESTART_COUNT=1");
+  EXPECT_EQ(restarted.exit_code, kExitRestartRefused) << restarted.err;
+  EXPECT_NE(restarted.err.find("Slurm started this job again (SLURM_RESTART_COUNT=1)"),
+            std::string::npos)
+      << restarted.err;
+  EXPECT_TRUE(fs::is_empty(root() / "records")) << "srun ran on a restart";
+  EXPECT_EQ(sh::readFile(root() / "logs/start-main.json"), start);
+  EXPECT_EQ(sh::readFile(root() / "logs/exit-main.json"), exit);
+
+  // "0" is a first start (Slurm never sets it so, but a site's prolog might): it runs.
+  EXPECT_EQ(run(script, "SLURM_RESTART_COUNT=0").exit_code, 7);
+  EXPECT_FALSE(fs::is_empty(root() / "records"));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #SBATCH --mem=16384M
 #SBATCH --time=90
 #SBATCH --no-requeue
+#SBATCH --open-mode=append
 #SBATCH --chdir=/shared/tuneplane/jobs/job-cpu-pyxis/attempts/1
 #SBATCH --output=/shared/tuneplane/jobs/job-cpu-pyxis/attempts/1/logs/cpu.out
 #SBATCH --error=/shared/tuneplane/jobs/job-cpu-pyxis/attempts/1/logs/cpu.err
@@ -23,6 +24,16 @@ set -euo pipefail
 #   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
+#   70 Slurm started this job again (a requeue); nothing ran the second time
+
+# An attempt runs once. Slurm starts a requeued job's script again (an administrator's
+# requeue, ForceRequeueOnFail) as soon as its BeginTime passes, which TunePlane may not see
+# in time: then this start does nothing, before it touches a sentinel or a file.
+if [[ ${SLURM_RESTART_COUNT:-0} != 0 ]]; then
+  printf 'tuneplane: Slurm started this job again (SLURM_RESTART_COUNT=%s); an attempt runs once, so nothing runs now\n' \
+    "$SLURM_RESTART_COUNT" >&2
+  exit 70
+fi
 
 # Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this
 # script ends by itself (not when a signal kills it). Written whole or not at all.
