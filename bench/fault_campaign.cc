@@ -70,7 +70,7 @@ int main() {
       jobs += o.verdict.jobs;
       lost += o.verdict.lost;
       twice += o.verdict.run_twice;
-      refused += o.verdict.refused_restarts;
+      refused += o.verdict.refused_starts;
       abandoned += o.abandoned;
       skipped += o.faults_skipped;
       std::cout << "run " << runs << ": " << campaign::summarize(o) << "\n";
@@ -95,8 +95,9 @@ int main() {
       "\n%d faults, %d jobs, %d lost, %d run twice\n"
       "  %d runs in %.0f s (%.1f min); %d runs broke an invariant; %d lost receipts of submits "
       "that never reached Slurm abandoned (as an operator would); %d targeted faults found no "
-      "target; %d restarts of a requeued job refused by its script (a requeue TunePlane did "
-      "not cancel in time); load average %.2f before, %.2f after\n",
+      "target; %d starts refused by the script (a requeued job Slurm started again, or a "
+      "doubled submit's copy, that TunePlane did not stop in time); load average %.2f before, "
+      "%.2f after\n",
       faults, jobs, lost, twice, runs, seconds, seconds / 60, broken, abandoned, skipped, refused,
       load_before, bench::loadAverage());
   return broken == 0 ? 0 : 1;

@@ -8,7 +8,10 @@
 // the same GETs while serve is idle (no regression).
 // Where the time goes, from serve's own /metrics: slurmrestd calls by operation, control
 // loop ticks; and with TUNEPLANE_BENCH_STRACE=1, serve runs under `strace -f -c` and the
-// fsync/fdatasync calls per accepted job are printed (strace slows serve: a separate run).
+// fsync/fdatasync calls per accepted job are printed (strace slows serve: a separate run;
+// TUNEPLANE_BENCH_STRACE=all counts every system call, the 15 most frequent printed);
+// with TUNEPLANE_BENCH_PERF=FILE, serve runs under `perf record -g` writing FILE (read it with
+// `perf report -i FILE`: where serve's CPU per job goes).
 // Afterwards the simulator must hold exactly one Slurm job per accepted job (by submit
 // token): none lost, none twice; exit status 1 otherwise.
 // With TUNEPLANE_BENCH_LIVE=1 and the live suite's TUNEPLANE_LIVE_* variables, the same runs
@@ -266,7 +269,7 @@ double rawSubmitRate(const catalog::SlurmSite& slurm_site, const json& body, int
   return total / seconds;
 }
 
-// fsync-like calls from `strace -c` output: name → calls.
+// Calls per system call from `strace -c` output: name → calls.
 std::map<std::string, long> straceCalls(const std::string& text) {
   std::map<std::string, long> out;
   std::istringstream lines(text);
@@ -285,7 +288,11 @@ int run() {
   const bool live_run = std::getenv("TUNEPLANE_BENCH_LIVE") != nullptr;
   const int jobs = envInt("TUNEPLANE_BENCH_JOBS", live_run ? 200 : 1000);
   const int clients = envInt("TUNEPLANE_BENCH_CLIENTS", 16);
-  const bool use_strace = std::getenv("TUNEPLANE_BENCH_STRACE") != nullptr;
+  const char* strace_what = std::getenv("TUNEPLANE_BENCH_STRACE");
+  const bool use_strace = strace_what != nullptr;
+  const bool strace_all = use_strace && std::string(strace_what) == "all";
+  const char* perf_file = std::getenv("TUNEPLANE_BENCH_PERF");
+  const bool wrapped = use_strace || perf_file != nullptr;  // serve is a child of the tool
   bench::BenchDir dir;
   if (!dir.ok()) return 1;
   const std::string root = dir.path();
@@ -324,12 +331,17 @@ int run() {
 
   if (!cancelRawSubmits(*target)) return 1;
 
-  // serve, optionally under strace.
+  // serve, optionally under strace or perf.
   std::vector<std::string> serve_args = {test::tuneplaneBinary(), "serve", "--site", site_file};
   if (use_strace) {
+    serve_args.insert(serve_args.begin(), {"strace", "-f", "-c", "-o", root + "/strace.txt"});
+    if (!strace_all) {
+      serve_args.insert(serve_args.begin() + 3,
+                        {"-e", "trace=fsync,fdatasync,sync_file_range,syncfs"});
+    }
+  } else if (perf_file != nullptr) {
     serve_args.insert(serve_args.begin(),
-                      {"strace", "-f", "-c", "-e", "trace=fsync,fdatasync,sync_file_range,syncfs",
-                       "-o", root + "/strace.txt"});
+                      {"perf", "record", "-F", "999", "-g", "-o", perf_file, "--"});
   }
   auto serve = test::ChildProcess::start(serve_args, {.scratch = root}, "serve",
                                          test::ChildProcess::Output::kTruncate);
@@ -367,11 +379,11 @@ int run() {
   std::atomic<int> post_errors{0};
   std::atomic<bool> done{false};
   const bench::Check created = bench::createdInto(ids);
-  // CPU used during intake by serve (not under strace: serve is strace's child then), the
+  // CPU used during intake by serve (not under strace or perf: serve is their child then), the
   // simulator and this process (the clients and the GET reader): on a machine Slurm shares,
   // serve's CPU per job bounds intake.
   const auto cpuNow = [&] {
-    return std::array<double, 3>{use_strace ? -1 : bench::processCpuSeconds(serve->pid()),
+    return std::array<double, 3>{wrapped ? -1 : bench::processCpuSeconds(serve->pid()),
                                  target->sim ? bench::processCpuSeconds(target->sim->pid()) : -1,
                                  bench::processCpuSeconds(::getpid())};
   };
@@ -458,20 +470,31 @@ int run() {
   for (const auto& [token, n] : by_token) twice += n > 1 ? 1 : 0;
   std::printf("Slurm holds %zu TunePlane jobs (%d accepted + 1), %d submitted twice\n",
               by_token.size(), jobs, twice);
-  // SIGTERM to serve's group (under strace, strace and serve), as serve's unit stops it.
+  // SIGTERM to serve's group (under strace or perf, the tool and serve), as serve's unit stops it.
   ::kill(-serve->pid(), SIGTERM);
   serve->waitExit(kStopLimit);
   target.reset();  // the simulator: SIGTERM, a bounded wait; the test cluster: as it was
   if (use_strace) {
     const auto calls = straceCalls(test::readFile(root + "/strace.txt"));
-    long total = 0;
+    std::vector<std::pair<long, std::string>> by_count;
+    long total = 0, syncs = 0;
     for (const auto& [name, n] : calls) {
+      by_count.emplace_back(n, name);
+      total += n;
+      if (name.find("sync") != std::string::npos) syncs += n;
+    }
+    std::sort(by_count.rbegin(), by_count.rend());
+    if (by_count.size() > 15) by_count.resize(15);
+    for (const auto& [n, name] : by_count) {
       std::printf("  strace: %-16s %8ld calls (%.2f per job, whole run)\n", name.c_str(), n,
                   static_cast<double>(n) / (jobs + 1));
-      total += n;
     }
     std::printf("  strace: fsync-like calls in all: %.2f per job\n",
-                static_cast<double>(total) / (jobs + 1));
+                static_cast<double>(syncs) / (jobs + 1));
+    if (strace_all) {
+      std::printf("  strace: system calls in all: %.1f per job\n",
+                  static_cast<double>(total) / (jobs + 1));
+    }
   }
   std::printf("load average %.2f\n", loadAverage());
   const bool ok =

@@ -117,6 +117,16 @@ Result<ExitSentinel> parseExitSentinel(std::string_view text) {
   return ExitSentinel{*node, static_cast<int>(*code), *start, *end};
 }
 
+std::optional<uint64_t> parseClaim(std::string_view text) {
+  if (text.size() < 2 || text.size() > 11 || text.back() != '\n') return std::nullopt;
+  uint64_t id = 0;
+  for (char c : text.substr(0, text.size() - 1)) {
+    if (c < '0' || c > '9') return std::nullopt;
+    id = id * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return id == 0 ? std::nullopt : std::optional<uint64_t>(id);
+}
+
 AttemptSentinels readSentinels(const std::string& attempt_dir,
                                const std::vector<std::string>& pools) {
   AttemptSentinels out;
@@ -124,6 +134,12 @@ AttemptSentinels readSentinels(const std::string& attempt_dir,
   if (!logs.valid()) {
     if (errno != ENOENT) out.problems.push_back("logs/: " + std::string(std::strerror(errno)));
     return out;
+  }
+  const std::string claim_name(slurm::kClaimFile);
+  if (auto claim = readSmallFile(logs.get(), claim_name); !claim) {
+    out.problems.push_back(claim.error().message);
+  } else if (*claim) {
+    out.claimed_by = parseClaim(**claim);
   }
   for (const std::string& pool : pools) {
     const std::string start_name = slurm::sentinelFileName(slurm::kStartSentinel, pool);

@@ -6,6 +6,7 @@
 // Thread-safety: free functions.
 //
 //   <attempt_dir>/logs/
+//   ├── claim               "<SLURM_JOB_ID>\n": the Slurm job that claimed the attempt
 //   ├── start-<pool>.json   {"version":1,"node":N,"time":T}
 //   ├── exit-<pool>.json    {"version":1,"node":N,"exit_code":C,"start_time":T0,"end_time":T1}
 //   └── <pool>.out, <pool>.err   Slurm's stdout/stderr of the component
@@ -43,6 +44,10 @@ struct ExitSentinel {
 struct AttemptSentinels {
   std::map<std::string, StartSentinel> start;
   std::map<std::string, ExitSentinel> exit;
+  // The numeric id in logs/claim: the Slurm job that started the attempt first (of two
+  // jobs a doubled submit made, the other ran nothing). Absent while nothing claimed it, or
+  // while the claimant has created the file but not written it yet.
+  std::optional<uint64_t> claimed_by;
   std::vector<std::string> problems;
 
   bool any() const { return !start.empty() || !exit.empty(); }
@@ -51,6 +56,9 @@ struct AttemptSentinels {
 // Errors: "control.bad_sentinel" naming what is wrong.
 Result<StartSentinel> parseStartSentinel(std::string_view text);
 Result<ExitSentinel> parseExitSentinel(std::string_view text);
+// logs/claim's text: a Slurm job id (at most 10 digits, not 0) and a newline; nullopt for
+// anything else (empty too).
+std::optional<uint64_t> parseClaim(std::string_view text);
 
 // REQUIRES: attempt_dir is a clean absolute path; pools are the attempt's pool names.
 AttemptSentinels readSentinels(const std::string& attempt_dir,

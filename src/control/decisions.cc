@@ -433,17 +433,30 @@ std::string TokenChoice::describe(const std::vector<std::string>& not_cancelled)
   }
   return std::to_string(duplicate_jobs + 1) +
          " Slurm jobs carried this attempt's submit token (a submit that reached Slurm twice): "
-         "kept the earliest submitted, " +
+         "kept " +
+         std::string(by_claim ? "the one that started first and claimed the attempt, "
+                              : "the earliest submitted, ") +
          kept + "; cancelled the duplicate(s) " + others;
 }
 
-TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records) {
+TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records,
+                          std::optional<uint64_t> claimant) {
+  // The Slurm job a record belongs to: a het component's leader, else its own id.
+  auto jobOf = [](const slurm::JobRecord& r) {
+    return r.isHetComponent() ? static_cast<uint64_t>(*r.het_job_id.value()) : r.job_id;
+  };
   std::map<int64_t, std::vector<const slurm::JobRecord*>> by_offset;
   for (const auto& r : records) by_offset[r.het_job_offset.value().value_or(0)].push_back(&r);
   TokenChoice out;
+  std::set<uint64_t> jobs;
+  for (const auto& r : records) jobs.insert(jobOf(r));
+  out.by_claim = jobs.size() > 1 && claimant && jobs.count(*claimant) > 0;
   std::set<uint64_t> duplicate_jobs;
   for (auto& [offset, group] : by_offset) {
-    std::sort(group.begin(), group.end(), [](const auto* x, const auto* y) {
+    std::sort(group.begin(), group.end(), [&](const auto* x, const auto* y) {
+      if (out.by_claim && (jobOf(*x) == *claimant) != (jobOf(*y) == *claimant)) {
+        return jobOf(*x) == *claimant;
+      }
       const int64_t tx = x->submit_time.value().value_or(INT64_MAX);
       const int64_t ty = y->submit_time.value().value_or(INT64_MAX);
       return tx != ty ? tx < ty : x->job_id < y->job_id;

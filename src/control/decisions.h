@@ -149,17 +149,21 @@ bool applyRecords(store::AttemptRecord& attempt, const std::vector<slurm::JobRec
 
 // The Slurm jobs that carry one attempt's submit token (a lookup by token: a lost receipt,
 // a restart, a requeued job found again). A POST that reached Slurm twice makes two; the
-// attempt adopts exactly one record per het component — the earliest submitted (lowest
-// submit_time, then lowest numeric id) — and every other record is a duplicate that must
-// be cancelled by its SLUID (docs/decisions.md, "Two Slurm jobs with one token").
+// attempt adopts exactly one record per het component — the job that claimed the attempt
+// (`claimant`: the numeric id in logs/claim, the batch script's first act; the other copy ran
+// nothing), else the earliest submitted (lowest submit_time, then lowest numeric id) — and
+// every other record is a duplicate that must be cancelled by its SLUID (docs/decisions.md,
+// "Two Slurm jobs with one token").
 struct TokenChoice {
   std::vector<slurm::JobRecord> adopted;     // one per het offset, in offset order
   std::vector<slurm::JobRecord> duplicates;  // the rest, to cancel
   int duplicate_jobs = 0;                    // distinct Slurm jobs among the duplicates
+  bool by_claim = false;                     // adopted because it claimed the attempt
   // For the event: which jobs carried the token, which was kept and what was cancelled.
   std::string describe(const std::vector<std::string>& not_cancelled) const;
 };
-TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records);
+TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records,
+                          std::optional<uint64_t> claimant = std::nullopt);
 
 // An ending verdict whose requeued Slurm job could not be cancelled yet: the attempt stays
 // Releasing (it holds a job that could run again) and the cancel is sent again next cycle.

@@ -152,8 +152,11 @@ void Reconciler::dispatch(store::JobView view, std::vector<store::JobView>& look
       }
       tracked.push_back(std::move(view));
       return;
-    case phase::AttemptPhase::kReleasing:
     case phase::AttemptPhase::kCancelling:
+      cancelAgain(view);
+      tracked.push_back(std::move(view));
+      return;
+    case phase::AttemptPhase::kReleasing:
       tracked.push_back(std::move(view));
       return;
     case phase::AttemptPhase::kSucceeded:

@@ -181,10 +181,19 @@ class Reconciler {
               AttemptVerdict verdict, const char* what);
   // The records carrying the attempt's token in this tick's listing (nullopt: no listing).
   std::optional<std::vector<slurm::JobRecord>> byToken(const std::string& token);
+  // chooseByToken over `found`; when they are more than one Slurm job, the attempt's
+  // logs/claim is read first, so the job that started the attempt is the one kept.
+  TokenChoice choose(const store::AttemptRecord& attempt,
+                     const std::vector<slurm::JobRecord>& found);
   // Cancels every duplicate of `choice`; returns the SLUIDs whose cancel was not heard (they
   // are sent again every cycle).
   std::vector<std::string> cancelDuplicates(const store::JobView& view, const TokenChoice& choice);
   bool sendCancel(const store::JobView& view);
+  // A Cancelling attempt whose stored components still wait or run: each gets its DELETE
+  // again — at once for a SLUID no DELETE was heard for yet (a requeue gave the job a new one
+  // after the user's cancel: the fault campaign's seed 12488474279110387694), else a minute
+  // after the last one Slurm heard.
+  void cancelAgain(const store::JobView& view);
   // Sends one DELETE; true when Slurm heard it. "No such job" counts as heard unless
   // `gone_is_heard` is false: a requeued job's SLUID changes when its epilog ends, so a DELETE
   // of the SLUID just read may find nothing while the job pends under the new one.
@@ -218,7 +227,8 @@ class Reconciler {
   std::optional<std::unordered_map<std::string, std::vector<slurm::JobRecord>>> by_token_;
 
   // Per process: when each attempt (key()) was last verified by SLUID; when each het
-  // survivor (key()/index) was last sent a DELETE that Slurm heard; since when each Queued
+  // survivor (key()/index) and each cancelled SLUID (key()/SLUID) was last sent a DELETE that
+  // Slurm heard; since when each Queued
   // attempt has waited on a reason Slurm can never satisfy (a restart starts the grace
   // again: never early); and duplicates (SLUID → job id) whose DELETE was not heard yet.
   std::map<std::string, int64_t> verified_ms_;

@@ -55,7 +55,7 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
     const auto found = byToken(attempt.submit_token);
     if (!found) return;  // no listing: looked for nothing, the next cycle tries again
     if (!found->empty()) {
-      const TokenChoice choice = chooseByToken(*found);
+      const TokenChoice choice = choose(attempt, *found);
       const std::vector<std::string> unheard = cancelDuplicates(*view, choice);
       store::AttemptRecord observed = attempt;
       applyRecords(observed, choice.adopted, /*by_sluid=*/false);
@@ -201,7 +201,7 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
         if (!cancelOne(view.job.id, sluid)) stray_cancels_[sluid] = view.job.id;
       }
     } else if (any) {
-      const TokenChoice choice = chooseByToken(*found);
+      const TokenChoice choice = choose(stored, *found);
       cancelDuplicates(view, choice);
       applyRecords(observed, choice.adopted, /*by_sluid=*/false);
       observed.missing_polls = 0;
@@ -274,6 +274,16 @@ std::optional<std::vector<slurm::JobRecord>> Reconciler::byToken(const std::stri
   return found == by_token_->end() ? std::vector<slurm::JobRecord>() : found->second;
 }
 
+TokenChoice Reconciler::choose(const store::AttemptRecord& attempt,
+                               const std::vector<slurm::JobRecord>& found) {
+  TokenChoice choice = chooseByToken(found);
+  if (choice.duplicate_jobs == 0) return choice;
+  std::vector<std::string> pools;
+  for (const auto& c : attempt.components) pools.push_back(c.pool);
+  const auto claimant = launcher_.files().sentinels(attempt.staging_dir, pools).claimed_by;
+  return claimant ? chooseByToken(found, claimant) : choice;
+}
+
 std::vector<std::string> Reconciler::cancelDuplicates(const store::JobView& view,
                                                       const TokenChoice& choice) {
   std::vector<std::string> unheard;
@@ -327,10 +337,25 @@ bool Reconciler::sendCancel(const store::JobView& view) {
   bool heard = true;
   for (const auto& c : attempt.components) {
     if (c.sluid.empty() || hasEnded(c)) continue;
-    if (!cancelOne(view.job.id, c.sluid)) heard = false;
+    if (cancelOne(view.job.id, c.sluid)) {
+      cancel_sent_[key(attempt) + "/" + c.sluid] = now_;
+    } else {
+      heard = false;
+    }
   }
   if (!heard) return false;  // sent again next tick
   return commit(view, markCancelSent(view, attempt.number, now_), "cancel sent");
+}
+
+void Reconciler::cancelAgain(const store::JobView& view) {
+  const store::AttemptRecord& attempt = view.attempts.back();
+  for (const auto& c : attempt.components) {
+    if (c.sluid.empty() || hasEnded(c)) continue;
+    const std::string sent = key(attempt) + "/" + c.sluid;
+    const auto at = cancel_sent_.find(sent);
+    if (at != cancel_sent_.end() && now_ - at->second < kCancelRecheckMs) continue;
+    if (cancelOne(view.job.id, c.sluid)) cancel_sent_[sent] = now_;
+  }
 }
 
 void Reconciler::cancelComponents(const store::AttemptRecord& attempt,

@@ -336,6 +336,9 @@ std::string_view scriptFailure(int exit_code) {
       return "no usable IP address was found for the Ray head node";
     case slurm::kExitRayHeadFailed:
       return "the Ray head did not start";
+    case slurm::kExitAlreadyClaimed:
+      return "another Slurm job with this attempt's submit token (a submit carried out twice) "
+             "claimed the attempt first; this one ran nothing";
     default:
       return {};
   }

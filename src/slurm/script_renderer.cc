@@ -79,7 +79,21 @@ void renderSentinels(std::string& out, const LaunchRequest& request) {
     out += (i ? " " : "") + shellQuote(request.components[i].pool_name);
   }
   out += ")\n";
-  out += R"(printf -v tp_start_time '%(%s)T' -1
+  out += R"(
+# One Slurm job runs the attempt. A submit that reached Slurm twice (a proxy sending it again)
+# makes two jobs of this script, which can start at once; the first creates logs/claim (an
+# exclusive create, atomic on NFS too), and any other exits 71 having run nothing. A logs/
+# that cannot be written claims nothing: the job runs, as it would have without the claim.
+if ! (set -C && printf '%s\n' "${SLURM_JOB_ID:-}" >"$tp_logs_dir/claim") 2>/dev/null &&
+  [[ -e $tp_logs_dir/claim ]]; then
+  tp_claimant=$(head -c 32 "$tp_logs_dir/claim" 2>/dev/null) || true
+  printf 'tuneplane: Slurm job %s already runs this attempt, so this one (%s) runs nothing\n' \
+    "${tp_claimant//[^0-9]/}" "${SLURM_JOB_ID:-}" >&2
+  exit 71
+fi
+
+# Sentinels, written whole or not at all.
+printf -v tp_start_time '%(%s)T' -1
 tp_node=${SLURMD_NODENAME:-$(hostname 2>/dev/null || echo unknown)}
 tp_node=${tp_node//[^A-Za-z0-9._-]/_}
 tp_write_sentinels() { # KIND JSON-MEMBERS
@@ -107,8 +121,10 @@ tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
 )";
 }
 
-// The text below exits 70 for a restarted job.
+// The text above and below exits 71 for a second copy, 70 for a restarted job.
 static_assert(kExitRestartRefused == 70);
+static_assert(kExitAlreadyClaimed == 71);
+static_assert(kClaimFile == "claim");
 
 void renderPrologue(std::string& out, const LaunchRequest& request) {
   out += R"(set -euo pipefail
@@ -118,6 +134,7 @@ void renderPrologue(std::string& out, const LaunchRequest& request) {
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
 #   70 Slurm started this job again (a requeue); nothing ran the second time
+#   71 another Slurm job (a submit that reached Slurm twice) claimed this attempt first
 
 # An attempt runs once. Slurm starts a requeued job's script again (an administrator's
 # requeue, ForceRequeueOnFail) as soon as its BeginTime passes, which TunePlane may not see

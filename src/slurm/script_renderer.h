@@ -20,12 +20,17 @@ inline constexpr int kExitRayJoinTimeout = 67;    // the Ray cluster did not rea
 inline constexpr int kExitNoHeadAddress = 68;     // no usable IP address for the Ray head
 inline constexpr int kExitRayHeadFailed = 69;     // the Ray head stopped or gave no address
 inline constexpr int kExitRestartRefused = 70;    // Slurm started the job again; nothing ran
+inline constexpr int kExitAlreadyClaimed = 71;    // another Slurm job claimed the attempt first
 
 // Sentinels: the script writes <logs_dir>/start-<pool>.json for every component when it
 // begins ({"version":1,"node":N,"time":T}) and <logs_dir>/exit-<pool>.json when it ends by
 // itself ({"version":1,"node":N,"exit_code":C,"start_time":T0,"end_time":T1}; Unix seconds),
 // each written to a temporary file and renamed, so a reader sees it whole or not at all.
 // A script killed by a signal (cancel, time limit, node loss) writes no exit sentinel.
+// Before either, the script claims the attempt: it creates <logs_dir>/claim exclusively,
+// holding its SLURM_JOB_ID and a newline, and exits kExitAlreadyClaimed when another Slurm job
+// made it first (a submit carried out twice), before any sentinel or step.
+inline constexpr std::string_view kClaimFile = "claim";
 inline constexpr std::string_view kStartSentinel = "start";
 inline constexpr std::string_view kExitSentinel = "exit";
 // "<kind>-<pool>.json", the file name inside logs_dir. REQUIRES: pool passed checkRenderable.

@@ -76,6 +76,30 @@ TEST_F(AttemptFilesRead, ReadsEachPoolsSentinelsAndNamesBadOnes) {
   EXPECT_TRUE(s.any());
 }
 
+TEST(AttemptFilesParse, AClaimIsAJobIdAndANewline) {
+  EXPECT_EQ(parseClaim("4021\n"), 4021u);
+  EXPECT_EQ(parseClaim("4294967295\n"), 4294967295u);
+  for (const char* bad : {"", "\n", "4021", "0\n", "-4\n", "12a\n", "99999999999\n", "4 \n"}) {
+    EXPECT_EQ(parseClaim(bad), std::nullopt) << bad;
+  }
+}
+
+TEST_F(AttemptFilesRead, TheClaimNamesTheSlurmJobThatStartedFirst) {
+  EXPECT_EQ(readSentinels(attempt_, {"a"}).claimed_by, std::nullopt);
+  writeFile(attempt_ + "/logs/claim", "");  // created, not written yet
+  EXPECT_EQ(readSentinels(attempt_, {"a"}).claimed_by, std::nullopt);
+  writeFile(attempt_ + "/logs/claim", "77\n");
+  const AttemptSentinels s = readSentinels(attempt_, {"a"});
+  EXPECT_EQ(s.claimed_by, 77u);
+  EXPECT_TRUE(s.problems.empty());
+  fs::remove(attempt_ + "/logs/claim");
+  writeFile(root_ + "/planted", "12\n");
+  fs::create_symlink(root_ + "/planted", attempt_ + "/logs/claim");
+  const AttemptSentinels planted = readSentinels(attempt_, {"a"});
+  EXPECT_EQ(planted.claimed_by, std::nullopt);  // never followed
+  EXPECT_EQ(planted.problems.size(), 1u);
+}
+
 TEST_F(AttemptFilesRead, SymlinkFifoAndHugeFilesAreRefused) {
   writeFile(root_ + "/outside.json", R"({"version":1,"node":"evil","time":1})");
   fs::create_symlink(root_ + "/outside.json", attempt_ + "/logs/start-a.json");

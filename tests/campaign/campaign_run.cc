@@ -120,7 +120,7 @@ class Run {
   void keepEvidence() const {
     const char* keep = std::getenv("TUNEPLANE_CAMPAIGN_KEEP");
     if (keep == nullptr ||
-        (outcome_.verdict.violations.empty() && outcome_.verdict.refused_restarts == 0)) {
+        (outcome_.verdict.violations.empty() && outcome_.verdict.refused_starts == 0)) {
       return;
     }
     const fs::path dir = fs::path(keep) / ("seed-" + std::to_string(options_.seed));
@@ -531,8 +531,7 @@ std::string summarize(const CampaignOutcome& o) {
       << " lost, " << o.verdict.run_twice << " run twice (seed " << o.seed << ", "
       << static_cast<int>(o.seconds) << " s; " << o.faults_skipped << " faults without a target, "
       << o.user_cancels << " user cancels, " << o.abandoned << " lost receipts abandoned, "
-      << o.verdict.refused_restarts
-      << " restarts after a requeue refused by the script)\n  phases:";
+      << o.verdict.refused_starts << " starts refused by the script)\n  phases:";
   for (const auto& [phase, n] : o.verdict.phases) out << " " << phase << " " << n;
   out << "\n  faults:";
   for (const auto& [fault, n] : o.by_fault) out << " [" << fault << "] " << n;

@@ -48,25 +48,24 @@ int lines(const std::string& text) {
   return n;
 }
 
-// How a Slurm job's batch script was started (the simulator's "runs", one per start): a
-// first start, or a restart after a requeue that the script refused (it exits
-// kExitRestartRefused before it does anything). Any other restart ran the attempt again.
+// How a Slurm job's batch script was started (the simulator's "runs", one per start): the
+// starts the script refused before it did anything — a restart after a requeue (it exits
+// kExitRestartRefused), or a copy of a doubled submit that found the attempt claimed (it
+// exits kExitAlreadyClaimed) — and the starts that ran the attempt.
 struct Starts {
-  int first = 0;
+  int ran = 0;
   int refused = 0;
-  int other = 0;
 };
 
 Starts countStarts(const json& slurm_job) {
   Starts s;
   for (const json& run : slurm_job.value("runs", json::array())) {
-    if (run.value("restart_cnt", 0) == 0) {
-      ++s.first;
-    } else if (run.contains("exit_code") &&
-               run.value("exit_code", -1) == slurm::kExitRestartRefused) {
+    const int code = run.contains("exit_code") ? run.value("exit_code", -1) : -1;
+    const bool restart = run.value("restart_cnt", 0) > 0;
+    if (code == slurm::kExitAlreadyClaimed || (restart && code == slurm::kExitRestartRefused)) {
       ++s.refused;
     } else {
-      ++s.other;
+      ++s.ran;
     }
   }
   return s;
@@ -145,7 +144,7 @@ Verdict checkInvariants(const Observed& observed) {
       int refused = 0;
       for (const json& s : slurm) {
         const Starts starts = countStarts(s);
-        started += starts.first + starts.other;
+        started += starts.ran;
         refused += starts.refused;
         if (terminal && !ended(s)) {
           violation(id, where + ": Slurm job " + std::to_string(s.value("job_id", 0)) + " still " +
@@ -154,13 +153,14 @@ Verdict checkInvariants(const Observed& observed) {
       }
       const fs::path dir = attempt.value("staging_dir", "");
       const int runs = dir.empty() ? 0 : lines(test::readFile((dir / "output/runs").string()));
-      v.refused_restarts += refused;
+      v.refused_starts += refused;
       if (started > 1 || runs > 1) {
         ++v.run_twice;
         violation(id, where + ": RUN TWICE: " + std::to_string(slurm.size()) +
                           " Slurm jobs with its token started " + std::to_string(started) +
                           " times (and " + std::to_string(refused) +
-                          " restarts refused); its command ran " + std::to_string(runs) + " times");
+                          " starts refused by the script); its command ran " +
+                          std::to_string(runs) + " times");
       }
       if (phase == "Succeeded" && &attempt == &attempts.back() && started != 1) {
         violation(id, where + ": Succeeded, but its token's Slurm jobs started " +

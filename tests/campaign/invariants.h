@@ -26,16 +26,18 @@ struct Verdict {
   int jobs = 0;
   int lost = 0;       // not found, or not terminal once the faults stopped
   int run_twice = 0;  // attempts whose work started more than once
-  // Starts of a requeued Slurm job that its script refused (ran nothing): not a run, but
-  // each one is a requeue that TunePlane did not cancel before Slurm started it again.
-  int refused_restarts = 0;
+  // Starts the script refused, having run nothing: a requeued Slurm job started again
+  // before TunePlane cancelled it, or a copy of a doubled submit that found the attempt
+  // claimed. Not runs; each is a Slurm job TunePlane did not stop before it started.
+  int refused_starts = 0;
   std::map<std::string, int> phases;
   std::vector<std::string> violations;  // one line each, naming the job and the attempt
 };
 
 // Every job terminal (lost otherwise); no attempt's submit token carried by two Slurm jobs
-// that both started, nor one Slurm job started twice (a restart after a requeue counts
-// unless the script refused it, exiting kExitRestartRefused), nor its command run twice (the
+// that both started, nor one Slurm job started twice (a start the script refused, exiting
+// kExitRestartRefused on a restart or kExitAlreadyClaimed, is not a run), nor its command run
+// twice (the
 // attempt's output/runs ledger, one line per run); every Slurm job carries the token of a
 // known attempt; every Slurm job of a terminal job has ended; a Succeeded job's last attempt
 // ran in exactly one Slurm job; every staged attempt directory intact (manifest hashes) and

@@ -119,7 +119,7 @@ TEST_F(CampaignInvariants, ARequeuedJobsRestartRunsTwiceUnlessItsScriptRefusedIt
   o.slurm = json::array({requeued});
   Verdict v = checkInvariants(o);
   EXPECT_EQ(v.run_twice, 0) << v.violations.front();
-  EXPECT_EQ(v.refused_restarts, 1);
+  EXPECT_EQ(v.refused_starts, 1);
   requeued["runs"][1] = {{"restart_cnt", 1}, {"exit_code", 0}};  // it ran again
   o.slurm = json::array({requeued});
   EXPECT_EQ(checkInvariants(o).run_twice, 1);
@@ -134,6 +134,13 @@ TEST_F(CampaignInvariants, ARequeuedJobsRestartRunsTwiceUnlessItsScriptRefusedIt
   first["runs"][0]["exit_code"] = slurm::kExitRestartRefused;
   o.slurm = json::array({first, slurm(2, "tok-a", 1, "COMPLETED")});
   EXPECT_EQ(checkInvariants(o).run_twice, 1);
+  // A copy of a doubled submit that found the attempt claimed ran nothing.
+  json copy = slurm(2, "tok-a", 1, "FAILED");
+  copy["runs"][0]["exit_code"] = slurm::kExitAlreadyClaimed;
+  o.slurm = json::array({slurm(1, "tok-a", 1, "COMPLETED"), copy});
+  v = checkInvariants(o);
+  EXPECT_EQ(v.run_twice, 0) << v.violations.front();
+  EXPECT_EQ(v.refused_starts, 1);
 }
 
 TEST_F(CampaignInvariants, AnUnknownOrStillRunningSlurmJobAndABrokenChainAreReported) {

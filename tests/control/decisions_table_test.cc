@@ -117,6 +117,41 @@ TEST(Decisions, TheEarliestSubmittedJobIsAdoptedThenTheLowestId) {
   }
 }
 
+// The job that claimed the attempt (logs/claim) is kept whatever its submit time: the other
+// copy ran nothing, and cancelling the claimant would kill the only run.
+TEST(Decisions, TheJobThatClaimedTheAttemptIsAdoptedBeforeTheEarliest) {
+  struct Row {
+    std::string name;
+    std::vector<slurm::JobRecord> records;
+    std::optional<uint64_t> claimant;
+    std::vector<uint64_t> adopted;
+    bool by_claim;
+  };
+  const std::vector<Row> rows = {
+      {"the later one claimed", {record(7, 100), record(8, 200)}, 8, {8}, true},
+      {"the earlier one claimed", {record(7, 100), record(8, 200)}, 7, {7}, true},
+      {"a claimant that is neither", {record(7, 100), record(8, 200)}, 99, {7}, false},
+      {"one job: no choice to make", {record(7, 100)}, 7, {7}, false},
+      {"a het job's later copy claimed (its leader's id)",
+       {record(10, 100, 0, 10), record(11, 100, 1, 10), record(12, 200, 0, 12),
+        record(13, 200, 1, 12)},
+       12,
+       {12, 13},
+       true},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    const TokenChoice choice = chooseByToken(row.records, row.claimant);
+    EXPECT_EQ(ids(choice.adopted), row.adopted);
+    EXPECT_EQ(choice.by_claim, row.by_claim);
+    EXPECT_EQ(choice.adopted.size() + choice.duplicates.size(), row.records.size());
+    if (row.by_claim) {
+      EXPECT_NE(choice.describe({}).find("claimed the attempt"), std::string::npos)
+          << choice.describe({});
+    }
+  }
+}
+
 TEST(Decisions, ARequeueUnderANewSluidFailsTheAttemptAsInfrastructure) {
   slurm::JobRecord r = record(7, 100);
   r.sluid = "sNEW";

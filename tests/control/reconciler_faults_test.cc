@@ -262,6 +262,47 @@ TEST_F(ReconcilerPurgeTest, AJobWithNoRecordAndNoSentinelIsLostAfterSeveralCheck
   EXPECT_EQ(v.job.phase, JobPhase::kRetrying);  // lost is an infrastructure failure
 }
 
+// A submit carried out twice on an idle cluster: both copies start before any poll could
+// cancel one. Here the later copy starts first (the earlier one is held back a moment): it
+// claims the attempt, the earlier one then finds the claim and runs nothing, and TunePlane,
+// finding both by the token, keeps the claimant, not the earliest submitted.
+TEST_F(ReconcilerFaultsTest, ADoubledSubmitThatBothStartRunsOnceAndTheClaimantIsKept) {
+  sim_->pauseScheduling(true);
+  sim_->duplicateNextSubmits(1);
+  sim_->dropNextSubmitResponses(1);
+  const std::string id =
+      submit(cpuSpec("echo ran >> \"$TUNEPLANE_OUTPUT_DIR/runs\"; sleep 1", "", "twice"));
+  reconciler_->tick();
+  const store::AttemptRecord attempt = view(id).attempts[0];
+  ASSERT_EQ(attempt.phase, AttemptPhase::kSubmitUnknown) << attempt.reason;
+  std::vector<std::string> copies;
+  for (const auto& j : allSlurmJobs()) {
+    if (j.value("comment", "") == attempt.submit_token) {
+      copies.push_back(std::to_string(j.value("job_id", 0)));
+    }
+  }
+  ASSERT_EQ(copies.size(), 2u);
+  ASSERT_TRUE(sim_->neverStart(copies[0], "Priority"));  // the earlier copy waits
+  sim_->pauseScheduling(false);
+  const fs::path claim = fs::path(attempt.staging_dir) / "logs/claim";
+  ASSERT_TRUE(
+      sim::testing::eventually([&] { return readFile(claim.string()) == copies[1] + "\n"; }));
+  ASSERT_TRUE(sim_->neverStart(copies[0], ""));  // now it starts, and finds the claim
+  ASSERT_TRUE(waitState(copies[0], {"FAILED"}));
+  EXPECT_EQ(job(copies[0])[0]["exit_code"]["return_code"]["number"], slurm::kExitAlreadyClaimed);
+
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kSucceeded));
+  const store::JobView v = view(id);
+  ASSERT_EQ(v.attempts.size(), 1u);
+  EXPECT_EQ(std::to_string(v.attempts[0].slurm_job_id), copies[1]);
+  bool named = false;
+  for (const auto& e : events(id))
+    named = named || e.reason.find("claimed the attempt") != std::string::npos;
+  EXPECT_TRUE(named) << "no event says the claimant was kept";
+  const std::string runs = readFile((fs::path(attempt.staging_dir) / "output/runs").string());
+  EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1) << runs;
+}
+
 class ReconcilerRequeueTest : public ReconcilerFaultsTest {
  protected:
   // A site that lets a requeued job start again soon (SchedulerParameters=requeue_delay=0
@@ -275,6 +316,36 @@ class ReconcilerRequeueTest : public ReconcilerFaultsTest {
     return json();
   }
 };
+
+// A user's cancel that meets an administrator's requeue (the fault campaign's seed
+// 12488474279110387694): the DELETE of the SLUID TunePlane holds finds nothing, since the
+// requeue gave the job a new one, so it counts as heard and the attempt is Cancelling; the
+// next poll finds the requeued job by its token, but its DELETE is not heard (it times out).
+// The attempt must cancel it again, not wait for a Slurm that will instead start it again.
+class ReconcilerCancelMeetsRequeueTest : public ReconcilerFaultsTest {
+ protected:
+  void tune(sim::SimulatorOptions& o) override { o.requeue_delay = 60s; }
+  std::string extraSlurmYaml() override { return "  request_timeout: 1s\n"; }
+};
+
+TEST_F(ReconcilerCancelMeetsRequeueTest, ARequeuedJobWhoseCancelWasNotHeardIsCancelledAgain) {
+  const std::string id = submit(cpuSpec("sleep 60", "", "rq"));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kRunning));
+  const store::AttemptRecord first = view(id).attempts[0];
+  const std::string slurm_id = slurmIdOf(first.submit_token);
+  ASSERT_TRUE(sim_->requeueJob(slurm_id, false));
+  ASSERT_TRUE(sim::testing::eventually([&] {
+    const json j = job(slurm_id);
+    return j.is_array() && !j.empty() && j[0]["step_id"]["sluid"] != first.components[0].sluid &&
+           j[0]["job_state"] == json::array({"PENDING"});
+  }));
+  ASSERT_TRUE(sim_->stallDeletes(slurm_id, 1, 3s));  // the DELETE of the new SLUID
+  ASSERT_TRUE(service_->cancel(id, "ann"));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kCancelled, 30s));
+  const json record = job(slurm_id)[0];
+  EXPECT_EQ(record["job_state"], json::array({"CANCELLED"}));
+  EXPECT_EQ(sim_->history()["jobs"][0]["starts"], 1);  // never started again
+}
 
 // An administrator requeues a running job while TunePlane is not looking (serve stopped,
 // or just slower than the site's requeue delay), and Slurm starts it again under a new

@@ -57,6 +57,11 @@ class ReconcilerFixture : public sim::testing::SimFixture {
     ASSERT_TRUE(opened) << opened.error().describe();
     sqlite_ = std::move(*opened);
     site_ = std::make_unique<SiteDir>(sim_->baseUrl(), false, extraJobEnv(), extraSiteYaml());
+    if (const std::string slurm = extraSlurmYaml(); !slurm.empty()) {
+      std::string text = readFile(site_->site());
+      text.replace(text.find("slurm:\n"), 7, "slurm:\n" + slurm);
+      writeFile(site_->site(), text);
+    }
     context_ = site_->context();
     auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
     ASSERT_TRUE(client) << client.error().describe();
@@ -74,6 +79,8 @@ class ReconcilerFixture : public sim::testing::SimFixture {
   virtual store::JobStore& store() { return *sqlite_; }
   virtual std::string extraJobEnv() { return ""; }
   virtual std::string extraSiteYaml() { return ""; }
+  // More keys of the site's slurm: block, each line indented two spaces.
+  virtual std::string extraSlurmYaml() { return ""; }
   virtual ReconcilerOptions options() {
     ReconcilerOptions o;
     o.poll_interval = 500ms;

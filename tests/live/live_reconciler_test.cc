@@ -401,8 +401,10 @@ std::string upper(std::string text) {
 }
 
 // Issue 17: a proxy sends one submit twice and loses the answer, so while the attempt is
-// SubmitUnknown two Slurm jobs carry its token. The attempt adopts the earliest (lowest
-// submit time, then lowest id) and cancels the other by its SLUID; only one runs to the end.
+// SubmitUnknown two Slurm jobs carry its token. On this idle cluster both may start at once:
+// the first to start claims the attempt (logs/claim) and the other exits 71 having run
+// nothing. The attempt adopts the claimant — or, when neither had started, the earliest
+// (lowest submit time, then lowest id) — and cancels the other by its SLUID; one runs.
 TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurvives) {
   makeReconciler();
   const std::string id = submit("echo run; sleep 20");
@@ -415,6 +417,7 @@ TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurv
   store::JobView view = stored(id);
   ASSERT_EQ(view.job.phase, phase::JobPhase::kSubmitUnknown) << view.job.reason;
   const std::string token = view.attempts.front().submit_token;
+  const std::string logs = view.attempts.front().staging_dir + "/logs";
   std::vector<nlohmann::json> twins = slurmRecordsWithToken(token);
   ASSERT_EQ(twins.size(), 2u) << "the proxy did not make two jobs";
   const auto earliest = [](const nlohmann::json& a, const nlohmann::json& b) {
@@ -422,17 +425,24 @@ TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurv
     const int64_t tb = b["submit_time"].value("number", int64_t{0});
     return ta != tb ? ta < tb : a["job_id"] < b["job_id"];
   };
-  const nlohmann::json first = earliest(twins[0], twins[1]) ? twins[0] : twins[1];
-  const nlohmann::json second = earliest(twins[0], twins[1]) ? twins[1] : twins[0];
-  const std::string kept = first["step_id"]["sluid"], dropped = second["step_id"]["sluid"];
+  const bool first_is_0 = earliest(twins[0], twins[1]);
 
   view = tickUntilTerminal(id);
   ASSERT_EQ(view.job.phase, phase::JobPhase::kSucceeded) << view.job.reason;
   ASSERT_EQ(view.attempts.size(), 1u);
   ASSERT_EQ(view.attempts.front().components.size(), 1u);
-  EXPECT_EQ(upper(view.attempts.front().components.front().sluid), upper(kept));
+  // Which one was to be kept: the claimant if one started, else the earliest.
+  const std::string claim = fs::exists(logs + "/claim") ? readFile(logs + "/claim") : "";
+  size_t keep = first_is_0 ? 0 : 1;
+  for (size_t i = 0; i < twins.size(); ++i) {
+    if (claim == std::to_string(twins[i]["job_id"].get<uint64_t>()) + "\n") keep = i;
+  }
+  const std::string kept = twins[keep]["step_id"]["sluid"];
+  const std::string dropped = twins[1 - keep]["step_id"]["sluid"];
+  EXPECT_EQ(upper(view.attempts.front().components.front().sluid), upper(kept)) << claim;
 
-  // In Slurm: the adopted one COMPLETED, the other CANCELLED (both still listed: MinJobAge).
+  // In Slurm: the adopted one COMPLETED; the other CANCELLED before it ran, or, having
+  // started, FAILED with exit code 71 (both still listed: MinJobAge). The command ran once.
   twins = slurmRecordsWithToken(token);
   ASSERT_EQ(twins.size(), 2u);
   for (const auto& j : twins) {
@@ -440,11 +450,17 @@ TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurv
     const std::string base = j["job_state"][0];
     if (upper(sluid) == upper(kept)) {
       EXPECT_EQ(base, "COMPLETED") << j["job_state"].dump();
-    } else {
-      EXPECT_EQ(upper(sluid), upper(dropped));
-      EXPECT_EQ(base, "CANCELLED") << j["job_state"].dump();
+    } else if (base != "CANCELLED") {
+      EXPECT_EQ(base, "FAILED") << j["job_state"].dump();
+      EXPECT_EQ(j["exit_code"]["return_code"]["number"], slurm::kExitAlreadyClaimed)
+          << j["exit_code"].dump();
     }
   }
+  std::string out;
+  for (const auto& entry : fs::directory_iterator(logs)) {
+    if (entry.path().extension() == ".out") out += readFile(entry.path().string());
+  }
+  EXPECT_EQ(out, "run\n") << "the command did not run exactly once";
   // The job's history names the duplicate that was cancelled.
   auto events = store_->events(id);
   ASSERT_TRUE(events);

@@ -148,9 +148,35 @@ TEST_F(SentinelRun, ARestartedJobRunsNothingAndLeavesTheFirstRunsSentinelsAlone)
   EXPECT_EQ(sh::readFile(root() / "logs/start-main.json"), start);
   EXPECT_EQ(sh::readFile(root() / "logs/exit-main.json"), exit);
 
-  // "0" is a first start (Slurm never sets it so, but a site's prolog might): it runs.
+  // "0" is a first start (Slurm never sets it so, but a site's prolog might): it runs
+  // (its own attempt: no claim left by another run).
+  fs::remove(root() / "logs/claim");
   EXPECT_EQ(run(script, "SLURM_RESTART_COUNT=0").exit_code, 7);
   EXPECT_FALSE(fs::is_empty(root() / "records"));
+}
+
+// A submit carried out twice makes two Slurm jobs of one script, which may both start. The
+// first claims the attempt (logs/claim: its SLURM_JOB_ID); the other runs nothing, names both,
+// and leaves the first's sentinels alone.
+TEST_F(SentinelRun, ASecondSlurmJobOfTheAttemptFindsItClaimedAndRunsNothing) {
+  const std::string script = renderBatchScript(request("main", "7"));
+  ASSERT_EQ(run(script, "SLURM_JOB_ID=4021").exit_code, 7);
+  EXPECT_EQ(sh::readFile(root() / "logs/claim"), "4021\n");
+  const std::string start = sh::readFile(root() / "logs/start-main.json");
+  const std::string exit = sh::readFile(root() / "logs/exit-main.json");
+  fs::remove_all(root() / "records");
+  fs::create_directories(root() / "records");
+
+  const auto copy = run(script, "SLURM_JOB_ID=4022");
+  EXPECT_EQ(copy.exit_code, kExitAlreadyClaimed) << copy.err;
+  EXPECT_NE(copy.err.find("Slurm job 4021 already runs this attempt, so this one (4022) runs "
+                          "nothing"),
+            std::string::npos)
+      << copy.err;
+  EXPECT_TRUE(fs::is_empty(root() / "records")) << "srun ran in the second copy";
+  EXPECT_EQ(sh::readFile(root() / "logs/claim"), "4021\n");
+  EXPECT_EQ(sh::readFile(root() / "logs/start-main.json"), start);
+  EXPECT_EQ(sh::readFile(root() / "logs/exit-main.json"), exit);
 }
 
 }  // namespace

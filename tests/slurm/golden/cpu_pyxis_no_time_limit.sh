@@ -25,6 +25,7 @@ set -euo pipefail
 #   66 artifact missing or unreadable               67 not every node joined Ray in time
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
 #   70 Slurm started this job again (a requeue); nothing ran the second time
+#   71 another Slurm job (a submit that reached Slurm twice) claimed this attempt first
 
 # An attempt runs once. Slurm starts a requeued job's script again (an administrator's
 # requeue, ForceRequeueOnFail) as soon as its BeginTime passes, which TunePlane may not see
@@ -39,6 +40,20 @@ fi
 # script ends by itself (not when a signal kills it). Written whole or not at all.
 tp_logs_dir='/shared/tuneplane/jobs/job-cpu-no-limit/attempts/1/logs'
 tp_sentinel_pools=('cpu')
+
+# One Slurm job runs the attempt. A submit that reached Slurm twice (a proxy sending it again)
+# makes two jobs of this script, which can start at once; the first creates logs/claim (an
+# exclusive create, atomic on NFS too), and any other exits 71 having run nothing. A logs/
+# that cannot be written claims nothing: the job runs, as it would have without the claim.
+if ! (set -C && printf '%s\n' "${SLURM_JOB_ID:-}" >"$tp_logs_dir/claim") 2>/dev/null &&
+  [[ -e $tp_logs_dir/claim ]]; then
+  tp_claimant=$(head -c 32 "$tp_logs_dir/claim" 2>/dev/null) || true
+  printf 'tuneplane: Slurm job %s already runs this attempt, so this one (%s) runs nothing\n' \
+    "${tp_claimant//[^0-9]/}" "${SLURM_JOB_ID:-}" >&2
+  exit 71
+fi
+
+# Sentinels, written whole or not at all.
 printf -v tp_start_time '%(%s)T' -1
 tp_node=${SLURMD_NODENAME:-$(hostname 2>/dev/null || echo unknown)}
 tp_node=${tp_node//[^A-Za-z0-9._-]/_}
