@@ -473,6 +473,13 @@ TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records,
   return out;
 }
 
+bool foundClaimedByAnother(const store::AttemptRecord& attempt) {
+  return std::any_of(attempt.components.begin(), attempt.components.end(), [](const auto& c) {
+    return !c.state.empty() && c.state.front() == "FAILED" &&
+           c.exit_code == slurm::kExitAlreadyClaimed;
+  });
+}
+
 AttemptVerdict holdForCancel(AttemptVerdict verdict, const std::string& what) {
   verdict.phase = AttemptPhase::kReleasing;
   verdict.reason += "; cancelling " + what + " so it never runs again (sent again every cycle)";

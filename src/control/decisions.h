@@ -165,6 +165,11 @@ struct TokenChoice {
 TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records,
                           std::optional<uint64_t> claimant = std::nullopt);
 
+// Whether a component of the attempt's Slurm job ended FAILED with kExitAlreadyClaimed: its
+// script found the attempt claimed by another Slurm job with the same token (a doubled
+// submit whose receipt named the copy that started second), which runs it.
+bool foundClaimedByAnother(const store::AttemptRecord& attempt);
+
 // An ending verdict whose requeued Slurm job could not be cancelled yet: the attempt stays
 // Releasing (it holds a job that could run again) and the cancel is sent again next cycle.
 AttemptVerdict holdForCancel(AttemptVerdict verdict, const std::string& what);

@@ -214,6 +214,23 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
   }
   observed.missing_polls = 0;
   verified_ms_[key(observed)] = now_;
+  if (foundClaimedByAnother(observed)) {
+    // The job TunePlane holds ran nothing: another Slurm job with the token claimed the
+    // attempt first and runs it. Adopt that one, found by the token and logs/claim; with no
+    // listing this cycle nothing is concluded, and without a claim the attempt fails below.
+    const auto found = byToken(stored.submit_token);
+    if (!found) return;
+    const TokenChoice choice = choose(stored, *found);
+    if (choice.by_claim) {
+      cancelDuplicates(view, choice);
+      store::AttemptRecord claimant = stored;
+      applyRecords(claimant, choice.adopted, /*by_sluid=*/false);
+      AttemptVerdict verdict = verdictFor(claimant, view.job.cancel_requested);
+      verdict.reason = choice.describe({}) + "; " + verdict.reason;
+      settle(view, claimant, verdict, "claimant adopted");
+      return;
+    }
+  }
   settle(view, observed,
          heldForRequeue(stored) ? stillRequeued(observed.components)
                                 : verdictFor(observed, view.job.cancel_requested),

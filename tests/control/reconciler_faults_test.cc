@@ -303,6 +303,40 @@ TEST_F(ReconcilerFaultsTest, ADoubledSubmitThatBothStartRunsOnceAndTheClaimantIs
   EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1) << runs;
 }
 
+// The same doubled submit with its answer delivered: the receipt names the first copy, and
+// TunePlane does not know the second exists. The second starts first and claims the attempt;
+// the first exits 71. TunePlane must then find the claimant by the token and follow it, not
+// fail the attempt (a retry would run the work a second time beside the claimant).
+TEST_F(ReconcilerFaultsTest, AReceiptNamingTheCopyThatFoundTheAttemptClaimedMovesToTheClaimant) {
+  sim_->pauseScheduling(true);
+  sim_->duplicateNextSubmits(1);
+  const std::string id = submit(cpuSpec("echo ran >> \"$TUNEPLANE_OUTPUT_DIR/runs\"; sleep 1",
+                                        retryBlock(2, 0, "any"), "answered"));
+  reconciler_->tick();
+  const store::AttemptRecord attempt = view(id).attempts[0];
+  ASSERT_EQ(attempt.phase, AttemptPhase::kQueued) << attempt.reason;
+  const std::string named = std::to_string(attempt.slurm_job_id);
+  std::string other;
+  for (const auto& j : allSlurmJobs()) {
+    const std::string num = std::to_string(j.value("job_id", 0));
+    if (j.value("comment", "") == attempt.submit_token && num != named) other = num;
+  }
+  ASSERT_FALSE(other.empty()) << "the submit was not carried out twice";
+  ASSERT_TRUE(sim_->neverStart(named, "Priority"));  // the copy the receipt names waits
+  sim_->pauseScheduling(false);
+  const fs::path claim = fs::path(attempt.staging_dir) / "logs/claim";
+  ASSERT_TRUE(sim::testing::eventually([&] { return readFile(claim.string()) == other + "\n"; }));
+  ASSERT_TRUE(sim_->neverStart(named, ""));
+  ASSERT_TRUE(waitState(named, {"FAILED"}));  // it found the attempt claimed
+
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kSucceeded));
+  const store::JobView v = view(id);
+  ASSERT_EQ(v.attempts.size(), 1u) << "a second attempt was made";
+  EXPECT_EQ(std::to_string(v.attempts[0].slurm_job_id), other);
+  const std::string runs = readFile((fs::path(attempt.staging_dir) / "output/runs").string());
+  EXPECT_EQ(std::count(runs.begin(), runs.end(), '\n'), 1) << runs;
+}
+
 class ReconcilerRequeueTest : public ReconcilerFaultsTest {
  protected:
   // A site that lets a requeued job start again soon (SchedulerParameters=requeue_delay=0
