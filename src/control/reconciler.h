@@ -197,7 +197,9 @@ class Reconciler {
   // Sends one DELETE; true when Slurm heard it. "No such job" counts as heard unless
   // `gone_is_heard` is false: a requeued job's SLUID changes when its epilog ends, so a DELETE
   // of the SLUID just read may find nothing while the job pends under the new one.
-  bool cancelOne(const std::string& job_id, const std::string& sluid, bool gone_is_heard = true);
+  // `gone`, when given, is set to whether Slurm said it knows no such job.
+  bool cancelOne(const std::string& job_id, const std::string& sluid, bool gone_is_heard = true,
+                 bool* gone = nullptr);
   void cancelComponents(const store::AttemptRecord& attempt, const std::vector<int>& indices);
   void retryStrayCancels();
   // A Releasing attempt that still has het survivors or a requeued job to cancel: read and
@@ -235,6 +237,11 @@ class Reconciler {
   std::map<std::string, int64_t> cancel_sent_;
   std::map<std::string, int64_t> unrunnable_since_;
   std::map<std::string, std::string> stray_cancels_;
+  // Attempts (key()) whose cancel this tick found a SLUID Slurm no longer knows while the
+  // stored state said it waits or runs: a requeue may have given the job a new SLUID under an
+  // unchanged state (PENDING again), which the state list cannot show. Read by SLUID this
+  // tick, so the token lookup finds it.
+  std::set<std::string> must_read_;
 };
 
 }  // namespace tuneplane::control

@@ -129,6 +129,9 @@ void Reconciler::poll(const std::vector<store::JobView>& tracked, std::stop_toke
         mustCancelMore(view)) {
       need.why = FetchReason::kMustAct;
     }
+    if (need.why == FetchReason::kNone && must_read_.count(key(a))) {
+      need.why = FetchReason::kMustAct;
+    }
     if (need.why == FetchReason::kNone && a.phase == phase::AttemptPhase::kQueued) {
       // Waited on an unrunnable reason past the grace: read again, then decide.
       auto since = unrunnable_since_.find(key(a));
@@ -141,6 +144,7 @@ void Reconciler::poll(const std::vector<store::JobView>& tracked, std::stop_toke
     }
     needs.push_back(need);
   }
+  must_read_.clear();
   const FetchPlan plan =
       planFetches(needs, now_,
                   {options_.poll_interval.count(), options_.full_refresh_interval.count(),
@@ -320,11 +324,12 @@ std::vector<std::string> Reconciler::cancelDuplicates(const store::JobView& view
   return unheard;
 }
 
-bool Reconciler::cancelOne(const std::string& job_id, const std::string& sluid,
-                           bool gone_is_heard) {
+bool Reconciler::cancelOne(const std::string& job_id, const std::string& sluid, bool gone_is_heard,
+                           bool* found_gone) {
   ++report_.cancels;
   auto status = slurm_.cancel(sluid, std::nullopt);
   const bool gone = !status && status.error().error.code == slurm::kErrJobNotFound;
+  if (found_gone != nullptr) *found_gone = gone;
   if (cancelWasHeard(status) && (gone_is_heard || !gone)) return true;
   ++report_.errors;
   spdlog::warn("reconciler: job {}: DELETE {} failed: {}", job_id, sluid,
@@ -354,11 +359,13 @@ bool Reconciler::sendCancel(const store::JobView& view) {
   bool heard = true;
   for (const auto& c : attempt.components) {
     if (c.sluid.empty() || hasEnded(c)) continue;
-    if (cancelOne(view.job.id, c.sluid)) {
+    bool gone = false;
+    if (cancelOne(view.job.id, c.sluid, /*gone_is_heard=*/true, &gone)) {
       cancel_sent_[key(attempt) + "/" + c.sluid] = now_;
     } else {
       heard = false;
     }
+    if (gone) must_read_.insert(key(attempt));
   }
   if (!heard) return false;  // sent again next tick
   return commit(view, markCancelSent(view, attempt.number, now_), "cancel sent");
@@ -371,7 +378,9 @@ void Reconciler::cancelAgain(const store::JobView& view) {
     const std::string sent = key(attempt) + "/" + c.sluid;
     const auto at = cancel_sent_.find(sent);
     if (at != cancel_sent_.end() && now_ - at->second < kCancelRecheckMs) continue;
-    if (cancelOne(view.job.id, c.sluid)) cancel_sent_[sent] = now_;
+    bool gone = false;
+    if (cancelOne(view.job.id, c.sluid, /*gone_is_heard=*/true, &gone)) cancel_sent_[sent] = now_;
+    if (gone) must_read_.insert(key(attempt));
   }
 }
 

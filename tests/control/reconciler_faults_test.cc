@@ -381,6 +381,31 @@ TEST_F(ReconcilerCancelMeetsRequeueTest, ARequeuedJobWhoseCancelWasNotHeardIsCan
   EXPECT_EQ(sim_->history()["jobs"][0]["starts"], 1);  // never started again
 }
 
+// The same meeting when TunePlane last saw the job PENDING (seed 11872089177346762027): it
+// started and was requeued between two polls, so the state list still says PENDING — nothing
+// changed, as far as it shows — while the SLUID is new. The user's DELETE of the stored
+// SLUID finds nothing; that alone must send TunePlane to read the job, find it by its token
+// under the new SLUID and cancel it there, rather than wait for Slurm to start it again.
+TEST_F(ReconcilerCancelMeetsRequeueTest, ARequeueBetweenTwoPollsIsFoundWhenTheCancelFindsNoJob) {
+  sim_->pauseScheduling(true);
+  const std::string id = submit(cpuSpec("sleep 60", "", "rq"));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kQueued));
+  const store::AttemptRecord first = view(id).attempts[0];
+  const std::string slurm_id = slurmIdOf(first.submit_token);
+  sim_->pauseScheduling(false);  // no tick: it starts, and is requeued, unseen
+  ASSERT_TRUE(waitState(slurm_id, {"RUNNING"}));
+  ASSERT_TRUE(sim_->requeueJob(slurm_id, false));
+  ASSERT_TRUE(sim::testing::eventually([&] {
+    const json j = job(slurm_id);
+    return j.is_array() && !j.empty() && j[0]["step_id"]["sluid"] != first.components[0].sluid &&
+           j[0]["job_state"] == json::array({"PENDING"});
+  }));
+  ASSERT_TRUE(service_->cancel(id, "ann"));
+  ASSERT_TRUE(tickUntilPhase(id, JobPhase::kCancelled, 30s));
+  EXPECT_EQ(job(slurm_id)[0]["job_state"], json::array({"CANCELLED"}));
+  EXPECT_EQ(sim_->history()["jobs"][0]["starts"], 1);  // never started again
+}
+
 // An administrator requeues a running job while TunePlane is not looking (serve stopped,
 // or just slower than the site's requeue delay), and Slurm starts it again under a new
 // SLUID. The restart runs nothing (the script refuses it), the first run's log survives it
