@@ -174,10 +174,7 @@ class Run {
     site_ = std::make_unique<pipeline::testing::SiteDir>(
         sim_->url(), false, "    PYTHONPATH: " + fake_ray + "/py\n",
         server + "ray:\n  executable: " + fake_ray + "/ray\n  join_timeout_seconds: 20\n");
-    std::string site = test::readFile(site_->site());
-    site.replace(site.find("slurm:\n"), 7,
-                 "slurm:\n  request_timeout: " + std::to_string(kRequestTimeoutMs) + "ms\n");
-    test::writeFile(site_->site(), site);
+    site_->addSlurmYaml("  request_timeout: " + std::to_string(kRequestTimeoutMs) + "ms\n");
     serve_ = test::ServeProcess::start(site_->site(), db(), site_->dir());
     if (!serve_) return false;
     port_ = serve_->port();

@@ -57,11 +57,7 @@ class ReconcilerFixture : public sim::testing::SimFixture {
     ASSERT_TRUE(opened) << opened.error().describe();
     sqlite_ = std::move(*opened);
     site_ = std::make_unique<SiteDir>(sim_->baseUrl(), false, extraJobEnv(), extraSiteYaml());
-    if (const std::string slurm = extraSlurmYaml(); !slurm.empty()) {
-      std::string text = readFile(site_->site());
-      text.replace(text.find("slurm:\n"), 7, "slurm:\n" + slurm);
-      writeFile(site_->site(), text);
-    }
+    if (const std::string slurm = extraSlurmYaml(); !slurm.empty()) site_->addSlurmYaml(slurm);
     context_ = site_->context();
     auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
     ASSERT_TRUE(client) << client.error().describe();

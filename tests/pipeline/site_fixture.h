@@ -87,6 +87,12 @@ class SiteDir {
 
   const std::string& dir() const { return dir_; }
   std::string site() const { return dir_ + "/site.yaml"; }
+  // Adds keys to the site file's slurm: block; `lines` are indented two spaces.
+  void addSlurmYaml(const std::string& lines) const {
+    std::string text = readFile(site());
+    text.replace(text.find("slurm:\n"), 7, "slurm:\n" + lines);
+    writeFile(site(), text);
+  }
   std::string stagingRoot() const { return dir_ + "/staging"; }
   std::string keyFile() const { return dir_ + "/jwt.key"; }
 
