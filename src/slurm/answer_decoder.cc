@@ -15,6 +15,7 @@ namespace {
 namespace ondemand = simdjson::ondemand;
 using json_fields::atEnd;
 using json_fields::checkScalar;
+using json_fields::checkSkippedArray;
 using json_fields::indexed;
 using json_fields::rawKey;
 using json_fields::readNoVal;
@@ -120,7 +121,7 @@ Failure inRecord(std::string_view key, size_t index, Error inner) {
 }
 
 // One element of the records array: an object is decoded, anything else refused or skipped
-// (a skipped scalar is validated).
+// (a skipped scalar or array is validated).
 Failure recordAt(Shape& shape, ondemand::value& element, size_t index) {
   const auto& records = shape.records();
   Type type;
@@ -129,7 +130,10 @@ Failure recordAt(Shape& shape, ondemand::value& element, size_t index) {
     if (!records.skip_non_objects) {
       return Error{"slurm.bad_response", indexed(records.key, index), "not an object"};
     }
-    if (auto e = checkScalar(element, type)) return malformed(indexed(records.key, index), e);
+    std::string_view raw;
+    const error_code e =
+        type == Type::array ? checkSkippedArray(element, raw) : checkScalar(element, type);
+    if (e) return malformed(indexed(records.key, index), e);
     return std::nullopt;
   }
   ondemand::object object;

@@ -47,6 +47,14 @@ std::string_view rawKey(ondemand::raw_json_string key) {
   }
 }
 
+error_code checkSkippedArray(ondemand::value& value, std::string_view& raw) {
+  ondemand::array array;
+  if (auto e = value.get_array().get(array)) return e;
+  if (auto e = array.raw_json().get(raw)) return e;
+  simdjson::dom::parser parser;  // not kept: a hostile array's size is not held after it
+  return parser.parse(raw.data(), raw.size(), /*realloc_if_needed=*/true).error();
+}
+
 // The expected type is tried first; simdjson leaves a value it refused with INCORRECT_TYPE
 // unread, so it can still be looked at (type checks first cost a few % per record).
 error_code readString(ondemand::value& value, std::string& out) {

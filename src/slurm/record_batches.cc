@@ -52,16 +52,13 @@ std::string_view trimmed(std::string_view raw) {
 // Checks that a non-object `element` lies whole inside the batch (`batch`, without padding),
 // and validates it. simdjson bounds its skip by the batch's end, but may take the
 // end-of-input sentinel for a value (`[[` "skips" as `[`), so an array is whole only if its
-// span ends with ']', and a scalar only if something follows it inside the batch.
+// span is valid JSON on its own, and a scalar only if something follows it inside the batch.
 // `end` is where it ends, as an offset into the batch.
 error_code checkWhole(ondemand::value& element, Type type, std::string_view batch, size_t& end) {
   std::string_view raw;
   if (type == Type::array) {
-    ondemand::array array;
-    if (auto e = element.get_array().get(array)) return e;
-    if (auto e = array.raw_json().get(raw)) return e;
+    if (auto e = json_fields::checkSkippedArray(element, raw)) return e;
     raw = trimmed(raw);
-    if (raw.empty() || raw.back() != ']') return simdjson::INCOMPLETE_ARRAY_OR_OBJECT;
   } else {
     raw = element.raw_json_token();
     const size_t token_end = static_cast<size_t>(raw.data() - batch.data()) + raw.size();

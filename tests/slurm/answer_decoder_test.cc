@@ -315,6 +315,19 @@ TEST_P(Decode, CancelRefusalsInsideStatusArray) {
   EXPECT_TRUE(done->empty());
 }
 
+TEST_P(Decode, ASkippedElementWhoseBracketsDoNotMatchIsMalformed) {
+  // Found by fuzz/slurm_answers_fuzz.cc: the record path accepted what the whole pass refused.
+  for (const char* text : {
+           R"({"status":[3,[,bme[a":{sl"li[b2,meta"!{sl#l_jIN"]}}], "warnings"]})",
+           R"({"status":[3,[1}, 2]})",
+           R"({"status":[[1}], "x": 1})",
+       }) {
+    auto refusals = decodeCancelStatus(text, options());
+    ASSERT_FALSE(refusals.has_value()) << text;
+    EXPECT_EQ(refusals.error().code, "slurm.bad_response") << text;
+  }
+}
+
 TEST_P(Decode, PingResponderReleaseAndAuthRefusal) {
   auto ping = decodePing(answer("01_ping.json", "ping without"), options());
   ASSERT_TRUE(ping.has_value()) << ping.error().describe();
