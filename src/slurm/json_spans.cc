@@ -12,10 +12,18 @@ constexpr size_t kNone = std::string_view::npos;
 // the walk refuses it (simdjson's first stage would read it as escaping the next byte, and
 // its second stage refuses the answer, so the batched path must not accept it either: found
 // by fuzz/slurm_answers_fuzz.cc, fuzz/regressions/slurm_answers/backslashes-between-values).
-enum Kind : uint8_t { kOther, kQuote, kOpen, kClose, kEscape };
+// Nor is a byte that no scalar, space or punctuation holds (a NUL, a form feed, '@'): simdjson
+// refuses the answer, so the walk does too (fuzz/regressions/slurm_answers/nul-as-a-value).
+enum Kind : uint8_t { kOther, kQuote, kOpen, kClose, kEscape, kForeign };
+
+// The bytes of a JSON scalar outside strings: numbers, true, false, null.
+constexpr std::string_view kScalarBytes = "0123456789+-.eEtrufalsn";
 
 constexpr std::array<uint8_t, 256> kKinds = [] {
   std::array<uint8_t, 256> kinds{};
+  kinds.fill(kForeign);
+  for (unsigned char c : kScalarBytes) kinds[c] = kOther;
+  for (unsigned char c : std::string_view(" \t\r\n,:")) kinds[c] = kOther;
   kinds['"'] = kQuote;
   kinds['\\'] = kEscape;
   kinds['{'] = kOpen;
@@ -87,7 +95,7 @@ size_t skipContainer(std::string_view text, size_t pos) {
       case kClose:
         if (--depth == 0) return static_cast<size_t>(p - begin);
         break;
-      default:  // kEscape: a backslash outside a string
+      default:  // kEscape (a backslash outside a string) or kForeign
         return kNone;
     }
   }
@@ -106,7 +114,7 @@ size_t skipValue(std::string_view text, size_t pos) {
     default: {
       size_t end = pos;
       while (end < text.size() && !kScalarEnds[at(text, end)]) {
-        if (text[end] == '\\') return kNone;  // a backslash outside a string
+        if (kKinds[at(text, end)] != kOther) return kNone;  // a backslash, a foreign byte
         ++end;
       }
       return end == pos ? kNone : end;

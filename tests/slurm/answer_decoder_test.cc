@@ -328,6 +328,25 @@ TEST_P(Decode, ASkippedElementWhoseBracketsDoNotMatchIsMalformed) {
   }
 }
 
+TEST_P(Decode, ABytesNoJsonValueHoldsIsMalformedWhereverItIsSkipped) {
+  // Found by fuzz/slurm_answers_fuzz.cc: a NUL and a form feed as a value the decoder skips.
+  using namespace std::string_literals;
+  const std::string found = "{\"\":\0\x0c}"s;
+  EXPECT_FALSE(decodeMessages(found, "errors", options()).has_value());
+  // The record path refuses such a byte anywhere it walks. The whole pass leaves a value it
+  // skips to simdjson, which lets some through (the documented leniency: the record path is
+  // never the more lenient one).
+  if (options().whole_answer_limit != 0) return;
+  for (const std::string& text : {
+           "{\"errors\": [], \"x\": \x01}"s,
+           "{\"errors\": [], \"x\": [1, \x01]}"s,
+           "{\"errors\": [], \"x\": {\"y\": \x7f}}"s,
+           "{\"errors\": [], \"x\": [@]}"s,
+       }) {
+    EXPECT_FALSE(decodeMessages(text, "errors", options()).has_value()) << text;
+  }
+}
+
 TEST_P(Decode, PingResponderReleaseAndAuthRefusal) {
   auto ping = decodePing(answer("01_ping.json", "ping without"), options());
   ASSERT_TRUE(ping.has_value()) << ping.error().describe();
