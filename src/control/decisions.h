@@ -53,7 +53,7 @@ bool stagingMayPass(const Errors& errors);
 enum class FetchReason { kNone, kChanged, kMustAct, kUnverified, kRefresh };
 struct FetchNeed {
   FetchReason why = FetchReason::kNone;  // kNone, kChanged or kMustAct from the caller
-  std::optional<int64_t> verified_ms;    // last read by SLUID in this process
+  std::optional<int64_t> verified_ms;    // last read by SLUID in this process (Clock::steadyMs)
 };
 struct FetchLimits {
   int64_t poll_interval_ms = 10'000;

@@ -24,9 +24,9 @@ class LaunchStage::TimedClient final : public slurm::SlurmClient {
   // slurm::SlurmClient:
   slurm::SlurmResult<slurm::PingResult> ping() override { return inner_.ping(); }
   slurm::SlurmResult<slurm::SubmitReceipt> submit(const nlohmann::json& body) override {
-    const int64_t start = stage_.clock_.nowMs();
+    const int64_t start = stage_.clock_.steadyMs();
     auto answer = inner_.submit(body);
-    stage_.noteSubmit(answer, stage_.clock_.nowMs() - start);
+    stage_.noteSubmit(answer, stage_.clock_.steadyMs() - start);
     return answer;
   }
   slurm::SlurmResult<std::vector<slurm::JobRecord>> getJob(const std::string& job) override {
@@ -89,7 +89,7 @@ int64_t LaunchStage::overloads() const {
 }
 
 bool LaunchStage::pausedLocked() const {
-  return paused_until_ms_ > clock_.nowMs();
+  return paused_until_ms_ > clock_.steadyMs();
 }
 
 void LaunchStage::noteSubmit(const slurm::SlurmResult<slurm::SubmitReceipt>& answer,
@@ -99,7 +99,7 @@ void LaunchStage::noteSubmit(const slurm::SlurmResult<slurm::SubmitReceipt>& ans
                           took_ms >= options_.slow_submit.count();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const int64_t now = clock_.nowMs();
+    const int64_t now = clock_.steadyMs();
     const int64_t sent = now - took_ms;
     if (overloaded) {
       ++overloads_;

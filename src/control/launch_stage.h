@@ -60,7 +60,7 @@ class LaunchStage {
   int concurrency() const { return static_cast<int>(clients_.size()); }
   // How many tasks may run at once now (1..concurrency()).
   int window() const;
-  // When new starts may resume (the injected clock's ms); 0 or past: not paused.
+  // When new starts may resume (Clock::steadyMs); 0 or past: not paused.
   int64_t pausedUntilMs() const;
   // The most tasks that ran at once since the stage was made (tests, bench).
   int maxInFlight() const;

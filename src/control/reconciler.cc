@@ -54,6 +54,7 @@ Reconciler::Reconciler(store::JobStore& store, slurm::SlurmClient& slurm,
 
 TickReport Reconciler::tick(std::stop_token stop) {
   now_ = clock_.nowMs();
+  steady_now_ = clock_.steadyMs();
   stop_ = stop;
   report_ = TickReport{};
   listing_.reset();
@@ -89,7 +90,7 @@ TickReport Reconciler::tick(std::stop_token stop) {
   report_.stopped = stop.stop_requested();
   // Forget attempts that are no longer current.
   for (auto it = verified_ms_.begin(); it != verified_ms_.end();) {
-    const bool keep = live.count(it->first) || it->second == now_;  // or new this tick
+    const bool keep = live.count(it->first) || it->second == steady_now_;  // or new this tick
     it = keep ? std::next(it) : verified_ms_.erase(it);
   }
   for (auto it = cancel_sent_.begin(); it != cancel_sent_.end();) {
@@ -97,7 +98,7 @@ TickReport Reconciler::tick(std::stop_token stop) {
     it = live.count(attempt) ? std::next(it) : cancel_sent_.erase(it);
   }
   for (auto it = unrunnable_since_.begin(); it != unrunnable_since_.end();) {
-    const bool keep = live.count(it->first) || it->second == now_;  // or new this tick
+    const bool keep = live.count(it->first) || it->second == steady_now_;  // or new this tick
     it = keep ? std::next(it) : unrunnable_since_.erase(it);
   }
   return report_;

@@ -217,7 +217,8 @@ class Reconciler {
   std::unique_ptr<LaunchStage> stage_;
 
   // Per tick.
-  int64_t now_ = 0;
+  int64_t now_ = 0;               // the wall clock: what is stored
+  int64_t steady_now_ = 0;        // Clock::steadyMs: deadlines held in memory (clock.h says why)
   std::vector<Launch> launches_;  // collected by dispatch(), run by runLaunches()
   std::stop_token stop_;
   bool batching_ = false;

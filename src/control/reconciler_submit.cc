@@ -25,9 +25,9 @@ std::string describeAll(const Errors& errors) {
 
 void Reconciler::queueLaunch(store::JobView view, bool fresh) {
   const int64_t paused_until = stage_->pausedUntilMs();
-  if (paused_until > now_) {
+  if (paused_until > steady_now_) {
     // The stage backs off after an overload: nothing starts until the pause ends.
-    report_.relaunch_in_ms = paused_until - now_;
+    report_.relaunch_in_ms = paused_until - steady_now_;
     return;
   }
   if (static_cast<int>(launches_.size()) >= options_.max_submits_per_tick) {
@@ -52,7 +52,7 @@ void Reconciler::runLaunches() {
   const size_t started = stage_->run(tasks, stop_);
   if (started < launches_.size() && !stop_.stop_requested()) {
     // Left by a backoff that began during the run: nothing starts before it ends.
-    report_.relaunch_in_ms = std::max<int64_t>(0, stage_->pausedUntilMs() - clock_.nowMs());
+    report_.relaunch_in_ms = std::max<int64_t>(0, stage_->pausedUntilMs() - clock_.steadyMs());
   }
   // Back on the loop's thread: the tallies, then each receipt read back is settled.
   for (size_t i = 0; i < started; ++i) {
@@ -203,7 +203,7 @@ void Reconciler::settleReceipt(const store::JobView& view,
                                      ? requeuedUnderNewSluid(*records)
                                      : verdictFor(observed, view.job.cancel_requested);
   if (!settle(view, observed, verdict, "SLUIDs")) return;
-  verified_ms_[key(observed)] = now_;
+  verified_ms_[key(observed)] = steady_now_;
   hook(SubmitStep::kSluidsDurable, view, attempt.number);
 }
 

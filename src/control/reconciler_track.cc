@@ -69,7 +69,7 @@ void Reconciler::lookForLostReceipts(const std::vector<store::JobView>& looking)
                        (duplicates.empty() ? std::string() : duplicates + "; ") + verdict.reason;
       const bool ends = phase::isTerminal(verdict.phase);
       if (!settle(*view, observed, verdict, "lost receipt found")) continue;
-      verified_ms_[key(observed)] = now_;
+      verified_ms_[key(observed)] = steady_now_;
       // A lost receipt whose job was to be cancelled is cancelled as soon as it is found.
       if (view->job.cancel_requested && !ends) {
         if (auto fresh = reload(view->job.id); fresh && !phase::isTerminal(fresh->job.phase)) {
@@ -135,7 +135,7 @@ void Reconciler::poll(const std::vector<store::JobView>& tracked, std::stop_toke
     if (need.why == FetchReason::kNone && a.phase == phase::AttemptPhase::kQueued) {
       // Waited on an unrunnable reason past the grace: read again, then decide.
       auto since = unrunnable_since_.find(key(a));
-      if (since != unrunnable_since_.end() && now_ - since->second >= unrunnableGraceMs()) {
+      if (since != unrunnable_since_.end() && steady_now_ - since->second >= unrunnableGraceMs()) {
         need.why = FetchReason::kMustAct;
       }
     }
@@ -146,7 +146,7 @@ void Reconciler::poll(const std::vector<store::JobView>& tracked, std::stop_toke
   }
   must_read_.clear();
   const FetchPlan plan =
-      planFetches(needs, now_,
+      planFetches(needs, steady_now_,
                   {options_.poll_interval.count(), options_.full_refresh_interval.count(),
                    options_.listing_threshold});
   std::vector<const store::JobView*> fetch;
@@ -209,7 +209,7 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
       cancelDuplicates(view, choice);
       applyRecords(observed, choice.adopted, /*by_sluid=*/false);
       observed.missing_polls = 0;
-      verified_ms_[key(observed)] = now_;
+      verified_ms_[key(observed)] = steady_now_;
       settle(view, observed, requeuedUnderNewSluid(choice.adopted), "requeued job found");
       return;
     }
@@ -217,7 +217,7 @@ void Reconciler::observe(const store::JobView& view, const std::vector<slurm::Jo
     return;
   }
   observed.missing_polls = 0;
-  verified_ms_[key(observed)] = now_;
+  verified_ms_[key(observed)] = steady_now_;
   if (foundClaimedByAnother(observed)) {
     // The job TunePlane holds ran nothing: another Slurm job with the token claimed the
     // attempt first and runs it. Adopt that one, found by the token and logs/claim; with no
@@ -246,13 +246,13 @@ bool Reconciler::settle(const store::JobView& view, const store::AttemptRecord& 
   const std::string k = key(observed);
   if (verdict.phase == phase::AttemptPhase::kQueued && verdict.unrunnable &&
       !view.job.cancel_requested) {
-    const int64_t since = unrunnable_since_.emplace(k, now_).first->second;
-    if (now_ - since >= unrunnableGraceMs()) {
+    const int64_t since = unrunnable_since_.emplace(k, steady_now_).first->second;
+    if (steady_now_ - since >= unrunnableGraceMs()) {
       bool heard = true;
       for (const auto& c : observed.components) {
         if (!c.sluid.empty() && !cancelOne(view.job.id, c.sluid)) heard = false;
       }
-      if (heard) verdict = rejectUnrunnable(verdict, now_ - since);
+      if (heard) verdict = rejectUnrunnable(verdict, steady_now_ - since);
     }
   } else {
     unrunnable_since_.erase(k);
@@ -361,7 +361,7 @@ bool Reconciler::sendCancel(const store::JobView& view) {
     if (c.sluid.empty() || hasEnded(c)) continue;
     bool gone = false;
     if (cancelOne(view.job.id, c.sluid, /*gone_is_heard=*/true, &gone)) {
-      cancel_sent_[key(attempt) + "/" + c.sluid] = now_;
+      cancel_sent_[key(attempt) + "/" + c.sluid] = steady_now_;
     } else {
       heard = false;
     }
@@ -377,9 +377,10 @@ void Reconciler::cancelAgain(const store::JobView& view) {
     if (c.sluid.empty() || hasEnded(c)) continue;
     const std::string sent = key(attempt) + "/" + c.sluid;
     const auto at = cancel_sent_.find(sent);
-    if (at != cancel_sent_.end() && now_ - at->second < kCancelRecheckMs) continue;
+    if (at != cancel_sent_.end() && steady_now_ - at->second < kCancelRecheckMs) continue;
     bool gone = false;
-    if (cancelOne(view.job.id, c.sluid, /*gone_is_heard=*/true, &gone)) cancel_sent_[sent] = now_;
+    if (cancelOne(view.job.id, c.sluid, /*gone_is_heard=*/true, &gone))
+      cancel_sent_[sent] = steady_now_;
     if (gone) must_read_.insert(key(attempt));
   }
 }
@@ -393,8 +394,8 @@ void Reconciler::cancelComponents(const store::AttemptRecord& attempt,
       // still runs a while later (Slurm may have lost it).
       const std::string sent = key(attempt) + "/" + std::to_string(index);
       auto at = cancel_sent_.find(sent);
-      if (at != cancel_sent_.end() && now_ - at->second < kCancelRecheckMs) continue;
-      if (cancelOne(attempt.job_id, c.sluid)) cancel_sent_[sent] = now_;
+      if (at != cancel_sent_.end() && steady_now_ - at->second < kCancelRecheckMs) continue;
+      if (cancelOne(attempt.job_id, c.sluid)) cancel_sent_[sent] = steady_now_;
     }
   }
 }

@@ -32,8 +32,9 @@ constexpr auto kWaitLimit = 20s;
 class ScriptedClient final : public slurm::SlurmClient {
  public:
   struct Answer {
-    int http_status = 200;              // 200: a receipt; else a SlurmError with it
-    std::chrono::milliseconds took{0};  // the FakeClock advances by this during the call
+    int http_status = 200;                   // 200: a receipt; else a SlurmError with it
+    std::chrono::milliseconds took{0};       // the FakeClock advances by this during the call
+    std::chrono::milliseconds wall_step{0};  // and its wall clock alone steps by this (NTP)
   };
   explicit ScriptedClient(FakeClock& clock, bool gated = false) : clock_(clock), gated_(gated) {}
 
@@ -84,6 +85,7 @@ class ScriptedClient final : public slurm::SlurmClient {
     }
     cv_.notify_all();
     clock_.advance(answer.took);
+    clock_.stepWall(answer.wall_step);
     if (answer.http_status != 200) {
       slurm::SlurmError e = slurm::makeSlurmError(slurm::kErrServerError, "submit", "scripted",
                                                   slurm::TransportClass::kRejected);
@@ -208,7 +210,7 @@ TEST(LaunchStage, AServiceUnavailableHalvesTheWindowAndPausesEveryNewStart) {
   auto first = submitTasks(1, ran);
   EXPECT_EQ(stage.run(first), 1u);
   EXPECT_EQ(stage.window(), 2);
-  EXPECT_EQ(stage.pausedUntilMs(), clock.nowMs() + resendDelay(1).count());
+  EXPECT_EQ(stage.pausedUntilMs(), clock.steadyMs() + resendDelay(1).count());
   EXPECT_EQ(stage.overloads(), 1);
 
   // Paused: nothing starts, on any connection.
@@ -239,19 +241,19 @@ TEST(LaunchStage, TooManyRequestsInARowDoubleThePause) {
   auto t0 = one(0);
   EXPECT_EQ(stage.run(t0), 1u);
   EXPECT_EQ(stage.window(), 4);
-  EXPECT_EQ(stage.pausedUntilMs() - clock.nowMs(), resendDelay(1).count());
+  EXPECT_EQ(stage.pausedUntilMs() - clock.steadyMs(), resendDelay(1).count());
   clock.advance(resendDelay(1));
   auto t1 = one(1);
   EXPECT_EQ(stage.run(t1), 1u);
   EXPECT_EQ(stage.window(), 2);
-  EXPECT_EQ(stage.pausedUntilMs() - clock.nowMs(), resendDelay(2).count());
+  EXPECT_EQ(stage.pausedUntilMs() - clock.steadyMs(), resendDelay(2).count());
   clock.advance(resendDelay(2));
   auto t2 = one(2);
   EXPECT_EQ(stage.run(t2), 1u);  // answered: the run of overloads ends
   EXPECT_EQ(stage.window(), 3);
   auto t3 = one(3);
   EXPECT_EQ(stage.run(t3), 1u);
-  EXPECT_EQ(stage.pausedUntilMs() - clock.nowMs(), resendDelay(1).count());
+  EXPECT_EQ(stage.pausedUntilMs() - clock.steadyMs(), resendDelay(1).count());
   EXPECT_EQ(stage.overloads(), 3);
 }
 
@@ -274,7 +276,7 @@ TEST(LaunchStage, OverloadsOfSubmitsInFlightTogetherAreOneBurst) {
   EXPECT_EQ(started, static_cast<size_t>(kSlots));
   EXPECT_EQ(stage.overloads(), kSlots);  // each is still counted (the metric)
   EXPECT_EQ(stage.window(), kSlots / 2);
-  EXPECT_EQ(stage.pausedUntilMs() - clock.nowMs(), resendDelay(1).count());
+  EXPECT_EQ(stage.pausedUntilMs() - clock.steadyMs(), resendDelay(1).count());
 
   clock.advance(resendDelay(1) + 1ms);
   std::vector<LaunchStage::Task> again = {[&ran](slurm::SlurmClient& s) {
@@ -284,7 +286,7 @@ TEST(LaunchStage, OverloadsOfSubmitsInFlightTogetherAreOneBurst) {
   gate.releaseOne();  // its ticket, ahead
   EXPECT_EQ(stage.run(again), 1u);
   EXPECT_EQ(stage.window(), kSlots / 4);
-  EXPECT_EQ(stage.pausedUntilMs() - clock.nowMs(), resendDelay(2).count());
+  EXPECT_EQ(stage.pausedUntilMs() - clock.steadyMs(), resendDelay(2).count());
 }
 
 TEST(LaunchStage, ASlowAnswerCountsAsAnOverload) {
@@ -303,7 +305,30 @@ TEST(LaunchStage, ASlowAnswerCountsAsAnOverload) {
   EXPECT_EQ(stage.run(a), 1u);
   EXPECT_EQ(stage.overloads(), 1);
   EXPECT_EQ(stage.window(), 2);
-  EXPECT_GT(stage.pausedUntilMs(), clock.nowMs());
+  EXPECT_GT(stage.pausedUntilMs(), clock.steadyMs());
+}
+
+TEST(LaunchStage, AWallClockStepIsNeitherASlowAnswerNorALongerPause) {
+  FakeClock clock;
+  ScriptedClient client(clock);
+  LaunchStageOptions options;
+  options.slow_submit = 5s;
+  LaunchStage stage(std::vector<slurm::SlurmClient*>(4, &client), clock, options);
+  // An answer in 10 ms while NTP stepped the wall clock two hours forward.
+  client.script({{200, 10ms, 2h}, {503, 0ms, 0ms}});
+  std::vector<std::atomic<int>> ran(8);
+  auto one = submitTasks(1, ran);
+  EXPECT_EQ(stage.run(one), 1u);
+  EXPECT_EQ(stage.overloads(), 0);
+  EXPECT_EQ(stage.window(), 4);
+  // A pause, then the wall clock steps an hour back: the pause still ends a second later.
+  auto overloaded = submitTasks(1, ran);
+  EXPECT_EQ(stage.run(overloaded), 1u);
+  EXPECT_EQ(stage.overloads(), 1);
+  clock.stepWall(-1h);
+  clock.advance(resendDelay(1));
+  auto more = submitTasks(2, ran);
+  EXPECT_EQ(stage.run(more), 2u);
 }
 
 TEST(LaunchStage, AStopRequestedStartsNothingNew) {

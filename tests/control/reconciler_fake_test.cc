@@ -339,6 +339,20 @@ TEST_F(FakeReconcilerTest, AJobSlurmCanNeverStartIsCancelledAndRejectedAfterTheG
   EXPECT_EQ(slurm_.args(Op::kCancel), std::vector<std::string>{sluid(id)});
 }
 
+TEST_F(FakeReconcilerTest, AWallClockStepForwardDoesNotCutTheGracePeriodShort) {
+  // An NTP step of three hours is not three hours of waiting: the grace is measured on the
+  // clock that never steps.
+  slurm_.setSubmitState({"PENDING"}, "PartitionTimeLimit");
+  const std::string id = queued();
+  clock_.stepWall(3h);
+  next(1min);
+  EXPECT_EQ(phase(id), JobPhase::kQueued);
+  EXPECT_EQ(slurm_.count(Op::kCancel), 0);
+  next(5min);
+  EXPECT_EQ(phase(id), JobPhase::kFailed);
+  EXPECT_EQ(slurm_.args(Op::kCancel), std::vector<std::string>{sluid(id)});
+}
+
 TEST_F(FakeReconcilerTest, AWaitingReasonStaysQueued) {
   slurm_.setSubmitState({"PENDING"}, "QOSJobLimit");
   const std::string id = queued();
