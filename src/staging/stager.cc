@@ -85,6 +85,9 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
   }
   if (auto made = fs.makeDirs(parent, kParentDirMode); !made) return fail(made.error());
 
+  // What an earlier try of this attempt left half-written (serve killed, the filesystem full)
+  // goes first: only the process that stages this attempt writes beside it.
+  fs.removeTempDirs(stagingTempPrefix(final_dir));
   auto temp = fs.makeTempDir(stagingTempPrefix(final_dir));
   if (!temp) return fail(temp.error());
   TempDirGuard guard(fs, *temp);

@@ -154,4 +154,19 @@ void PosixStagingFs::removeTree(const std::string& path) {
   fs::remove_all(path, ec);
 }
 
+void PosixStagingFs::removeTempDirs(const std::string& prefix) {
+  namespace fs = std::filesystem;
+  const fs::path pattern(prefix);
+  const std::string stem = pattern.filename().string();
+  std::error_code ec;
+  std::vector<std::string> found;
+  for (auto it = fs::directory_iterator(pattern.parent_path(), ec);
+       !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    // mkdtemp's six characters after the prefix, and nothing else.
+    if (name.size() == stem.size() + 6 && name.starts_with(stem)) found.push_back(it->path());
+  }
+  for (const std::string& path : found) removeTree(path);
+}
+
 }  // namespace tuneplane::staging

@@ -48,6 +48,9 @@ class StagingFs {
   virtual bool exists(const std::string& path) = 0;
   // Best effort: makes the tree writable again and deletes it. For cleanup after an error.
   virtual void removeTree(const std::string& path) = 0;
+  // Best effort: removes every directory `<prefix>XXXXXX` beside it (makeTempDir's), as
+  // removeTree does. A stage that a crash or a full filesystem interrupted leaves one.
+  virtual void removeTempDirs(const std::string& prefix) = 0;
 };
 
 class PosixStagingFs final : public StagingFs {
@@ -64,6 +67,7 @@ class PosixStagingFs final : public StagingFs {
   Status renameNoReplace(const std::string& from, const std::string& to) override;
   bool exists(const std::string& path) override;
   void removeTree(const std::string& path) override;
+  void removeTempDirs(const std::string& prefix) override;
 };
 
 }  // namespace tuneplane::staging

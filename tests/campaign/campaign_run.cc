@@ -1,9 +1,11 @@
 // See campaign_run.h.
 #include "campaign/campaign_run.h"
 
+#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <functional>
@@ -17,6 +19,7 @@
 #include "../pipeline/site_fixture.h"
 #include "staging/stager.h"
 #include "support/serve_harness.h"
+#include "support/test_paths.h"
 
 namespace tuneplane::campaign {
 namespace {
@@ -66,6 +69,45 @@ std::string tokenLine(const std::string& user, const std::string& token, bool ad
   return "    - user: " + user + "\n      token_sha256: " + staging::sha256Hex(token) +
          "\n      admin: " + (admin ? "true" : "false") + "\n";
 }
+
+// The switches of campaign/fault_shim.cc, preloaded into serve: a 16-byte file it maps, byte 0
+// "the staging filesystem is full", bytes 8..15 the wall clock's offset in ms.
+class HostFaults {
+ public:
+  explicit HostFaults(const std::string& path) : path_(path) {
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd_ < 0 || ::ftruncate(fd_, 16) != 0) throw std::runtime_error("cannot make " + path);
+  }
+  ~HostFaults() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  HostFaults(const HostFaults&) = delete;
+  HostFaults& operator=(const HostFaults&) = delete;
+
+  void setFull(bool full) {
+    const unsigned char byte = full ? 1 : 0;
+    if (::pwrite(fd_, &byte, 1, 0) != 1) throw std::runtime_error("cannot write " + path_);
+  }
+  void stepClock(std::chrono::minutes by) {
+    offset_ms_ += std::chrono::duration_cast<std::chrono::milliseconds>(by).count();
+    if (::pwrite(fd_, &offset_ms_, sizeof offset_ms_, 8) != sizeof offset_ms_)
+      throw std::runtime_error("cannot write " + path_);
+  }
+  // What serve's environment gets: the shim preloaded, switched by this file, for `root`.
+  std::vector<std::string> serveEnv(const std::string& root) const {
+    std::string asan = std::getenv("ASAN_OPTIONS") ? std::getenv("ASAN_OPTIONS") : "";
+    // The shim is loaded before the sanitizers' runtime, which otherwise refuses to start.
+    asan += std::string(asan.empty() ? "" : ":") + "verify_asan_link_order=0";
+    return {"LD_PRELOAD=" + (test::binaryDir() / "tests/libtp_fault_shim.so").string(),
+            "TUNEPLANE_FAULT_SHIM_CONTROL=" + path_, "TUNEPLANE_FAULT_SHIM_ROOT=" + root,
+            "ASAN_OPTIONS=" + asan};
+  }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  int64_t offset_ms_ = 0;
+};
 
 class Run {
  public:
@@ -175,13 +217,15 @@ class Run {
         sim_->url(), false, "    PYTHONPATH: " + fake_ray + "/py\n",
         server + "ray:\n  executable: " + fake_ray + "/ray\n  join_timeout_seconds: 20\n");
     site_->addSlurmYaml("  request_timeout: " + std::to_string(kRequestTimeoutMs) + "ms\n");
-    serve_ = test::ServeProcess::start(site_->site(), db(), site_->dir());
+    host_ = std::make_unique<HostFaults>(scratch_ + "/host-faults");
+    serve_ = test::ServeProcess::start(site_->site(), db(), site_->dir(), 0, serveEnv());
     if (!serve_) return false;
     port_ = serve_->port();
     return true;
   }
 
   std::string db() const { return site_->dir() + "/tuneplane.db"; }
+  std::vector<std::string> serveEnv() const { return host_->serveEnv(site_->stagingRoot()); }
 
   std::unique_ptr<httplib::Client> api() const {
     auto client = std::make_unique<httplib::Client>("127.0.0.1", port_);
@@ -221,6 +265,7 @@ class Run {
                {"drop_submit_responses", 0},
                {"duplicate_submits", 0},
                {"pause_scheduling", false}});
+    host_->setFull(false);  // a stepped clock stays where it is, as a host's does
   }
 
   void submit(const Step& s) {
@@ -351,12 +396,41 @@ class Run {
       case Fault::kExpireTokens:
         if (setFaults({{"expire_tokens", true}})) struck(s, "");
         return;
+      case Fault::kStagingFull: {
+        // A job submitted into it: its first stage fails, and is tried again once there is
+        // room (nothing half-written stays, nothing is submitted unstaged).
+        // Full for the window, and held full until that job's stage has failed (the launch may
+        // be backing off after a 429 burst), within a bound.
+        host_->setFull(true);
+        struck(s, std::to_string(s.window_ms) + " ms");
+        const auto until = Steady::now() + std::chrono::milliseconds(s.window_ms);
+        Step job;
+        job.job = JobKind::kShort;
+        submit(job);
+        std::string reason;
+        test::pollUntil(
+            [&] {
+              const json got = getJob(observed_.ids.back());
+              reason = got.is_object() ? got.value("reason", "") : "";
+              return reason.find("staging failed") != std::string::npos;
+            },
+            kBusyLimit, 100ms);
+        std::this_thread::sleep_until(until);
+        host_->setFull(false);
+        say("  " + observed_.ids.back() + " while full: " + reason);
+        if (reason.find("No space left on device") != std::string::npos) ++outcome_.stages_refused;
+        return;
+      }
+      case Fault::kClockStep:
+        host_->stepClock(std::chrono::minutes(s.step_minutes));
+        struck(s, "+" + std::to_string(s.step_minutes) + " min");
+        return;
       case Fault::kKillServe:
         struck(s, "down " + std::to_string(s.window_ms) + " ms");
         serve_->crash();
         serve_.reset();
         std::this_thread::sleep_for(std::chrono::milliseconds(s.window_ms));
-        serve_ = test::ServeProcess::start(site_->site(), db(), site_->dir(), port_);
+        serve_ = test::ServeProcess::start(site_->site(), db(), site_->dir(), port_, serveEnv());
         if (!serve_) throw std::runtime_error("serve did not restart");
         return;
     }
@@ -497,6 +571,7 @@ class Run {
   std::unique_ptr<test::SlurmSimProcess> sim_;
   std::unique_ptr<pipeline::testing::SiteDir> site_;
   std::unique_ptr<test::ServeProcess> serve_;
+  std::unique_ptr<HostFaults> host_;
   int port_ = 0;
   std::vector<std::pair<Steady::time_point, std::string>> cancels_;
   std::map<std::string, std::string> kinds_;  // job id → its kind, for the log
@@ -528,7 +603,8 @@ std::string summarize(const CampaignOutcome& o) {
       << " lost, " << o.verdict.run_twice << " run twice (seed " << o.seed << ", "
       << static_cast<int>(o.seconds) << " s; " << o.faults_skipped << " faults without a target, "
       << o.user_cancels << " user cancels, " << o.abandoned << " lost receipts abandoned, "
-      << o.verdict.refused_starts << " starts refused by the script)\n  phases:";
+      << o.verdict.refused_starts << " starts refused by the script, " << o.stages_refused
+      << " stages failed on a full filesystem)\n  phases:";
   for (const auto& [phase, n] : o.verdict.phases) out << " " << phase << " " << n;
   out << "\n  faults:";
   for (const auto& [fault, n] : o.by_fault) out << " [" << fault << "] " << n;

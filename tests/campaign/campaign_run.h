@@ -31,8 +31,9 @@ struct CampaignOutcome {
   int faults_skipped = 0;
   std::map<std::string, int> by_fault;  // injected, by describe(Fault)
   int user_cancels = 0;
-  int abandoned = 0;     // lost receipts of submits that never reached Slurm, abandoned
-  bool started = false;  // the processes came up (else nothing else here means anything)
+  int stages_refused = 0;  // kStagingFull's jobs whose stage failed with ENOSPC while full
+  int abandoned = 0;       // lost receipts of submits that never reached Slurm, abandoned
+  bool started = false;    // the processes came up (else nothing else here means anything)
   Verdict verdict;
   double seconds = 0;
 };

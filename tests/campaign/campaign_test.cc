@@ -29,10 +29,14 @@ void runSeed(uint64_t seed) {
   std::cout << summarize(outcome) << std::endl;
   ::testing::Test::RecordProperty("seed", std::to_string(seed));
   ASSERT_TRUE(outcome.started) << "the simulator or serve did not start";
-  // Every job of the schedule was accepted, and one more per duplicated submit.
-  const auto duplicates = outcome.by_fault.find(describe(Fault::kDuplicateSubmit));
+  // Every job of the schedule was accepted, and one more per duplicated submit and per full
+  // staging filesystem (each submits its own job).
+  auto struck = [&](Fault fault) {
+    const auto found = outcome.by_fault.find(describe(fault));
+    return found == outcome.by_fault.end() ? 0 : found->second;
+  };
   EXPECT_EQ(outcome.verdict.jobs,
-            kSize.jobs + (duplicates == outcome.by_fault.end() ? 0 : duplicates->second));
+            kSize.jobs + struck(Fault::kDuplicateSubmit) + struck(Fault::kStagingFull));
   EXPECT_EQ(outcome.verdict.lost, 0);
   EXPECT_EQ(outcome.verdict.run_twice, 0);
   EXPECT_TRUE(outcome.verdict.violations.empty())

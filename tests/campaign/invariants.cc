@@ -7,6 +7,7 @@
 
 #include "slurm/script_renderer.h"
 #include "staging/stager.h"
+#include "staging/staging_paths.h"
 #include "support/test_files.h"
 
 namespace tuneplane::campaign {
@@ -38,6 +39,14 @@ std::string checkStaged(const fs::path& dir) {
   }
   for (const char* sub : {"logs", "output"}) {
     if (!fs::is_directory(dir / sub)) return std::string(sub) + "/ is missing";
+  }
+  // A stage that failed (a full filesystem) or was killed is removed, at the latest before
+  // the attempt is staged again: nothing half-written stays beside it.
+  const fs::path temp(staging::stagingTempPrefix(dir.string()));
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(temp.parent_path(), ec)) {
+    if (entry.path().filename().string().starts_with(temp.filename().string()))
+      return "a half-written stage is left beside it: " + entry.path().filename().string();
   }
   return "";
 }

@@ -41,8 +41,8 @@ struct Verdict {
 // attempt's output/runs ledger, one line per run); every Slurm job carries the token of a
 // known attempt; every Slurm job of a terminal job has ended; a Succeeded job's last attempt
 // ran in exactly one Slurm job; every staged attempt directory intact (manifest hashes) and
-// read-only; each job's and each attempt's events chain from phase to phase and end at the
-// phase the API shows.
+// read-only, with no half-written stage of it left beside it; each job's and each attempt's events
+// chain from phase to phase and end at the phase the API shows.
 Verdict checkInvariants(const Observed& observed);
 
 // The Slurm jobs in `slurm` (the simulator's history) whose comment is `token`.

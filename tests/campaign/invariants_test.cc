@@ -1,6 +1,7 @@
 // The campaign's invariant checker (invariants.h) on made-up observations: a clean job
 // passes; a lost job, a token run twice, an unknown Slurm job, a Slurm job still running
 // after its job ended and a broken event chain are each reported.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 #include "slurm/script_renderer.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
+#include "staging/staging_paths.h"
 #include "support/test_files.h"
 
 namespace tuneplane::campaign {
@@ -169,6 +171,17 @@ TEST_F(CampaignInvariants, AWritableOrChangedStagedFileIsReported) {
   EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
   ::chmod(dir.dir().c_str(), 0755);
   EXPECT_EQ(checkInvariants(o).violations.size(), 1u);
+}
+
+TEST_F(CampaignInvariants, AHalfWrittenStageLeftBesideAStagedAttemptIsReported) {
+  Observed o = clean();
+  const std::string leftover = staging::stagingTempPrefix(staged_.dir()) + "Ab12Cd";
+  std::filesystem::create_directory(leftover);
+  const Verdict v = checkInvariants(o);
+  ASSERT_EQ(v.violations.size(), 1u);
+  EXPECT_THAT(v.violations[0], ::testing::HasSubstr("half-written stage"));
+  std::filesystem::remove(leftover);
+  EXPECT_TRUE(checkInvariants(o).violations.empty());
 }
 
 }  // namespace

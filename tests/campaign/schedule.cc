@@ -11,8 +11,8 @@ namespace tuneplane::campaign {
 namespace {
 
 // How often each fault is drawn, in Fault's order: the costly ones (a serve restart, a slow
-// window, a busy cluster held until a duplicate is cancelled) less often.
-constexpr int kFaultWeights[kFaultKinds] = {10, 10, 8, 4, 5, 8, 8, 5, 8, 8, 8, 5, 8};
+// window, a busy cluster held until a duplicate is cancelled, a full filesystem) less often.
+constexpr int kFaultWeights[kFaultKinds] = {10, 10, 8, 4, 5, 8, 8, 5, 8, 8, 8, 5, 8, 5, 5};
 
 class Draw {
  public:
@@ -88,6 +88,10 @@ const char* describe(Fault fault) {
       return "every token expired";
     case Fault::kKillServe:
       return "serve SIGKILLed and restarted";
+    case Fault::kStagingFull:
+      return "staging filesystem full (ENOSPC)";
+    case Fault::kClockStep:
+      return "serve's wall clock stepped forward";
   }
   return "";
 }
@@ -123,6 +127,7 @@ std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size) {
       s.status = draw.chance(50) ? 500 : 503;
       s.window_ms = s.fault == Fault::kKillServe ? draw.between(0, 800) : draw.between(1000, 2500);
       s.pick = draw.word();
+      s.step_minutes = 1 + static_cast<int>(s.pick % 180);  // no draw of its own
       // Half the dropped answers are resets, read from a draw the drop does not use, so a
       // seed's schedule is the one it was before resets existed.
       s.reset = s.fault == Fault::kDropSubmit && s.status == 503;
@@ -156,6 +161,12 @@ std::string describe(const std::vector<Step>& schedule) {
           break;
         case Fault::kKillServe:
           out << " (down " << s.window_ms << " ms)";
+          break;
+        case Fault::kStagingFull:
+          out << " (" << s.window_ms << " ms)";
+          break;
+        case Fault::kClockStep:
+          out << " (+" << s.step_minutes << " min)";
           break;
         case Fault::kPurge:
         case Fault::kIdReuse:

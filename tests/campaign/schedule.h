@@ -35,8 +35,10 @@ enum class Fault {
   kNodeFail,         // a running job ends NODE_FAIL (an infrastructure failure: retried)
   kExpireTokens,     // every JWT issued so far refused from now on
   kKillServe,        // `tuneplane serve` SIGKILLed, restarted on the same database
+  kStagingFull,      // the staging filesystem full (ENOSPC) for a while, a job submitted in it
+  kClockStep,        // serve's wall clock stepped forward (and left there), as by NTP
 };
-inline constexpr int kFaultKinds = 13;
+inline constexpr int kFaultKinds = 15;
 
 const char* describe(JobKind kind);
 const char* describe(Fault fault);
@@ -47,12 +49,13 @@ struct Step {
   int cancel_after_ms = -1;       // !is_fault: the user cancels it this long after submit
   int sleep_s = 0;                // kLong: how long it runs
   Fault fault = Fault::kDropSubmit;
-  int count = 0;       // kServerErrors/kThrottle: requests; kServerErrors: 500 or 503 in status
-  int status = 0;      // kServerErrors: 500 or 503
-  int window_ms = 0;   // kSlowAnswers: how long; kKillServe: how long serve stays down
-  uint32_t pick = 0;   // which of the candidate jobs a targeted fault strikes
-  bool reset = false;  // kDropSubmit: a TCP RST instead of a close (from `status`: no new draw)
-  int pause_ms = 0;    // the pause before this step
+  int count = 0;         // kServerErrors/kThrottle: requests; kServerErrors: 500 or 503 in status
+  int status = 0;        // kServerErrors: 500 or 503
+  int window_ms = 0;     // kSlowAnswers, kStagingFull: how long; kKillServe: how long down
+  uint32_t pick = 0;     // which of the candidate jobs a targeted fault strikes
+  int step_minutes = 0;  // kClockStep: how far forward (1 min to 3 h; from `pick`)
+  bool reset = false;    // kDropSubmit: a TCP RST instead of a close (from `status`: no new draw)
+  int pause_ms = 0;      // the pause before this step
 };
 
 // What the step strikes as reported ("submit connection reset" for a reset kDropSubmit).

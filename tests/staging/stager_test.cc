@@ -91,6 +91,7 @@ class FaultyStagingFs final : public StagingFs {
   }
   bool exists(const std::string& path) override { return real_.exists(path); }
   void removeTree(const std::string& path) override { real_.removeTree(path); }
+  void removeTempDirs(const std::string& prefix) override { real_.removeTempDirs(prefix); }
 
  private:
   bool shouldFail(const char* call) {
@@ -166,6 +167,7 @@ class RecordingStagingFs final : public StagingFs {
   }
   bool exists(const std::string& path) override { return real_.exists(path); }
   void removeTree(const std::string& path) override { real_.removeTree(path); }
+  void removeTempDirs(const std::string& prefix) override { real_.removeTempDirs(prefix); }
 
  private:
   static std::string baseName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
@@ -314,6 +316,28 @@ TEST_F(StagerTest, AFailureAtAnyStepLeavesNoAttemptAndNoTemporaryDirectory) {
     EXPECT_TRUE(stageAttempt(request_, script_, body_, access, fs_));
     fs_.removeTree(root_ + "/jobs");
   }
+}
+
+TEST_F(StagerTest, WhatACrashedTryOfTheAttemptLeftIsRemovedBeforeItIsStagedAgain) {
+  // A serve SIGKILLed mid-stage leaves its temporary sibling, read-only and half-written;
+  // another attempt's, and a name that only begins alike, are not this attempt's.
+  ASSERT_TRUE(fs_.makeDirs(attemptsDir(), 0755));
+  auto crashed = fs_.makeTempDir(stagingTempPrefix(attempt_dir_));
+  ASSERT_TRUE(crashed);
+  ASSERT_TRUE(fs_.writeFile(attemptFile(*crashed, kLaunchFile), "{\"half\":", 0444));
+  ASSERT_EQ(::chmod(crashed->c_str(), 0555), 0);
+  auto other = fs_.makeTempDir(stagingTempPrefix(attemptsDir() + "/3"));
+  ASSERT_TRUE(other);
+  const std::string alike = stagingTempPrefix(attempt_dir_) + "notmkdtemp";
+  ASSERT_TRUE(fs_.makeDir(alike, 0700));
+
+  auto staged = stageAttempt(request_, script_, body_, access_, fs_);
+  ASSERT_TRUE(staged) << staged.error().describe();
+  EXPECT_FALSE(fs::exists(*crashed));
+  EXPECT_TRUE(fs::exists(*other));
+  EXPECT_TRUE(fs::exists(alike));
+  EXPECT_EQ(nlohmann::json::parse(readFile(attemptFile(attempt_dir_, kLaunchFile)))["attempt_dir"],
+            attempt_dir_);
 }
 
 TEST_F(StagerTest, ASharedGroupGetsLogsAndOutputGroupWritableAndSetgid) {

@@ -99,9 +99,7 @@ TEST_F(FixtureTest, TestsWithAMissingTranscriptFailAtOnceNamingIt) {
         Case{"slurm_test", "*Decode.SubmitReceiptHasNumericIdAndNoSluid*", "02_submit_single.json"},
         Case{"slurm_test", "SubmitBodySchema.EveryGoldenBodyConforms", "openapi-v0.0.45.json"}}) {
     SCOPED_TRACE(c.binary + " " + c.filter);
-    std::vector<std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
-    env.push_back("TUNEPLANE_TEST_DATA_DIR=" + dir_.string());
+    const auto env = environmentWith({"TUNEPLANE_TEST_DATA_DIR=" + dir_.string()});
     const auto run =
         runProcess({(binaryDir() / "tests" / c.binary).string(), "--gtest_filter=" + c.filter},
                    {.scratch = dir_, .env = env, .limit = std::chrono::seconds(12)});

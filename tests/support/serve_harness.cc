@@ -101,15 +101,18 @@ ServeProcess::ServeProcess(std::unique_ptr<ChildProcess> process, int port)
 
 std::unique_ptr<ServeProcess> ServeProcess::start(const std::string& site_file,
                                                   const std::string& db,
-                                                  const std::filesystem::path& dir, int port) {
+                                                  const std::filesystem::path& dir, int port,
+                                                  const std::vector<std::string>& env) {
   // A picked port may be taken by another process before serve binds it: serve then exits
   // (1, api.listen) and another port is tried. A given port is tried once.
   const int tries = port == 0 ? 3 : 1;
   for (int attempt = 1; attempt <= tries; ++attempt) {
     const int chosen = port == 0 ? freeLoopbackPort() : port;
-    auto process = ChildProcess::start({tuneplaneBinary(), "serve", "--site", site_file, "--db", db,
-                                        "--listen", "127.0.0.1:" + std::to_string(chosen)},
-                                       {.scratch = dir}, "serve");
+    auto process = ChildProcess::start(
+        {tuneplaneBinary(), "serve", "--site", site_file, "--db", db, "--listen",
+         "127.0.0.1:" + std::to_string(chosen)},
+        {.scratch = dir, .env = env.empty() ? std::nullopt : std::optional(environmentWith(env))},
+        "serve");
     if (!process) return nullptr;
     httplib::Client probe("127.0.0.1", chosen);
     probe.set_connection_timeout(1, 0);

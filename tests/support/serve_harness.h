@@ -67,8 +67,10 @@ class ServeProcess {
   // Starts serve and waits until GET /healthz answers 200. `port` 0 picks a free one (and
   // tries again with another if serve could not bind it); a given port is used as is (a
   // restart on the address the CLI knows). nullptr (reported, with serve's stderr) on failure.
+  // `env`: entries added to our environment for it (environmentWith).
   static std::unique_ptr<ServeProcess> start(const std::string& site_file, const std::string& db,
-                                             const std::filesystem::path& dir, int port = 0);
+                                             const std::filesystem::path& dir, int port = 0,
+                                             const std::vector<std::string>& env = {});
 
   const std::string& url() const { return url_; }
   int port() const { return port_; }

@@ -179,6 +179,20 @@ ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOpti
   return result;
 }
 
+std::vector<std::string> environmentWith(const std::vector<std::string>& entries) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const std::string_view name = entry.substr(0, entry.find('=') + 1);
+    const bool replaced = std::any_of(entries.begin(), entries.end(), [&](const std::string& x) {
+      return std::string_view(x).starts_with(name);
+    });
+    if (!replaced) env.emplace_back(entry);
+  }
+  env.insert(env.end(), entries.begin(), entries.end());
+  return env;
+}
+
 ProcessResult runShell(const std::string& command, const ProcessOptions& options) {
   return runProcess({"/bin/sh", "-c", command}, options);
 }

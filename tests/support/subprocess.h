@@ -35,6 +35,9 @@ struct ProcessResult {
   std::string err;
 };
 
+// Our environment with `entries` (NAME=VALUE) added; one replaces ours of the same NAME.
+std::vector<std::string> environmentWith(const std::vector<std::string>& entries);
+
 // Runs argv[0] (a path, or a name looked up on our PATH) in its own process group, stdin
 // from /dev/null. After it exits, what it left running in its group is killed too.
 ProcessResult runProcess(const std::vector<std::string>& argv, const ProcessOptions& options);
