@@ -43,6 +43,9 @@ constexpr auto kSettleLimit = 240s;
 constexpr auto kSettleLimit = 150s;
 #endif
 constexpr auto kBusyLimit = 60s;
+// How long a full staging filesystem is held for its job's stage to fail: intake may be
+// paused after 429 bursts (up to a minute), and then the job is not staged while it is full.
+constexpr auto kFullLimit = 10s;
 
 // Each run of a job's command appends a line to its attempt's output/runs: the job's own
 // witness of how many times it ran. No double quotes: hetSpec does not quote the script.
@@ -399,8 +402,8 @@ class Run {
       case Fault::kStagingFull: {
         // A job submitted into it: its first stage fails, and is tried again once there is
         // room (nothing half-written stays, nothing is submitted unstaged).
-        // Full for the window, and held full until that job's stage has failed (the launch may
-        // be backing off after a 429 burst), within a bound.
+        // Full for the window, and held full until that job's stage has failed, within a bound
+        // (intake may be backing off after 429 bursts: then its stage comes after).
         host_->setFull(true);
         struck(s, std::to_string(s.window_ms) + " ms");
         const auto until = Steady::now() + std::chrono::milliseconds(s.window_ms);
@@ -414,7 +417,7 @@ class Run {
               reason = got.is_object() ? got.value("reason", "") : "";
               return reason.find("staging failed") != std::string::npos;
             },
-            kBusyLimit, 100ms);
+            kFullLimit, 100ms);
         std::this_thread::sleep_until(until);
         host_->setFull(false);
         say("  " + observed_.ids.back() + " while full: " + reason);
