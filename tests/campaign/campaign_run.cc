@@ -1,11 +1,9 @@
 // See campaign_run.h.
 #include "campaign/campaign_run.h"
 
-#include <fcntl.h>
 #include <httplib.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <functional>
@@ -17,9 +15,9 @@
 #include <vector>
 
 #include "../pipeline/site_fixture.h"
+#include "campaign/host_faults.h"
 #include "staging/stager.h"
 #include "support/serve_harness.h"
-#include "support/test_paths.h"
 
 namespace tuneplane::campaign {
 namespace {
@@ -72,45 +70,6 @@ std::string tokenLine(const std::string& user, const std::string& token, bool ad
   return "    - user: " + user + "\n      token_sha256: " + staging::sha256Hex(token) +
          "\n      admin: " + (admin ? "true" : "false") + "\n";
 }
-
-// The switches of campaign/fault_shim.cc, preloaded into serve: a 16-byte file it maps, byte 0
-// "the staging filesystem is full", bytes 8..15 the wall clock's offset in ms.
-class HostFaults {
- public:
-  explicit HostFaults(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd_ < 0 || ::ftruncate(fd_, 16) != 0) throw std::runtime_error("cannot make " + path);
-  }
-  ~HostFaults() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  HostFaults(const HostFaults&) = delete;
-  HostFaults& operator=(const HostFaults&) = delete;
-
-  void setFull(bool full) {
-    const unsigned char byte = full ? 1 : 0;
-    if (::pwrite(fd_, &byte, 1, 0) != 1) throw std::runtime_error("cannot write " + path_);
-  }
-  void stepClock(std::chrono::minutes by) {
-    offset_ms_ += std::chrono::duration_cast<std::chrono::milliseconds>(by).count();
-    if (::pwrite(fd_, &offset_ms_, sizeof offset_ms_, 8) != sizeof offset_ms_)
-      throw std::runtime_error("cannot write " + path_);
-  }
-  // What serve's environment gets: the shim preloaded, switched by this file, for `root`.
-  std::vector<std::string> serveEnv(const std::string& root) const {
-    std::string asan = std::getenv("ASAN_OPTIONS") ? std::getenv("ASAN_OPTIONS") : "";
-    // The shim is loaded before the sanitizers' runtime, which otherwise refuses to start.
-    asan += std::string(asan.empty() ? "" : ":") + "verify_asan_link_order=0";
-    return {"LD_PRELOAD=" + (test::binaryDir() / "tests/libtp_fault_shim.so").string(),
-            "TUNEPLANE_FAULT_SHIM_CONTROL=" + path_, "TUNEPLANE_FAULT_SHIM_ROOT=" + root,
-            "ASAN_OPTIONS=" + asan};
-  }
-
- private:
-  std::string path_;
-  int fd_ = -1;
-  int64_t offset_ms_ = 0;
-};
 
 class Run {
  public:
@@ -228,7 +187,7 @@ class Run {
   }
 
   std::string db() const { return site_->dir() + "/tuneplane.db"; }
-  std::vector<std::string> serveEnv() const { return host_->serveEnv(site_->stagingRoot()); }
+  std::vector<std::string> serveEnv() const { return host_->environment(site_->stagingRoot()); }
 
   std::unique_ptr<httplib::Client> api() const {
     auto client = std::make_unique<httplib::Client>("127.0.0.1", port_);
@@ -400,10 +359,9 @@ class Run {
         if (setFaults({{"expire_tokens", true}})) struck(s, "");
         return;
       case Fault::kStagingFull: {
-        // A job submitted into it: its first stage fails, and is tried again once there is
-        // room (nothing half-written stays, nothing is submitted unstaged).
-        // Full for the window, and held full until that job's stage has failed, within a bound
-        // (intake may be backing off after 429 bursts: then its stage comes after).
+        // Full for the window, a job submitted into it, and held full until that job's stage
+        // has failed (within a bound: intake may be backing off after 429 bursts); it is
+        // staged again once there is room.
         host_->setFull(true);
         struck(s, std::to_string(s.window_ms) + " ms");
         const auto until = Steady::now() + std::chrono::milliseconds(s.window_ms);

@@ -1,18 +1,18 @@
 // campaign/fault_shim.cc preloaded into real programs (the shell, coreutils, python3), as the
 // campaign preloads it into serve: what it refuses while the staging root is "full", what it
 // leaves alone, and the clocks it steps.
-#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <vector>
 
+#include "campaign/host_faults.h"
 #include "support/subprocess.h"
-#include "support/test_paths.h"
 
 namespace tuneplane::campaign {
 namespace {
@@ -28,36 +28,31 @@ class FaultShim : public ::testing::Test {
     dir_ = tmpl;
     fs::create_directories(root() + "/attempts");
     fs::create_directories(dir_ + "/elsewhere");
-    control_ = dir_ + "/control";
-    fd_ = ::open(control_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    ASSERT_GE(fd_, 0);
-    ASSERT_EQ(::ftruncate(fd_, 16), 0);
+    host_ = std::make_unique<HostFaults>(dir_ + "/control");
   }
   void TearDown() override {
-    ::close(fd_);
+    host_.reset();
     fs::remove_all(dir_);
   }
 
   std::string root() const { return dir_ + "/staging"; }
-  void setFull(bool full) {
-    const unsigned char byte = full ? 1 : 0;
-    ASSERT_EQ(::pwrite(fd_, &byte, 1, 0), 1);
-  }
-  void setOffsetMs(int64_t ms) { ASSERT_EQ(::pwrite(fd_, &ms, sizeof ms, 8), 8); }
+  void setFull(bool full) { host_->setFull(full); }
 
   test::ProcessResult shell(const std::string& command) const {
     return test::runShell(
         command,
-        {.scratch = dir_,
-         .env = test::environmentWith(
-             {"LD_PRELOAD=" + (test::binaryDir() / "tests/libtp_fault_shim.so").string(),
-              "TUNEPLANE_FAULT_SHIM_CONTROL=" + control_, "TUNEPLANE_FAULT_SHIM_ROOT=" + root(),
-              "ROOT=" + root(), "ELSEWHERE=" + dir_ + "/elsewhere"}),
-         .limit = std::chrono::seconds(30)});
+        {.scratch = dir_, .env = test::environmentWith(env()), .limit = std::chrono::seconds(30)});
   }
 
-  std::string dir_, control_;
-  int fd_ = -1;
+  std::vector<std::string> env() const {
+    std::vector<std::string> entries = host_->environment(root());
+    entries.push_back("ROOT=" + root());
+    entries.push_back("ELSEWHERE=" + dir_ + "/elsewhere");
+    return entries;
+  }
+
+  std::string dir_;
+  std::unique_ptr<HostFaults> host_;
 };
 
 TEST_F(FaultShim, AFullStagingRootRefusesCreatingWritingAndSyncingThereOnly) {
@@ -108,7 +103,7 @@ TEST_F(FaultShim, AFullStagingRootRefusesCreatingWritingAndSyncingThereOnly) {
 TEST_F(FaultShim, TheWallClockStepsForwardAndTheMonotonicClockDoesNot) {
   const char* probe = "python3 -c 'import time; print(int(time.time()), int(time.monotonic()))'";
   const auto before = shell(probe);
-  setOffsetMs(90LL * 60 * 1000);
+  host_->stepClock(std::chrono::minutes(90));
   const auto after = shell(std::string(probe) + "; date +%s");
   ASSERT_EQ(before.exit_code, 0) << before.err;
   ASSERT_EQ(after.exit_code, 0) << after.err;
