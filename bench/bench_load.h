@@ -217,16 +217,20 @@ inline Figures load(int port, int clients, int requests, const Send& send, const
   return load(std::vector<int>{port}, clients, requests, send, check);
 }
 
-// One keep-alive connection to `port` sending request after request (n = 0, 1, …) until
-// `done` is set: what a reader sees while something else loads the server.
+// One keep-alive connection to `port` sending request after request (n = 0, 1, …), `pause`
+// apart, until `done` is set: what a reader sees while something else loads the server.
 inline Figures loadUntil(int port, const std::atomic<bool>& done, const Send& send,
-                         const Check& check) {
+                         const Check& check,
+                         std::chrono::milliseconds pause = std::chrono::milliseconds(0)) {
   std::vector<double> latencies;
   std::atomic<int64_t> errors{0};
   httplib::Client http("127.0.0.1", port);
   keepAlive(http);
   const auto start = std::chrono::steady_clock::now();
-  for (int n = 0; !done.load(); ++n) timedRequest(http, n, send, check, latencies, errors);
+  for (int n = 0; !done.load(); ++n) {
+    timedRequest(http, n, send, check, latencies, errors);
+    if (pause.count() > 0) std::this_thread::sleep_for(pause);
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return figures(std::move(latencies), seconds, errors.load());

@@ -78,6 +78,9 @@ constexpr double kGoalRatio = 0.5;
 // Bounds on a hang, not goals.
 constexpr auto kIntakeLimit = std::chrono::minutes(10);
 constexpr auto kStopLimit = std::chrono::seconds(20);
+// The GET reader's pause between requests during the burst (about 200 reads a second);
+// TUNEPLANE_BENCH_READER_PAUSE_MS changes it (0: back to back, as before 2026-12-05).
+constexpr int kReaderPauseMs = 5;
 
 double secondsSince(Steady::time_point t0) {
   return std::chrono::duration<double>(Steady::now() - t0).count();
@@ -101,6 +104,9 @@ void appendServer(const std::string& site, const std::string& dir, int port) {
       "s\n";
   if (const int c = envInt("TUNEPLANE_BENCH_SUBMIT_CONCURRENCY", 0); c > 0) {
     server += "  submit_concurrency: " + std::to_string(c) + "\n";
+  }
+  if (const int t = envInt("TUNEPLANE_BENCH_THREADS", 0); t > 0) {
+    server += "  threads: " + std::to_string(t) + "\n";
   }
   server +=
       "  tokens:\n    - user: alice\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
@@ -211,6 +217,18 @@ int64_t queuedCount(httplib::Client& http) {
     cont = page.value("continue", "");
     if (cont.empty()) return n;
   }
+}
+
+// Jobs in phase Queued by serve's gauge (`tuneplane_jobs{phase="Queued"}`, a count in the
+// store): what the watcher polls during the burst. Listing a thousand jobs every 20 ms cost
+// serve about a tenth of its CPU, which the bench then measured as intake's.
+int64_t queuedGauge(httplib::Client& http) {
+  auto res = http.Get("/metrics", bearer());
+  if (!res || res->status != 200) return -1;
+  static const std::string kLine = "tuneplane_jobs{phase=\"Queued\"} ";
+  const auto at = res->body.find("\n" + kLine);
+  if (at == std::string::npos) return 0;  // no job in that phase: no line
+  return std::atoll(res->body.c_str() + at + 1 + kLine.size());
 }
 
 // serve's /metrics lines that say where the time went.
@@ -332,7 +350,11 @@ int run() {
   if (!cancelRawSubmits(*target)) return 1;
 
   // serve, optionally under strace or perf.
-  std::vector<std::string> serve_args = {test::tuneplaneBinary(), "serve", "--site", site_file};
+  // TUNEPLANE_BENCH_SERVE: another build's `tuneplane` as serve (an A/B of two versions).
+  const char* serve_binary = std::getenv("TUNEPLANE_BENCH_SERVE");
+  std::vector<std::string> serve_args = {
+      serve_binary != nullptr ? std::string(serve_binary) : test::tuneplaneBinary(), "serve",
+      "--site", site_file};
   if (use_strace) {
     serve_args.insert(serve_args.begin(), {"strace", "-f", "-c", "-o", root + "/strace.txt"});
     if (!strace_all) {
@@ -340,8 +362,8 @@ int run() {
                         {"-e", "trace=fsync,fdatasync,sync_file_range,syncfs"});
     }
   } else if (perf_file != nullptr) {
-    serve_args.insert(serve_args.begin(),
-                      {"perf", "record", "-F", "999", "-g", "-o", perf_file, "--"});
+    serve_args.insert(serve_args.begin(), {"perf", "record", "-F", "999",
+                                           "--call-graph=dwarf,16384", "-o", perf_file, "--"});
   }
   auto serve = test::ChildProcess::start(serve_args, {.scratch = root}, "serve",
                                          test::ChildProcess::Output::kTruncate);
@@ -389,7 +411,13 @@ int run() {
   };
   const auto cpu_before = cpuNow();
   Figures busy;
-  std::thread reader([&] { busy = bench::loadUntil(port, done, get, bench::answers(200)); });
+  // A user's status reads, paced: a reader sending GETs back to back took a sixth of serve's
+  // CPU (1,400 GETs a second), which the bench then counted against intake.
+  const char* pause_env = std::getenv("TUNEPLANE_BENCH_READER_PAUSE_MS");
+  const std::chrono::milliseconds reader_pause(pause_env != nullptr ? std::atoi(pause_env)
+                                                                    : kReaderPauseMs);
+  std::thread reader(
+      [&] { busy = bench::loadUntil(port, done, get, bench::answers(200), reader_pause); });
   const auto t0 = Steady::now();
   std::vector<std::thread> posters;
   for (int c = 0; c < clients; ++c) {
@@ -407,7 +435,7 @@ int run() {
   int64_t queued = 0;
   const bool all_queued = pollUntil(
       [&] {
-        queued = queuedCount(watcher);
+        queued = queuedGauge(watcher);
         return queued == jobs + 1;
       },
       kIntakeLimit);
@@ -420,6 +448,12 @@ int run() {
     std::fprintf(stderr, "after %.0f s only %lld of %d jobs Queued\n", intake_s,
                  static_cast<long long>(queued), jobs + 1);
   }
+  // The gauge's count, confirmed once by the API's own listing.
+  const int64_t listed = queuedCount(watcher);
+  if (all_queued && listed != jobs + 1) {
+    std::fprintf(stderr, "the gauge said %d Queued, GET /v1/jobs?phase=Queued lists %lld\n",
+                 jobs + 1, static_cast<long long>(listed));
+  }
   const double intake_rate = jobs / intake_s;
   std::printf("POST answered: %d jobs in %.2f s (%d errors)\n", jobs, posted_s, post_errors.load());
   std::printf("intake: %d jobs POSTed -> all Queued in Slurm     %8.1f jobs/s (%.2f s)\n", jobs,
@@ -431,10 +465,12 @@ int run() {
               idle.p50_ms, idle.p99_ms, static_cast<long long>(idle.good + idle.errors),
               static_cast<long long>(idle.errors));
   std::printf(
-      "GET /v1/jobs/{id} during intake: p50 %.3f ms  p99 %.3f ms  (%lld, %lld errors); "
+      "GET /v1/jobs/{id} during intake (%lld ms apart): p50 %.3f ms  p99 %.3f ms  (%lld, %lld "
+      "errors); "
       "p99 ratio %.2fx\n",
-      busy.p50_ms, busy.p99_ms, static_cast<long long>(busy.good + busy.errors),
-      static_cast<long long>(busy.errors), idle.p99_ms > 0 ? busy.p99_ms / idle.p99_ms : 0);
+      static_cast<long long>(reader_pause.count()), busy.p50_ms, busy.p99_ms,
+      static_cast<long long>(busy.good + busy.errors), static_cast<long long>(busy.errors),
+      idle.p99_ms > 0 ? busy.p99_ms / idle.p99_ms : 0);
   std::printf("CPU during intake (%u cores x %.2f s = %.1f CPU-s there were):",
               std::thread::hardware_concurrency(), intake_s,
               std::thread::hardware_concurrency() * intake_s);
@@ -497,8 +533,8 @@ int run() {
     }
   }
   std::printf("load average %.2f\n", loadAverage());
-  const bool ok =
-      all_queued && post_errors == 0 && twice == 0 && static_cast<int>(by_token.size()) == jobs + 1;
+  const bool ok = all_queued && listed == jobs + 1 && post_errors == 0 && twice == 0 &&
+                  static_cast<int>(by_token.size()) == jobs + 1;
   return ok ? 0 : 1;
 }
 

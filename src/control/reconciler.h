@@ -163,7 +163,9 @@ class Reconciler {
   void queueLaunch(store::JobView view, bool fresh);
   void runLaunches();
   void startAttempt(Launch& launch, slurm::SlurmClient& slurm);
-  void stageAndSubmit(Launch& launch, store::JobView view, slurm::SlurmClient& slurm);
+  // `parsed`: the job's spec when the caller parsed it already (else parsed from the view).
+  void stageAndSubmit(Launch& launch, store::JobView view, slurm::SlurmClient& slurm,
+                      const spec::PartialSpec* parsed = nullptr);
   void resolveReceipt(store::JobView view);
   void settleReceipt(const store::JobView& view,
                      const slurm::SlurmResult<std::vector<slurm::JobRecord>>& records);

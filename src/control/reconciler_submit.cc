@@ -67,16 +67,19 @@ void Reconciler::runLaunches() {
 
 void Reconciler::startAttempt(Launch& launch, slurm::SlurmClient& slurm) {
   const store::JobView& view = launch.view;
-  auto spec = spec::parseJobSpec(view.job.spec);
-  if (!spec) {
-    commitNow(launch.tally, view,
-              failJob(view, "the stored spec no longer parses: " + describeAll(spec.error()), now_),
-              "unparsable spec");
+  // Parsed once for the whole attempt: its name and pools here, its staging below.
+  const spec::PartialSpec parsed = spec::parsePartialJobSpec(view.job.spec);
+  if (!parsed.complete()) {
+    commitNow(
+        launch.tally, view,
+        failJob(view, "the stored spec no longer parses: " + describeAll(parsed.errors), now_),
+        "unparsable spec");
     return;
   }
+  const spec::JobSpec& spec = parsed.spec;
   const store::AttemptRecord* last = currentAttempt(view);
   const int number = last ? last->number + 1 : 1;
-  auto token = launcher_.newSubmitToken(spec->metadata.name);
+  auto token = launcher_.newSubmitToken(spec.metadata.name);
   auto dir = launcher_.attemptDir(view.job.id, number);
   if (!token || !dir) {
     ++launch.tally.errors;
@@ -85,7 +88,7 @@ void Reconciler::startAttempt(Launch& launch, slurm::SlurmClient& slurm) {
     return;
   }
   std::vector<std::string> pools;
-  for (const auto& pool : spec->resources.pools) pools.push_back(pool.name);
+  for (const auto& pool : spec.resources.pools) pools.push_back(pool.name);
   if (!commitNow(launch.tally, view, beginAttempt(view, number, *token, *dir, pools, now_),
                  "new attempt")) {
     return;
@@ -94,14 +97,16 @@ void Reconciler::startAttempt(Launch& launch, slurm::SlurmClient& slurm) {
   if (!fresh) return;
   hook(SubmitStep::kAttemptDurable, *fresh, number);
   if (stop_.stop_requested()) return;  // the next run stages it
-  stageAndSubmit(launch, std::move(*fresh), slurm);
+  stageAndSubmit(launch, std::move(*fresh), slurm, &parsed);
 }
 
-void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::SlurmClient& slurm) {
+void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::SlurmClient& slurm,
+                                const spec::PartialSpec* parsed) {
   TickReport& tally = launch.tally;
   const store::AttemptRecord attempt = view.attempts.back();
   const int n = attempt.number;
-  auto staged = launcher_.stageOrLoad(view.job.spec, attempt);
+  auto staged = parsed != nullptr ? launcher_.stageOrLoad(*parsed, attempt)
+                                  : launcher_.stageOrLoad(view.job.spec, attempt);
   if (!staged) {
     const std::string why = describeAll(staged.error());
     if (stagingMayPass(staged.error())) {

@@ -5,6 +5,7 @@
 
 #include "attempt/error_codes.h"
 #include "launch/attempt_identity.h"
+#include "spec/spec_parser.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
@@ -51,6 +52,11 @@ Result<std::string> AttemptLauncher::attemptDir(const std::string& job_id, int a
 
 Checked<StagedSubmit> AttemptLauncher::stageOrLoad(std::string_view spec_text,
                                                    const store::AttemptRecord& attempt) {
+  return stageOrLoad(spec::parsePartialJobSpec(spec_text), attempt);
+}
+
+Checked<StagedSubmit> AttemptLauncher::stageOrLoad(const spec::PartialSpec& parsed,
+                                                   const store::AttemptRecord& attempt) {
   PrepareOptions options;
   options.job_id = attempt.job_id;
   options.attempt = attempt.number;
@@ -59,7 +65,7 @@ Checked<StagedSubmit> AttemptLauncher::stageOrLoad(std::string_view spec_text,
   // Every rule and the artifact's hash, checked again even when the attempt was staged
   // before (a deferred submit, a restart): the image may have changed since. The verifier's
   // cache makes an unchanged artifact a stat().
-  auto prepared = prepareText(spec_text, site_, options, verifier_, random_);
+  auto prepared = prepareParsed(parsed, site_, options, verifier_, random_);
   if (!prepared) return tl::unexpected(prepared.error());
   if (fs_.exists(attempt.staging_dir)) return load(attempt);
   auto staged = stage(*prepared, access_, fs_);

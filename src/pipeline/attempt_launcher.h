@@ -60,6 +60,9 @@ class AttemptLauncher {
   // this attempt's (manifest, token) — never overwritten.
   Checked<StagedSubmit> stageOrLoad(std::string_view spec_text,
                                     const store::AttemptRecord& attempt);
+  // The same from the spec parsed already (spec::parsePartialJobSpec of the stored text).
+  Checked<StagedSubmit> stageOrLoad(const spec::PartialSpec& parsed,
+                                    const store::AttemptRecord& attempt);
 
  private:
   Checked<StagedSubmit> load(const store::AttemptRecord& attempt);

@@ -15,14 +15,6 @@
 #include "staging/staging_paths.h"
 
 namespace tuneplane::pipeline {
-namespace {
-
-Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const SiteContext& context,
-                                      const PrepareOptions& options,
-                                      catalog::ArtifactVerifier& verifier,
-                                      launch::RandomSource& random);
-
-}  // namespace
 
 Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
                                const SiteEnvironment& env) {
@@ -101,8 +93,6 @@ Checked<PreparedLaunch> prepareText(std::string_view spec_text, const SiteContex
   return prepareParsed(spec::parsePartialJobSpec(spec_text), context, options, verifier, random);
 }
 
-namespace {
-
 // The rest of the pipeline once the spec has been parsed (or failed to).
 Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const SiteContext& context,
                                       const PrepareOptions& options,
@@ -165,8 +155,6 @@ Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const Sit
   prepared.request = std::move(*request);
   return prepared;
 }
-
-}  // namespace
 
 Result<staging::JobAccess> checkJobAccess(const SiteContext& context) {
   staging::PosixOsUsers users;

@@ -23,6 +23,7 @@
 #include "catalog/site_config.h"
 #include "common/result.h"
 #include "launch/launch_request.h"
+#include "spec/partial_spec.h"
 #include "staging/job_access.h"
 #include "staging/stager.h"
 
@@ -108,6 +109,12 @@ Checked<PreparedLaunch> prepareText(std::string_view spec_text, const SiteContex
                                     const PrepareOptions& options,
                                     catalog::ArtifactVerifier& verifier,
                                     launch::RandomSource& random);
+// The same from a spec parsed already (spec::parsePartialJobSpec), complete or not: the
+// reconciler parses a stored spec once per attempt, not once per step.
+Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const SiteContext& context,
+                                      const PrepareOptions& options,
+                                      catalog::ArtifactVerifier& verifier,
+                                      launch::RandomSource& random);
 
 // How the site's job user (slurm.user) will write the attempts TunePlane stages from this
 // host (staging/job_access.h): the users and staging.group resolved here, and the way down

@@ -12,6 +12,7 @@
 
 #include "common/unique_fd.h"
 #include "staging/error_codes.h"
+#include "staging/staging_paths.h"
 
 namespace tuneplane::staging {
 namespace {
@@ -23,21 +24,19 @@ tl::unexpected<Error> ioError(const std::string& what, const std::string& path, 
 }  // namespace
 
 Status PosixStagingFs::makeDirs(const std::string& path, mode_t mode) {
-  // Walk from the root so each missing directory is created with `mode` (not the umask of
-  // std::filesystem::create_directories, which sets no mode).
-  std::string prefix;
-  std::size_t pos = 0;
-  while (pos != std::string::npos) {
-    const std::size_t next = path.find('/', pos + 1);
-    prefix = path.substr(0, next);
-    pos = next;
-    if (prefix.empty()) continue;
-    if (::mkdir(prefix.c_str(), mode) == 0) {
-      // mkdir's mode is filtered by the umask: a job user must be able to pass through.
-      if (auto changed = changeMode(prefix, mode); !changed) return changed;
-    } else if (errno != EEXIST) {
-      return ioError("mkdir", prefix, errno);
-    }
+  // From the leaf up: every attempt of a job asks for the same parent, which exists after the
+  // first, so one mkdir usually answers (walking down from the root cost one per component).
+  // Each directory created gets `mode` exactly: mkdir's mode is filtered by the umask, and a
+  // job user must be able to pass through.
+  if (::mkdir(path.c_str(), mode) == 0) return changeMode(path, mode);
+  if (errno == ENOENT) {
+    const std::string parent = parentDir(path);
+    if (parent.empty() || parent == path) return ioError("mkdir", path, ENOENT);
+    if (auto made = makeDirs(parent, mode); !made) return made;
+    if (::mkdir(path.c_str(), mode) == 0) return changeMode(path, mode);
+    if (errno != EEXIST) return ioError("mkdir", path, errno);  // EEXIST: made beside us
+  } else if (errno != EEXIST) {
+    return ioError("mkdir", path, errno);
   }
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return ioError("stat", path, errno);

@@ -249,6 +249,31 @@ TEST_F(StagerTest, FilesAndAttemptDirAreReadOnlyButLogsAndOutputAreWritable) {
   EXPECT_EQ(modeOf(attemptFile(attempt_dir_, kOutputDir)), 0755u);
 }
 
+TEST_F(StagerTest, MakeDirsGivesEachMissingLevelItsModeAndLeavesExistingOnesAlone) {
+  const std::string existing = root_ + "/jobs";
+  ASSERT_EQ(::mkdir(existing.c_str(), 0700), 0);
+  const std::string deep = existing + "/a/b/attempts";
+  const mode_t old_umask = ::umask(0077);
+  auto made = fs_.makeDirs(deep, 0751);
+  auto again = fs_.makeDirs(deep, 0755);  // there already: nothing changes
+  ::umask(old_umask);
+  ASSERT_TRUE(made) << made.error().describe();
+  ASSERT_TRUE(again) << again.error().describe();
+  EXPECT_EQ(modeOf(existing), 0700u);
+  for (const std::string& dir : {existing + "/a", existing + "/a/b", deep}) {
+    EXPECT_EQ(modeOf(dir), 0751u) << dir;
+  }
+  // A file where a directory should be is an error naming that path, at any level.
+  const std::string file = root_ + "/plain";
+  { std::ofstream(file) << "x"; }
+  for (const std::string& path : {file, file + "/below"}) {
+    auto refused = fs_.makeDirs(path, 0755);
+    ASSERT_FALSE(refused) << path;
+    EXPECT_EQ(refused.error().code, "staging.io") << path;
+    EXPECT_NE(refused.error().message.find(file), std::string::npos) << refused.error().describe();
+  }
+}
+
 TEST_F(StagerTest, AnExistingAttemptIsNeverOverwritten) {
   ASSERT_TRUE(stageAttempt(request_, script_, body_, access_, fs_));
   const std::string first = readFile(attemptFile(attempt_dir_, kScriptFile));
