@@ -33,6 +33,14 @@ bool endsSoon(const std::string& pid) {
   return !alive();
 }
 
+// Shell words that save the last background job's pid in `file`, renamed into place: a test
+// that waits for the file to exist never reads one the shell has created but not yet written
+// (which a test that drops the child at once then found empty).
+std::string savePidIn(const fs::path& file) {
+  const std::string temp = file.string() + ".tmp";
+  return "echo $! >'" + temp + "' && mv '" + temp + "' '" + file.string() + "'";
+}
+
 class SubprocessTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -97,9 +105,9 @@ TEST_F(SubprocessTest, AChildProcessIsKilledWithItsGroupWhenDropped) {
   const fs::path pid_file = dir_ / "grandchild.pid";
   pid_t pid = 0;
   {
-    auto child = ChildProcess::start(
-        {"/bin/sh", "-c", "sleep 300 & echo $! >'" + pid_file.string() + "'; wait"},
-        {.scratch = dir_}, "dropped");
+    auto child =
+        ChildProcess::start({"/bin/sh", "-c", "sleep 300 & " + savePidIn(pid_file) + "; wait"},
+                            {.scratch = dir_}, "dropped");
     ASSERT_NE(child, nullptr);
     pid = child->pid();
     for (int i = 0; i < 400 && !fs::exists(pid_file); ++i) {
@@ -145,9 +153,9 @@ TEST_F(SubprocessTest, APolledChildRunsWhereToldAndWhatItLeftRunningEndsWithIt) 
 
 TEST_F(SubprocessTest, AChildProcessEndedOnDemandTakesItsGroupWithIt) {
   const fs::path pid_file = dir_ / "grandchild.pid";
-  auto child = ChildProcess::start(
-      {"/bin/sh", "-c", "sleep 300 & echo $! >'" + pid_file.string() + "'; wait"},
-      {.scratch = dir_}, "ended");
+  auto child =
+      ChildProcess::start({"/bin/sh", "-c", "sleep 300 & " + savePidIn(pid_file) + "; wait"},
+                          {.scratch = dir_}, "ended");
   ASSERT_NE(child, nullptr);
   for (int i = 0; i < 400 && !fs::exists(pid_file); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
