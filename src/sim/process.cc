@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,7 +41,16 @@ Result<pid_t> launchBatchStep(const LaunchSpec& spec) {
     dup2(err, 2);
     // Close every other descriptor the simulator holds (listening sockets, clients).
     for (int fd = 3; fd < 1024; ++fd) close(fd);
-    execve(argv[0], argv, envp.data());
+    // ETXTBSY: the script was written by this process, and a child another thread forked
+    // meanwhile holds its write descriptor until that child closes it above or execs. Wait for
+    // that (bounded: 1 s) instead of failing the job with 26 as its exit code, which a test
+    // starting many jobs at once on a loaded machine saw. Both calls are async-signal-safe.
+    for (int tries = 0; tries < 100; ++tries) {
+      execve(argv[0], argv, envp.data());
+      if (errno != ETXTBSY) break;
+      const timespec pause{0, 10'000'000};
+      nanosleep(&pause, nullptr);
+    }
     _exit(errno);
   }
   setpgid(pid, pid);  // also here, so a signal right after fork reaches the group

@@ -25,7 +25,9 @@ struct LaunchSpec {
 };
 
 // Forks and execs. If the child cannot chdir/open/exec it exits with errno as its
-// status (exec of a script without "#!" → ENOEXEC = 8, as the real slurmstepd reports).
+// status (exec of a script without "#!" → ENOEXEC = 8, as the real slurmstepd reports). An
+// exec refused with ETXTBSY (the script still open for writing in a child another thread
+// forked) is tried again for up to 1 s.
 Result<pid_t> launchBatchStep(const LaunchSpec& spec);
 
 struct ProcessExit {
