@@ -38,6 +38,15 @@ class LaunchBatchStepTest : public ::testing::Test {
     signalProcessGroup(pid, SIGKILL);
     return std::nullopt;
   }
+  // `script` run in the test's directory, its output in <dir>/out.
+  LaunchSpec specFor(const std::string& script) const {
+    LaunchSpec spec;
+    spec.script_path = script;
+    spec.cwd = dir_;
+    spec.environment = {"PATH=/usr/bin:/bin"};
+    spec.stdout_path = spec.stderr_path = dir_ + "/out";
+    return spec;
+  }
   std::string dir_;
 };
 
@@ -50,11 +59,7 @@ TEST_F(LaunchBatchStepTest, AScriptStillOpenForWritingElsewhereRunsOnceTheWriter
   ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
   const int writer = ::open(script.c_str(), O_WRONLY | O_CLOEXEC);
   ASSERT_GE(writer, 0);
-  LaunchSpec spec;
-  spec.script_path = script;
-  spec.cwd = dir_;
-  spec.environment = {"PATH=/usr/bin:/bin"};
-  spec.stdout_path = spec.stderr_path = dir_ + "/out";
+  const LaunchSpec spec = specFor(script);
   auto pid = launchBatchStep(spec);
   ASSERT_TRUE(pid) << pid.error().describe();
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -73,11 +78,7 @@ TEST_F(LaunchBatchStepTest, AScriptWithoutAnInterpreterLineEndsWithEnoexec) {
   const std::string script = dir_ + "/script";
   std::ofstream(script) << "echo no shebang\n";
   ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
-  LaunchSpec spec;
-  spec.script_path = script;
-  spec.cwd = dir_;
-  spec.environment = {"PATH=/usr/bin:/bin"};
-  spec.stdout_path = spec.stderr_path = dir_ + "/out";
+  const LaunchSpec spec = specFor(script);
   auto pid = launchBatchStep(spec);
   ASSERT_TRUE(pid) << pid.error().describe();
   const auto exit = waitFor(*pid);
