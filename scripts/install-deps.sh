@@ -9,11 +9,13 @@ packages=(
   libicu-dev libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libboost-dev
   chromium chromium-driver
   systemd  # systemd-analyze: scripts/package-test.sh verifies the packaged unit
+  # `make test-asan` and `make fuzz` compile with clang: its sanitizer and libFuzzer runtimes,
+  # and lld, its linker for what ships nothing (CMakeLists.txt).
+  clang libclang-rt-dev lld
 )
-# `make fuzz` (install-deps.sh --fuzz): clang and its libFuzzer runtime; python3-yaml for
-# fuzz/seed_corpus.py. Not needed by `make test`, which replays the fuzz corpora with g++.
+# `make fuzz` (install-deps.sh --fuzz): python3-yaml for fuzz/seed_corpus.py.
 if [ "${1:-}" = "--fuzz" ]; then
-  packages+=(clang libclang-rt-dev python3-yaml)
+  packages+=(python3-yaml)
 fi
 missing=()
 for p in "${packages[@]}"; do

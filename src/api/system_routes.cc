@@ -44,7 +44,7 @@ void ApiServer::installSystemRoutes() {
   for (const auto& [path, kind] : {std::pair{"/v1/playgrounds", "Playground"},
                                    std::pair{"/v1/deployments", "ModelDeployment"}}) {
     post(path, Access::kUser,
-         [kind](const httplib::Request&, httplib::Response& res, const Principal&) {
+         [kind = kind](const httplib::Request&, httplib::Response& res, const Principal&) {
            sendError(res, 422, kindRefusal(kind));
          });
   }
