@@ -25,7 +25,7 @@ namespace {
 
 using test::RawHttpConnection;
 
-constexpr const char* kToken = "hostile-test-token";
+constexpr const char* kHostileToken = "hostile-test-token";
 // A bound on a hang, never a timing assertion.
 constexpr auto kAnswerLimit = 20s;
 // How much the serve process's peak RSS may grow over its peak before the oversized requests
@@ -39,11 +39,11 @@ constexpr std::size_t kOversizedSendLimit = 512u * 1024 * 1024;
 
 std::string siteYaml(const std::string& extra = "") {
   return "server:\n  poll_interval: 1s\n" + extra + "  tokens:\n    - user: alice\n" +
-         "      token_sha256: " + staging::sha256Hex(kToken) + "\n";
+         "      token_sha256: " + staging::sha256Hex(kHostileToken) + "\n";
 }
 
 std::string authorization() {
-  return std::string("Authorization: Bearer ") + kToken + "\r\n";
+  return std::string("Authorization: Bearer ") + kHostileToken + "\r\n";
 }
 
 class ServeHostileClientsTest : public ServeProcessFixture {
@@ -73,7 +73,7 @@ class ServeHostileClientsTest : public ServeProcessFixture {
     auto health = http.Get("/healthz");
     ASSERT_TRUE(health) << when << ": /healthz did not answer";
     EXPECT_EQ(health->status, 200) << when;
-    auto who = http.Get("/v1/whoami", {{"Authorization", std::string("Bearer ") + kToken}});
+    auto who = http.Get("/v1/whoami", {{"Authorization", std::string("Bearer ") + kHostileToken}});
     ASSERT_TRUE(who) << when << ": /v1/whoami did not answer";
     EXPECT_EQ(who->status, 200) << when;
   }

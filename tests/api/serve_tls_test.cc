@@ -23,7 +23,7 @@
 namespace tuneplane::api::testing {
 namespace {
 
-constexpr const char* kToken = "tls-test-token";
+constexpr const char* kTlsToken = "tls-test-token";
 
 // A self-signed certificate for 127.0.0.1 and its key, written to `dir`/cert.pem, key.pem.
 bool makeCertificate(const std::string& dir, const std::string& name) {
@@ -103,7 +103,7 @@ class ServeTlsTest : public ServeProcessFixture {
         sim_->baseUrl(), false, "",
         "server:\n  poll_interval: 1s\n  tls:\n    cert: tls/cert.pem\n    key: tls/key.pem\n"
         "  tokens:\n    - user: alice\n      token_sha256: " +
-            staging::sha256Hex(kToken) + "\n");
+            staging::sha256Hex(kTlsToken) + "\n");
     tls_dir_ = site_->dir() + "/tls";
     if (!makeCertificate(tls_dir_, "first")) return 0;
     startServe(*site_, {"--db", site_->dir() + "/tp.db"});
@@ -116,7 +116,7 @@ class ServeTlsTest : public ServeProcessFixture {
   test::ProcessResult cli(int port, const std::vector<std::string>& args, bool with_ca) {
     std::vector<std::string> env = {"PATH=/usr/bin:/bin", "HOME=" + site_->dir(),
                                     "TUNEPLANE_SERVER=https://127.0.0.1:" + std::to_string(port),
-                                    std::string("TUNEPLANE_TOKEN=") + kToken};
+                                    std::string("TUNEPLANE_TOKEN=") + kTlsToken};
     if (with_ca) env.push_back("TUNEPLANE_CA_FILE=" + tls_dir_ + "/cert.pem");
     std::vector<std::string> argv = {kBinary};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -136,7 +136,7 @@ TEST_F(ServeTlsTest, TheCliWorksOverHttpsWithTheCaFileAndFailsClearlyWithout) {
   const auto untrusted = cli(port, {"whoami"}, false);
   EXPECT_EQ(untrusted.exit_code, cli::kExitServer) << untrusted.err;
   EXPECT_NE(untrusted.err.find("TUNEPLANE_CA_FILE"), std::string::npos) << untrusted.err;
-  EXPECT_EQ(untrusted.err.find(kToken), std::string::npos);
+  EXPECT_EQ(untrusted.err.find(kTlsToken), std::string::npos);
 }
 
 TEST_F(ServeTlsTest, TheConsoleIsServedOverHttps) {

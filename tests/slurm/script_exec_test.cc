@@ -29,10 +29,6 @@ using ::testing::Not;
 namespace fs = std::filesystem;
 namespace sh = shell_test;
 
-constexpr const char* kArtifactContent = "test";
-constexpr const char* kArtifactSha =
-    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
-
 // One step the stubs recorded.
 struct Record {
   std::vector<std::string> srun;       // srun's options
@@ -151,8 +147,8 @@ LaunchRequest hostileRequest(const ScriptRun& run, catalog::ContainerRuntime run
   const std::string compact = "-it's \"q\" $(touch " + run.canary(5) + ") `touch " + run.canary(6) +
                               "` ;*\\ ü\n x  ${HOME}";
   const fs::path artifact = run.root() / compact;
-  sh::writeFile(artifact, kArtifactContent);
-  r.artifact = {artifact.string(), catalog::ArtifactFormat::kSqsh, kArtifactSha};
+  sh::writeFile(artifact, sh::kImageContent);
+  r.artifact = {artifact.string(), catalog::ArtifactFormat::kSqsh, sh::kImageSha256};
   r.attempt_dir = "/attempt/" + path_part;
   r.logs_dir = "/logs/" + without(path_part, "\\");  // Slurm reads '\' as an escape
   r.output_dir = "/out/" + path_part;
@@ -420,7 +416,7 @@ TEST(ScriptExitCodes, ArtifactMismatchStopsBeforeAnyContainer) {
   EXPECT_EQ(result.exit_code, kExitArtifactMismatch);
   EXPECT_THAT(result.err, HasSubstr("sha256 mismatch"));
   EXPECT_THAT(result.err, HasSubstr(r.artifact.path));
-  EXPECT_THAT(result.err, HasSubstr(kArtifactSha));
+  EXPECT_THAT(result.err, HasSubstr(sh::kImageSha256));
   // sha256("tampered"), computed by sha256sum on the "node".
   EXPECT_THAT(result.err,
               HasSubstr("actual d121be3103007b41edf96f8262925f8c7d61894afe9a041843b631f69445bc57"));

@@ -42,8 +42,6 @@ using ::testing::Not;
 namespace fs = std::filesystem;
 namespace sh = shell_test;
 
-constexpr const char* kArtifactSha =
-    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";  // sha256("test")
 // Bounds a whole run of two jobs; they take a few seconds. Only a hang reaches it.
 constexpr std::chrono::seconds kRunLimit{120};
 const fs::path kStubs = test::sourceDir() / "tests/slurm/stubs";
@@ -85,7 +83,7 @@ class Job {
       fs::copy_file(kStubs / stub, bin() / stub);
       fs::permissions(bin() / stub, fs::perms::owner_all);
     }
-    sh::writeFile(dir_ / "image", "test");
+    sh::writeFile(dir_ / "image", sh::kImageContent);
     sh::writeFile(root / "driver.py", kDriver);
     request_.job_name = "share-" + name_;
     request_.identity = {"job-" + name_, 1, "tp-" + name_};
@@ -95,7 +93,7 @@ class Job {
                          runtime == catalog::ContainerRuntime::kPyxis
                              ? catalog::ArtifactFormat::kSqsh
                              : catalog::ArtifactFormat::kSif,
-                         kArtifactSha};
+                         sh::kImageSha256};
     request_.attempt_dir = dir_.string();
     request_.logs_dir = (dir_ / "logs").string();
     request_.output_dir = (dir_ / "out").string();

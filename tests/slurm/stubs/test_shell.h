@@ -40,6 +40,12 @@ using test::writeFile;
 
 using RunResult = test::ProcessResult;
 
+// A stand-in container image's bytes and their sha256, which the rendered scripts check
+// before they run anything.
+inline constexpr const char* kImageContent = "test";
+inline constexpr const char* kImageSha256 =
+    "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+
 // Runs `command` with /bin/sh, bounded (support/subprocess.h); its stdout and stderr are
 // captured in files in `scratch`.
 inline RunResult runShell(const std::string& command, const std::filesystem::path& scratch) {
