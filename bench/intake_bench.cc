@@ -1,9 +1,12 @@
 // Intake of a burst (issue 18): N jobs POSTed by C clients to the real `tuneplane serve`
 // process over the bundled simulator `tuneplane-slurmsim` (scheduling paused, so nothing
-// runs), timed from the first POST until every job is Queued (its Slurm job submitted, its
-// receipt and SLUIDs stored), against the baseline measured in the same run: the simulator's
+// runs), timed from the first POST until every job is in Slurm's queue (its Slurm job
+// submitted and the receipt stored), and until every job is Queued in TunePlane (its SLUIDs
+// read back and stored too), against the baseline measured in the same run: the simulator's
 // raw rate of held submits, sent by C threads straight to it with the real REST client (one
 // connection each), the same submit body TunePlane stages. Goal: intake >= 0.5x that rate.
+// The same server's raw rate of the read-back (GET /job/{id}) is measured too, and with it
+// the ceiling Slurm itself sets on submits that are each read back.
 // Also GET /v1/jobs/{id}'s p50/p99 on one keep-alive connection while intake runs, against
 // the same GETs while serve is idle (no regression).
 // Where the time goes, from serve's own /metrics: slurmrestd calls by operation, control
@@ -219,16 +222,26 @@ int64_t queuedCount(httplib::Client& http) {
   }
 }
 
-// Jobs in phase Queued by serve's gauge (`tuneplane_jobs{phase="Queued"}`, a count in the
-// store): what the watcher polls during the burst. Listing a thousand jobs every 20 ms cost
-// serve about a tenth of its CPU, which the bench then measured as intake's.
-int64_t queuedGauge(httplib::Client& http) {
+// Two counts from serve's /metrics, what the watcher polls during the burst (listing a
+// thousand jobs every 20 ms cost serve about a tenth of its CPU, which the bench then
+// measured as intake's): receipts stored (`tuneplane_submit_latency_seconds_count`: the job
+// is in Slurm's queue) and jobs in phase Queued (`tuneplane_jobs{phase="Queued"}`: its SLUIDs
+// read back and stored too). -1 each when /metrics did not answer.
+struct IntakeCounts {
+  int64_t receipts = -1;
+  int64_t queued = -1;
+};
+
+IntakeCounts intakeCounts(httplib::Client& http) {
   auto res = http.Get("/metrics", bearer());
-  if (!res || res->status != 200) return -1;
-  static const std::string kLine = "tuneplane_jobs{phase=\"Queued\"} ";
-  const auto at = res->body.find("\n" + kLine);
-  if (at == std::string::npos) return 0;  // no job in that phase: no line
-  return std::atoll(res->body.c_str() + at + 1 + kLine.size());
+  if (!res || res->status != 200) return {};
+  const auto count = [&body = res->body](const std::string& line) -> int64_t {
+    const auto at = body.find("\n" + line + " ");
+    if (at == std::string::npos) return 0;  // nothing counted yet: no line
+    return std::atoll(body.c_str() + at + 2 + line.size());
+  };
+  return {count("tuneplane_submit_latency_seconds_count"),
+          count("tuneplane_jobs{phase=\"Queued\"}")};
 }
 
 // serve's /metrics lines that say where the time went.
@@ -253,8 +266,8 @@ std::map<std::string, double> metrics(int port) {
 
 // The simulator's raw rate of held submits: `clients` threads, each its own client, `total`
 // submits of `body` (hold: true) with fresh tokens. Returns submits/s (0 on an error).
-double rawSubmitRate(const catalog::SlurmSite& slurm_site, const json& body, int clients,
-                     int total) {
+double rawSubmitRate(const catalog::SlurmSite& slurm_site, const json& body, int clients, int total,
+                     std::vector<uint64_t>* ids = nullptr) {
   std::vector<std::unique_ptr<slurm::SlurmRestClient>> rest;
   for (int c = 0; c < clients; ++c) {
     auto client = slurm::SlurmRestClient::fromSite(slurm_site);
@@ -264,6 +277,7 @@ double rawSubmitRate(const catalog::SlurmSite& slurm_site, const json& body, int
   }
   std::atomic<int> next{0};
   std::atomic<int> errors{0};
+  std::vector<uint64_t> made(static_cast<size_t>(total));
   const auto t0 = Steady::now();
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
@@ -274,7 +288,11 @@ double rawSubmitRate(const catalog::SlurmSite& slurm_site, const json& body, int
         std::snprintf(token, sizeof token, "raw-%08d", i);
         b["job"]["comment"] = token;
         b["job"]["hold"] = true;
-        if (!rest[static_cast<size_t>(c)]->submit(b)) ++errors;
+        auto receipt = rest[static_cast<size_t>(c)]->submit(b);
+        if (!receipt)
+          ++errors;
+        else
+          made[static_cast<size_t>(i)] = receipt->job_id;
       }
     });
   }
@@ -284,7 +302,41 @@ double rawSubmitRate(const catalog::SlurmSite& slurm_site, const json& body, int
     std::fprintf(stderr, "raw submits: %d errors\n", errors.load());
     return 0;
   }
+  if (ids != nullptr) *ids = std::move(made);
   return total / seconds;
+}
+
+// The raw rate of the read-back DESIGN asks after every submit (GET /job/<numeric id>, which
+// is how TunePlane learns a job's SLUIDs), over the held jobs of the baseline: `clients`
+// threads, each its own client, each id read once. Returns reads/s (0 on an error).
+double rawReadBackRate(const catalog::SlurmSite& slurm_site, const std::vector<uint64_t>& ids,
+                       int clients) {
+  std::vector<std::unique_ptr<slurm::SlurmRestClient>> rest;
+  for (int c = 0; c < clients; ++c) {
+    auto client = slurm::SlurmRestClient::fromSite(slurm_site);
+    if (!client) return 0;
+    (*client)->ping();
+    rest.push_back(std::move(*client));
+  }
+  std::atomic<size_t> next{0};
+  std::atomic<int> errors{0};
+  const auto t0 = Steady::now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      for (size_t i = next++; i < ids.size(); i = next++) {
+        auto records = rest[static_cast<size_t>(c)]->getJob(std::to_string(ids[i]));
+        if (!records || records->empty()) ++errors;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  const double seconds = secondsSince(t0);
+  if (errors > 0) {
+    std::fprintf(stderr, "raw read-backs: %d errors\n", errors.load());
+    return 0;
+  }
+  return static_cast<double>(ids.size()) / seconds;
 }
 
 // Calls per system call from `strace -c` output: name → calls.
@@ -338,14 +390,32 @@ int run() {
   // The simulator's best rate over a few sender counts (it serves a fixed number of
   // connections at once), each after a warm-up.
   double raw_rate = 0;
+  std::vector<uint64_t> raw_ids;
   for (int threads : {1, 4, 8, clients}) {
     rawSubmitRate(site->site.slurm, prepared->submit_body, threads, 50);  // warm-up
-    const double rate = rawSubmitRate(site->site.slurm, prepared->submit_body, threads, jobs);
+    const double rate =
+        rawSubmitRate(site->site.slurm, prepared->submit_body, threads, jobs, &raw_ids);
     if (rate <= 0) return 1;
     std::printf("baseline: %s's raw held submits, %2d threads  %8.1f submits/s\n",
                 target->name.c_str(), threads, rate);
     raw_rate = std::max(raw_rate, rate);
   }
+  // What the per-job read-back costs the same server (the last baseline's jobs, each read
+  // once), and so the most Slurm itself could take in of submits each followed by its read:
+  // the intake ceiling if serve cost nothing.
+  double read_rate = 0;
+  for (int threads : {8, clients}) {
+    const double rate = rawReadBackRate(site->site.slurm, raw_ids, threads);
+    if (rate <= 0) return 1;
+    std::printf("baseline: %s's raw GET /job/{id} (the read-back), %2d threads  %8.1f reads/s\n",
+                target->name.c_str(), threads, rate);
+    read_rate = std::max(read_rate, rate);
+  }
+  const double pair_rate = 1 / (1 / raw_rate + 1 / read_rate);
+  std::printf(
+      "ceiling: a submit and its read-back each, at those rates: %.1f jobs/s = %.3fx the raw "
+      "submits\n",
+      pair_rate, pair_rate / raw_rate);
 
   if (!cancelRawSubmits(*target)) return 1;
 
@@ -433,19 +503,23 @@ int run() {
   const double posted_s = secondsSince(t0);
   httplib::Client watcher("127.0.0.1", port);
   int64_t queued = 0;
+  double intake_s = -1;  // until the last receipt is stored
   const bool all_queued = pollUntil(
       [&] {
-        queued = queuedGauge(watcher);
+        const IntakeCounts counts = intakeCounts(watcher);
+        if (intake_s < 0 && counts.receipts >= jobs + 1) intake_s = secondsSince(t0);
+        queued = counts.queued;
         return queued == jobs + 1;
       },
       kIntakeLimit);
-  const double intake_s = secondsSince(t0);
+  const double queued_s = secondsSince(t0);
+  if (intake_s < 0) intake_s = queued_s;
   done = true;
   reader.join();
   const auto cpu_after = cpuNow();
   const auto after = metrics(port);
   if (!all_queued) {
-    std::fprintf(stderr, "after %.0f s only %lld of %d jobs Queued\n", intake_s,
+    std::fprintf(stderr, "after %.0f s only %lld of %d jobs Queued\n", queued_s,
                  static_cast<long long>(queued), jobs + 1);
   }
   // The gauge's count, confirmed once by the API's own listing.
@@ -455,12 +529,18 @@ int run() {
                  jobs + 1, static_cast<long long>(listed));
   }
   const double intake_rate = jobs / intake_s;
+  const double queued_rate = jobs / queued_s;
   std::printf("POST answered: %d jobs in %.2f s (%d errors)\n", jobs, posted_s, post_errors.load());
-  std::printf("intake: %d jobs POSTed -> all Queued in Slurm     %8.1f jobs/s (%.2f s)\n", jobs,
-              intake_rate, intake_s);
-  std::printf("ratio intake / raw held submits: %.3fx (goal >= %.1fx: %s)\n",
-              intake_rate / raw_rate, kGoalRatio,
-              intake_rate / raw_rate >= kGoalRatio ? "met" : "NOT met");
+  std::printf(
+      "intake: %d jobs POSTed -> all in Slurm's queue, receipts stored  %8.1f jobs/s (%.2f s)\n",
+      jobs, intake_rate, intake_s);
+  std::printf(
+      "        and all Queued in TunePlane, SLUIDs read back and stored %8.1f jobs/s (%.2f s)\n",
+      queued_rate, queued_s);
+  std::printf(
+      "ratio intake / raw held submits: %.3fx (goal >= %.1fx: %s); with the read-backs %.3fx\n",
+      intake_rate / raw_rate, kGoalRatio, intake_rate / raw_rate >= kGoalRatio ? "met" : "NOT met",
+      queued_rate / raw_rate);
   std::printf("GET /v1/jobs/{id} idle:        p50 %.3f ms  p99 %.3f ms  (%lld, %lld errors)\n",
               idle.p50_ms, idle.p99_ms, static_cast<long long>(idle.good + idle.errors),
               static_cast<long long>(idle.errors));
@@ -472,8 +552,8 @@ int run() {
       static_cast<long long>(busy.good + busy.errors), static_cast<long long>(busy.errors),
       idle.p99_ms > 0 ? busy.p99_ms / idle.p99_ms : 0);
   std::printf("CPU during intake (%u cores x %.2f s = %.1f CPU-s there were):",
-              std::thread::hardware_concurrency(), intake_s,
-              std::thread::hardware_concurrency() * intake_s);
+              std::thread::hardware_concurrency(), queued_s,
+              std::thread::hardware_concurrency() * queued_s);
   const char* const cpu_names[] = {"serve", "simulator", "bench clients"};
   for (size_t i = 0; i < cpu_before.size(); ++i) {
     if (cpu_before[i] < 0 || cpu_after[i] < 0) continue;

@@ -1,8 +1,9 @@
-// LaunchStage: the control loop's concurrent launch stage. It runs a batch of launch tasks —
-// each stages and submits ONE attempt by the submit protocol (reconciler.h), with its own
-// slurmrestd connection — at most window() at once on std::jthreads that live for the
-// batch, and returns when every task it started has finished. Within a task the protocol's
-// order is untouched; the stage only decides how many attempts are in flight.
+// LaunchStage: the control loop's concurrent launch stage. It runs a batch of tasks — a
+// launch task stages and submits ONE attempt by the submit protocol (reconciler.h), a
+// read-back task reads one receipt's job — each with its own slurmrestd connection, at most
+// window() at once on std::jthreads that live for the batch, and returns when every task it
+// started has finished. Within a task the protocol's order is untouched; the stage only
+// decides how many attempts are in flight.
 //
 // Backoff as a whole: every submit a task sends is timed (injected Clock). An overload — an
 // HTTP 429 or 503, or an answer slower than slow_submit — halves the window (at least 1) and

@@ -201,9 +201,9 @@ bool Reconciler::commitNow(TickReport& tally, const store::JobView& view,
   return true;
 }
 
-void Reconciler::flushBatch() {
+bool Reconciler::flushBatch() {
   batching_ = false;
-  if (batch_.empty()) return;
+  if (batch_.empty()) return true;
   std::vector<store::Change> changes;
   changes.swap(batch_);
   auto done = store_.commitAll(changes);
@@ -213,10 +213,11 @@ void Reconciler::flushBatch() {
     ++report_.errors;
     spdlog::error("reconciler: {} observation(s) not recorded: {}", changes.size(),
                   done.error().describe());
-    return;
+    return false;
   }
   report_.commits += static_cast<int>(changes.size());
   for (const auto& change : changes) reportEvents(change);
+  return true;
 }
 
 std::optional<store::JobView> Reconciler::reload(const std::string& job_id, TickReport* tally) {

@@ -147,8 +147,9 @@ class Reconciler {
   bool commitNow(TickReport& tally, const store::JobView& view, const Result<store::Change>& change,
                  const char* what);
   // While batching, commit() queues; flushBatch() writes the queue in one transaction
-  // (JobStore::commitAll: one fsync for a whole poll cycle instead of one per job).
-  void flushBatch();
+  // (JobStore::commitAll: one fsync for a whole poll cycle instead of one per job). False
+  // when the transaction failed (nothing of the batch was written).
+  bool flushBatch();
   std::optional<store::JobView> reload(const std::string& job_id, TickReport* tally = nullptr);
   void hook(SubmitStep step, const store::JobView& view, int attempt);
   void reportEvents(const store::Change& change);
@@ -167,7 +168,8 @@ class Reconciler {
   void stageAndSubmit(Launch& launch, store::JobView view, slurm::SlurmClient& slurm,
                       const spec::PartialSpec* parsed = nullptr);
   void resolveReceipt(store::JobView view);
-  void settleReceipt(const store::JobView& view,
+  // True when the read-back settled the attempt's SLUIDs (committed, or queued in the batch).
+  bool settleReceipt(const store::JobView& view,
                      const slurm::SlurmResult<std::vector<slurm::JobRecord>>& records);
   void judgeMissing(const store::JobView& view, store::AttemptRecord observed);
 

@@ -3,7 +3,8 @@
 // then the job read back by its numeric id — checked to be ours by its comment — and its
 // SLUIDs stored. Each commit happens before the step that depends on it. startAttempt and
 // stageAndSubmit run as launch tasks on the launch stage's threads (several attempts at
-// once, each in this order); the SLUIDs are settled back on the loop's thread.
+// once, each in this order); the read-backs run on the stage after every submit of the
+// batch, and the SLUIDs are settled back on the loop's thread, in one transaction.
 #include <algorithm>
 
 #include <spdlog/spdlog.h>
@@ -54,14 +55,40 @@ void Reconciler::runLaunches() {
     // Left by a backoff that began during the run: nothing starts before it ends.
     report_.relaunch_in_ms = std::max<int64_t>(0, stage_->pausedUntilMs() - clock_.steadyMs());
   }
-  // Back on the loop's thread: the tallies, then each receipt read back is settled.
+  // The receipts are read back once every submit of the run is answered: a read costs
+  // slurmrestd about what a submit does, and no job should wait for Slurm's queue behind
+  // another job's bookkeeping. A read not made now (stopped, paused) is made by a later tick,
+  // which finds the attempt Submitted.
+  std::vector<LaunchStage::Task> reads;
+  for (size_t i = 0; i < started; ++i) {
+    Launch& launch = launches_[i];
+    if (!launch.submitted) continue;
+    reads.push_back([&launch](slurm::SlurmClient& slurm) {
+      ++launch.tally.fetches;
+      launch.records = slurm.getJob(std::to_string(launch.submitted->attempts.back().slurm_job_id));
+    });
+  }
+  if (!reads.empty() && !stop_.stop_requested()) stage_->run(reads, stop_);
+  // Back on the loop's thread: the tallies, then the receipts read back are settled, all in
+  // one transaction: this one thread would otherwise pay a sync per job, one after another.
+  std::vector<const Launch*> settled;
+  batching_ = true;
   for (size_t i = 0; i < started; ++i) {
     Launch& launch = launches_[i];
     report_.submits += launch.tally.submits;
     report_.fetches += launch.tally.fetches;
     report_.commits += launch.tally.commits;
     report_.errors += launch.tally.errors;
-    if (launch.submitted && launch.records) settleReceipt(*launch.submitted, *launch.records);
+    if (launch.submitted && launch.records && settleReceipt(*launch.submitted, *launch.records)) {
+      settled.push_back(&launch);
+    }
+  }
+  // Not synced either: lost by a crash of the machine, the attempts are Submitted again, and
+  // a later tick reads them again. (Only what the read-backs decided is in this batch.)
+  for (store::Change& change : batch_) change.synced = false;
+  if (!flushBatch()) return;  // still Submitted in the store: the next tick reads them again
+  for (const Launch* launch : settled) {
+    hook(SubmitStep::kSluidsDurable, *launch->submitted, launch->submitted->attempts.back().number);
   }
 }
 
@@ -153,10 +180,11 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
     }
     return;
   }
-  if (!commitNow(tally, *submitting, markSubmitted(*submitting, n, receipt->job_id, now_),
-                 "receipt")) {
-    return;
-  }
+  // Not synced: a crash of the machine that loses the receipt leaves the attempt
+  // Submitting, and a restart finds its job by the submit token (docs/decisions.md).
+  auto receipt_change = markSubmitted(*submitting, n, receipt->job_id, now_);
+  if (receipt_change) receipt_change->synced = false;
+  if (!commitNow(tally, *submitting, receipt_change, "receipt")) return;
   auto submitted = reload(view.job.id, &tally);
   if (!submitted) return;
   if (options_.observer != nullptr) {
@@ -165,18 +193,17 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
                                  static_cast<double>(clock_.nowMs() - stored.created_ms) / 1000.0);
   }
   hook(SubmitStep::kReceiptDurable, *submitted, n);
-  // Read back on this connection; settled on the loop's thread (runLaunches).
-  ++tally.fetches;
-  launch.records = slurm.getJob(std::to_string(submitted->attempts.back().slurm_job_id));
-  launch.submitted = std::move(*submitted);
+  launch.submitted = std::move(*submitted);  // read back and settled by runLaunches
 }
 
 void Reconciler::resolveReceipt(store::JobView view) {
   ++report_.fetches;
-  settleReceipt(view, slurm_.getJob(std::to_string(view.attempts.back().slurm_job_id)));
+  if (settleReceipt(view, slurm_.getJob(std::to_string(view.attempts.back().slurm_job_id)))) {
+    hook(SubmitStep::kSluidsDurable, view, view.attempts.back().number);
+  }
 }
 
-void Reconciler::settleReceipt(const store::JobView& view,
+bool Reconciler::settleReceipt(const store::JobView& view,
                                const slurm::SlurmResult<std::vector<slurm::JobRecord>>& records) {
   const store::AttemptRecord& attempt = view.attempts.back();
   if (!records || records->empty()) {
@@ -187,7 +214,7 @@ void Reconciler::settleReceipt(const store::JobView& view,
       spdlog::warn("reconciler: job {}: cannot read Slurm job {} yet: {}", view.job.id,
                    attempt.slurm_job_id, records.error().describe());
     }
-    return;
+    return false;
   }
   for (const auto& r : *records) {
     if (r.comment != attempt.submit_token) {
@@ -198,7 +225,7 @@ void Reconciler::settleReceipt(const store::JobView& view,
                                    " does not carry this attempt's submit token",
                                now_),
              "receipt not ours");
-      return;
+      return false;
     }
   }
   store::AttemptRecord observed = attempt;
@@ -207,9 +234,9 @@ void Reconciler::settleReceipt(const store::JobView& view,
   const AttemptVerdict verdict = requeuedAlready(*records)
                                      ? requeuedUnderNewSluid(*records)
                                      : verdictFor(observed, view.job.cancel_requested);
-  if (!settle(view, observed, verdict, "SLUIDs")) return;
+  if (!settle(view, observed, verdict, "SLUIDs")) return false;
   verified_ms_[key(observed)] = steady_now_;
-  hook(SubmitStep::kSluidsDurable, view, attempt.number);
+  return true;
 }
 
 void Reconciler::judgeMissing(const store::JobView& view, store::AttemptRecord observed) {

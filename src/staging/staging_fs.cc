@@ -71,8 +71,17 @@ Status PosixStagingFs::writeFile(const std::string& path, const std::string& con
     }
     written += static_cast<std::size_t>(n);
   }
-  if (::fsync(raw) != 0) return ioError("fsync", path, errno);
+  // open's mode is filtered by the umask, never widened: the layout's modes are its contract.
+  if (::fchmod(raw, mode) != 0) return ioError("chmod", path, errno);
   if (::close(closer.release()) != 0) return ioError("close", path, errno);
+  return ok();
+}
+
+Status PosixStagingFs::syncFile(const std::string& path) {
+  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (raw < 0) return ioError("open", path, errno);
+  UniqueFd closer(raw);
+  if (::fsync(raw) != 0) return ioError("fsync", path, errno);
   return ok();
 }
 

@@ -31,8 +31,12 @@ class StagingFs {
   // A new, empty directory `<prefix>XXXXXX` (mkdtemp), mode 0700; returns its path.
   virtual Result<std::string> makeTempDir(const std::string& prefix) = 0;
   virtual Status makeDir(const std::string& path, mode_t mode) = 0;
-  // Creates `path` (must not exist), writes all of `content`, fsyncs and closes it.
+  // Creates `path` (must not exist), writes all of `content`, gives it exactly `mode`
+  // (whatever the umask) and closes it. Not durable until syncFile: a stage writes all its
+  // files first and syncs them after, so that one journal commit can carry them all.
   virtual Status writeFile(const std::string& path, const std::string& content, mode_t mode) = 0;
+  // fsync of a file written before, so its content and mode are durable.
+  virtual Status syncFile(const std::string& path) = 0;
   // chmod, then a check that the mode took (the kernel silently drops setgid when the
   // process is not in the file's group).
   virtual Status changeMode(const std::string& path, mode_t mode) = 0;
@@ -60,6 +64,7 @@ class PosixStagingFs final : public StagingFs {
   Result<std::string> makeTempDir(const std::string& prefix) override;
   Status makeDir(const std::string& path, mode_t mode) override;
   Status writeFile(const std::string& path, const std::string& content, mode_t mode) override;
+  Status syncFile(const std::string& path) override;
   Status changeMode(const std::string& path, mode_t mode) override;
   Status changeGroup(const std::string& path, gid_t group) override;
   Result<std::optional<PathInfo>> statPath(const std::string& path) override;

@@ -19,8 +19,8 @@ Status runStatement(Connection& connection, const char* sql) {
 
 }  // namespace
 
-Status GroupCommit::run(const Write& write) {
-  Pending mine{&write};
+Status GroupCommit::run(const Write& write, bool synced) {
+  Pending mine{&write, synced};
   std::unique_lock lock(mutex_);
   queue_.push_back(&mine);
   while (!mine.done) {
@@ -41,8 +41,11 @@ Status GroupCommit::run(const Write& write) {
     }
     ++transactions_;
     writes_ += static_cast<int64_t>(group.size());
+    const bool synced = std::any_of(group.begin(), group.end(),
+                                    [](const Pending* pending) { return pending->synced; });
+    if (!synced) ++unsynced_;
     lock.unlock();
-    commitGroup(group);
+    commitGroup(group, synced);
     lock.lock();
     for (Pending* pending : group) pending->done = true;
     leading_ = false;
@@ -53,12 +56,13 @@ Status GroupCommit::run(const Write& write) {
 
 GroupCommitStats GroupCommit::stats() const {
   std::lock_guard lock(mutex_);
-  return GroupCommitStats{writes_, transactions_, static_cast<int>(queue_.size())};
+  return GroupCommitStats{writes_, transactions_, unsynced_, static_cast<int>(queue_.size())};
 }
 
-void GroupCommit::commitGroup(const std::deque<Pending*>& group) {
+void GroupCommit::commitGroup(const std::deque<Pending*>& group, bool synced) {
   std::lock_guard lock(connection_mutex_);
-  auto transaction = Transaction::begin(connection_, Transaction::Kind::kWrite);
+  auto transaction = Transaction::begin(
+      connection_, synced ? Transaction::Kind::kWrite : Transaction::Kind::kWriteUnsynced);
   if (!transaction) {
     for (Pending* pending : group) pending->result = fail(transaction.error());
     return;

@@ -35,6 +35,7 @@ namespace tuneplane::store {
 struct GroupCommitStats {
   int64_t writes = 0;        // write functions run
   int64_t transactions = 0;  // write transactions begun (one per group)
+  int64_t unsynced = 0;      // of them, committed without waiting for a sync
   int waiting = 0;           // writes queued now, waiting for a leader to take them
 };
 
@@ -52,19 +53,23 @@ class GroupCommit {
   // Runs `write` inside a write transaction, in a group with whatever other writes are
   // waiting, and returns once that transaction has committed (its result) or failed.
   // `write` may run on another caller's thread; it must not call back into the store.
-  Status run(const Write& write);
+  // `synced` false: the write need not wait for the log's sync (TransactionKind::
+  // kWriteUnsynced); a group is committed unsynced only when none of its writes asks for it.
+  Status run(const Write& write, bool synced = true);
 
   GroupCommitStats stats() const;
 
  private:
   struct Pending {
     const Write* write;
+    bool synced = true;
     Status result = ok();
     bool done = false;  // guarded by mutex_
   };
 
-  // Applies `group` in one transaction; sets each one's result. Holds connection_mutex_.
-  void commitGroup(const std::deque<Pending*>& group);
+  // Applies `group` in one transaction (synced or not); sets each one's result. Holds
+  // connection_mutex_.
+  void commitGroup(const std::deque<Pending*>& group, bool synced);
   // Each write in a savepoint of its own (a group of several). False: the transaction is
   // lost (`broken` says why) and must be rolled back.
   bool applyInSavepoints(const std::deque<Pending*>& group, Error& broken);
@@ -79,6 +84,7 @@ class GroupCommit {
   bool leading_ = false;        // guarded by mutex_: a leader is writing a group
   int64_t writes_ = 0;          // guarded by mutex_
   int64_t transactions_ = 0;    // guarded by mutex_
+  int64_t unsynced_ = 0;        // guarded by mutex_
 };
 
 }  // namespace tuneplane::store

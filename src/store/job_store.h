@@ -119,6 +119,12 @@ struct Change {
   std::optional<JobRecord> job;         // upserted, except the cancel_* columns
   std::vector<AttemptRecord> attempts;  // upserted with their components, except abandon_*
   std::vector<EventRecord> events;      // appended (seq assigned)
+  // false: a change the reconciler makes again if a crash of the machine loses it (a receipt:
+  // the attempt is then found by its submit token; SLUIDs: read again), so its commit does
+  // not wait for the store's log to reach the disk (TransactionKind::kWriteUnsynced). It is
+  // visible at once, survives a crash of the process, and is made durable, in order, by the
+  // next synced commit.
+  bool synced = true;
 };
 
 struct JobQuery {

@@ -296,6 +296,12 @@ Status PgConnection::beginTransaction(TransactionKind kind) {
     return exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   }
   if (auto begun = exec("BEGIN"); !begun) return begun;
+  if (kind == TransactionKind::kWriteUnsynced) {
+    if (auto unsynced = exec("SET LOCAL synchronous_commit TO OFF"); !unsynced) {
+      (void)exec("ROLLBACK");
+      return unsynced;
+    }
+  }
   auto lock = query("SELECT pg_advisory_xact_lock(?1)");
   if (!lock) return fail(lock.error());
   lock->bind(1, kWriteLockKey);

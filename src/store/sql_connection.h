@@ -90,7 +90,11 @@ class Query {
   std::optional<Error> bind_error_;
 };
 
-enum class TransactionKind { kRead, kWrite };
+// kWriteUnsynced: a write whose commit does not wait for the log to reach the disk (SQLite:
+// synchronous=NORMAL for it; PostgreSQL: synchronous_commit off). A crash of the machine may
+// lose it, never tear it: the log is written in order, so the next synced commit makes it
+// durable too, and a crash loses at most the unsynced commits since the last synced one.
+enum class TransactionKind { kRead, kWrite, kWriteUnsynced };
 
 class Connection {
  public:

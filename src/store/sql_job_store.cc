@@ -1,5 +1,6 @@
 #include "store/sql_job_store.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "store/job_reads.h"
@@ -44,8 +45,8 @@ auto SqlJobStore::onReader(Read&& read) -> decltype(read(std::declval<Connection
   return read(lease->connection());
 }
 
-Status SqlJobStore::write(const std::function<Status(Connection&)>& write) {
-  return group_.run(write);
+Status SqlJobStore::write(const std::function<Status(Connection&)>& write, bool synced) {
+  return group_.run(write, synced);
 }
 
 Status SqlJobStore::writeRequest(const std::function<Status(Connection&)>& request) {
@@ -85,12 +86,14 @@ Result<std::map<std::pair<AttemptPhase, EndCause>, int64_t>> SqlJobStore::countE
 
 Status SqlJobStore::commit(const Change& change) {
   if (auto valid = validateChange(change); !valid) return valid;  // before taking the lock
-  return write([&](Connection& c) -> Status {
-    if (fence_) {
-      if (auto fenced = fence_(c); !fenced) return fenced;
-    }
-    return applyChange(c, change);
-  });
+  return write(
+      [&](Connection& c) -> Status {
+        if (fence_) {
+          if (auto fenced = fence_(c); !fenced) return fenced;
+        }
+        return applyChange(c, change);
+      },
+      change.synced);
 }
 
 Status SqlJobStore::commitAll(const std::vector<Change>& changes) {
@@ -101,15 +104,19 @@ Status SqlJobStore::commitAll(const std::vector<Change>& changes) {
       return fail(std::move(error));
     }
   }
-  return write([&](Connection& c) -> Status {
-    if (fence_) {
-      if (auto fenced = fence_(c); !fenced) return fenced;
-    }
-    for (const Change& change : changes) {
-      if (auto done = applyChange(c, change); !done) return done;
-    }
-    return ok();
-  });
+  const bool synced = std::any_of(changes.begin(), changes.end(),
+                                  [](const Change& change) { return change.synced; });
+  return write(
+      [&](Connection& c) -> Status {
+        if (fence_) {
+          if (auto fenced = fence_(c); !fenced) return fenced;
+        }
+        for (const Change& change : changes) {
+          if (auto done = applyChange(c, change); !done) return done;
+        }
+        return ok();
+      },
+      synced);
 }
 
 Status SqlJobStore::requestCancel(const std::string& job_id, const std::string& actor,

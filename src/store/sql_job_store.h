@@ -68,8 +68,9 @@ class SqlJobStore : public JobStore {
   template <typename Read>
   auto onReader(Read&& read) -> decltype(read(std::declval<Connection&>()));
   // Runs `write(Connection&)` in a write transaction (shared with the writes of other threads
-  // that wait at the same time, each in a savepoint of its own); returns once it is durable.
-  Status write(const std::function<Status(Connection&)>& write);
+  // that wait at the same time, each in a savepoint of its own); returns once it is durable,
+  // or with `synced` false once it is committed (TransactionKind::kWriteUnsynced).
+  Status write(const std::function<Status(Connection&)>& write, bool synced = true);
   // write() for an API request: `write`, then the request hook, in one transaction.
   Status writeRequest(const std::function<Status(Connection&)>& write);
   // A check commit() and commitAll() run first inside their write transaction (the

@@ -124,7 +124,19 @@ Result<Query> SqliteConnection::query(std::string_view sql) {
 }
 
 Status SqliteConnection::beginTransaction(TransactionKind kind) {
-  auto q = query(kind == TransactionKind::kWrite ? "BEGIN IMMEDIATE" : "BEGIN");
+  if (kind != TransactionKind::kRead) {
+    // The setting the commit reads; changed only between transactions, and only when the
+    // kind of write changes (a PRAGMA per transaction would cost a statement each).
+    const bool synced = kind == TransactionKind::kWrite;
+    if (synced_commits_ != synced) {
+      if (auto set = exec(synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
+          !set) {
+        return set;
+      }
+      synced_commits_ = synced;
+    }
+  }
+  auto q = query(kind == TransactionKind::kRead ? "BEGIN" : "BEGIN IMMEDIATE");
   if (!q) return fail(q.error());
   return q->run();
 }

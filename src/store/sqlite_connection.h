@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -57,6 +58,9 @@ class SqliteConnection final : public Connection {
   };
   DbHandle db_;
   std::string path_;
+  // PRAGMA synchronous as the last write transaction set it: FULL (true) or NORMAL (false);
+  // unset until the first.
+  std::optional<bool> synced_commits_;
   // Finalized (in the destructor) before the connection closes.
   std::unordered_map<std::string, std::unique_ptr<Statement>, Hash, std::equal_to<>> statements_;
 };

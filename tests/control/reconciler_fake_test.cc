@@ -37,6 +37,35 @@ TEST_F(FakeReconcilerTest, ASuccessfulJobThroughEveryPhase) {
   EXPECT_EQ(slurm_.count(Op::kCancel), 0);
 }
 
+TEST_F(FakeReconcilerTest, EveryReceiptIsReadBackOnlyAfterEverySubmitOfTheTick) {
+  // A read-back costs slurmrestd about what a submit does: no job waits for Slurm's queue
+  // behind another job's read.
+  const std::vector<std::string> ids = {submit(), submit(), submit()};
+  tick();
+  std::vector<Op> ops;
+  for (const auto& call : slurm_.calls()) ops.push_back(call.op);
+  EXPECT_EQ(ops, (std::vector<Op>{Op::kSubmit, Op::kSubmit, Op::kSubmit, Op::kGetJob, Op::kGetJob,
+                                  Op::kGetJob}));
+  for (const auto& id : ids) {
+    EXPECT_EQ(phase(id), JobPhase::kQueued) << view(id).job.reason;
+    EXPECT_FALSE(sluid(id).empty()) << id;
+  }
+}
+
+TEST_F(FakeReconcilerTest, OnlyTheCommitsAStartNeedsBeforeItsSubmitWaitForASync) {
+  // The new attempt and Submitting are synced before the POST; the receipt and the SLUIDs
+  // are not (a crash of the machine that loses them is recovered by the token lookup and a
+  // second read), and the read-backs of one tick share one transaction.
+  submit();
+  submit();
+  const store::GroupCommitStats before = store_->writeStats();
+  tick();
+  const store::GroupCommitStats after = store_->writeStats();
+  // Per job: the new attempt, Submitting, the receipt; then one batch of SLUIDs for both.
+  EXPECT_EQ(after.writes - before.writes, 2 * 3 + 1);
+  EXPECT_EQ(after.unsynced - before.unsynced, 2 + 1);
+}
+
 TEST_F(FakeReconcilerTest, NothingChangedMeansNoReadBySluidAndNoWrite) {
   const std::string id = queued();
   next();  // the first poll of this process verifies the job by SLUID once

@@ -70,6 +70,10 @@ class FaultyStagingFs final : public StagingFs {
     }
     return real_.writeFile(path, content, mode);
   }
+  Status syncFile(const std::string& path) override {
+    if (shouldFail("syncFile")) return injected(path);
+    return real_.syncFile(path);
+  }
   Status changeMode(const std::string& path, mode_t mode) override {
     if (shouldFail("changeMode")) return injected(path);
     return real_.changeMode(path, mode);
@@ -146,7 +150,12 @@ class RecordingStagingFs final : public StagingFs {
     return real_.makeDir(path, mode);
   }
   Status writeFile(const std::string& path, const std::string& content, mode_t mode) override {
+    calls.push_back("write " + baseName(path));
     return real_.writeFile(path, content, mode);
+  }
+  Status syncFile(const std::string& path) override {
+    calls.push_back("sync " + baseName(path));
+    return real_.syncFile(path);
   }
   Status changeMode(const std::string& path, mode_t mode) override {
     char buf[16];
@@ -161,8 +170,12 @@ class RecordingStagingFs final : public StagingFs {
   Result<std::optional<PathInfo>> statPath(const std::string& path) override {
     return real_.statPath(path);
   }
-  Status syncDir(const std::string& path) override { return real_.syncDir(path); }
+  Status syncDir(const std::string& path) override {
+    calls.push_back("syncdir " + baseName(path));
+    return real_.syncDir(path);
+  }
   Status renameNoReplace(const std::string& from, const std::string& to) override {
+    calls.push_back("rename to " + baseName(to));
     return real_.renameNoReplace(from, to);
   }
   bool exists(const std::string& path) override { return real_.exists(path); }
@@ -363,6 +376,32 @@ TEST_F(StagerTest, WhatACrashedTryOfTheAttemptLeftIsRemovedBeforeItIsStagedAgain
   EXPECT_TRUE(fs::exists(alike));
   EXPECT_EQ(nlohmann::json::parse(readFile(attemptFile(attempt_dir_, kLaunchFile)))["attempt_dir"],
             attempt_dir_);
+}
+
+TEST_F(StagerTest, EveryFileIsWrittenBeforeAnyIsSyncedAndAllAreDurableBeforeTheRename) {
+  // Synced as written, each file paid a journal commit of its own; written first, the first
+  // sync carries them all. Still, nothing becomes the attempt before it is durable.
+  RecordingStagingFs recording;
+  auto staged = stageAttempt(request_, script_, body_, access_, recording);
+  ASSERT_TRUE(staged) << staged.error().describe();
+  std::vector<std::string> io;
+  for (const auto& call : recording.calls) {
+    if (!call.starts_with("chmod")) io.push_back(call);
+  }
+  const std::string attempt = fs::path(attempt_dir_).filename().string();
+  ASSERT_EQ(io.size(), 11u) << ::testing::PrintToString(io);
+  const std::vector<std::string> files = {std::string(kLaunchFile), std::string(kScriptFile),
+                                          std::string(kSubmitFile), std::string(kManifestFile)};
+  for (size_t i = 0; i < files.size(); ++i) {
+    EXPECT_EQ(io[i], "write " + files[i]);
+    EXPECT_EQ(io[i + 4], "sync " + files[i]);
+  }
+  EXPECT_TRUE(io[8].starts_with("syncdir ") && io[8] != "syncdir " + attempt) << io[8];
+  EXPECT_EQ(io[9], "rename to " + attempt);
+  EXPECT_EQ(io[10], "syncdir " + fs::path(attemptsDir()).filename().string());
+  for (const auto& file : files) {
+    EXPECT_EQ(modeOf(attemptFile(attempt_dir_, file)), 0444u) << file;
+  }
 }
 
 TEST_F(StagerTest, ASharedGroupGetsLogsAndOutputGroupWritableAndSetgid) {

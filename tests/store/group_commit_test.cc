@@ -141,6 +141,84 @@ TEST_P(GroupCommitTest, OneWritersWritesKeepTheirOrderAmongOthers) {
   EXPECT_EQ(store.getJob(ordered.id).value()->job.reason, std::to_string(kSteps));
 }
 
+TEST_P(GroupCommitTest, AnUnsyncedCommitIsSeenAtOnceAndKeptByTheSyncedOneAfterIt) {
+  const JobRecord job = sampleJob(jobId("unsynced", 1));
+  create(job);
+  const GroupCommitStats before = sql().writeStats();
+  Change receipt = step(job, AttemptPhase::kSubmitted, "receipt");
+  receipt.synced = false;
+  ASSERT_TRUE(store_->commit(receipt));
+  EXPECT_EQ(sql().writeStats().unsynced, before.unsynced + 1);
+  EXPECT_EQ(store_->getJob(job.id).value()->job.reason, "receipt");  // no sync to wait for
+
+  ASSERT_TRUE(store_->commit(step(job, AttemptPhase::kQueued, "queued")));
+  EXPECT_EQ(sql().writeStats().unsynced, before.unsynced + 1);  // this one was synced
+  JobStore& store = reopened();
+  auto events = store.events(job.id);
+  ASSERT_TRUE(events.has_value());
+  ASSERT_EQ(events->size(), 3u);
+  EXPECT_EQ((*events)[1].to, "receipt");
+  EXPECT_EQ((*events)[2].to, "queued");
+}
+
+TEST_P(GroupCommitTest, ABatchIsSyncedUnlessNoneOfItsChangesAsksForIt) {
+  const JobRecord a = sampleJob(jobId("batch", 1));
+  const JobRecord b = sampleJob(jobId("batch", 2));
+  create(a);
+  create(b);
+  Change first = step(a, AttemptPhase::kQueued, "a");
+  Change second = step(b, AttemptPhase::kQueued, "b");
+  first.synced = second.synced = false;
+  const GroupCommitStats before = sql().writeStats();
+  ASSERT_TRUE(store_->commitAll({first, second}));
+  EXPECT_EQ(sql().writeStats().unsynced, before.unsynced + 1);
+  second.synced = true;
+  ASSERT_TRUE(store_->commitAll({first, second}));
+  EXPECT_EQ(sql().writeStats().unsynced, before.unsynced + 1);
+  EXPECT_EQ(sql().writeStats().transactions, before.transactions + 2);
+}
+
+// The connection's side of it: what the database is told for each kind of write transaction.
+class SyncSettingTest : public GroupCommitTest {};
+INSTANTIATE_TEST_SUITE_P(Db, SyncSettingTest,
+                         ::testing::Values(Backend::kSqliteFile, Backend::kPostgres), backendName);
+
+TEST_P(SyncSettingTest, AWriteTransactionTellsTheDatabaseWhetherItsCommitWaitsForTheLog) {
+  std::unique_ptr<Connection> connection;
+  if (db_.backend() == Backend::kPostgres) {
+    auto opened = PgConnection::open(db_.location(), {});
+    ASSERT_TRUE(opened.has_value()) << opened.error().describe();
+    connection = std::move(*opened);
+  } else {
+    auto opened = SqliteConnection::open(db_.location(), SQLITE_OPEN_READWRITE, 1000);
+    ASSERT_TRUE(opened.has_value()) << opened.error().describe();
+    connection = std::move(*opened);
+  }
+  const auto setting = [&]() -> std::string {
+    if (db_.backend() == Backend::kPostgres) {
+      return connection->queryText("SHOW synchronous_commit").value_or("?");
+    }
+    return std::to_string(connection->queryInteger("PRAGMA synchronous").value_or(-1));
+  };
+  if (db_.backend() == Backend::kPostgres) {
+    // The site's own setting stays in force for a synced write (the test cluster turns it off
+    // for speed; a site may ask for more, e.g. remote_apply): this session's is "on".
+    ASSERT_TRUE(connection->exec("SET synchronous_commit TO on"));
+  }
+  const std::string synced = db_.backend() == Backend::kPostgres ? "on" : "2";     // FULL
+  const std::string unsynced = db_.backend() == Backend::kPostgres ? "off" : "1";  // NORMAL
+  for (auto kind : {TransactionKind::kWrite, TransactionKind::kWriteUnsynced,
+                    TransactionKind::kWriteUnsynced, TransactionKind::kWrite}) {
+    auto transaction = Transaction::begin(*connection, kind);
+    ASSERT_TRUE(transaction.has_value()) << transaction.error().describe();
+    EXPECT_EQ(setting(), kind == TransactionKind::kWrite ? synced : unsynced);
+  }  // each rolled back as it ends
+  // PostgreSQL's setting was the transaction's own (SET LOCAL): the session's is untouched.
+  if (db_.backend() == Backend::kPostgres) {
+    EXPECT_EQ(setting(), "on");
+  }
+}
+
 // Holds the database's write serialization from outside the store (as another process
 // would), so the store's writers queue up behind it: SQLite's write lock, PostgreSQL's
 // writers' advisory lock (pg_connection.h).
