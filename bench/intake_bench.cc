@@ -264,58 +264,16 @@ std::map<std::string, double> metrics(int port) {
   return out;
 }
 
-// The simulator's raw rate of held submits: `clients` threads, each its own client, `total`
-// submits of `body` (hold: true) with fresh tokens. Returns submits/s (0 on an error).
-double rawSubmitRate(const catalog::SlurmSite& slurm_site, const json& body, int clients, int total,
-                     std::vector<uint64_t>* ids = nullptr) {
+// A raw rate against the server: `clients` threads, each its own connected client, `total`
+// calls of `call(client, i)` (true: answered as expected) spread over them, timed from the
+// first. Returns calls/s (0 on an error, said with `what`).
+double rawRate(const catalog::SlurmSite& slurm_site, int clients, size_t total, const char* what,
+               const std::function<bool(slurm::SlurmRestClient&, size_t)>& call) {
   std::vector<std::unique_ptr<slurm::SlurmRestClient>> rest;
   for (int c = 0; c < clients; ++c) {
     auto client = slurm::SlurmRestClient::fromSite(slurm_site);
     if (!client) return 0;
     (*client)->ping();  // connect and mint a token before the clock starts
-    rest.push_back(std::move(*client));
-  }
-  std::atomic<int> next{0};
-  std::atomic<int> errors{0};
-  std::vector<uint64_t> made(static_cast<size_t>(total));
-  const auto t0 = Steady::now();
-  std::vector<std::thread> threads;
-  for (int c = 0; c < clients; ++c) {
-    threads.emplace_back([&, c] {
-      for (int i = next++; i < total; i = next++) {
-        json b = body;
-        char token[40];
-        std::snprintf(token, sizeof token, "raw-%08d", i);
-        b["job"]["comment"] = token;
-        b["job"]["hold"] = true;
-        auto receipt = rest[static_cast<size_t>(c)]->submit(b);
-        if (!receipt)
-          ++errors;
-        else
-          made[static_cast<size_t>(i)] = receipt->job_id;
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  const double seconds = secondsSince(t0);
-  if (errors > 0) {
-    std::fprintf(stderr, "raw submits: %d errors\n", errors.load());
-    return 0;
-  }
-  if (ids != nullptr) *ids = std::move(made);
-  return total / seconds;
-}
-
-// The raw rate of the read-back DESIGN asks after every submit (GET /job/<numeric id>, which
-// is how TunePlane learns a job's SLUIDs), over the held jobs of the baseline: `clients`
-// threads, each its own client, each id read once. Returns reads/s (0 on an error).
-double rawReadBackRate(const catalog::SlurmSite& slurm_site, const std::vector<uint64_t>& ids,
-                       int clients) {
-  std::vector<std::unique_ptr<slurm::SlurmRestClient>> rest;
-  for (int c = 0; c < clients; ++c) {
-    auto client = slurm::SlurmRestClient::fromSite(slurm_site);
-    if (!client) return 0;
-    (*client)->ping();
     rest.push_back(std::move(*client));
   }
   std::atomic<size_t> next{0};
@@ -324,19 +282,50 @@ double rawReadBackRate(const catalog::SlurmSite& slurm_site, const std::vector<u
   std::vector<std::thread> threads;
   for (int c = 0; c < clients; ++c) {
     threads.emplace_back([&, c] {
-      for (size_t i = next++; i < ids.size(); i = next++) {
-        auto records = rest[static_cast<size_t>(c)]->getJob(std::to_string(ids[i]));
-        if (!records || records->empty()) ++errors;
+      for (size_t i = next++; i < total; i = next++) {
+        if (!call(*rest[static_cast<size_t>(c)], i)) ++errors;
       }
     });
   }
   for (auto& t : threads) t.join();
   const double seconds = secondsSince(t0);
   if (errors > 0) {
-    std::fprintf(stderr, "raw read-backs: %d errors\n", errors.load());
+    std::fprintf(stderr, "raw %s: %d errors\n", what, errors.load());
     return 0;
   }
-  return static_cast<double>(ids.size()) / seconds;
+  return static_cast<double>(total) / seconds;
+}
+
+// The simulator's raw rate of held submits: `total` submits of `body` (hold: true) with fresh
+// tokens. Returns submits/s (0 on an error); `ids` gets the jobs' numeric ids.
+double rawSubmitRate(const catalog::SlurmSite& slurm_site, const json& body, int clients, int total,
+                     std::vector<uint64_t>* ids = nullptr) {
+  std::vector<uint64_t> made(static_cast<size_t>(total));
+  const double rate = rawRate(slurm_site, clients, made.size(), "submits",
+                              [&](slurm::SlurmRestClient& client, size_t i) {
+                                json b = body;
+                                char token[40];
+                                std::snprintf(token, sizeof token, "raw-%08zu", i);
+                                b["job"]["comment"] = token;
+                                b["job"]["hold"] = true;
+                                auto receipt = client.submit(b);
+                                if (receipt) made[i] = receipt->job_id;
+                                return receipt.has_value();
+                              });
+  if (rate > 0 && ids != nullptr) *ids = std::move(made);
+  return rate;
+}
+
+// The raw rate of the read-back DESIGN asks after every submit (GET /job/<numeric id>, which
+// is how TunePlane learns a job's SLUIDs), over the held jobs of the baseline, each read once.
+// Returns reads/s (0 on an error).
+double rawReadBackRate(const catalog::SlurmSite& slurm_site, const std::vector<uint64_t>& ids,
+                       int clients) {
+  return rawRate(slurm_site, clients, ids.size(), "read-backs",
+                 [&](slurm::SlurmRestClient& client, size_t i) {
+                   auto records = client.getJob(std::to_string(ids[i]));
+                   return records && !records->empty();
+                 });
 }
 
 // Calls per system call from `strace -c` output: name → calls.

@@ -201,11 +201,12 @@ bool Reconciler::commitNow(TickReport& tally, const store::JobView& view,
   return true;
 }
 
-bool Reconciler::flushBatch() {
+bool Reconciler::flushBatch(bool synced) {
   batching_ = false;
   if (batch_.empty()) return true;
   std::vector<store::Change> changes;
   changes.swap(batch_);
+  for (store::Change& change : changes) change.synced = synced;
   auto done = store_.commitAll(changes);
   if (!done) {
     // Nothing is lost: the store still holds the earlier state, so the next tick sees the

@@ -147,9 +147,10 @@ class Reconciler {
   bool commitNow(TickReport& tally, const store::JobView& view, const Result<store::Change>& change,
                  const char* what);
   // While batching, commit() queues; flushBatch() writes the queue in one transaction
-  // (JobStore::commitAll: one fsync for a whole poll cycle instead of one per job). False
-  // when the transaction failed (nothing of the batch was written).
-  bool flushBatch();
+  // (JobStore::commitAll: one fsync for a whole poll cycle instead of one per job); with
+  // `synced` false, without waiting for a sync (store::Change::synced). False when the
+  // transaction failed (nothing of the batch was written).
+  bool flushBatch(bool synced = true);
   std::optional<store::JobView> reload(const std::string& job_id, TickReport* tally = nullptr);
   void hook(SubmitStep step, const store::JobView& view, int attempt);
   void reportEvents(const store::Change& change);

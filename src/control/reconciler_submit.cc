@@ -85,8 +85,7 @@ void Reconciler::runLaunches() {
   }
   // Not synced either: lost by a crash of the machine, the attempts are Submitted again, and
   // a later tick reads them again. (Only what the read-backs decided is in this batch.)
-  for (store::Change& change : batch_) change.synced = false;
-  if (!flushBatch()) return;  // still Submitted in the store: the next tick reads them again
+  if (!flushBatch(/*synced=*/false)) return;  // still Submitted: the next tick reads them again
   for (const Launch* launch : settled) {
     hook(SubmitStep::kSluidsDurable, *launch->submitted, launch->submitted->attempts.back().number);
   }

@@ -126,7 +126,8 @@ Result<Query> SqliteConnection::query(std::string_view sql) {
 Status SqliteConnection::beginTransaction(TransactionKind kind) {
   if (kind != TransactionKind::kRead) {
     // The setting the commit reads; changed only between transactions, and only when the
-    // kind of write changes (a PRAGMA per transaction would cost a statement each).
+    // kind of write changes (a PRAGMA per transaction would cost a statement each). exec,
+    // not a cached statement: SQLite applies PRAGMA synchronous when it compiles it.
     const bool synced = kind == TransactionKind::kWrite;
     if (synced_commits_ != synced) {
       if (auto set = exec(synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
