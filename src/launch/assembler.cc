@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <iterator>
+#include <optional>
 
 #include "catalog/artifact_verifier.h"
 #include "catalog/file_paths.h"
@@ -36,7 +37,9 @@ class Assembler {
   // `partial`: null when `spec` is complete; else the spec as far as it parsed.
   Assembler(const spec::JobSpec& spec, const spec::PartialSpec* partial,
             const catalog::SiteConfig& site, const catalog::RuntimeRegistry& registry)
-      : spec_(spec), partial_(partial), site_(site), registry_(registry) {}
+      : spec_(spec), site_(site), registry_(registry) {
+    if (partial != nullptr) readable_.emplace(*partial);
+  }
 
   // Every backend rule that can be judged, in rule order: the refusals, the runtime, the
   // time limit, then the pools (job-wide rules first, then each pool in order).
@@ -111,9 +114,7 @@ class Assembler {
 
   // A field is known when it was read cleanly, or was legitimately left out (its default
   // then holds); a field with a structural error, or inside one, is not judged again.
-  bool known(const std::string& field) const {
-    return partial_ == nullptr || partial_->readable(field);
-  }
+  bool known(const std::string& field) const { return !readable_ || readable_->readable(field); }
 
   void checkRefusals() {
     if (known("kind") && spec_.kind != spec::JobKind::kTrainingJob) {
@@ -325,7 +326,7 @@ class Assembler {
   }
 
   const spec::JobSpec& spec_;
-  const spec::PartialSpec* partial_;
+  std::optional<spec::ReadableFields> readable_;  // empty when the spec is complete
   const catalog::SiteConfig& site_;
   const catalog::RuntimeRegistry& registry_;
   std::chrono::minutes time_limit_{0};

@@ -1,31 +1,42 @@
 #include "spec/partial_spec.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "spec/error_codes.h"
 
 namespace tuneplane::spec {
-namespace {
-
-// `outer` is `field` or one of its ancestors in the a.b[0].c path syntax; "" is the root.
-bool contains(std::string_view outer, std::string_view field) {
-  if (outer.empty()) return true;
-  if (!field.starts_with(outer)) return false;
-  if (field.size() == outer.size()) return true;
-  const char next = field[outer.size()];
-  return next == '.' || next == '[';
+bool PartialSpec::readable(std::string_view field) const {
+  return ReadableFields(*this).readable(field);
 }
 
-}  // namespace
-
-bool PartialSpec::readable(std::string_view field) const {
-  for (const Error& e : errors) {
+ReadableFields::ReadableFields(const PartialSpec& partial) {
+  for (const Error& e : partial.errors) {
     if (e.code == codes::kUnknownField) continue;
     // Its field is the file's path, not a spec path: nothing of the spec was read.
-    if (e.code == codes::kUnreadableFile) return false;
-    // The field says where the limit was crossed, but the document was not read at all.
-    if (e.code == codes::kDocumentTooLarge || e.code == codes::kTooManyValues) return false;
-    if (contains(e.field, field)) return false;
+    // The limits' errors say where the limit was crossed, but the document was not read at
+    // all.
+    if (e.code == codes::kUnreadableFile || e.code == codes::kDocumentTooLarge ||
+        e.code == codes::kTooManyValues) {
+      nothing_readable_ = true;
+    }
+    unreadable_.push_back(e.field);
   }
-  return true;
+  std::sort(unreadable_.begin(), unreadable_.end());
+}
+
+bool ReadableFields::readable(std::string_view field) const {
+  if (nothing_readable_) return false;
+  const auto unreadable = [this](std::string_view path) {
+    return std::binary_search(unreadable_.begin(), unreadable_.end(), path, std::less<>());
+  };
+  // An error's field makes unreadable itself and every field inside it: those it is a prefix
+  // of, ending where a key (.) or an index ([) begins. "" is the root.
+  if (unreadable("")) return false;
+  for (std::size_t end = 0; end < field.size(); ++end) {
+    if ((field[end] == '.' || field[end] == '[') && unreadable(field.substr(0, end))) return false;
+  }
+  return !unreadable(field);
 }
 
 }  // namespace tuneplane::spec

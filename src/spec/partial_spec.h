@@ -5,7 +5,9 @@
 // that sees it. A plain value; thread-compatible.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.h"
 #include "spec/job_spec.h"
@@ -25,8 +27,27 @@ struct PartialSpec {
   // are read. A document that could not be read at all (unreadable_file, parse_error, a
   // root that is not a map, document_too_large, too_many_values) makes every field
   // unreadable.
-  // `field` uses the errors' path syntax (a.b[0].c).
+  // `field` uses the errors' path syntax (a.b[0].c). Walks the errors once; a caller with
+  // many fields to ask about builds a ReadableFields instead.
   bool readable(std::string_view field) const;
+};
+
+// PartialSpec::readable for many questions about one spec: the errors that make fields
+// unreadable are sorted once, and each question looks up the field and its ancestors, so a
+// question costs the field's depth, not the number of errors. A hostile spec within the
+// document limits holds thousands of errors (unknown keys, pools missing their fields) and
+// launch/'s rules ask about each of thousands of pools: walking every error for every
+// question made judging one such spec cost half a second of CPU. Keeps copies of the error
+// fields it needs; the PartialSpec may go.
+class ReadableFields {
+ public:
+  explicit ReadableFields(const PartialSpec& partial);
+
+  bool readable(std::string_view field) const;
+
+ private:
+  bool nothing_readable_ = false;
+  std::vector<std::string> unreadable_;  // sorted error fields, each with everything inside it
 };
 
 }  // namespace tuneplane::spec

@@ -198,6 +198,29 @@ TEST(SpecParser, AnUnreadableFileLeavesNothingReadable) {
   EXPECT_FALSE(partial.readable("spec.framework.runtime_id"));
 }
 
+TEST(SpecParser, AnErrorMakesItsFieldAndEverythingInsideItUnreadableAndNothingBeside) {
+  PartialSpec partial;
+  partial.errors = {Error{"spec.invalid_type", "spec.framework.env.A", "not a string"},
+                    Error{"spec.missing_field", "spec.resources.pools[1]", "missing"},
+                    Error{"spec.unknown_field", "spec.framework", "an unknown key"}};
+  const ReadableFields fields(partial);
+  for (const char* unreadable :
+       {"spec.framework.env.A", "spec.framework.env.A.B", "spec.framework.env.A[0]",
+        "spec.resources.pools[1]", "spec.resources.pools[1].nodes"}) {
+    EXPECT_FALSE(fields.readable(unreadable)) << unreadable;
+    EXPECT_FALSE(partial.readable(unreadable)) << unreadable;
+  }
+  // A field whose name merely begins like an unreadable one, the fields around it, and what
+  // an unknown key sits in stay readable.
+  for (const char* readable : {"spec.framework.env.AB", "spec.framework.env", "spec.framework",
+                               "spec.resources.pools[10]", "spec.resources.pools", "", "kind"}) {
+    EXPECT_TRUE(fields.readable(readable)) << readable;
+    EXPECT_TRUE(partial.readable(readable)) << readable;
+  }
+  partial.errors.push_back(Error{"spec.invalid_type", "", "the document is not a map"});
+  EXPECT_FALSE(ReadableFields(partial).readable("kind"));
+}
+
 TEST(SpecParser, PlaygroundAndModelDeploymentParse) {
   auto p = parseJobSpec(replaced(kMinimal, "kind: TrainingJob", "kind: Playground"));
   ASSERT_TRUE(p.has_value());
