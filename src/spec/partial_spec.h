@@ -27,8 +27,8 @@ struct PartialSpec {
   // are read. A document that could not be read at all (unreadable_file, parse_error, a
   // root that is not a map, document_too_large, too_many_values) makes every field
   // unreadable.
-  // `field` uses the errors' path syntax (a.b[0].c). Walks the errors once; a caller with
-  // many fields to ask about builds a ReadableFields instead.
+  // `field` uses the errors' path syntax (a.b[0].c). Builds a ReadableFields for the one question;
+  // a caller with many fields to ask about keeps one instead.
   bool readable(std::string_view field) const;
 };
 
