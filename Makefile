@@ -80,7 +80,8 @@ fuzz-build:
 fuzz: fuzz-build
 	bash fuzz/run.sh $(FUZZ_BUILD)
 
-# The same, then what the run found folded into fuzz/corpus/ (minimised): review, then commit.
+# The same, then the run's small inputs that reach coverage edges fuzz/corpus/ lacks, added to it:
+# review, then commit.
 fuzz-merge: fuzz-build
 	bash fuzz/run.sh $(FUZZ_BUILD) --merge
 

@@ -5,8 +5,8 @@
 #                                  of its corpus (BUILD_DIR/fuzz-scratch/<target>/corpus); the
 #                                  repository's corpus is only read
 #   fuzz/run.sh BUILD_DIR --merge  then adds to fuzz/corpus/<target>/ the inputs of the scratch
-#                                  corpus that reach new features (libFuzzer's -merge=1) and
-#                                  are at most FUZZ_MERGE_MAX_BYTES (768): `make fuzz-merge`
+#                                  corpus that are at most FUZZ_MERGE_MAX_BYTES (768) and reach
+#                                  coverage edges it lacks (libFuzzer's -merge=1): `make fuzz-merge`
 #
 # FUZZ_TARGETS (default: all) picks targets; FUZZ_RUNS=N runs N inputs instead of a time;
 # FUZZ_FLAGS adds libFuzzer flags. A crash, leak or timeout is saved as
@@ -50,16 +50,19 @@ for target in $targets; do
   summary+=("$(printf '%-14s %-6s %12s executions %8s/s  (log: %s)' \
     "$target" "$status" "${runs:-?}" "${speed:-?}" "$work/log")")
   if [ "$mode" = "--merge" ] && [ "$status" = ok ]; then
-    merged="$work/merged"
-    rm -rf "$merged" && mkdir -p "$merged"
-    "$binary" -merge=1 -timeout=10 -rss_limit_mb=2048 "$merged" \
-      "$root/fuzz/corpus/$target" "$work/corpus" >"$work/merge.log" 2>&1
-    # Only new inputs, and only small ones: the replay tests run every input under ASan in
-    # CI, and a small input reaches a feature as well as a large one that libFuzzer grew.
+    # The merge starts from the repository's corpus, so it keeps only the scratch inputs
+    # that reach a coverage edge the corpus does not (-use_counters=0: an edge, not each
+    # count of its hits; a long run keeps thousands of inputs that differ only in counts).
+    # Only small inputs are offered: the replay tests run every input under ASan in CI,
+    # and a small input reaches an edge as well as a large one that libFuzzer grew.
+    merged="$work/merged" small="$work/small"
+    rm -rf "$merged" "$small" && cp -r "$root/fuzz/corpus/$target" "$merged" && mkdir -p "$small"
+    find "$work/corpus" -maxdepth 1 -type f -size -"$((max_bytes + 1))"c -exec cp {} "$small/" \;
+    "$binary" -merge=1 -use_counters=0 -timeout=10 -rss_limit_mb=2048 "$merged" "$small" \
+      >"$work/merge.log" 2>&1
     added=0
     for input in "$merged"/*; do
       [ -e "$root/fuzz/corpus/$target/$(basename "$input")" ] && continue
-      [ "$(stat -c %s "$input")" -le "$max_bytes" ] || continue
       cp "$input" "$root/fuzz/corpus/$target/"
       added=$((added + 1))
     done
