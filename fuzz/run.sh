@@ -57,7 +57,7 @@ for target in $targets; do
     # and a small input reaches an edge as well as a large one that libFuzzer grew.
     merged="$work/merged" small="$work/small"
     rm -rf "$merged" "$small" && cp -r "$root/fuzz/corpus/$target" "$merged" && mkdir -p "$small"
-    find "$work/corpus" -maxdepth 1 -type f -size -"$((max_bytes + 1))"c -exec cp {} "$small/" \;
+    find "$work/corpus" -maxdepth 1 -type f -size -"$((max_bytes + 1))"c -exec cp -t "$small/" {} +
     "$binary" -merge=1 -use_counters=0 -timeout=10 -rss_limit_mb=2048 "$merged" "$small" \
       >"$work/merge.log" 2>&1
     added=0
