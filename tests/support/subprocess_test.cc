@@ -78,9 +78,11 @@ TEST_F(SubprocessTest, AChildPastItsLimitIsKilledWithWhatItStartedAndReported) {
 }
 
 TEST_F(SubprocessTest, AChildProcessRunsBesideTheTestUntilSignalledAndKeepsItsOutput) {
+  // The trap is set before either line is written: the test signals as soon as it sees
+  // "started", and a TERM that came before the trap would end the shell with 143.
   auto child =
       ChildProcess::start({"/bin/sh", "-c",
-                           "echo started; echo to-err >&2; trap 'echo got TERM; exit 3' TERM; "
+                           "trap 'echo got TERM; exit 3' TERM; echo to-err >&2; echo started; "
                            "while :; do sleep 0.05; done"},
                           {.scratch = dir_}, "server");
   ASSERT_NE(child, nullptr);
