@@ -64,6 +64,8 @@ void sendError(httplib::Response& res, int status, Error error) {
 
 int statusFor(const std::string& code) {
   if (code == store::codes::kNotFound) return 404;
+  // The database could not be had in time (a writer that holds it is stuck): try again.
+  if (code == store::codes::kBusy) return 503;
   if (code == attempt::codes::kLogsSymlink || code == attempt::codes::kLogsNotRegularFile) {
     return 409;  // the job's doing
   }

@@ -23,9 +23,11 @@ Error notFound(const std::string& field, const std::string& message) {
   return {"api.not_found", field, message};
 }
 
-// The status for a failed submit: the spec's problems are 422; the store's are 500.
+// The status for a failed submit: the spec's problems are 422; the store's are 500, or 503
+// when the database could not be had in time (try again).
 int submitStatus(const Errors& errors) {
   for (const auto& e : errors) {
+    if (e.code == store::codes::kBusy) return 503;
     if (store::codes::isStoreCode(e.code)) return 500;
   }
   return 422;

@@ -6,6 +6,7 @@
 
 #include "catalog/artifact_verifier.h"
 #include "catalog/file_paths.h"
+#include "launch/attempt_identity.h"
 #include "launch/error_codes.h"
 
 namespace tuneplane::launch {
@@ -62,6 +63,7 @@ class Assembler {
     out.attempt_dir = attempt_dir;
     out.logs_dir = attempt_dir + "/logs";
     out.output_dir = attempt_dir + "/output";
+    out.fence_dir = fenceDirFor(attempt_dir);
     // The attempt is mounted at the same path inside the container so that paths in the
     // environment file and the logs mean the same thing on the node and in the container.
     out.container_attempt_dir = out.attempt_dir;

@@ -102,6 +102,9 @@ struct LaunchRequest {
   std::string output_dir;             // where the job writes its results
   std::string container_attempt_dir;  // where attempt_dir is mounted inside the container
   std::string container_output_dir;   // where output_dir is mounted inside the container
+  // The job-level fence (staging/job_fence.h): the script runs its command only while no later
+  // attempt of the job has a mark there.
+  std::string fence_dir;
   std::optional<std::string> account;
   std::optional<std::string> qos;
   catalog::RayConfig ray;

@@ -6,6 +6,7 @@
 #include "attempt/error_codes.h"
 #include "launch/attempt_identity.h"
 #include "spec/spec_parser.h"
+#include "staging/job_fence.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
@@ -67,6 +68,13 @@ Checked<StagedSubmit> AttemptLauncher::stageOrLoad(const spec::PartialSpec& pars
   // cache makes an unchanged artifact a stat().
   auto prepared = prepareParsed(parsed, site_, options, verifier_, random_);
   if (!prepared) return tl::unexpected(prepared.error());
+  // The job's fence moves to this attempt before anything of it can be submitted: from here
+  // on, no earlier attempt's script runs its command (staging/job_fence.h).
+  if (auto marked =
+          staging::markAttemptStaged(launch::fenceDirFor(attempt.staging_dir), attempt.number, fs_);
+      !marked) {
+    return failAll({marked.error()});
+  }
   if (fs_.exists(attempt.staging_dir)) return load(attempt);
   auto staged = stage(*prepared, access_, fs_);
   if (!staged) return failAll({staged.error()});

@@ -182,6 +182,8 @@ launch::LaunchRequest readRequest(const json& j) {
   r.output_dir = str(j, "output_dir", root);
   r.container_attempt_dir = str(j, "container_attempt_dir", root);
   r.container_output_dir = str(j, "container_output_dir", root);
+  // Absent from snapshots staged before the job-level fence existed.
+  r.fence_dir = j.contains("fence_dir") ? str(j, "fence_dir", root) : std::string();
   r.account = optStr(j, "account", root);
   r.qos = optStr(j, "qos", root);
 
@@ -246,6 +248,7 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
       {"output_dir", r.output_dir},
       {"container_attempt_dir", r.container_attempt_dir},
       {"container_output_dir", r.container_output_dir},
+      {"fence_dir", r.fence_dir},
       {"account", optionalToJson(r.account)},
       {"qos", optionalToJson(r.qos)},
       {"ray",

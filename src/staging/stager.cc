@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "staging/error_codes.h"
+#include "staging/job_fence.h"
 #include "staging/launch_request_json.h"
 #include "staging/staging_paths.h"
 
@@ -84,6 +85,12 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
     return fail(reachable.error());
   }
   if (auto made = fs.makeDirs(parent, kParentDirMode); !made) return fail(made.error());
+  // The job's fence moves to this attempt before its directory (and so its script) exists.
+  if (!request.fence_dir.empty()) {
+    if (auto marked = markAttemptStaged(request.fence_dir, request.identity.attempt, fs); !marked) {
+      return fail(marked.error());
+    }
+  }
 
   // What an earlier try of this attempt left half-written (serve killed, the filesystem full)
   // goes first: only the process that stages this attempt writes beside it.

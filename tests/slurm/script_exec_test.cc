@@ -150,7 +150,14 @@ LaunchRequest hostileRequest(const ScriptRun& run, catalog::ContainerRuntime run
   sh::writeFile(artifact, sh::kImageContent);
   r.artifact = {artifact.string(), catalog::ArtifactFormat::kSqsh, sh::kImageSha256};
   r.attempt_dir = "/attempt/" + path_part;
-  r.logs_dir = "/logs/" + without(path_part, "\\");  // Slurm reads '\' as an escape
+  // Real directories (the claim and the job's fence are made and read there, failing closed
+  // when they cannot be), each one hostile path component. Slurm reads '\' in the logs path
+  // as an escape, so that one goes without.
+  r.logs_dir = (run.root() / ("logs " + without(path_part, "\\"))).string();
+  fs::create_directories(r.logs_dir);
+  r.fence_dir = (run.root() / ("fence " + path_part)).string();
+  fs::create_directories(r.fence_dir);
+  sh::writeFile(fs::path(r.fence_dir) / "3", "");
   r.output_dir = "/out/" + path_part;
   r.container_attempt_dir = "/in/attempt " + path_part;
   r.container_output_dir = "/in/output " + path_part;

@@ -33,6 +33,7 @@ LaunchRequest baseRequest(const std::string& job_id) {
   r.attempt_dir = "/shared/tuneplane/jobs/" + job_id + "/attempts/1";
   r.logs_dir = r.attempt_dir + "/logs";
   r.output_dir = "/shared/tuneplane/jobs/" + job_id + "/output";
+  r.fence_dir = "/shared/tuneplane/jobs/" + job_id + "/fence";
   r.container_attempt_dir = "/tuneplane/attempt";
   r.container_output_dir = "/tuneplane/output";
   r.mounts = {{"/datasets", "/datasets", true},

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "launch/attempt_identity.h"
 #include "launch/launch_request.h"
 
 namespace tuneplane::staging::testing {
@@ -42,6 +43,7 @@ inline launch::LaunchRequest sampleRequest(const std::string& attempt_dir) {
   r.attempt_dir = attempt_dir;
   r.logs_dir = attempt_dir + "/logs";
   r.output_dir = attempt_dir + "/output";
+  r.fence_dir = launch::fenceDirFor(attempt_dir);
   r.container_attempt_dir = attempt_dir;
   r.container_output_dir = attempt_dir + "/output";
   r.account = "ml";

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "launch/attempt_identity.h"
 #include "sample_request.h"
+#include "staging/job_fence.h"
 #include "staging/launch_request_json.h"
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
@@ -234,6 +236,37 @@ TEST_F(StagerTest, WritesTheLayoutWithFaithfulContents) {
   EXPECT_EQ(entriesOf(attemptsDir()), std::vector<std::string>{"2"});
 }
 
+// The job's fence (job_fence.h): staging attempt n adds fence/<n> beside the attempts, before
+// the attempt's directory exists, read-only, once; a later stage of the same attempt (a crashed
+// try) finds it made.
+TEST_F(StagerTest, StagingAnAttemptMarksTheJobsFenceFirst) {
+  const std::string fence = launch::fenceDirFor(attempt_dir_);
+  EXPECT_EQ(fence, parentDir(attemptsDir()) + "/fence");
+  FaultyStagingFs counting(-1);
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, access_, counting));
+  EXPECT_EQ(entriesOf(fence), std::vector<std::string>{"2"});
+  EXPECT_EQ(fs::status(fence + "/2").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  EXPECT_EQ(fs::status(fence).permissions() & fs::perms::all,
+            fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                fs::perms::others_read | fs::perms::others_exec);
+  // The mark goes first: a stage that fails on its first write of the attempt leaves the mark
+  // and no attempt; the retry finds it and does not make it again.
+  for (int fail_at = 0;; ++fail_at) {
+    fs_.removeTree(root_ + "/jobs");
+    FaultyStagingFs faulty(fail_at);
+    auto staged = stageAttempt(request_, script_, body_, access_, faulty);
+    ASSERT_FALSE(staged);
+    if (faulty.failedCall() == "makeTempDir") break;  // the first step of the attempt's own
+    ASSERT_LT(fail_at, 10) << "no temporary directory made in the first steps";
+  }
+  EXPECT_TRUE(fs::exists(fence + "/2"));
+  EXPECT_FALSE(fs::exists(attempt_dir_));
+  ASSERT_TRUE(markAttemptStaged(fence, 2, fs_));  // idempotent
+  EXPECT_TRUE(stageAttempt(request_, script_, body_, access_, fs_));
+  EXPECT_EQ(entriesOf(fence), std::vector<std::string>{"2"});
+}
+
 TEST_F(StagerTest, ManifestHoldsTheSha256OfEveryStagedFile) {
   auto staged = stageAttempt(request_, script_, body_, access_, fs_);
   ASSERT_TRUE(staged) << staged.error().describe();
@@ -340,6 +373,9 @@ TEST_F(StagerTest, AFailureAtAnyStepLeavesNoAttemptAndNoTemporaryDirectory) {
 
     // Every call but the last: the last is the parent's fsync after the rename, tested below.
     for (int fail_at = 0; fail_at < total - 1; ++fail_at) {
+      // A failure may leave the job's fence marked (what a later stage of the attempt needs
+      // anyway); each step starts as the first try did.
+      fs_.removeTree(launch::fenceDirFor(attempt_dir_));
       FaultyStagingFs faulty(fail_at);
       auto staged = stageAttempt(request_, script_, body_, access, faulty);
       ASSERT_FALSE(staged) << "step " << fail_at << " (" << faulty.failedCall() << ")";
@@ -389,6 +425,11 @@ TEST_F(StagerTest, EveryFileIsWrittenBeforeAnyIsSyncedAndAllAreDurableBeforeTheR
     if (!call.starts_with("chmod")) io.push_back(call);
   }
   const std::string attempt = fs::path(attempt_dir_).filename().string();
+  // The job's fence first: its mark, made durable before anything of the attempt.
+  ASSERT_GE(io.size(), 2u);
+  EXPECT_EQ(io[0], "write " + attempt);
+  EXPECT_EQ(io[1], "syncdir fence");
+  io.erase(io.begin(), io.begin() + 2);
   ASSERT_EQ(io.size(), 11u) << ::testing::PrintToString(io);
   const std::vector<std::string> files = {std::string(kLaunchFile), std::string(kScriptFile),
                                           std::string(kSubmitFile), std::string(kManifestFile)};
