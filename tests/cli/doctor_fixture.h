@@ -52,6 +52,8 @@ class DoctorFixture : public CliFixture {
     if (HasFatalFailure()) return;
     ASSERT_FALSE(currentUser().empty());
     writeFile(dir_ + "/jwt.key", kDoctorKey);
+    std::filesystem::permissions(dir_ + "/jwt.key", std::filesystem::perms::owner_read |
+                                                        std::filesystem::perms::owner_write);
     writeFile(dir_ + "/cluster.yaml", kDoctorCluster);
     std::filesystem::create_directories(dir_ + "/sim");
     sim::SimulatorOptions options;
