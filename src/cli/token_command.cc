@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -134,10 +135,21 @@ void runTokenAdd(const TokenAddFlags& flags) {
                                    flags.slurm_accounts, flags.qos};
   auto edited = siteinit::addTokenEntry(*text, entry);
   if (!edited) refuse(edited.error().describe(), kExitInvalid);
-  // Read back as serve will: the site file whole, and its tokens one more than before.
-  auto site = catalog::parseSiteConfig(*edited);
+  // Read back: the server section one token longer, with this one in it, and the rest of the
+  // site file reading as it did (the same problems, if any: relative paths need the file).
+  const auto problems = [](const Checked<catalog::SiteConfig>& site) {
+    std::string all;
+    if (!site) {
+      for (const auto& e : site.error()) all += e.describe() + "\n";
+    }
+    return all;
+  };
   auto after = api::parseServerConfig(*edited, catalog::absoluteDirectoryOf(path));
-  const bool added = site && after && after->tokens.size() == before->tokens.size() + 1;
+  const bool added =
+      after && after->tokens.size() == before->tokens.size() + 1 &&
+      std::any_of(after->tokens.begin(), after->tokens.end(),
+                  [&](const api::ApiToken& t) { return t.token_sha256 == entry.token_sha256; }) &&
+      problems(catalog::parseSiteConfig(*edited)) == problems(catalog::parseSiteConfig(*text));
   if (!added) {
     refuse(
         "the edited site file would not read back as before plus this user; nothing written. "
