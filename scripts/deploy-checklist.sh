@@ -20,26 +20,66 @@ set -euo pipefail
 mode=${1:-sim}
 build=$(cd "${2:-build}" && pwd)
 repo=$(cd "$(dirname "$0")/.." && pwd)
-[ "$(id -u)" = 0 ] || { echo "deploy-checklist: run as root (the steps install a package)" >&2; exit 2; }
 case "$mode" in sim | live) ;; *) echo "deploy-checklist: mode is sim or live" >&2; exit 2 ;; esac
+if [ "$mode" = live ] && { [ -z "${TUNEPLANE_LIVE_SLURMRESTD:-}" ] || [ -z "${TUNEPLANE_LIVE_USER:-}" ] ||
+  [ -z "${TUNEPLANE_LIVE_SHARED_DIR:-}" ] || [ -z "${TUNEPLANE_LIVE_SLURM_BIN:-}" ]; }; then
+  echo "deploy-checklist: skipped: set TUNEPLANE_LIVE_SLURMRESTD, _USER, _SHARED_DIR and _SLURM_BIN" \
+    "(and _JWT_KEY_FILE or a working scontrol) to run it against a real slurmrestd" >&2
+  exit 77
+fi
+[ "$(id -u)" = 0 ] || { echo "deploy-checklist: run as root (the steps install a package)" >&2; exit 2; }
 debs=("$build"/package/tuneplane_*.deb)
 [ -f "${debs[-1]}" ] || { echo "deploy-checklist: no package in $build/package (make deb)" >&2; exit 2; }
 if dpkg-query -W -f='${Status}' tuneplane 2>/dev/null | grep -q "ok installed"; then
   echo "deploy-checklist: tuneplane is installed here already; the steps install and purge it" >&2
   exit 2
 fi
-for f in /etc/tuneplane/site.yaml /etc/systemd/system/tuneplane.service.d/job-user.conf; do
+# What the steps write outside the scratch directory; none of it may be there already.
+made_files=(/etc/tuneplane/site.yaml /etc/tuneplane/runtimes.yaml /etc/tuneplane/slurm.jwt
+  /etc/systemd/system/tuneplane.service.d/job-user.conf)
+for f in "${made_files[@]}" /var/lib/tuneplane; do
   [ ! -e "$f" ] || { echo "deploy-checklist: $f exists: not this run's to overwrite" >&2; exit 2; }
 done
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tp-deploy.XXXXXX")
 chmod 0755 "$scratch"  # the job user walks through it to the shared directory
+made_user=""
+sim_pid=""
+live_dir=""
 fail() { echo "deploy-checklist: FAIL: $*" >&2; exit 1; }
+systemd=no
+[ "$(ps -p 1 -o comm=)" != systemd ] || systemd=yes
+cleanup() {
+  local status=$?
+  set +e
+  if [ "$systemd" = yes ]; then
+    systemctl disable --now tuneplane >/dev/null 2>&1
+  elif [ -f "$scratch/serve.pid" ]; then
+    kill -TERM "$(cat "$scratch/serve.pid")" 2>/dev/null
+    for _ in $(seq 1 100); do kill -0 "$(cat "$scratch/serve.pid")" 2>/dev/null || break; sleep 0.1; done
+  fi
+  if [ "$status" != 0 ] && [ -f "$scratch/journal" ]; then
+    echo "== serve's log (journal)" >&2
+    tail -n 40 "$scratch/journal" >&2
+  fi
+  [ -z "$sim_pid" ] || { kill "$sim_pid" 2>/dev/null; wait "$sim_pid" 2>/dev/null; }
+  dpkg --purge tuneplane >/dev/null 2>&1
+  rm -f "${made_files[@]}"
+  rmdir /etc/tuneplane /etc/systemd/system/tuneplane.service.d 2>/dev/null
+  rm -rf /var/lib/tuneplane
+  [ "$systemd" = no ] || systemctl daemon-reload
+  [ -z "$made_user" ] || userdel "$made_user" 2>/dev/null
+  if [ "$status" = 0 ]; then
+    rm -rf "$scratch" "$live_dir"
+  else
+    echo "deploy-checklist: kept $scratch for inspection" >&2
+  fi
+  exit "$status"
+}
+trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
 # ---- the site's facts: the cluster that exists before TunePlane does ----
-made_user=""
-sim_pid=""
 if [ "$mode" = sim ]; then
   export JOB_USER=tpdeploy
   if ! getent passwd "$JOB_USER" >/dev/null; then
@@ -70,8 +110,6 @@ if [ "$mode" = sim ]; then
   export SHARED=$scratch/shared
   printf 'a stand-in for a SIF image (the simulator runs the command itself)\n' >"$scratch/python-3.11.sif"
 else
-  : "${TUNEPLANE_LIVE_SLURMRESTD:?set the TUNEPLANE_LIVE_* variables of the test cluster}"
-  : "${TUNEPLANE_LIVE_USER:?}" "${TUNEPLANE_LIVE_SHARED_DIR:?}" "${TUNEPLANE_LIVE_SLURM_BIN:?}"
   export JOB_USER=$TUNEPLANE_LIVE_USER
   export SLURMRESTD=$TUNEPLANE_LIVE_SLURMRESTD
   live_dir=$(mktemp -d "$TUNEPLANE_LIVE_SHARED_DIR/deploy.XXXXXX")
@@ -120,7 +158,7 @@ PY
 }
 BASH
 fi
-if [ "$(ps -p 1 -o comm=)" != systemd ]; then
+if [ "$systemd" = no ]; then
   cat >>"$preamble" <<'BASH'
 # systemd is not PID 1 here: the unit is run as systemd would run it — the installed unit file
 # and the operator's drop-ins, User=/Group=, StateDirectory= (made, owned by User=, and
@@ -212,32 +250,6 @@ for i, block in enumerate(blocks, 1):
 PY
 echo "deploy-checklist ($mode): $(grep -c '^echo "== step' "$steps") steps from docs/operators.md"
 
-cleanup() {
-  local status=$?
-  set +e
-  if [ -f "$scratch/serve.pid" ] && [ "$(ps -p 1 -o comm=)" != systemd ]; then
-    kill -TERM "$(cat "$scratch/serve.pid")" 2>/dev/null
-    for _ in $(seq 1 100); do kill -0 "$(cat "$scratch/serve.pid")" 2>/dev/null || break; sleep 0.1; done
-  elif [ "$(ps -p 1 -o comm=)" = systemd ]; then
-    systemctl disable --now tuneplane >/dev/null 2>&1
-  fi
-  if [ "$status" != 0 ] && [ -f "$scratch/journal" ]; then
-    echo "== serve's log (journal)" >&2
-    tail -n 40 "$scratch/journal" >&2
-  fi
-  [ -z "$sim_pid" ] || { kill "$sim_pid" 2>/dev/null; wait "$sim_pid" 2>/dev/null; }
-  dpkg --purge tuneplane >/dev/null 2>&1
-  rm -rf /etc/tuneplane /var/lib/tuneplane /etc/systemd/system/tuneplane.service.d
-  [ "$(ps -p 1 -o comm=)" != systemd ] || systemctl daemon-reload
-  [ -z "$made_user" ] || userdel "$made_user" 2>/dev/null
-  if [ "$status" = 0 ]; then
-    rm -rf "$scratch" "${live_dir:-}"
-  else
-    echo "deploy-checklist: kept $scratch for inspection" >&2
-  fi
-  exit "$status"
-}
-trap cleanup EXIT
 start=$SECONDS
 cat "$preamble" "$steps" >"$scratch/run.sh"
 timeout --kill-after=10 "${DEPLOY_TIMEOUT:-600}" bash "$scratch/run.sh" </dev/null ||

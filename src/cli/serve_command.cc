@@ -191,6 +191,7 @@ void runServe(const ServeFlags& flags) {
   server::DaemonOptions options;
   options.http = config.http;
   options.tokens = config.tokens;
+  options.server_secrets = serverSecrets(config);
   options.poll_interval = config.poll_interval;
   options.submit_concurrency = config.submit_concurrency;
   options.access_log = [access](const std::string& line) { access->info(line); };

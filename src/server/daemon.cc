@@ -81,6 +81,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   deps.access_log = std::move(options.access_log);
   deps.doctor = [self] { return self->doctorReport(); };
   d->token_count_ = options.tokens.size();
+  d->server_secrets_ = std::move(options.server_secrets);
   auto server =
       api::ApiServer::start(std::move(deps), std::move(options.http), std::move(options.tokens));
   if (!server) return tl::unexpected(server.error());
@@ -107,7 +108,8 @@ Result<nlohmann::json> Daemon::doctorReport() {
   // The API's report leaves the database checks out (`tuneplane doctor` makes them): this
   // replica is using the database, and its /readyz and /metrics already tell.
   const pipeline::SiteContext& site = launcher_->site();
-  doctor::DoctorInput input{site.site, site.registry_path, site.registry, std::nullopt, {}};
+  doctor::DoctorInput input{site.site, site.registry_path, site.registry, std::nullopt,
+                            server_secrets_};
   doctor::SlurmAccess access;
   access.client = probe_.get();
   access.tokens = &probe_->tokens();

@@ -26,6 +26,7 @@
 #include "control/control_loop.h"
 #include "control/job_service.h"
 #include "control/reconciler.h"
+#include "doctor/doctor.h"
 #include "launch/attempt_identity.h"
 #include "server/event_log.h"
 #include "server/metered_slurm_client.h"
@@ -48,6 +49,9 @@ struct DaemonOptions {
   EventLog::Sink event_log;
   // More /metrics text from outside the daemon (the store's leader lease); may be empty.
   std::function<std::string()> more_metrics;
+  // The server: section's credential files (server.tls.key, server.db_password_file), which
+  // GET /v1/doctor checks beside the slurm section's.
+  std::vector<doctor::SecretFile> server_secrets;
 };
 
 class Daemon {
@@ -99,6 +103,7 @@ class Daemon {
   std::unique_ptr<api::ApiServer> server_;
   std::mutex doctor_mu_;
   std::mutex reload_mu_;  // one reload at a time
+  std::vector<doctor::SecretFile> server_secrets_;
   std::size_t token_count_ = 0;
 };
 
