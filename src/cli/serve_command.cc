@@ -108,7 +108,17 @@ void checkCredentials(const pipeline::SiteContext& site, const api::ServerConfig
   if (!refusals.empty()) failLines(refusals, kExitInvalid);
 }
 
-void logReload(const Checked<server::SiteReload>& next, server::Daemon& daemon) {
+void logReload(Checked<server::SiteReload> next, const pipeline::SiteContext& site,
+               const api::ServerConfig& running, server::Daemon& daemon) {
+  if (next) {
+    // A new TLS key is held to the credential rule as the one at start was.
+    api::ServerConfig reloaded = running;
+    reloaded.http.tls = next->tls;
+    std::vector<std::string> accepted;
+    if (Errors refusals = credentialRefusals(site, reloaded, accepted); !refusals.empty()) {
+      next = failAll(std::move(refusals));
+    }
+  }
   if (!next) {
     std::string why;
     for (const auto& e : next.error()) why += (why.empty() ? "" : "; ") + e.describe();
@@ -226,7 +236,7 @@ void runServe(const ServeFlags& flags) {
         context->site_path);
     logReload(server::readSiteReload(context->site_path, siteEnvironmentFromProcess(), defaults,
                                      *from_file),
-              **daemon);
+              *context, config, **daemon);
   }
   spdlog::info("serve: {} received; stopping at a safe point (Slurm jobs keep running)",
                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
