@@ -7,6 +7,7 @@
 
 #include "api/api_server.h"
 #include "api/body_checks.h"
+#include "api/job_charge.h"
 #include "api/job_queries.h"
 #include "api/json_views.h"
 #include "launch/attempt_identity.h"
@@ -46,6 +47,11 @@ class JobRoutes {
  public:
   explicit JobRoutes(const ApiDependencies& deps) : deps_(deps) {}
 
+  // What Slurm charges a stored job to: its spec's choice, else the site's default.
+  JobCharge charge(std::string_view spec_text) const {
+    return chargeOf(spec_text, deps_.launcher.site().site.slurm);
+  }
+
   // POST /v1/jobs: accept a spec (201 with Location), or its problems (422; the store's: 500).
   void submit(const Request& req, Response& res, const Principal& who) const {
     if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kSpec);
@@ -53,11 +59,15 @@ class JobRoutes {
       return sendError(res, 415, type.error());
     }
     if (auto body = checkBodyText(req.body); !body) return sendError(res, 400, body.error());
-    auto job = deps_.jobs.submit(req.body, who.user);
+    // The account and QOS the job is charged to, checked against the user's token, the
+    // user's defaults written in when the spec names none (job_charge.h).
+    auto charged = chargeSpec(req.body, who);
+    if (!charged) return sendErrors(res, 422, charged.error());
+    auto job = deps_.jobs.submit(*charged, who.user);
     if (!job) return sendErrors(res, submitStatus(job.error()), job.error());
     if (deps_.job_submitted) deps_.job_submitted();
     res.set_header("Location", "/v1/jobs/" + job->id);
-    sendJsonText(res, 201, jobJsonText(store::JobView{*job, {}}));
+    sendJsonText(res, 201, jobJsonText(store::JobView{*job, {}}, charge(job->spec)));
   }
 
   // GET /v1/jobs: one page of the jobs the caller may see, each with its current attempt.
@@ -77,7 +87,7 @@ class JobRoutes {
   // GET /v1/jobs/{id}
   void get(const Request& req, Response& res, const Principal& who) const {
     if (auto view = visibleJob(req.matches[1], who, res)) {
-      sendJsonText(res, 200, jobJsonText(*view));
+      sendJsonText(res, 200, jobJsonText(*view, charge(view->job.spec)));
     }
   }
 
@@ -209,7 +219,7 @@ class JobRoutes {
     if (!view || !*view) {
       return sendError(res, 500, {"api.internal", "id", "the job could not be read back"});
     }
-    sendJsonText(res, 202, jobJsonText(**view));
+    sendJsonText(res, 202, jobJsonText(**view, charge((*view)->job.spec)));
   }
 
   const ApiDependencies& deps_;

@@ -109,9 +109,11 @@ json jobSummaryJson(const store::JobRecord& job) {
           {"next_attempt_at", timeJson(job.next_attempt_ms)}};
 }
 
-json jobJson(const store::JobView& view) {
+json jobJson(const store::JobView& view, const JobCharge& charge) {
   json out = jobSummaryJson(view.job);
   out["spec"] = view.job.spec;
+  out["scheduling"] = {{"account", charge.account ? json(*charge.account) : json(nullptr)},
+                       {"qos", charge.qos ? json(*charge.qos) : json(nullptr)}};
   json attempts = json::array();
   for (const auto& a : view.attempts) attempts.push_back(attemptJson(a, true));
   out["attempt_count"] = view.attempts.size();
@@ -195,7 +197,7 @@ void writeAttempt(JsonText& out, const store::AttemptRecord& a) {
 
 }  // namespace
 
-std::string jobJsonText(const store::JobView& view) {
+std::string jobJsonText(const store::JobView& view, const JobCharge& charge) {
   const store::JobRecord& job = view.job;
   std::string text;
   text.reserve(1024 + job.spec.size());
@@ -217,6 +219,15 @@ std::string jobJsonText(const store::JobView& view) {
   out.key("owner").string(job.owner);
   out.key("phase").string(phase::toString(job.phase));
   out.key("reason").string(job.reason);
+  out.key("scheduling").beginObject();
+  for (auto [key, value] : {std::pair{"account", &charge.account}, std::pair{"qos", &charge.qos}}) {
+    if (*value) {
+      out.key(key).string(**value);
+    } else {
+      out.key(key).null();
+    }
+  }
+  out.endObject();
   out.key("spec").string(job.spec);
   out.key("terminal").boolean(phase::isTerminal(job.phase));
   writeTime(out.key("updated"), job.updated_ms);

@@ -1,6 +1,6 @@
-// The /v1 API's objects as JSON (README, "tuneplane serve and the /v1 API"): a job (full,
-// or the list's summary), its attempts and components, events, and errors. Times are
-// RFC 3339 UTC with milliseconds, null when unset. Pure functions.
+// The /v1 API's objects as JSON (docs/operators.md, "tuneplane serve and the /v1 API"): a job
+// (full, or the list's summary), its attempts and components, events, and errors. Times are RFC
+// 3339 UTC with milliseconds, null when unset. Pure functions.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/job_charge.h"
 #include "common/result.h"
 #include "store/job_store.h"
 
@@ -21,11 +22,12 @@ std::string timeText(int64_t unix_ms);
 nlohmann::json componentJson(const store::ComponentRecord& component);
 // `with_components`: false for the list's current_attempt summary.
 nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components);
-// GET /v1/jobs/{id}: the job with its spec and every attempt.
-nlohmann::json jobJson(const store::JobView& view);
-// dump(jobJson(view)), byte for byte, written without building the tree first (json_text.h):
-// the answer of the API's most frequent call.
-std::string jobJsonText(const store::JobView& view);
+// GET /v1/jobs/{id}: the job with its spec, every attempt, and what Slurm charges it to
+// (`charge`: job_charge.h's chargeOf, as "scheduling": {"account", "qos"}).
+nlohmann::json jobJson(const store::JobView& view, const JobCharge& charge = {});
+// dump(jobJson(view, charge)), byte for byte, written without building the tree first
+// (json_text.h): the answer of the API's most frequent call.
+std::string jobJsonText(const store::JobView& view, const JobCharge& charge = {});
 // One item of GET /v1/jobs: no spec and no attempts; attempt_count and current_attempt
 // instead. `attempts` may be empty (the list does not read them).
 nlohmann::json jobSummaryJson(const store::JobRecord& job);

@@ -121,6 +121,10 @@ std::string describeJob(const JobView& job, const std::vector<EventView>& events
   field(out, "", "Labels", labels.empty() ? "<none>" : joined(labels, ","));
   field(out, "", "Phase", job.phase);
   field(out, "", "Reason", orDash(job.reason));
+  if (job.slurm_account || job.qos) {
+    field(out, "", "Charged to",
+          "account " + job.slurm_account.value_or("-") + ", QOS " + job.qos.value_or("-"));
+  }
   field(out, "", "Created", longTime(job.created, view));
   field(out, "", "Updated", longTime(job.updated, view));
   if (job.cancel_requested) {

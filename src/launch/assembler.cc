@@ -90,8 +90,9 @@ class Assembler {
     if (out.scheduler_environment.empty()) {
       out.scheduler_environment.emplace_back("PATH", kDefaultSchedulerPath);
     }
-    out.account = site_.slurm.account;
-    out.qos = site_.slurm.qos;
+    // The spec's choice (serve checked it against the user's token), else the site's.
+    out.account = spec_.scheduling.account ? spec_.scheduling.account : site_.slurm.account;
+    out.qos = spec_.scheduling.qos ? spec_.scheduling.qos : site_.slurm.qos;
     out.ray = site_.ray;
     return out;
   }

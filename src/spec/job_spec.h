@@ -86,6 +86,17 @@ struct RetryPolicy {
   bool operator==(const RetryPolicy&) const = default;
 };
 
+// What Slurm charges the job to, chosen among what the submitting user may use (serve checks
+// the choice against the user's token: server.tokens[].slurm_account, .qos). Unset: the
+// user's default, which serve writes into the spec it stores, else the site's
+// slurm.account / slurm.qos.
+struct Scheduling {
+  std::optional<std::string> account;  // Slurm account (fair share, accounting)
+  std::optional<std::string> qos;      // Slurm QOS
+
+  bool operator==(const Scheduling&) const = default;
+};
+
 struct JobSpec {
   std::string api_version;  // kApiVersion
   JobKind kind = JobKind::kTrainingJob;
@@ -94,6 +105,7 @@ struct JobSpec {
   Resources resources;
   Data data;
   RetryPolicy retry;
+  Scheduling scheduling;
 
   bool operator==(const JobSpec&) const = default;
 };

@@ -26,7 +26,7 @@ class SpecParser {
     if (R::present(metadata)) parseMetadata(metadata, "metadata");
     const YAML::Node body = r_.require(*root, "spec", "");
     if (R::present(body) &&
-        r_.checkMap(body, "spec", {"framework", "resources", "data", "retry"})) {
+        r_.checkMap(body, "spec", {"framework", "resources", "data", "retry", "scheduling"})) {
       const YAML::Node framework = r_.require(body, "framework", "spec");
       if (R::present(framework)) parseFramework(framework, "spec.framework");
       const YAML::Node resources = r_.require(body, "resources", "spec");
@@ -35,6 +35,8 @@ class SpecParser {
       if (R::present(data)) parseData(data, "spec.data");
       const YAML::Node retry = R::get(body, "retry");
       if (R::present(retry)) parseRetry(retry, "spec.retry");
+      const YAML::Node scheduling = R::get(body, "scheduling");
+      if (R::present(scheduling)) parseScheduling(scheduling, "spec.scheduling");
     }
     return {std::move(spec_), r_.takeErrors()};
   }
@@ -283,6 +285,21 @@ class SpecParser {
         r_.report("invalid_value", R::child(path, "on"),
                   "'" + *v + "' is not one of infrastructure, any, never");
       }
+    }
+  }
+
+  void parseScheduling(const YAML::Node& node, const std::string& path) {
+    if (!r_.checkMap(node, path, {"account", "qos"})) return;
+    for (auto [key, out] : {std::pair{"account", &spec_.scheduling.account},
+                            std::pair{"qos", &spec_.scheduling.qos}}) {
+      auto v = r_.optStr(node, key, path);
+      if (!v) continue;
+      if (!isSlurmName(*v)) {
+        r_.report("invalid_name", R::child(path, key),
+                  "'" + *v + "' is not a Slurm name (letters, digits, '_', '-', '.'; at most 64)");
+        continue;
+      }
+      *out = *v;
     }
   }
 

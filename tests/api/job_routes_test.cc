@@ -241,7 +241,7 @@ TEST_F(JobRoutesTest, AbandonOfALostReceiptIsRecordedWithWhoAndWhy) {
 
 class LogRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, ServerOptions&) override {
+  void tune(ApiDependencies& deps, HttpOptions&) override {
     deps.logs = [this](const std::string& dir, std::string_view pool, LogStream stream,
                        attempt::JobState) -> Result<LogSnapshot> {
       asked_ = dir + "|" + std::string(pool) + "|" + (stream == LogStream::kStdout ? "out" : "err");

@@ -73,6 +73,8 @@ class CliFixture : public ::testing::Test {
     writeFile(artifact_, "not really squashfs, but bytes with a known digest\n");
     artifact_sha_ = sha256Of(readFile(artifact_));
     writeFile(dir_ + "/token.jwt", kSentinelToken);
+    std::filesystem::permissions(dir_ + "/token.jwt", std::filesystem::perms::owner_read |
+                                                          std::filesystem::perms::owner_write);
     writeRegistry(dir_ + "/runtimes.yaml", artifact_sha_);
     writeFile(dir_ + "/site.yaml", siteYaml("runtimes.yaml"));
   }

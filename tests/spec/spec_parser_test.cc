@@ -154,6 +154,23 @@ TEST(SpecParser, TimeLimitIsOptional) {
   }
 }
 
+TEST(SpecParser, SchedulingNamesTheSlurmAccountAndQos) {
+  const auto spec = parseJobSpec(std::string(kMinimal) +
+                                 "  scheduling:\n    account: team-a\n    qos: high.prio\n");
+  ASSERT_TRUE(spec) << spec.error().front().describe();
+  EXPECT_EQ(spec->scheduling.account, "team-a");
+  EXPECT_EQ(spec->scheduling.qos, "high.prio");
+  EXPECT_EQ(parseJobSpec(kMinimal)->scheduling, Scheduling{});
+  const auto bad = parsePartialJobSpec(std::string(kMinimal) +
+                                       "  scheduling:\n    account: \"team a\"\n    qos: 7\n"
+                                       "    partition: x\n");
+  std::set<std::string> codes;
+  for (const auto& e : bad.errors) codes.insert(e.code + "@" + e.field);
+  EXPECT_TRUE(codes.count("spec.invalid_name@spec.scheduling.account"));
+  EXPECT_TRUE(codes.count("spec.wrong_type@spec.scheduling.qos"));
+  EXPECT_TRUE(codes.count("spec.unknown_field@spec.scheduling.partition"));
+}
+
 TEST(SpecParser, PartialSpecKeepsWhatItReadBesideTheErrors) {
   const auto partial =
       parsePartialJobSpec(replaced(replaced(kMinimal, "kind: TrainingJob", "kind: Playground"),
