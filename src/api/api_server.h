@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "api/authenticator.h"
+#include "attempt/attempt_files.h"
 #include "api/log_source.h"
 #include "api/metrics.h"
 #include "api/server_config.h"
@@ -49,6 +50,9 @@ struct ApiDependencies {
   pipeline::AttemptLauncher& launcher;  // POST /v1/validate, capabilities
   Metrics& metrics;
   LogReader logs = readLog;
+  // The step an attempt started from, read from its staging dir (GET /v1/jobs/{id}).
+  std::function<std::optional<int64_t>(const std::string& attempt_dir)> resume_step =
+      attempt::readResumeStep;
   // /readyz: whether slurmrestd answers (nullptr: not checked).
   std::function<Status()> slurm_ready;
   // After a job was accepted: wake the control loop so it stages at once (may be empty).

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -19,13 +21,19 @@ nlohmann::json timeJson(int64_t unix_ms);
 std::string timeText(int64_t unix_ms);
 
 nlohmann::json componentJson(const store::ComponentRecord& component);
-// `with_components`: false for the list's current_attempt summary.
-nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components);
+// What the API reads about attempts from their files, beside the store's records: the step
+// each started from (attempt::readResumeStep), by attempt number; an attempt not named here
+// is not known to have said (its resume_from_step is null).
+using ResumeSteps = std::map<int, int64_t>;
+// `with_components`: false for the list's current_attempt summary, which has neither the
+// components nor resume_from_step (the list reads no files).
+nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components,
+                           std::optional<int64_t> resume_from_step = std::nullopt);
 // GET /v1/jobs/{id}: the job with its spec and every attempt.
-nlohmann::json jobJson(const store::JobView& view);
-// dump(jobJson(view)), byte for byte, written without building the tree first (json_text.h):
-// the answer of the API's most frequent call.
-std::string jobJsonText(const store::JobView& view);
+nlohmann::json jobJson(const store::JobView& view, const ResumeSteps& steps = {});
+// dump(jobJson(view, steps)), byte for byte, written without building the tree first
+// (json_text.h): the answer of the API's most frequent call.
+std::string jobJsonText(const store::JobView& view, const ResumeSteps& steps = {});
 // One item of GET /v1/jobs: no spec and no attempts; attempt_count and current_attempt
 // instead. `attempts` may be empty (the list does not read them).
 nlohmann::json jobSummaryJson(const store::JobRecord& job);
