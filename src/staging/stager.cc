@@ -98,10 +98,21 @@ Status ensureCheckpointDir(const std::string& dir, const JobAccess& access, Stag
   const std::string parent = parentDir(dir);
   if (auto reachable = checkJobCanReach(parent, access, fs); !reachable) return reachable;
   if (auto made = fs.makeDirs(parent, kParentDirMode); !made) return made;
-  if (auto made = makeWritableDir(dir, access, fs); !made) {
+  if (auto made = fs.makeDir(dir, kSameUserWritableDirMode); !made) {
     // Made meanwhile by another stage of this job: then it is there, as wanted.
     auto now = isDirectory();
-    if (!now || !*now) return made;
+    if (now && *now) return ok();
+    return made;
+  }
+  // Ours, and empty: given to the job as logs/ is. Should that fail, it goes again, so that
+  // the next stage makes it afresh rather than find it without the job's access.
+  if (access.mode == JobAccessMode::kSharedGroup && access.group) {
+    Status granted = fs.changeGroup(dir, access.group->gid);
+    if (granted) granted = fs.changeMode(dir, access.writableDirMode());
+    if (!granted) {
+      fs.removeTree(dir);
+      return granted;
+    }
   }
   return fs.syncDir(parent);
 }
