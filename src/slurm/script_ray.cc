@@ -37,8 +37,8 @@ std::string resourcesWord(const Component& c) {
 // asks per GPU when that is more (LaunchRequest::ray_min_cpus_per_gpu). Ray schedules by this
 // count; the processes stay within the CPUs Slurm gave the step.
 long long rayNumCpus(const LaunchRequest& request, const Component& c) {
-  return std::max<long long>(c.cpus_per_node,
-                             static_cast<long long>(request.ray_min_cpus_per_gpu) * c.gpus_per_node);
+  return std::max<long long>(
+      c.cpus_per_node, static_cast<long long>(request.ray_min_cpus_per_gpu) * c.gpus_per_node);
 }
 
 std::vector<std::string> rayResourceWords(const LaunchRequest& request, const Component& c) {

@@ -31,8 +31,8 @@ done
   }
   out += "{ printf '{\"version\":1,\"step\":%s}\\n' \"$tp_resume_step\" >\"$tp_logs_dir/." + file +
          ".$$\" &&\n";
-  out += "  mv -f \"$tp_logs_dir/." + file + ".$$\" \"$tp_logs_dir/" + file +
-         "\"; } 2>/dev/null ||\n";
+  out +=
+      "  mv -f \"$tp_logs_dir/." + file + ".$$\" \"$tp_logs_dir/" + file + "\"; } 2>/dev/null ||\n";
   out += "  rm -f \"$tp_logs_dir/." + file + ".$$\" 2>/dev/null || true\n";
   out += "echo \"tuneplane: this attempt starts from step $tp_resume_step\"\n";
 }
