@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "api/authenticator.h"
-#include "attempt/attempt_files.h"
 #include "api/log_source.h"
 #include "api/metrics.h"
 #include "api/server_config.h"
@@ -50,9 +49,6 @@ struct ApiDependencies {
   pipeline::AttemptLauncher& launcher;  // POST /v1/validate, capabilities
   Metrics& metrics;
   LogReader logs = readLog;
-  // The step an attempt started from, read from its staging dir (GET /v1/jobs/{id}).
-  std::function<std::optional<int64_t>(const std::string& attempt_dir)> resume_step =
-      attempt::readResumeStep;
   // /readyz: whether slurmrestd answers (nullptr: not checked).
   std::function<Status()> slurm_ready;
   // After a job was accepted: wake the control loop so it stages at once (may be empty).
@@ -64,6 +60,9 @@ struct ApiDependencies {
   // GET /v1/doctor (admin): runs doctor's checks, in a bounded time, and returns the report
   // (doctor::reportToJson). Error "api.busy" while another run is under way. Empty: 501.
   std::function<Result<nlohmann::json>()> doctor;
+  // The step an attempt started from, read from its staging dir for GET /v1/jobs/{id}
+  // (attempt::readResumeStep; nullptr: never read).
+  ResumeStepReader resume_step = readResumeStep;
 };
 
 struct ServerOptions {
