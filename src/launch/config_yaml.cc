@@ -19,7 +19,7 @@ bool isAsciiLetter(char c) {
 // Words a YAML 1.1 or 1.2 reader types as something other than a string (booleans, null),
 // in any case.
 bool isYamlWord(std::string_view s) {
-  static constexpr std::array<std::string_view, 9> kWords = {"y",    "n",     "yes", "no",  "on",
+  static constexpr std::array<std::string_view, 9> kWords = {"y",   "n",    "yes",   "no",  "on",
                                                              "off", "true", "false", "null"};
   if (s.size() > 5) return false;
   std::string lower(s);
@@ -37,8 +37,8 @@ bool isBare(std::string_view s) {
     return false;
   }
   for (char c : s) {
-    const bool ok = isAsciiLetter(c) || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
-                    c == '/' || c == '-';
+    const bool ok =
+        isAsciiLetter(c) || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '/' || c == '-';
     if (!ok) return false;
   }
   return !isYamlWord(s);

@@ -129,9 +129,9 @@ class ConfigReader {
 
   bool deepEnough(const std::string& path, int depth) {
     if (depth < kMaxConfigDepth) return true;
-    r_.report("too_deep", path,
-              "lists and maps nest more than " + std::to_string(kMaxConfigDepth) +
-                  " levels deep here");
+    r_.report(
+        "too_deep", path,
+        "lists and maps nest more than " + std::to_string(kMaxConfigDepth) + " levels deep here");
     return false;
   }
 
@@ -155,8 +155,8 @@ class ConfigReader {
     if (isWordOf(s, {"", "~", "null", "Null", "NULL"})) return json(nullptr);
     if (isWordOf(s, {"true", "True", "TRUE"})) return json(true);
     if (isWordOf(s, {"false", "False", "FALSE"})) return json(false);
-    if (isWordOf(s, {"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off",
-                     "OFF"})) {
+    if (isWordOf(s,
+                 {"yes", "Yes", "YES", "no", "No", "NO", "on", "On", "ON", "off", "Off", "OFF"})) {
       r_.report("ambiguous_value", path,
                 "unquoted '" + text +
                     "' is a string to YAML 1.2 and JSON but a boolean to LlamaFactory's YAML "
@@ -167,7 +167,8 @@ class ConfigReader {
     const bool negative = digits.starts_with('-');
     if (negative || digits.starts_with('+')) digits.remove_prefix(1);
     if (allDigits(digits, 10)) return integer(digits, negative, 10, path);
-    if (s.starts_with("0o") && allDigits(s.substr(2), 8)) return integer(s.substr(2), false, 8, path);
+    if (s.starts_with("0o") && allDigits(s.substr(2), 8))
+      return integer(s.substr(2), false, 8, path);
     if (s.starts_with("0x") && allDigits(s.substr(2), 16)) {
       return integer(s.substr(2), false, 16, path);
     }

@@ -19,8 +19,8 @@ using ::testing::Pair;
 using namespace tuneplane::launch::testing;
 
 TEST(Assembler, GpuJobIsFullyExplicit) {
-  const auto req =
-      assembleLaunch(parsed(kGpuSpec), testSite(), testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  const auto req = assembleLaunch(parsed(kGpuSpec), testSite(), testRegistry(), kIdentity,
+                                  kAttemptDir, kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_EQ(req->job_name, "job");
   EXPECT_EQ(req->identity.job_id, "job-0001");
@@ -58,12 +58,12 @@ TEST(Assembler, GpuJobIsFullyExplicit) {
   EXPECT_EQ(c.time_limit, std::chrono::minutes(120));
   EXPECT_TRUE(req->uses_gpus);
   EXPECT_THAT(req->command, ElementsAre("python", "train.py", "--epochs", "3"));
-  EXPECT_THAT(req->environment,
-              ElementsAre(Pair("ALPHA", "a"), Pair("ZED", "z"),
-                          Pair("TUNEPLANE_JOB_ID", "job-0001"), Pair("TUNEPLANE_ATTEMPT", "2"),
-                          Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output"),
-                          Pair("TUNEPLANE_CHECKPOINT_DIR", kCheckpointDir),
-                          Pair("TUNEPLANE_RESUME", "1")));
+  EXPECT_THAT(
+      req->environment,
+      ElementsAre(Pair("ALPHA", "a"), Pair("ZED", "z"), Pair("TUNEPLANE_JOB_ID", "job-0001"),
+                  Pair("TUNEPLANE_ATTEMPT", "2"),
+                  Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output"),
+                  Pair("TUNEPLANE_CHECKPOINT_DIR", kCheckpointDir), Pair("TUNEPLANE_RESUME", "1")));
   EXPECT_THAT(req->scheduler_environment,
               ElementsAre(Pair("LANG", "C.UTF-8"), Pair("PATH", "/opt/slurm/bin:/usr/bin")));
   EXPECT_EQ(req->account, "acct");
@@ -77,16 +77,16 @@ TEST(Assembler, GpuJobIsFullyExplicit) {
 }
 
 TEST(Assembler, ResumeOffTellsACustomJob) {
-  const auto req = assembleLaunch(parsed(std::string(kGpuSpec) + "  retry: {resume: false}\n"),
-                                  testSite(), testRegistry(), kIdentity, kAttemptDir,
-                                  kCheckpointDir);
+  const auto req =
+      assembleLaunch(parsed(std::string(kGpuSpec) + "  retry: {resume: false}\n"), testSite(),
+                     testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_THAT(req->environment, ::testing::Contains(Pair("TUNEPLANE_RESUME", "0")));
 }
 
 TEST(Assembler, NoCheckpointDirMeansNoMountAndNoVariable) {
-  const auto req = assembleLaunch(parsed(kGpuSpec), testSite(), testRegistry(), kIdentity,
-                                  kAttemptDir, "");
+  const auto req =
+      assembleLaunch(parsed(kGpuSpec), testSite(), testRegistry(), kIdentity, kAttemptDir, "");
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_EQ(req->mounts.size(), 4u);
   for (const auto& [name, value] : req->environment) EXPECT_NE(name, "TUNEPLANE_CHECKPOINT_DIR");
@@ -113,14 +113,15 @@ TEST(Assembler, LlamaFactoryJobIsLaunchedFromItsConfig) {
   // The user's keys, typed as written, and TunePlane's: 2 nodes x 8 + 1 node x 4 GPUs.
   for (const char* line :
        {"model_name_or_path: /models/Qwen2.5-0.5B\n", "finetuning_type: lora\n",
-        "dataset: alpaca_en_demo\n", "learning_rate: 1.0e-04\n", "do_train: true\n",
-        "stage: sft\n", "overwrite_output_dir: false\n", "ray_num_workers: 20\n"}) {
+        "dataset: alpaca_en_demo\n", "learning_rate: 1.0e-04\n", "do_train: true\n", "stage: sft\n",
+        "overwrite_output_dir: false\n", "ray_num_workers: 20\n"}) {
     EXPECT_NE(yaml.find(line), std::string::npos) << line << "\n" << yaml;
   }
   EXPECT_NE(yaml.find(std::string("output_dir: ") + kCheckpointDir + "\n"), std::string::npos)
       << yaml;
-  EXPECT_TRUE(yaml.starts_with("# LlamaFactory's training configuration for TunePlane job "
-                               "job-0001, attempt 2"))
+  EXPECT_TRUE(
+      yaml.starts_with("# LlamaFactory's training configuration for TunePlane job "
+                       "job-0001, attempt 2"))
       << yaml;
 }
 
@@ -147,7 +148,8 @@ TEST(Assembler, CpuOnlyJobUsesTheCpuPartitionAndNoGpus) {
   catalog::SiteConfig site = testSite();
   site.slurm.job_environment.clear();
   site.slurm.account.reset();
-  const auto req = assembleLaunch(parsed(kCpuSpec), site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  const auto req = assembleLaunch(parsed(kCpuSpec), site, testRegistry(), kIdentity, kAttemptDir,
+                                  kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   ASSERT_EQ(req->components.size(), 1u);
   EXPECT_EQ(req->components[0].partition, "cpu-part");
@@ -164,8 +166,8 @@ TEST(Assembler, CpuOnlyJobUsesTheCpuPartitionAndNoGpus) {
 }
 
 TEST(Assembler, CpuOnlyJobWithScratchZeroIsTheJobWithoutScratch) {
-  const auto without =
-      assembleLaunch(parsed(kCpuSpec), testSite(), testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  const auto without = assembleLaunch(parsed(kCpuSpec), testSite(), testRegistry(), kIdentity,
+                                      kAttemptDir, kCheckpointDir);
   const auto zero = assembleLaunch(
       parsed(replaced(kCpuSpec, "memory_gb: 8", "memory_gb: 8\n        scratch_gb: 0")), testSite(),
       testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
@@ -206,7 +208,8 @@ TEST(Assembler, TimeLimitComesFromTheSpecElseTheSiteElseThePartition) {
     SCOPED_TRACE(c.name);
     catalog::SiteConfig site = testSite();
     site.default_time_limit = c.site_default;
-    const auto req = assembleLaunch(parsed(c.spec), site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+    const auto req = assembleLaunch(parsed(c.spec), site, testRegistry(), kIdentity, kAttemptDir,
+                                    kCheckpointDir);
     ASSERT_TRUE(req.has_value()) << req.error().front().describe();
     EXPECT_EQ(req->time_limit_source, c.source);
     ASSERT_EQ(req->components.size(), 1u);
@@ -220,7 +223,8 @@ TEST(Assembler, EveryComponentGetsTheSiteDefaultTimeLimit) {
                            "memory_gb: 32}\n";
   catalog::SiteConfig site = testSite();
   site.default_time_limit = std::chrono::minutes(90);
-  const auto req = assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  const auto req =
+      assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   ASSERT_EQ(req->components.size(), 2u);
   for (const Component& c : req->components) EXPECT_EQ(c.time_limit, std::chrono::minutes(90));
@@ -231,7 +235,8 @@ TEST(Assembler, PoolPartitionAndScratchAreKept) {
   const std::string text =
       replaced(replaced(kGpuSpec, "memory_gb: 64", "memory_gb: 64\n        scratch_gb: 100"),
                "nodes: 2", "nodes: 2\n        partition: spot");
-  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir,
+                                  kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_EQ(req->components[0].partition, "spot");
   EXPECT_EQ(req->components[0].scratch_mb, 100 * 1024);
@@ -241,7 +246,8 @@ TEST(Assembler, HeterogeneousJobHasOneComponentPerPoolInOrder) {
   const std::string text = std::string(kGpuSpec) +
                            "      - {name: second, gpu_series: a100, gpus_per_node: 2, cpus: 8, "
                            "memory_gb: 32, partition: other}\n";
-  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir,
+                                  kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   ASSERT_EQ(req->components.size(), 2u);
   EXPECT_EQ(req->components[0].pool_name, "main");
@@ -257,7 +263,8 @@ TEST(Assembler, ApptainerSiteTakesSifRuntimes) {
   catalog::SiteConfig site = testSite();
   site.container_runtime = catalog::ContainerRuntime::kApptainer;
   const std::string text = asLlamaFactory(kGpuSpec, "lf-sif");
-  const auto req = assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  const auto req =
+      assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_EQ(req->artifact.format, catalog::ArtifactFormat::kSif);
   EXPECT_EQ(req->container_runtime, catalog::ContainerRuntime::kApptainer);
@@ -271,8 +278,8 @@ TEST(Assembler, ReportsEveryViolationAtOnce) {
                "  resources:", "  data: {volumes: [{name: a}]}\n  resources:");
   std::string with_bad_series = replaced(text, "gpu_series: h100", "gpu_series: l40s");
   with_bad_series = replaced(with_bad_series, "gpus_per_node: 8", "gpus_per_node: 4");
-  const auto req =
-      assembleLaunch(parsed(with_bad_series), testSite(), testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  const auto req = assembleLaunch(parsed(with_bad_series), testSite(), testRegistry(), kIdentity,
+                                  kAttemptDir, kCheckpointDir);
   ASSERT_FALSE(req.has_value());
   std::vector<std::string> codes;
   for (const Error& e : req.error()) codes.push_back(e.code);
@@ -284,8 +291,9 @@ TEST(Assembler, ReportsEveryViolationAtOnce) {
 
 TEST(Assembler, PrepareDoesNotReadTheArtifactWhenAssemblyFails) {
   catalog::ArtifactVerifier verifier;
-  const auto req = prepareLaunch(parsed(replaced(kGpuSpec, "gpu_series: h100", "gpu_series: v100")),
-                                 testSite(), testRegistry(), kIdentity, kAttemptDir, kCheckpointDir, verifier);
+  const auto req =
+      prepareLaunch(parsed(replaced(kGpuSpec, "gpu_series: h100", "gpu_series: v100")), testSite(),
+                    testRegistry(), kIdentity, kAttemptDir, kCheckpointDir, verifier);
   ASSERT_FALSE(req.has_value());
   EXPECT_EQ(req.error()[0].code, "launch.unknown_gpu_series");
   EXPECT_EQ(verifier.fullReads(), 0);
@@ -302,7 +310,8 @@ TEST(Assembler, EveryExampleJobAssemblesAgainstTheExampleSite) {
     SCOPED_TRACE(file.string());
     const auto spec = spec::loadJobSpecFile(file.string());
     ASSERT_TRUE(spec.has_value()) << spec.error().front().describe();
-    const auto req = assembleLaunch(*spec, *site, *registry, kIdentity, kAttemptDir, kCheckpointDir);
+    const auto req =
+        assembleLaunch(*spec, *site, *registry, kIdentity, kAttemptDir, kCheckpointDir);
     ASSERT_TRUE(req.has_value()) << req.error().front().describe();
     EXPECT_EQ(req->components.size(), spec->resources.pools.size());
     ++seen;

@@ -89,14 +89,56 @@ json hostileConfig() {
     c1 += static_cast<char>(0xc2);
     c1 += static_cast<char>(c);
   }
-  const std::string strings[] = {
-      "$(touch /tmp/tp-pwned)", "`id`", "a'b\"c\\d", controls, c1, "# comment", "key: value",
-      "- item", "{a: 1}", "[1, 2]", "&anchor", "*alias", "!tag", "%YAML 1.1", "---", "...",
-      "${oc.env:HOME}", "???", "yes", "No", "on", "OFF", "y", "n", "null", "Null", "~", "true",
-      "0x10", "0o17", "017", "1_000", "1e3", "1.0e+3", ".5", ".inf", "-.inf", ".nan", "12:30:00",
-      "2024-01-01", "<<", "=", " leading space", "trailing space ", "\xe2\x80\xa8\xe2\x80\xa9",
-      "\xef\xbb\xbf BOM", "\xef\xbf\xbe\xef\xbf\xbf", "\xf0\x9f\x98\x80 \xe4\xbd\xa0\xe5\xa5\xbd",
-      std::string(5000, 'x'), ""};
+  const std::string strings[] = {"$(touch /tmp/tp-pwned)",
+                                 "`id`",
+                                 "a'b\"c\\d",
+                                 controls,
+                                 c1,
+                                 "# comment",
+                                 "key: value",
+                                 "- item",
+                                 "{a: 1}",
+                                 "[1, 2]",
+                                 "&anchor",
+                                 "*alias",
+                                 "!tag",
+                                 "%YAML 1.1",
+                                 "---",
+                                 "...",
+                                 "${oc.env:HOME}",
+                                 "???",
+                                 "yes",
+                                 "No",
+                                 "on",
+                                 "OFF",
+                                 "y",
+                                 "n",
+                                 "null",
+                                 "Null",
+                                 "~",
+                                 "true",
+                                 "0x10",
+                                 "0o17",
+                                 "017",
+                                 "1_000",
+                                 "1e3",
+                                 "1.0e+3",
+                                 ".5",
+                                 ".inf",
+                                 "-.inf",
+                                 ".nan",
+                                 "12:30:00",
+                                 "2024-01-01",
+                                 "<<",
+                                 "=",
+                                 " leading space",
+                                 "trailing space ",
+                                 "\xe2\x80\xa8\xe2\x80\xa9",
+                                 "\xef\xbb\xbf BOM",
+                                 "\xef\xbf\xbe\xef\xbf\xbf",
+                                 "\xf0\x9f\x98\x80 \xe4\xbd\xa0\xe5\xa5\xbd",
+                                 std::string(5000, 'x'),
+                                 ""};
   // The longest key, written the longest way (\xXX a byte), still fits a YAML key's line.
   config[std::string(spec::kMaxConfigKeyBytes, '\x01')] = "longest key";
   int i = 0;
@@ -132,14 +174,15 @@ TEST(ConfigYaml, HostileConfigRoundTripsThroughPyYaml) {
   const json config = hostileConfig();
   const tuneplane::testing::TempDir dir;
   const std::string file = dir.write("config.yaml", configYaml(config, "hostile"));
-  const auto result = test::runProcess(
-      {"python3", "-c",
-       "import json, sys, yaml\n"
-       "print(json.dumps(yaml.safe_load(open(sys.argv[1], encoding='utf-8'))))\n",
-       file},
-      {.scratch = dir.path()});
-  ASSERT_EQ(result.exit_code, 0) << result.err << "(python3-yaml is a test dependency: "
-                                                  "scripts/install-deps.sh)";
+  const auto result =
+      test::runProcess({"python3", "-c",
+                        "import json, sys, yaml\n"
+                        "print(json.dumps(yaml.safe_load(open(sys.argv[1], encoding='utf-8'))))\n",
+                        file},
+                       {.scratch = dir.path()});
+  ASSERT_EQ(result.exit_code, 0) << result.err
+                                 << "(python3-yaml is a test dependency: "
+                                    "scripts/install-deps.sh)";
   const json back = json::parse(result.out, nullptr, false);
   ASSERT_FALSE(back.is_discarded()) << result.out;
   EXPECT_EQ(back, config);

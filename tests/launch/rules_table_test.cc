@@ -57,8 +57,7 @@ std::vector<RuleRow> rows() {
        [](catalog::SiteConfig& s, catalog::RuntimeRegistry&) {
          s.container_runtime = catalog::ContainerRuntime::kApptainer;
        }},
-      {"framework not offered by the runtime",
-       asLlamaFactory(g, "custom-torch"),
+      {"framework not offered by the runtime", asLlamaFactory(g, "custom-torch"),
        "launch.framework_not_in_runtime", "spec.framework.runtime_id"},
       {"custom framework on a non-custom runtime without it",
        gr("runtime_id: custom-torch", "runtime_id: lf"), "launch.framework_not_in_runtime",
@@ -129,10 +128,10 @@ TEST(RulesTable, BothBaseSpecsPassEveryRule) {
   TempDir dir;
   catalog::ArtifactVerifier verifier;
   const catalog::RuntimeRegistry registry = realRegistry(dir, verifier);
-  for (const std::string& text : {std::string(kGpuSpec), std::string(kCpuSpec),
-                                  asLlamaFactory(kGpuSpec)}) {
-    const auto req =
-        prepareLaunch(parsed(text), testSite(), registry, kIdentity, kAttemptDir, kCheckpointDir, verifier);
+  for (const std::string& text :
+       {std::string(kGpuSpec), std::string(kCpuSpec), asLlamaFactory(kGpuSpec)}) {
+    const auto req = prepareLaunch(parsed(text), testSite(), registry, kIdentity, kAttemptDir,
+                                   kCheckpointDir, verifier);
     EXPECT_TRUE(req.has_value()) << req.error().front().describe();
   }
 }
@@ -146,8 +145,8 @@ TEST(RulesTable, EachRuleHasItsCodeAndField) {
     catalog::SiteConfig site = testSite();
     catalog::RuntimeRegistry registry = base_registry;
     if (row.tweak) row.tweak(site, registry);
-    const auto req =
-        prepareLaunch(parsed(row.spec), site, registry, kIdentity, row.attempt_dir, row.checkpoint_dir, verifier);
+    const auto req = prepareLaunch(parsed(row.spec), site, registry, kIdentity, row.attempt_dir,
+                                   row.checkpoint_dir, verifier);
     ASSERT_FALSE(req.has_value());
     std::string all;
     for (const Error& e : req.error()) all += e.describe() + "\n";

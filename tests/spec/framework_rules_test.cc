@@ -86,13 +86,13 @@ std::vector<RuleRow> rows() {
   // The top map is depth 0, ray_init_kwargs' list depth 1: the 16th level is refused.
   std::string deep_index;
   for (int i = 1; i < kMaxConfigDepth; ++i) deep_index += "[0]";
-  const std::string custom =
-      replaced(replaced(replaced(lf, "name: llamafactory", "name: custom"), "task: sft",
-                        "task: custom"),
-               "    config:\n", "    command: [python, train.py]\n    config:\n");
+  const std::string custom = replaced(
+      replaced(replaced(lf, "name: llamafactory", "name: custom"), "task: sft", "task: custom"),
+      "    config:\n", "    command: [python, train.py]\n    config:\n");
   return {
       // What each framework takes.
-      {"llamafactory with a command", r("    config:\n", "    command: [llamafactory-cli]\n    config:\n"),
+      {"llamafactory with a command",
+       r("    config:\n", "    command: [llamafactory-cli]\n    config:\n"),
        "spec.command_not_allowed", "spec.framework.command"},
       {"llamafactory with args", r("    config:\n", "    args: [x.yaml]\n    config:\n"),
        "spec.command_not_allowed", "spec.framework.args"},
@@ -115,8 +115,8 @@ std::vector<RuleRow> rows() {
        "spec.framework.config.plot_loss"},
       {"an integer beyond 64 bits", withConfig("      seed: 123456789012345678901234\n"),
        "spec.out_of_range", "spec.framework.config.seed"},
-      {"a float beyond a double", withConfig("      max_grad_norm: 1.0e999\n"),
-       "spec.out_of_range", "spec.framework.config.max_grad_norm"},
+      {"a float beyond a double", withConfig("      max_grad_norm: 1.0e999\n"), "spec.out_of_range",
+       "spec.framework.config.max_grad_norm"},
       {"infinity", withConfig("      max_grad_norm: .inf\n"), "spec.invalid_value",
        "spec.framework.config.max_grad_norm"},
       {"a custom YAML tag", withConfig("      seed: !!binary aGVsbG8=\n"), "spec.wrong_type",
@@ -222,9 +222,9 @@ spec:
 )";
   std::vector<std::pair<std::string, std::string>> got;
   for (const Error& e : parsePartialJobSpec(text).errors) got.emplace_back(e.code, e.field);
-  EXPECT_THAT(got, ::testing::ElementsAre(
-                       std::pair{"spec.missing_field", "spec.framework.command"},
-                       std::pair{"spec.config_not_allowed", "spec.framework.config"}));
+  EXPECT_THAT(
+      got, ::testing::ElementsAre(std::pair{"spec.missing_field", "spec.framework.command"},
+                                  std::pair{"spec.config_not_allowed", "spec.framework.config"}));
 }
 
 // Scalars are typed as YAML 1.2's core schema (and JSON) types them; quoted ones are strings.
@@ -295,15 +295,36 @@ TEST(FrameworkConfig, JsonAndYamlFormsGiveTheSameConfig) {
 
 // Hostile keys and values are data: they parse to exactly what was written.
 TEST(FrameworkConfig, HostileStringsAreKeptExactly) {
-  const std::vector<std::string> hostile = {
-      "$(touch /tmp/x)", "`id`", "a'b\"c", "line\nbreak", "tab\there", "# not a comment",
-      "key: value", "- item", "{a: 1}", "[1, 2]", "&anchor", "*alias", "!tag", "${oc.env:HOME}",
-      "\\", "\xe2\x80\xa8", "\xc2\x85", "\xef\xbb\xbf", "null", "~", "yes", "0x10", "1e3", ""};
+  const std::vector<std::string> hostile = {"$(touch /tmp/x)",
+                                            "`id`",
+                                            "a'b\"c",
+                                            "line\nbreak",
+                                            "tab\there",
+                                            "# not a comment",
+                                            "key: value",
+                                            "- item",
+                                            "{a: 1}",
+                                            "[1, 2]",
+                                            "&anchor",
+                                            "*alias",
+                                            "!tag",
+                                            "${oc.env:HOME}",
+                                            "\\",
+                                            "\xe2\x80\xa8",
+                                            "\xc2\x85",
+                                            "\xef\xbb\xbf",
+                                            "null",
+                                            "~",
+                                            "yes",
+                                            "0x10",
+                                            "1e3",
+                                            ""};
   std::string yaml_lines;
   for (std::size_t i = 0; i < hostile.size(); ++i) {
     yaml_lines += "      v" + std::to_string(i) + ": " + json(hostile[i]).dump() + "\n";
   }
-  yaml_lines += "      nested: {" + json(hostile[0]).dump() + ": " + json(hostile[1]).dump() + "}\n";
+  yaml_lines +=
+      "      nested: {" + json(hostile[0]).dump() + ": " + json(hostile[1]).dump() + "}\n";
   const auto spec = parseJobSpec(withConfig(yaml_lines));
   ASSERT_TRUE(spec.has_value()) << describe(spec.error());
   const json& c = *spec->framework.config;

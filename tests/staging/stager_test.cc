@@ -552,9 +552,8 @@ TEST_F(StagerTest, ACheckpointDirWhoseGrantFailedIsMadeAgainByTheNextStage) {
 }
 
 TEST_F(StagerTest, InputsWithNamesThatAreNotPlainAreRefused) {
-  for (const std::string name :
-       {"", ".hidden", "a/b", "../x", "job.sh", "launch.json", "manifest.json", "logs", "output",
-        "sub mit", "x\ny"}) {
+  for (const std::string name : {"", ".hidden", "a/b", "../x", "job.sh", "launch.json",
+                                 "manifest.json", "logs", "output", "sub mit", "x\ny"}) {
     request_.inputs = {{name, "content"}};
     auto staged = stageAttempt(request_, script_, body_, access_, fs_);
     ASSERT_FALSE(staged) << name;
