@@ -247,6 +247,45 @@ TEST_P(LlamaFactoryRunTest, WithoutTheAdvertisedCpusThePlacementNeverFits) {
   EXPECT_FALSE(fs::exists(job.checkpoints() / "checkpoint-1"));
 }
 
+// Hostile keys and values in the config reach LlamaFactory exactly as the spec wrote them:
+// through the YAML TunePlane stages, read by the stand-in with PyYAML as LlamaFactory reads
+// it, while the batch script runs nothing they hold.
+TEST_P(LlamaFactoryRunTest, HostileConfigValuesReachLlamaFactoryExactly) {
+  LlamaFactoryRun job(GetParam(), net());
+  const std::string canary = (job.root() / "pwned").string();
+  nlohmann::json config = {
+      {"model_name_or_path", "/models/it's \"q\" $(touch " + canary + ")"},
+      {"dataset", "a,b # not a comment"},
+      {"template", "`touch " + canary + "`"},
+      {"default_system", "line\nbreak\ttab \u2028 \xc2\x85 \xef\xbb\xbf ${oc.env:HOME} yes: no"},
+      {"quoted_yes", "yes"},
+      {"number_text", "1e-5"},
+      {"learning_rate", 1e-5},
+      {"seed", -9223372036854775807LL},
+      {"do_train", true},
+      {"max_steps", 2},
+      {"ray_init_kwargs", {{"runtime_env", {{"env_vars", {{"K'\"$(x)", "`y`"}, {"", nullptr}}}}}}},
+      {"lora_target", {"q_proj", "", "[x]", {{"k", {1, 2.5}}}}},
+  };
+  nlohmann::json spec_json = nlohmann::json::parse(R"({
+    "apiVersion": "tuneplane.io/v1", "kind": "TrainingJob", "metadata": {"name": "lora-sft"},
+    "spec": {"framework": {"name": "llamafactory", "task": "sft", "runtime_id": "lf"},
+      "resources": {"pools": [
+        {"name": "h100s", "gpu_series": "h100", "gpus_per_node": 2, "cpus": 4, "memory_gb": 1},
+        {"name": "a100s", "gpu_series": "a100", "gpus_per_node": 2, "cpus": 4, "memory_gb": 1}]}}})");
+  spec_json["spec"]["framework"]["config"] = config;
+  EXPECT_EQ(job.run(job.request(1, spec_json.dump())), 0) << job.out(1) << job.err(1);
+  const nlohmann::json seen = job.seen(1);
+  ASSERT_TRUE(seen.is_object()) << job.out(1) << job.err(1);
+  nlohmann::json expected = config;
+  expected["stage"] = "sft";
+  expected["output_dir"] = job.checkpoints().string();
+  expected["overwrite_output_dir"] = false;
+  expected["ray_num_workers"] = 4;
+  EXPECT_EQ(seen["config"], expected) << seen["config"].dump(2);
+  EXPECT_FALSE(fs::exists(canary)) << "a config value ran";
+}
+
 INSTANTIATE_TEST_SUITE_P(Runtimes, LlamaFactoryRunTest,
                          ::testing::Values(catalog::ContainerRuntime::kPyxis,
                                            catalog::ContainerRuntime::kApptainer),
