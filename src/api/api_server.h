@@ -62,6 +62,9 @@ struct ApiDependencies {
   // GET /v1/doctor (admin): runs doctor's checks, in a bounded time, and returns the report
   // (doctor::reportToJson). Error "api.busy" while another run is under way. Empty: 501.
   std::function<Result<nlohmann::json>()> doctor;
+  // The step an attempt started from, read from its staging dir for GET /v1/jobs/{id}
+  // (attempt::readResumeStep; nullptr: never read).
+  ResumeStepReader resume_step = readResumeStep;
 };
 
 class HttpTransport;

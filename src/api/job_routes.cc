@@ -87,7 +87,7 @@ class JobRoutes {
   // GET /v1/jobs/{id}
   void get(const Request& req, Response& res, const Principal& who) const {
     if (auto view = visibleJob(req.matches[1], who, res)) {
-      sendJsonText(res, 200, jobJsonText(*view, charge(view->job.spec)));
+      sendJsonText(res, 200, jobJsonText(*view, charge(view->job.spec), resumeSteps(*view)));
     }
   }
 
@@ -219,7 +219,19 @@ class JobRoutes {
     if (!view || !*view) {
       return sendError(res, 500, {"api.internal", "id", "the job could not be read back"});
     }
-    sendJsonText(res, 202, jobJsonText(**view, charge((*view)->job.spec)));
+    sendJsonText(res, 202, jobJsonText(**view, charge((*view)->job.spec), resumeSteps(**view)));
+  }
+
+  // The step each attempt started from, where its script recorded one: read only for
+  // attempts that reached Slurm (one small file each; the others cannot have one).
+  ResumeSteps resumeSteps(const store::JobView& view) const {
+    ResumeSteps steps;
+    if (!deps_.resume_step) return steps;
+    for (const store::AttemptRecord& a : view.attempts) {
+      if (a.submitted_ms <= 0 || a.staging_dir.empty()) continue;
+      if (auto step = deps_.resume_step(a.staging_dir)) steps[a.number] = *step;
+    }
+    return steps;
   }
 
   const ApiDependencies& deps_;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -20,14 +22,22 @@ nlohmann::json timeJson(int64_t unix_ms);
 std::string timeText(int64_t unix_ms);
 
 nlohmann::json componentJson(const store::ComponentRecord& component);
-// `with_components`: false for the list's current_attempt summary.
-nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components);
-// GET /v1/jobs/{id}: the job with its spec, every attempt, and what Slurm charges it to
-// (`charge`: job_charge.h's chargeOf, as "scheduling": {"account", "qos"}).
-nlohmann::json jobJson(const store::JobView& view, const JobCharge& charge = {});
-// dump(jobJson(view, charge)), byte for byte, written without building the tree first
+// What the API reads about attempts from their files, beside the store's records: the step
+// each started from (attempt::readResumeStep), by attempt number; an attempt not named here
+// is not known to have said (its resume_from_step is null).
+using ResumeSteps = std::map<int, int64_t>;
+// `with_components`: false for the list's current_attempt summary, which has neither the
+// components nor resume_from_step (the list reads no files).
+nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components,
+                           std::optional<int64_t> resume_from_step = std::nullopt);
+// GET /v1/jobs/{id}: the job with its spec, every attempt (with `steps`), and what Slurm
+// charges it to (`charge`: job_charge.h's chargeOf, as "scheduling": {"account", "qos"}).
+nlohmann::json jobJson(const store::JobView& view, const JobCharge& charge = {},
+                       const ResumeSteps& steps = {});
+// dump(jobJson(view, charge, steps)), byte for byte, written without building the tree first
 // (json_text.h): the answer of the API's most frequent call.
-std::string jobJsonText(const store::JobView& view, const JobCharge& charge = {});
+std::string jobJsonText(const store::JobView& view, const JobCharge& charge = {},
+                        const ResumeSteps& steps = {});
 // One item of GET /v1/jobs: no spec and no attempts; attempt_count and current_attempt
 // instead. `attempts` may be empty (the list does not read them).
 nlohmann::json jobSummaryJson(const store::JobRecord& job);

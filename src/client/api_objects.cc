@@ -74,6 +74,7 @@ AttemptView attemptFromJson(const Json& j) {
   a.lookups = optInt(j, "lookups").value_or(0);
   a.abandoned_by = optText(j, "abandoned_by");
   a.abandon_reason = optText(j, "abandon_reason");
+  a.resume_from_step = optInt(j, "resume_from_step");
   if (auto it = j.find("components"); it != j.end() && it->is_array()) {
     for (const Json& c : *it) a.components.push_back(componentFromJson(c));
   }

@@ -45,6 +45,9 @@ struct AttemptView {
   int64_t lookups = 0;
   std::optional<std::string> abandoned_by;
   std::optional<std::string> abandon_reason;
+  // The step the attempt started from, when its framework says (LlamaFactory: its highest
+  // checkpoint); absent otherwise.
+  std::optional<int64_t> resume_from_step;
   std::vector<ComponentView> components;
 
   bool terminal() const;  // by phase::AttemptPhase; an unknown phase is not terminal

@@ -171,8 +171,12 @@ Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const Sit
     attempt_dir = *built;
   }
 
-  auto request =
-      launch::prepareLaunch(spec, context.site, context.registry, identity, attempt_dir, verifier);
+  // The job's checkpoint directory is the job's, wherever --attempt-dir puts the attempt.
+  auto checkpoint_dir = staging::checkpointDir(context.site.staging_root, identity.job_id);
+  if (!checkpoint_dir) return failAll({checkpoint_dir.error()});
+
+  auto request = launch::prepareLaunch(spec, context.site, context.registry, identity, attempt_dir,
+                                       *checkpoint_dir, verifier);
   if (!request) return failAll(request.error());
   // The renderer's own limits (it would otherwise render a script that refuses to run).
   if (auto renderable = slurm::checkRenderable(*request); !renderable) {

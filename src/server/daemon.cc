@@ -68,7 +68,8 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
 
   Daemon* self = d.get();
   api::ApiDependencies deps{
-      *d->service_, store, *d->launcher_, d->metrics_, api::readLog, {}, {}, {}, {}, {}};
+      *d->service_, store, *d->launcher_,      d->metrics_, api::readLog, {}, {}, {},
+      {},           {},    api::readResumeStep};
   deps.slurm_ready = [self]() -> Status {
     auto pinged = self->probe_->ping();
     if (!pinged) return fail("api.slurm_unavailable", "slurm", pinged.error().describe());

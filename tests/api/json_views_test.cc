@@ -141,6 +141,27 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
   for (const store::JobView* view : {&bare, &full}) {
     EXPECT_EQ(jobJsonText(*view), dump(jobJson(*view))) << view->job.id;
   }
+  // With the step an attempt started from (read from its files by the route).
+  const ResumeSteps steps = {{1, 1200}, {7, 3}};
+  EXPECT_EQ(jobJsonText(full, steps), dump(jobJson(full, steps)));
+}
+
+// resume_from_step: the step the attempt's framework said it started from; null when it did
+// not say. Only the full view carries it: the list's summary reads no files.
+TEST(JsonViewsTest, AnAttemptSaysTheStepItStartedFromWhenItsFrameworkSaid) {
+  store::JobView view;
+  view.job.id = "lora-sft-1a2b3c4d";
+  for (int n = 1; n <= 3; ++n) {
+    store::AttemptRecord a;
+    a.number = n;
+    view.attempts.push_back(a);
+  }
+  const auto job = nlohmann::json::parse(jobJsonText(view, {{2, 0}, {3, 40}}));
+  EXPECT_TRUE(job["attempts"][0]["resume_from_step"].is_null());
+  EXPECT_EQ(job["attempts"][1]["resume_from_step"], 0);
+  EXPECT_EQ(job["attempts"][2]["resume_from_step"], 40);
+  EXPECT_FALSE(
+      attemptJson(view.attempts[2], /*with_components=*/false, 40).contains("resume_from_step"));
 }
 
 // The console asks the server whether a phase has ended instead of keeping its own list.
