@@ -143,7 +143,7 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
   }
   // With the step an attempt started from (read from its files by the route).
   const ResumeSteps steps = {{1, 1200}, {7, 3}};
-  EXPECT_EQ(jobJsonText(full, steps), dump(jobJson(full, steps)));
+  EXPECT_EQ(jobJsonText(full, {}, steps), dump(jobJson(full, {}, steps)));
 }
 
 // resume_from_step: the step the attempt's framework said it started from; null when it did
@@ -156,7 +156,7 @@ TEST(JsonViewsTest, AnAttemptSaysTheStepItStartedFromWhenItsFrameworkSaid) {
     a.number = n;
     view.attempts.push_back(a);
   }
-  const auto job = nlohmann::json::parse(jobJsonText(view, {{2, 0}, {3, 40}}));
+  const auto job = nlohmann::json::parse(jobJsonText(view, {}, {{2, 0}, {3, 40}}));
   EXPECT_TRUE(job["attempts"][0]["resume_from_step"].is_null());
   EXPECT_EQ(job["attempts"][1]["resume_from_step"], 0);
   EXPECT_EQ(job["attempts"][2]["resume_from_step"], 40);

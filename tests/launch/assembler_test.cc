@@ -168,12 +168,12 @@ TEST(Assembler, CpuOnlyJobUsesTheCpuPartitionAndNoGpus) {
 TEST(Assembler, TheSpecsSchedulingChoiceIsChargedOverTheSitesDefault) {
   spec::JobSpec job = parsed(kCpuSpec);
   job.scheduling.account = "team-a";  // serve checked it against the user's token
-  const auto req = assembleLaunch(job, testSite(), testRegistry(), kIdentity, kAttemptDir);
+  const auto req = assembleLaunch(job, testSite(), testRegistry(), kIdentity, kAttemptDir, "");
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_EQ(req->account, "team-a");
   EXPECT_EQ(req->qos, "high");  // the site's, since the spec names none
   job.scheduling.qos = "low";
-  EXPECT_EQ(assembleLaunch(job, testSite(), testRegistry(), kIdentity, kAttemptDir)->qos, "low");
+  EXPECT_EQ(assembleLaunch(job, testSite(), testRegistry(), kIdentity, kAttemptDir, "")->qos, "low");
 }
 
 TEST(Assembler, CpuOnlyJobWithScratchZeroIsTheJobWithoutScratch) {

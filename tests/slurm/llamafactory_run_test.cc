@@ -105,8 +105,8 @@ class LlamaFactoryRun {
     return assembled ? *assembled : launch::LaunchRequest{};
   }
 
-  // Stages attempt `n` as the stager does (the files, logs/, output/, the checkpoint
-  // directory when it is missing) and runs its script to the end; its exit code.
+  // Stages attempt `n` as the stager does (the job fence's mark, the files, logs/, output/, the
+  // checkpoint directory when it is missing) and runs its script to the end; its exit code.
   std::optional<int> run(const launch::LaunchRequest& request,
                          const std::vector<std::string>& extra_env = {}) {
     const int n = request.identity.attempt;
@@ -114,6 +114,8 @@ class LlamaFactoryRun {
       ADD_FAILURE() << "not renderable";
       return std::nullopt;
     }
+    fs::create_directories(request.fence_dir);
+    sh::writeFile(fs::path(request.fence_dir) / std::to_string(n), "");
     fs::create_directories(attemptDir(n) / "logs");
     fs::create_directories(attemptDir(n) / "output");
     fs::create_directories(checkpoints());
