@@ -169,6 +169,7 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
 
   if (path.rfind(kPrefix, 0) != 0) return sendText(res, 404, "Invalid or unknown URL path");
   const std::string route = path.substr(std::string(kPrefix).size());
+  if (lieAboutRead(req.method, route, res)) return;
   std::string user;
   bool has_token = false;
   const bool auth_ok = authenticate(req, &user, &has_token);
@@ -196,6 +197,29 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
     if (plain && method == "POST") return routeJobUpdate(id, req, res, auth_ok);
   }
   sendText(res, 404, "Invalid or unknown URL path");
+}
+
+bool SimulatorImpl::lieAboutRead(const std::string& method, const std::string& route,
+                                 httplib::Response& res) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (Clock::now() >= lie_until_) return false;
+  }
+  if (method != "GET") return false;
+  auto is = [&](const std::string& base) { return route == base || route == base + "/"; };
+  if (is("jobs/state")) {
+    sendJson(res, 200, {{"jobs", json::array()}});  // "no job of those ids"
+    return true;
+  }
+  if (is("jobs")) {
+    sendText(res, 502, "Bad Gateway");
+    return true;
+  }
+  if (route.rfind("job/", 0) == 0 && route != "job/submit" && route != "job/submit/") {
+    sendText(res, 404, "Not Found");  // no Slurm error in it: proves nothing
+    return true;
+  }
+  return false;
 }
 
 void SimulatorImpl::routePing(bool auth_ok, httplib::Response& res) {
@@ -607,6 +631,14 @@ void SimulatorImpl::handleAdmin(const httplib::Request& req, httplib::Response& 
                           std::chrono::milliseconds(d.value("hold_ms", int64_t{30000}))));
     }
     if (body.contains("purge")) record(purgeJob(body["purge"].at("job").get<std::string>()));
+    if (body.contains("lie_reads_ms"))
+      lieAboutReads(std::chrono::milliseconds(body["lie_reads_ms"].get<int64_t>()));
+    if (body.contains("uncreatable_claims")) {
+      const std::string as = body.value("claim_as", "directory");
+      if (as != "directory" && as != "dangling_link")
+        return sendText(res, 400, "claim_as is \"directory\" or \"dangling_link\"");
+      makeNextClaimsUncreatable(body["uncreatable_claims"].get<int>(), as == "dangling_link");
+    }
     if (body.contains("never_start")) {
       const json& n = body["never_start"];
       const std::string reason = n.value("reason", "BadConstraints");

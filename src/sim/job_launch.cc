@@ -14,6 +14,30 @@ namespace tuneplane::sim {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Now in Unix microseconds: when a run started and ended, in the history (the bound a test
+// puts on a killed command, which could not record its own end).
+int64_t unixMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+void SimulatorImpl::spoilClaimLocked(const std::string& stdout_path) {
+  const fs::path dir = fs::path(stdout_path).parent_path();
+  if (dir.empty()) return;
+  const fs::path claim = dir / "claim";
+  std::error_code ec;
+  if (claims_as_links_) {
+    fs::create_symlink(dir / ".no-such-dir" / "claim", claim, ec);
+  } else {
+    fs::create_directory(claim, ec);
+  }
+}
+
 void SimulatorImpl::scheduleLocked() {
   if (scheduling_paused_) return;
   ClusterUsage usage;
@@ -66,7 +90,8 @@ bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   const int64_t now = nowUnix();
   if (lead.history < history_.size()) {
     ++history_[lead.history].starts;
-    history_[lead.history].runs.push_back({{"restart_cnt", lead.restart_count}});
+    history_[lead.history].runs.push_back(
+        {{"restart_cnt", lead.restart_count}, {"start_us", unixMicros()}});
   }
   for (Job* c : comps) {
     c->base_state = "RUNNING";
@@ -88,6 +113,10 @@ bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
     out << lead.request.script;
   }
   chmod(script.c_str(), 0700);
+  if (uncreatable_claims_ > 0) {
+    --uncreatable_claims_;
+    spoilClaimLocked(lead.stdout_expanded);
+  }
   std::vector<const Job*> view(comps.begin(), comps.end());
   LaunchSpec spec;
   spec.script_path = script;

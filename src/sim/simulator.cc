@@ -303,6 +303,17 @@ Status SimulatorImpl::purgeJob(const std::string& id) {
   return ok();
 }
 
+void SimulatorImpl::lieAboutReads(std::chrono::milliseconds window) {
+  std::lock_guard<std::mutex> lock(mu_);
+  lie_until_ = window.count() > 0 ? Clock::now() + window : Clock::time_point{};
+}
+
+void SimulatorImpl::makeNextClaimsUncreatable(int count, bool as_dangling_link) {
+  std::lock_guard<std::mutex> lock(mu_);
+  uncreatable_claims_ = count;
+  claims_as_links_ = as_dangling_link;
+}
+
 namespace {
 
 // A job's state as the history shows it: the base state, then ",COMPLETING" while it is.
@@ -599,7 +610,13 @@ void SimulatorImpl::finishProcessLocked(Job& leader, bool signaled, int code) {
     reason = state == "COMPLETED" ? "None" : "NonZeroExitCode";
   }
   if (leader.history < history_.size() && !history_[leader.history].runs.empty()) {
-    history_[leader.history].runs.back()[signaled ? "signal" : "exit_code"] = code;
+    json& run = history_[leader.history].runs.back();
+    run[signaled ? "signal" : "exit_code"] = code;
+    // When the simulator saw the step gone (it then kills what the script left): no process
+    // of this run outlives it.
+    run["end_us"] = std::chrono::duration_cast<std::chrono::microseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count();
   }
   const int64_t now = nowUnix();
   const auto epilog_end = Clock::now() + options_.epilog;

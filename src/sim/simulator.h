@@ -93,6 +93,20 @@ class Simulator {
   // The same for the jobs the next `count` submits create (before the scheduler sees them).
   virtual void neverStartNextSubmits(int count, const std::string& reason) = 0;
 
+  // Slurm's reads lie for `window` from now (zero or less ends it at once), as behind a
+  // misrouted proxy or a backup slurmctld with stale state: GET /jobs/state/ answers 200 with
+  // no jobs, GET /job/{id} a bare 404 (plain text: no Slurm JSON, no error number) and
+  // GET /jobs/ a 502. Nothing else changes: submits, DELETEs and the other routes answer
+  // truly, and the jobs go on running. The lie comes before the token check, as a proxy's.
+  virtual void lieAboutReads(std::chrono::milliseconds window) = 0;
+  // The next `count` jobs to start find their attempt's claim uncreatable: just before the
+  // batch script runs, the simulator puts a directory (or, with `as_dangling_link`, a symbolic
+  // link to nowhere) at `claim` beside the job's standard output (TunePlane's logs/claim), as a
+  // filesystem that refuses the create (EACCES, EDQUOT, ESTALE) would leave it. TunePlane's
+  // script then exits 72 having run nothing. A job whose output has no directory is left alone
+  // (and still counts).
+  virtual void makeNextClaimsUncreatable(int count, bool as_dangling_link) = 0;
+
   // Forgets `job` (every component of a het job) as soon as it has ended and its epilog is
   // done — at once when it already has — as if MinJobAge were 0 for it: a job purged from
   // slurmctld's memory before its owner saw it end. Its numeric id may then be reused

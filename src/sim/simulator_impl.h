@@ -51,6 +51,8 @@ class SimulatorImpl final : public Simulator {
   Status neverStart(const std::string& job, const std::string& reason) override;
   void neverStartNextSubmits(int count, const std::string& reason) override;
   Status purgeJob(const std::string& job) override;
+  void lieAboutReads(std::chrono::milliseconds window) override;
+  void makeNextClaimsUncreatable(int count, bool as_dangling_link) override;
   nlohmann::json history() const override;
   std::string stateDir() const override { return state_dir_; }
   size_t jobCount() const override;
@@ -104,6 +106,11 @@ class SimulatorImpl final : public Simulator {
   void routeJobsState(const httplib::Request& req, httplib::Response& res, bool auth_ok);
   void routePartitions(httplib::Response& res, bool auth_ok);
   void routeNodes(httplib::Response& res, bool auth_ok);
+  // lieAboutReads: answers a read with its lie; false when reads are true now (or `route`
+  // is not one of the three).
+  bool lieAboutRead(const std::string& method, const std::string& route, httplib::Response& res);
+  // makeNextClaimsUncreatable: blocks the claim beside `stdout_path`. REQUIRES: mu_ held.
+  void spoilClaimLocked(const std::string& stdout_path);
   // Token check; fills `user`. False → the route answers its own 511 shape.
   bool authenticate(const httplib::Request& req, std::string* user, bool* has_token);
 
@@ -136,7 +143,10 @@ class SimulatorImpl final : public Simulator {
     std::chrono::milliseconds hold{0};
   };
   std::map<uint32_t, StalledDeletes> stalled_deletes_;  // by numeric id
-  int64_t token_cutoff_ = 0;                            // tokens issued before this are expired
+  Clock::time_point lie_until_{};                       // lieAboutReads: reads lie until then
+  int uncreatable_claims_ = 0;                          // makeNextClaimsUncreatable
+  bool claims_as_links_ = false;
+  int64_t token_cutoff_ = 0;           // tokens issued before this are expired
   std::set<std::string> seen_tokens_;  // tokens used so far (expireTokens refuses them)
   std::set<std::string> expired_tokens_;
 

@@ -122,7 +122,8 @@ TEST_F(SlurmFaultTest, ARestartSeesItsRestartCountAndAppendsOnlyWhenAsked) {
     ASSERT_EQ(entry["runs"].size(), 2u) << entry.dump();
     EXPECT_EQ(entry["runs"][0]["restart_cnt"], 0);
     EXPECT_TRUE(entry["runs"][0].contains("signal")) << entry.dump();  // the requeue's SIGTERM
-    EXPECT_EQ(entry["runs"][1], json({{"restart_cnt", 1}, {"exit_code", 70}}));
+    EXPECT_EQ(entry["runs"][1]["restart_cnt"], 1) << entry.dump();
+    EXPECT_EQ(entry["runs"][1]["exit_code"], 70) << entry.dump();
   }
 }
 
