@@ -1,13 +1,16 @@
-// The long fault campaign (issue 21; `make campaign`): runs of tests/campaign (the real
-// `tuneplane-slurmsim` and `tuneplane serve`, a seeded schedule of faults, the invariants)
-// one seed after another, TUNEPLANE_CAMPAIGN_PARALLEL (2) at a time, until
+// The long fault campaign (issues 21, 37; `make campaign`): runs of tests/campaign (the real
+// `tuneplane-slurmsim` and `tuneplane serve`, a seeded schedule of faults, the invariants) one
+// seed after another, TUNEPLANE_CAMPAIGN_PARALLEL (2) at a time, until
 // TUNEPLANE_CAMPAIGN_FAULTS (1,000) faults have struck across at least
-// TUNEPLANE_CAMPAIGN_JOBS (500) jobs, then prints "N faults, M jobs, L lost, T run twice" with
-// the time and the load average, and stops. Each run has TUNEPLANE_CAMPAIGN_RUN_JOBS (40)
-// jobs and TUNEPLANE_CAMPAIGN_RUN_FAULTS (80) faults; its seed is the first seed
-// (TUNEPLANE_CAMPAIGN_SEED, else random) plus its index. Exit status 1 when any run broke an
-// invariant (each violation printed with the command that replays its seed), 0 otherwise.
-// Not part of `make bench` (scripts/bench.sh runs *_bench only): it takes minutes.
+// TUNEPLANE_CAMPAIGN_JOBS (500) jobs, then prints "N faults, M jobs, L lost, T run twice, O
+// overlapping runs" with the time and the load average, and stops. The runs alternate between
+// the two modes (TUNEPLANE_CAMPAIGN_MODES: "both", the default — even runs one serve on SQLite,
+// odd runs three replicas on PostgreSQL through fault proxies — or "sqlite", or "replicas").
+// Each run has TUNEPLANE_CAMPAIGN_RUN_JOBS (40) jobs and TUNEPLANE_CAMPAIGN_RUN_FAULTS (80)
+// faults; its seed is the first seed (TUNEPLANE_CAMPAIGN_SEED, else random) plus its index.
+// Exit status 1 when any run broke an invariant (each violation printed with the command that
+// replays its seed), 0 otherwise. Not part of `make bench` (scripts/bench.sh runs *_bench
+// only): it takes minutes.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -26,6 +29,7 @@
 namespace {
 
 using namespace tuneplane;
+using campaign::CampaignMode;
 
 uint64_t firstSeed() {
   if (const char* given = std::getenv("TUNEPLANE_CAMPAIGN_SEED"))
@@ -33,12 +37,66 @@ uint64_t firstSeed() {
   return (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
 }
 
+// The mode of run `index` (0-based, in seed order).
+CampaignMode modeOf(const std::string& modes, uint64_t index) {
+  if (modes == "sqlite") return CampaignMode::kSingleSqlite;
+  if (modes == "replicas") return CampaignMode::kReplicasPostgres;
+  return index % 2 == 0 ? CampaignMode::kSingleSqlite : CampaignMode::kReplicasPostgres;
+}
+
+// What the runs of one mode added up to.
+struct Totals {
+  int runs = 0, faults = 0, jobs = 0, lost = 0, twice = 0, overlapping = 0, out_of_order = 0;
+  int refused = 0, skipped = 0, commands = 0, takeovers = 0, retried = 0, listed = 0;
+  int broken = 0;
+  void add(const campaign::CampaignOutcome& o) {
+    ++runs;
+    faults += o.faults_injected;
+    jobs += o.verdict.jobs;
+    lost += o.verdict.lost;
+    twice += o.verdict.run_twice;
+    overlapping += o.verdict.overlapping;
+    out_of_order += o.verdict.out_of_order;
+    refused += o.verdict.refused_starts;
+    skipped += o.faults_skipped;
+    commands += o.verdict.commands_run;
+    takeovers += o.takeovers;
+    retried += o.submits_retried;
+    listed += o.found_by_listing;
+    broken += (!o.started || !o.verdict.violations.empty()) ? 1 : 0;
+  }
+  Totals& operator+=(const Totals& t) {
+    runs += t.runs;
+    faults += t.faults;
+    jobs += t.jobs;
+    lost += t.lost;
+    twice += t.twice;
+    overlapping += t.overlapping;
+    out_of_order += t.out_of_order;
+    refused += t.refused;
+    skipped += t.skipped;
+    commands += t.commands;
+    takeovers += t.takeovers;
+    retried += t.retried;
+    listed += t.listed;
+    broken += t.broken;
+    return *this;
+  }
+};
+
 }  // namespace
 
 int main() {
   const int want_faults = bench::envInt("TUNEPLANE_CAMPAIGN_FAULTS", 1000);
   const int want_jobs = bench::envInt("TUNEPLANE_CAMPAIGN_JOBS", 500);
   const int parallel = bench::envInt("TUNEPLANE_CAMPAIGN_PARALLEL", 2);
+  const char* modes_given = std::getenv("TUNEPLANE_CAMPAIGN_MODES");
+  const std::string modes = modes_given != nullptr ? modes_given : "both";
+  if (modes != "both" && modes != "sqlite" && modes != "replicas") {
+    std::fprintf(stderr, "TUNEPLANE_CAMPAIGN_MODES is both, sqlite or replicas, not %s\n",
+                 modes.c_str());
+    return 2;
+  }
   const campaign::ScheduleSize size{bench::envInt("TUNEPLANE_CAMPAIGN_RUN_JOBS", 40),
                                     bench::envInt("TUNEPLANE_CAMPAIGN_RUN_FAULTS", 80)};
   const uint64_t first = firstSeed();
@@ -46,43 +104,46 @@ int main() {
   const auto began = std::chrono::steady_clock::now();
   std::printf(
       "fault campaign: until %d faults across >= %d jobs; %d jobs and %d faults per run, %d "
-      "runs at once, first seed %llu; load average %.2f\n",
-      want_faults, want_jobs, size.jobs, size.faults, parallel,
+      "runs at once, modes %s, first seed %llu; load average %.2f\n",
+      want_faults, want_jobs, size.jobs, size.faults, parallel, modes.c_str(),
       static_cast<unsigned long long>(first), load_before);
   std::fflush(stdout);
 
   std::mutex mu;
-  int faults = 0, jobs = 0, lost = 0, twice = 0, abandoned = 0, skipped = 0, runs = 0, refused = 0;
-  int broken = 0;
+  Totals by_mode[2];
   std::atomic<uint64_t> next{0};
-  auto enough = [&] { return faults >= want_faults && jobs >= want_jobs; };
+  auto all = [&] {
+    Totals sum = by_mode[0];
+    sum += by_mode[1];
+    return sum;
+  };
+  auto enough = [&] {
+    const Totals sum = all();
+    return sum.faults >= want_faults && sum.jobs >= want_jobs;
+  };
   auto worker = [&] {
     for (;;) {
       {
         std::lock_guard lock(mu);
         if (enough()) return;
       }
-      const uint64_t seed = first + next++;
-      const campaign::CampaignOutcome o = campaign::runCampaign({seed, size, false});
+      const uint64_t index = next++;
+      const uint64_t seed = first + index;
+      const CampaignMode mode = modeOf(modes, index);
+      const campaign::CampaignOutcome o = campaign::runCampaign({seed, size, false, mode});
       std::lock_guard lock(mu);
-      ++runs;
-      faults += o.faults_injected;
-      jobs += o.verdict.jobs;
-      lost += o.verdict.lost;
-      twice += o.verdict.run_twice;
-      refused += o.verdict.refused_starts;
-      abandoned += o.abandoned;
-      skipped += o.faults_skipped;
-      std::cout << "run " << runs << ": " << campaign::summarize(o) << "\n";
+      by_mode[mode == CampaignMode::kSingleSqlite ? 0 : 1].add(o);
+      const Totals sum = all();
+      std::cout << "run " << sum.runs << ": " << campaign::summarize(o) << "\n";
       if (!o.started || !o.verdict.violations.empty()) {
-        ++broken;
         std::cout << "  replay: TUNEPLANE_CAMPAIGN_SEED=" << seed
+                  << " TUNEPLANE_CAMPAIGN_MODES=" << campaign::modeName(mode)
                   << " TUNEPLANE_CAMPAIGN_FAULTS=1 TUNEPLANE_CAMPAIGN_JOBS=1"
                      " TUNEPLANE_CAMPAIGN_PARALLEL=1 TUNEPLANE_CAMPAIGN_RUN_JOBS="
                   << size.jobs << " TUNEPLANE_CAMPAIGN_RUN_FAULTS=" << size.faults
                   << " build/bench/fault_campaign\n";
       }
-      std::cout << "  so far: " << faults << " faults, " << jobs << " jobs" << std::endl;
+      std::cout << "  so far: " << sum.faults << " faults, " << sum.jobs << " jobs" << std::endl;
     }
   };
   std::vector<std::thread> workers;
@@ -91,14 +152,32 @@ int main() {
 
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  const Totals t = all();
   std::printf(
-      "\n%d faults, %d jobs, %d lost, %d run twice\n"
-      "  %d runs in %.0f s (%.1f min); %d runs broke an invariant; %d lost receipts of submits "
-      "that never reached Slurm abandoned (as an operator would); %d targeted faults found no "
-      "target; %d starts refused by the script (a requeued job Slurm started again, or a "
-      "doubled submit's copy, that TunePlane did not stop in time); load average %.2f before, "
-      "%.2f after\n",
-      faults, jobs, lost, twice, runs, seconds, seconds / 60, broken, abandoned, skipped, refused,
-      load_before, bench::loadAverage());
-  return broken == 0 ? 0 : 1;
+      "\n%d faults, %d jobs, %d lost, %d run twice, %d overlapping runs\n"
+      "  %d runs in %.0f s (%.1f min), first seed %llu; %d runs broke an invariant; %d jobs "
+      "whose attempts ran out of order; %d runs of the jobs' commands in their ledgers; %d "
+      "targeted faults found no target; %d starts refused by the script (a requeued job Slurm "
+      "started again, a doubled submit's copy, a claim that could not be made, a superseded "
+      "attempt); load average %.2f before, %.2f after\n",
+      t.faults, t.jobs, t.lost, t.twice, t.overlapping, t.runs, seconds, seconds / 60,
+      static_cast<unsigned long long>(first), t.broken, t.out_of_order, t.commands, t.skipped,
+      t.refused, load_before, bench::loadAverage());
+  const char* names[2] = {"one serve on SQLite", "three replicas on PostgreSQL"};
+  for (int m = 0; m < 2; ++m) {
+    const Totals& b = by_mode[m];
+    if (b.runs == 0) continue;
+    std::printf(
+        "  %s: %d runs, %d faults, %d jobs, %d lost, %d run twice, %d overlapping runs, %d "
+        "broke an invariant",
+        names[m], b.runs, b.faults, b.jobs, b.lost, b.twice, b.overlapping, b.broken);
+    if (m == 1) {
+      std::printf(
+          "; %d takeovers, %d requests sent again to another replica, %d jobs found by "
+          "listing",
+          b.takeovers, b.retried, b.listed);
+    }
+    std::printf("\n");
+  }
+  return t.broken == 0 ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -16,7 +17,11 @@
 
 #include "../pipeline/site_fixture.h"
 #include "campaign/host_faults.h"
+#include "campaign/ledger.h"
 #include "staging/stager.h"
+#include "store/pg_connection.h"
+#include "support/fault_proxy.h"
+#include "support/pg_cluster.h"
 #include "support/serve_harness.h"
 
 namespace tuneplane::campaign {
@@ -28,40 +33,51 @@ using Steady = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
 constexpr const char* kUserToken = "campaign-alice-token-5e1d";
-constexpr const char* kOpsToken = "campaign-ops-token-90ac";  // an admin: abandons
+constexpr const char* kOpsToken = "campaign-ops-token-90ac";  // an admin
 // The site's slurm.request_timeout; kSlowAnswers holds every answer longer than it.
 constexpr int kRequestTimeoutMs = 2000;
 constexpr int kSlowAnswerMs = kRequestTimeoutMs + 700;
+// Replicas: the lease (server.lease_seconds), short so that failovers come quickly.
+constexpr int kLeaseSeconds = 2;
+constexpr int kReplicas = 3;
 // Bounds on a hang, not timing assertions: every job settling once the faults stop (under
 // AddressSanitizer everything is several times slower), a duplicate being cancelled while the
-// cluster is held busy, a purge being carried out.
+// cluster is held busy, a purge being carried out, a replica taking the lease over (a lease,
+// a round of the take, the stale holder's sessions ended, on a loaded machine).
 #if defined(__SANITIZE_ADDRESS__)
 constexpr auto kSettleLimit = 240s;
 #else
 constexpr auto kSettleLimit = 150s;
 #endif
 constexpr auto kBusyLimit = 60s;
+constexpr auto kTakeoverLimit = 45s;
+// A POST or a cancel that meets a store held by a fault is sent again, to another replica,
+// for this long.
+constexpr auto kRetryLimit = 60s;
+// How long a fault that waits for a replica's next write (kStopLeader, kDbStallWriter) waits.
+constexpr auto kWriteLimit = 5s;
 // How long a full staging filesystem is held for its job's stage to fail: intake may be
 // paused after 429 bursts (up to a minute), and then the job is not staged while it is full.
 constexpr auto kFullLimit = 10s;
 
-// Each run of a job's command appends a line to its attempt's output/runs: the job's own
-// witness of how many times it ran. No double quotes: hetSpec does not quote the script.
-std::string ledger() {
-  return "echo ${SLURM_JOB_ID:-x} >> $TUNEPLANE_OUTPUT_DIR/runs";
+// The job's command: its own ledger's prologue (ledger.h: a start record now, an end record
+// when it exits), then a line in its attempt's output/runs — the two witnesses of how many
+// times it ran — then its work. No double quotes: hetSpec does not quote the script.
+std::string witnessed(const std::string& work) {
+  return ledgerPrologue() + "; echo ${SLURM_JOB_ID:-x} >> $TUNEPLANE_OUTPUT_DIR/runs; " + work;
 }
 
 std::string specFor(const Step& s) {
   using pipeline::testing::cpuSpec;
   switch (s.job) {
     case JobKind::kShort:
-      return cpuSpec(ledger() + "; echo ok", "", "short");
+      return cpuSpec(witnessed("echo ok"), "", "short");
     case JobKind::kLong:
-      return cpuSpec(ledger() + "; sleep " + std::to_string(s.sleep_s) + "; echo ok", "", "long");
+      return cpuSpec(witnessed("sleep " + std::to_string(s.sleep_s) + "; echo ok"), "", "long");
     case JobKind::kHet:
-      return pipeline::testing::hetSpec(ledger() + "; echo het");
+      return pipeline::testing::hetSpec(witnessed("echo het"));
     case JobKind::kFailing:
-      return cpuSpec(ledger() + "; exit 3", pipeline::testing::retryBlock(2, 1, "any"), "failing");
+      return cpuSpec(witnessed("exit 3"), pipeline::testing::retryBlock(2, 1, "any"), "failing");
   }
   return "";
 }
@@ -71,23 +87,42 @@ std::string tokenLine(const std::string& user, const std::string& token, bool ad
          "\n      admin: " + (admin ? "true" : "false") + "\n";
 }
 
+// One `tuneplane serve`: in the replica mode with the proxy it reaches PostgreSQL through.
+struct Replica {
+  std::string dir;                            // its serve.out and serve.err
+  std::string db;                             // its --db
+  std::unique_ptr<test::FaultProxy> proxy;    // replicas only
+  std::unique_ptr<test::ServeProcess> serve;  // null while it is down
+  int port = 0;
+  bool stopped = false;  // SIGSTOPped: asked nothing until SIGCONT
+  bool cut_off = false;  // its proxy frozen by the campaign: its /metrics may hang
+};
+
 class Run {
  public:
-  explicit Run(const CampaignOptions& options) : options_(options) { outcome_.seed = options.seed; }
+  explicit Run(const CampaignOptions& options) : options_(options) {
+    outcome_.seed = options.seed;
+    outcome_.mode = options.mode;
+  }
   ~Run() {
-    serve_.reset();
-    sim_.reset();  // its jobs end before their attempt directories go
+    for (Replica& r : replicas_) {
+      if (r.serve && r.stopped) r.serve->process().signal(SIGCONT);
+      r.serve.reset();
+    }
+    replicas_.clear();  // the proxies after their serves
+    sim_.reset();       // its jobs end before their attempt directories go
     site_.reset();
+    if (pg_ != nullptr && !db_name_.empty()) pg_->dropDatabase(db_name_);
     std::error_code ignored;
     if (!scratch_.empty()) fs::remove_all(scratch_, ignored);
   }
 
   CampaignOutcome go() {
     const auto began = Steady::now();
-    const std::vector<Step> schedule = makeSchedule(options_.seed, options_.size);
-    say("campaign seed " + std::to_string(options_.seed) + " (" + replayCommand(options_.seed) +
-        "): " + std::to_string(options_.size.jobs) + " jobs, " +
-        std::to_string(options_.size.faults) + " faults\n" + describe(schedule));
+    const std::vector<Step> schedule = makeSchedule(options_.seed, options_.size, options_.mode);
+    say("campaign seed " + std::to_string(options_.seed) + ", " + describe(options_.mode) + " (" +
+        replayCommand(options_.seed, options_.mode) + "): " + std::to_string(options_.size.jobs) +
+        " jobs, " + std::to_string(options_.size.faults) + " faults\n" + describe(schedule));
     if (!start()) return outcome_;
     outcome_.started = true;
     for (const Step& s : schedule) {
@@ -102,25 +137,37 @@ class Run {
     // The faults stop; what the user asked for still happens.
     clearFaults();
     fireDueCancels(true);
+    const auto settling = Steady::now();
     settle();
+    say("  the faults stopped after " + std::to_string(seconds(settling - began)) +
+        " s; every job settled " + std::to_string(seconds(Steady::now() - settling)) + " s later");
     gather();
     outcome_.verdict = checkInvariants(observed_);
     keepEvidence();
-    if (serve_) {
-      const auto stopped = serve_->stop();
-      if (stopped != 0) {
-        outcome_.verdict.violations.push_back("serve did not stop cleanly on SIGTERM");
+    for (size_t i = 0; i < replicas_.size(); ++i) {
+      Replica& r = replicas_[i];
+      if (!r.serve) continue;
+      if (r.serve->stop() != 0) {
+        outcome_.verdict.violations.push_back(replicaName(i) + " did not stop cleanly on SIGTERM");
       }
-      serve_.reset();
+      r.serve.reset();
     }
     outcome_.seconds = std::chrono::duration<double>(Steady::now() - began).count();
     return outcome_;
   }
 
  private:
+  static int seconds(Steady::duration d) {
+    return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(d).count());
+  }
+  bool replicated() const { return options_.mode == CampaignMode::kReplicasPostgres; }
+  std::string replicaName(size_t i) const {
+    return replicated() ? "replica " + std::to_string(i) : std::string("serve");
+  }
+
   // With TUNEPLANE_CAMPAIGN_KEEP=DIR, a run with a violation, or with a requeued job that
-  // Slurm started again before TunePlane cancelled it, leaves serve's logs, the simulator's
-  // history and every job (with its events) in DIR/seed-N/ for a post-mortem.
+  // Slurm started again before TunePlane cancelled it, leaves serve's logs (each replica's),
+  // the simulator's history and every job (with its events) in DIR/seed-N/ for a post-mortem.
   void keepEvidence() const {
     const char* keep = std::getenv("TUNEPLANE_CAMPAIGN_KEEP");
     if (keep == nullptr ||
@@ -130,9 +177,12 @@ class Run {
     const fs::path dir = fs::path(keep) / ("seed-" + std::to_string(options_.seed));
     std::error_code ignored;
     fs::create_directories(dir, ignored);
-    for (const char* log : {"serve.out", "serve.err"}) {
-      fs::copy_file(fs::path(site_->dir()) / log, dir / log, fs::copy_options::overwrite_existing,
-                    ignored);
+    for (size_t i = 0; i < replicas_.size(); ++i) {
+      for (const char* log : {"serve.out", "serve.err"}) {
+        const std::string to = replicated() ? std::to_string(i) + "-" + log : log;
+        fs::copy_file(fs::path(replicas_[i].dir) / log, dir / to,
+                      fs::copy_options::overwrite_existing, ignored);
+      }
     }
     test::writeFile(dir / "slurm.json", observed_.slurm.dump(1));
     json jobs = json::object();
@@ -172,37 +222,122 @@ class Run {
                                          "--min-job-age", "86400", "--cluster", cluster});
     if (!sim_) return false;
     const std::string fake_ray = pipeline::testing::writeFakeRay(scratch_);
-    const std::string server = "server:\n  poll_interval: 200ms\n  tokens:\n" +
-                               tokenLine("alice", kUserToken, false) +
-                               tokenLine("ops", kOpsToken, true);
+    std::string server = "server:\n  poll_interval: 200ms\n";
+    if (replicated()) server += "  lease_seconds: " + std::to_string(kLeaseSeconds) + "\n";
+    server +=
+        "  tokens:\n" + tokenLine("alice", kUserToken, false) + tokenLine("ops", kOpsToken, true);
     site_ = std::make_unique<pipeline::testing::SiteDir>(
         sim_->url(), false, "    PYTHONPATH: " + fake_ray + "/py\n",
         server + "ray:\n  executable: " + fake_ray + "/ray\n  join_timeout_seconds: 20\n");
     site_->addSlurmYaml("  request_timeout: " + std::to_string(kRequestTimeoutMs) + "ms\n");
     host_ = std::make_unique<HostFaults>(scratch_ + "/host-faults");
-    serve_ = test::ServeProcess::start(site_->site(), db(), site_->dir(), 0, serveEnv());
-    if (!serve_) return false;
-    port_ = serve_->port();
+    if (!replicated()) {
+      replicas_.resize(1);
+      replicas_[0].dir = site_->dir();
+      replicas_[0].db = site_->dir() + "/tuneplane.db";
+      return startReplica(0);
+    }
+    std::string why;
+    pg_ = test::sharedPostgres(why);
+    if (pg_ == nullptr) {
+      outcome_.start_error = "no PostgreSQL: " + why;
+      return false;
+    }
+    db_name_ = pg_->createDatabase(why);
+    if (db_name_.empty()) {
+      outcome_.start_error = "no database: " + why;
+      return false;
+    }
+    replicas_.resize(kReplicas);
+    for (int i = 0; i < kReplicas; ++i) {
+      Replica& r = replicas_[i];
+      r.dir = site_->dir() + "/replica-" + std::to_string(i);
+      fs::create_directories(r.dir);
+      r.proxy = test::FaultProxy::start(
+          {.upstream = test::ProxyUpstream::unixSocket(pg_->socketPath()), .http = false}, why);
+      if (!r.proxy) {
+        outcome_.start_error = "no proxy: " + why;
+        return false;
+      }
+      r.db = pg_->uriThrough(r.proxy->address(), db_name_);
+      if (!startReplica(i)) return false;
+    }
+    if (waitLeader(-1, kTakeoverLimit) < 0) {
+      outcome_.start_error = "no replica took the lease";
+      return false;
+    }
     return true;
   }
 
-  std::string db() const { return site_->dir() + "/tuneplane.db"; }
+  // Starts replica i's serve (on its port once it has one: a restart keeps its address).
+  bool startReplica(size_t i) {
+    Replica& r = replicas_[i];
+    r.serve = test::ServeProcess::start(site_->site(), r.db, r.dir, r.port, serveEnv());
+    if (!r.serve) return false;
+    r.port = r.serve->port();
+    r.stopped = false;
+    return true;
+  }
+
   std::vector<std::string> serveEnv() const { return host_->environment(site_->stagingRoot()); }
 
-  std::unique_ptr<httplib::Client> api() const {
-    auto client = std::make_unique<httplib::Client>("127.0.0.1", port_);
+  // The replicas to ask, the next one first in turn: up, not stopped.
+  std::vector<size_t> askOrder() {
+    std::vector<size_t> order;
+    const size_t n = replicas_.size();
+    const size_t first = next_++ % n;
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = (first + k) % n;
+      if (replicas_[i].serve && !replicas_[i].stopped) order.push_back(i);
+    }
+    return order;
+  }
+
+  std::unique_ptr<httplib::Client> api(size_t i) const {
+    auto client = std::make_unique<httplib::Client>("127.0.0.1", replicas_[i].port);
     client->set_connection_timeout(2, 0);
-    client->set_read_timeout(15, 0);
+    // A replica's request may wait for a writer a fault froze (≤ 18 s) and the store's lock
+    // timeout after it.
+    client->set_read_timeout(replicated() ? 40 : 15, 0);
     return client;
   }
   static httplib::Headers auth(const char* token) {
     return {{"Authorization", std::string("Bearer ") + token}};
   }
 
-  json getJob(const std::string& id) const {
-    auto res = api()->Get("/v1/jobs/" + id, auth(kUserToken));
-    if (!res || res->status != 200) return json::value_t::discarded;
-    return json::parse(res->body, nullptr, false);
+  // GET `path` from the first replica that answers it 200; discarded when none does.
+  json getFromAny(const std::string& path, const char* token = kUserToken) {
+    for (const size_t i : askOrder()) {
+      auto res = api(i)->Get(path, auth(token));
+      if (res && res->status == 200) return json::parse(res->body, nullptr, false);
+      if (res && res->status == 404) break;  // one database: another replica says the same
+    }
+    return json::value_t::discarded;
+  }
+  json getJob(const std::string& id) { return getFromAny("/v1/jobs/" + id); }
+
+  // POST to the replicas in turn until one answers something else than a 5xx (the store held
+  // by a fault) or nothing, bounded by kRetryLimit; the last answer (nullopt: none came). The
+  // single serve is asked once.
+  std::optional<httplib::Response> postToAny(const std::string& path, const std::string& body,
+                                             const char* content_type, const char* token) {
+    const auto deadline = Steady::now() + kRetryLimit;
+    std::optional<httplib::Response> last;
+    for (;;) {
+      const std::vector<size_t> order = askOrder();
+      if (!order.empty()) {
+        const size_t i = order.front();
+        auto res = api(i)->Post(path, auth(token), body, content_type);
+        last = res ? std::optional<httplib::Response>(*res) : std::nullopt;
+        if ((res && res->status < 500) || !replicated()) return last;
+        ++outcome_.submits_retried;
+        say("  (" + path + " via " + replicaName(i) + ": " +
+            (res ? std::to_string(res->status) + " " + res->body : std::string("no answer")) +
+            "; sent again)");
+      }
+      if (Steady::now() > deadline) return last;
+      std::this_thread::sleep_for(500ms);
+    }
   }
 
   json slurmHistory() const {
@@ -226,12 +361,21 @@ class Run {
                {"fail_requests", 0},
                {"drop_submit_responses", 0},
                {"duplicate_submits", 0},
-               {"pause_scheduling", false}});
+               {"pause_scheduling", false},
+               {"lie_reads_ms", 0},
+               {"uncreatable_claims", 0}});
     host_->setFull(false);  // a stepped clock stays where it is, as a host's does
+    for (Replica& r : replicas_) {
+      if (!r.proxy) continue;
+      r.proxy->disarm();
+      r.proxy->thaw();
+      r.proxy->delay(0ms, 0ms);
+      r.cut_off = false;
+    }
   }
 
   void submit(const Step& s) {
-    auto res = api()->Post("/v1/jobs", auth(kUserToken), specFor(s), "application/yaml");
+    const auto res = postToAny("/v1/jobs", specFor(s), "application/yaml", kUserToken);
     if (!res || res->status != 201) {
       outcome_.verdict.violations.push_back(
           "POST /v1/jobs refused: " +
@@ -247,7 +391,7 @@ class Run {
   }
 
   void cancel(const std::string& id) {
-    auto res = api()->Post("/v1/jobs/" + id + "/cancel", auth(kUserToken), "", "application/json");
+    const auto res = postToAny("/v1/jobs/" + id + "/cancel", "", "application/json", kUserToken);
     ++outcome_.user_cancels;
     // 202: recorded; 409: it had already ended.
     if (!res || (res->status != 202 && res->status != 200 && res->status != 409)) {
@@ -281,7 +425,7 @@ class Run {
   static std::string sluidOf(const json& slurm_job) { return slurm_job["sluids"].back(); }
 
   // A TunePlane job whose last attempt runs, starting the search at a seeded index.
-  json runningJob(uint32_t pick) const {
+  json runningJob(uint32_t pick) {
     const size_t n = observed_.ids.size();
     for (size_t i = 0; i < n; ++i) {
       const json job = getJob(observed_.ids[(pick + i) % n]);
@@ -293,17 +437,63 @@ class Run {
     return json::value_t::discarded;
   }
 
+  // --- Replicas and their lease.
+
+  // The replica that leads now (tuneplane_leader 1), leaving out `besides`; -1 when none does.
+  // Stopped and cut-off replicas are not asked (their /metrics may not answer).
+  int leader(int besides = -1) const {
+    for (size_t i = 0; i < replicas_.size(); ++i) {
+      const Replica& r = replicas_[i];
+      if (static_cast<int>(i) == besides || !r.serve || r.stopped || r.cut_off) continue;
+      if (test::metricValue(r.serve->url(), "tuneplane_leader").value_or(0) == 1)
+        return static_cast<int>(i);
+    }
+    return -1;
+  }
+  int waitLeader(int besides, std::chrono::milliseconds limit) const {
+    int found = -1;
+    test::pollUntil(
+        [&] {
+          found = leader(besides);
+          return found >= 0;
+        },
+        limit, 100ms);
+    return found;
+  }
+  // Which replica a targeted database fault strikes: the leader for an even pick (it writes
+  // the most), else the pick's replica.
+  size_t target(const Step& s) const {
+    const int lead = leader();
+    if (s.pick % 2 == 0 && lead >= 0) return static_cast<size_t>(lead);
+    return s.pick % replicas_.size();
+  }
+  void resumeReplica(size_t i) {
+    replicas_[i].serve->process().signal(SIGCONT);
+    replicas_[i].stopped = false;
+  }
+
+  // The text of the writers' lock key as a PostgreSQL Bind carries it (values travel as
+  // text): the proxy freezes a connection right after it has asked for the lock, i.e. inside
+  // a write transaction that holds it (store/pg_connection.h).
+  static std::string writersLockNeedle() { return std::to_string(store::kWriteLockKey); }
+
+  // --- Faults.
+
   void struck(const Step& s, const std::string& detail) {
     ++outcome_.faults_injected;
     ++outcome_.by_fault[describeStrike(s)];
     say("  FAULT " + std::string(describeStrike(s)) + (detail.empty() ? "" : ": " + detail));
   }
-  void skipped(const Step& s) {
+  void skipped(const Step& s, const std::string& why = "no target") {
     ++outcome_.faults_skipped;
-    say("  (no target for " + std::string(describe(s.fault)) + ": skipped)");
+    say("  (" + why + " for " + std::string(describe(s.fault)) + ": skipped)");
   }
 
   void strike(const Step& s) {
+    if (!replicated() && static_cast<int>(s.fault) >= kSingleServeFaultKinds &&
+        s.fault != Fault::kLyingReads && s.fault != Fault::kClaimUncreatable) {
+      return skipped(s, "one serve, no proxy");  // never drawn so (schedule.h)
+    }
     switch (s.fault) {
       case Fault::kDropSubmit:
         if (setFaults({{s.reset ? "reset_submit_connections" : "drop_submit_responses", 1}})) {
@@ -358,43 +548,160 @@ class Run {
       case Fault::kExpireTokens:
         if (setFaults({{"expire_tokens", true}})) struck(s, "");
         return;
-      case Fault::kStagingFull: {
-        // Full for the window, a job submitted into it, and held full until that job's stage
-        // has failed (within a bound: intake may be backing off after 429 bursts); it is
-        // staged again once there is room.
-        host_->setFull(true);
-        struck(s, std::to_string(s.window_ms) + " ms");
-        const auto until = Steady::now() + std::chrono::milliseconds(s.window_ms);
-        Step job;
-        job.job = JobKind::kShort;
-        submit(job);
-        std::string reason;
-        test::pollUntil(
-            [&] {
-              const json got = getJob(observed_.ids.back());
-              reason = got.is_object() ? got.value("reason", "") : "";
-              return reason.find("staging failed") != std::string::npos;
-            },
-            kFullLimit, 100ms);
-        std::this_thread::sleep_until(until);
-        host_->setFull(false);
-        say("  " + observed_.ids.back() + " while full: " + reason);
-        if (reason.find("No space left on device") != std::string::npos) ++outcome_.stages_refused;
-        return;
-      }
+      case Fault::kStagingFull:
+        return fillStaging(s);
       case Fault::kClockStep:
         host_->stepClock(std::chrono::minutes(s.step_minutes));
         struck(s, "+" + std::to_string(s.step_minutes) + " min");
         return;
       case Fault::kKillServe:
-        struck(s, "down " + std::to_string(s.window_ms) + " ms");
-        serve_->crash();
-        serve_.reset();
-        std::this_thread::sleep_for(std::chrono::milliseconds(s.window_ms));
-        serve_ = test::ServeProcess::start(site_->site(), db(), site_->dir(), port_, serveEnv());
-        if (!serve_) throw std::runtime_error("serve did not restart");
+        return killAndRestart(s);
+      case Fault::kLyingReads:
+        if (setFaults({{"lie_reads_ms", s.hold_ms}})) struck(s, std::to_string(s.hold_ms) + " ms");
         return;
+      case Fault::kClaimUncreatable:
+        if (setFaults({{"uncreatable_claims", s.count},
+                       {"claim_as", s.status == 503 ? "dangling_link" : "directory"}})) {
+          struck(s, "the next " + std::to_string(s.count) + " starts");
+        }
+        return;
+      case Fault::kStopLeader:
+        return stopTheLeaderInsideItsTransaction(s);
+      case Fault::kLeaseRetaken:
+        return loseAndRetakeTheLease(s);
+      case Fault::kDbCut: {
+        const size_t i = target(s);
+        const int n = replicas_[i].proxy->cut(s.reset);
+        if (n == 0) return skipped(s, "no open connection");
+        struck(s, replicaName(i) + ", " + std::to_string(n) + " connections");
+        return;
+      }
+      case Fault::kDbStallWriter: {
+        const size_t i = target(s);
+        test::FaultProxy& proxy = *replicas_[i].proxy;
+        proxy.freezeAfter(writersLockNeedle(), "", std::chrono::milliseconds(s.hold_ms));
+        if (!test::pollUntil([&] { return proxy.struck(); }, kWriteLimit, 20ms)) {
+          proxy.disarm();
+          return skipped(s, replicaName(i) + " wrote nothing");
+        }
+        // It thaws by itself: the steps go on meanwhile.
+        struck(s, replicaName(i) + " for " + std::to_string(s.hold_ms) + " ms");
+        return;
+      }
+      case Fault::kDbDelay: {
+        const size_t i = target(s);
+        replicas_[i].proxy->delay(std::chrono::milliseconds(s.chunk_delay_ms),
+                                  std::chrono::milliseconds(s.hold_ms));
+        struck(s, replicaName(i) + ", " + std::to_string(s.chunk_delay_ms) + " ms a chunk for " +
+                      std::to_string(s.hold_ms) + " ms");
+        return;
+      }
     }
+  }
+
+  // Full for the window, a job submitted into it, and held full until that job's stage has
+  // failed (within a bound: intake may be backing off after 429 bursts); it is staged again
+  // once there is room.
+  void fillStaging(const Step& s) {
+    host_->setFull(true);
+    struck(s, std::to_string(s.window_ms) + " ms");
+    const auto until = Steady::now() + std::chrono::milliseconds(s.window_ms);
+    Step job;
+    job.job = JobKind::kShort;
+    submit(job);
+    std::string reason;
+    test::pollUntil(
+        [&] {
+          const json got = getJob(observed_.ids.back());
+          reason = got.is_object() ? got.value("reason", "") : "";
+          return reason.find("staging failed") != std::string::npos;
+        },
+        kFullLimit, 100ms);
+    std::this_thread::sleep_until(until);
+    host_->setFull(false);
+    say("  " + observed_.ids.back() + " while full: " + reason);
+    if (reason.find("No space left on device") != std::string::npos) ++outcome_.stages_refused;
+  }
+
+  // SIGKILL at this step, whatever it is doing, and a restart on the same address (and the
+  // same proxy): the one serve, or a replica (the leader for an even pick).
+  void killAndRestart(const Step& s) {
+    const size_t i = replicated() ? target(s) : 0;
+    struck(s, replicaName(i) + " down " + std::to_string(s.window_ms) + " ms");
+    replicas_[i].serve->crash();
+    replicas_[i].serve.reset();
+    std::this_thread::sleep_for(std::chrono::milliseconds(s.window_ms));
+    if (!startReplica(i)) throw std::runtime_error(replicaName(i) + " did not restart");
+  }
+
+  // Stopped where it hurts most: the leader's next write transaction, right after it asked
+  // for the writers' lock (or anywhere, if it writes nothing for kWriteLimit). Resumed once
+  // another replica has taken the lease over — its lease expired — which must happen.
+  void stopTheLeaderInsideItsTransaction(const Step& s) {
+    const int lead = waitLeader(-1, kTakeoverLimit);
+    if (lead < 0) return skipped(s, "no leader");
+    Replica& r = replicas_[lead];
+    const pid_t pid = r.serve->process().pid();
+    r.proxy->freezeAfter(writersLockNeedle(), "", 0ms, [pid] { ::kill(pid, SIGSTOP); });
+    test::pollUntil([&] { return r.proxy->struck(); }, kWriteLimit, 5ms);
+    r.proxy->disarm();
+    if (!r.proxy->struck()) r.serve->process().signal(SIGSTOP);  // it wrote nothing
+    r.stopped = true;
+    struck(s, replicaName(lead) + (r.proxy->struck() ? " holding the writers' lock"
+                                                     : " (it wrote nothing: anywhere)"));
+    const int next = waitLeader(lead, kTakeoverLimit);
+    resumeReplica(lead);
+    if (next < 0) {
+      outcome_.verdict.violations.push_back(
+          "no replica took the lease over within " + std::to_string(kTakeoverLimit.count()) +
+          " s while the leader (" + replicaName(lead) + ") was stopped");
+      return;
+    }
+    ++outcome_.takeovers;
+    say("  " + replicaName(next) + " took over; " + replicaName(lead) + " resumed");
+  }
+
+  // The leader cut off from the database (its proxy frozen: its process runs, its sessions
+  // hang) until another replica has taken the lease; then every other replica cut off until
+  // the first leads again, at a newer epoch, with whatever it read before still in hand.
+  void loseAndRetakeTheLease(const Step& s) {
+    const int first = waitLeader(-1, kTakeoverLimit);
+    if (first < 0) return skipped(s, "no leader");
+    struck(s, replicaName(first) + " cut off");
+    auto cutOff = [&](size_t i, bool off) {
+      if (off) {
+        replicas_[i].proxy->freeze(std::chrono::duration_cast<std::chrono::milliseconds>(
+            kTakeoverLimit + 10s));  // a bound: thawed below
+      } else {
+        replicas_[i].proxy->thaw();
+      }
+      replicas_[i].cut_off = off;
+    };
+    cutOff(first, true);
+    const int second = waitLeader(first, kTakeoverLimit);
+    cutOff(first, false);
+    if (second < 0) {
+      outcome_.verdict.violations.push_back(
+          "no replica took the lease over within " + std::to_string(kTakeoverLimit.count()) +
+          " s while the leader (" + replicaName(first) + ") was cut off from the database");
+      return;
+    }
+    ++outcome_.takeovers;
+    for (size_t i = 0; i < replicas_.size(); ++i) {
+      if (static_cast<int>(i) != first) cutOff(i, true);
+    }
+    const bool retaken = test::pollUntil([&] { return leader() == first; }, kTakeoverLimit, 100ms);
+    for (size_t i = 0; i < replicas_.size(); ++i) {
+      if (static_cast<int>(i) != first) cutOff(i, false);
+    }
+    if (!retaken) {
+      outcome_.verdict.violations.push_back(
+          replicaName(first) + " did not take the lease back within " +
+          std::to_string(kTakeoverLimit.count()) + " s while every other replica was cut off");
+      return;
+    }
+    ++outcome_.takeovers;
+    say("  " + replicaName(second) + " took over, then " + replicaName(first) + " took it back");
   }
 
   // A POST carried out twice with its answer lost, while the cluster is busy (scheduling
@@ -469,37 +776,26 @@ class Run {
     if (setFaults({{"restart", true}})) struck(s, "Slurm job " + std::to_string(id));
   }
 
-  // Every job terminal, or bounded. A lost receipt whose token no Slurm job carries after two
-  // lookups is abandoned as an operator would (its submit never reached Slurm).
+  // Every job terminal, or bounded. Nothing is done for TunePlane meanwhile: an attempt that
+  // waits for an operator stays where it is, and its job counts as lost.
   void settle() {
     std::map<std::string, json> last;
+    std::map<std::string, std::string> seen;  // each job's phase and reason, as last printed
+    const auto began = Steady::now();
     test::pollUntil(
         [&] {
           bool all = true;
-          const json slurm = slurmHistory();
           for (const std::string& id : observed_.ids) {
             if (last.count(id) && last[id].value("terminal", false)) continue;
             last[id] = getJob(id);
             const json& job = last[id];
             if (!job.is_object()) return false;
-            if (job.value("terminal", false)) continue;
-            all = false;
-            if (job["attempts"].empty() || observed_.abandoned.count(id)) continue;
-            const json& attempt = job["attempts"].back();
-            const std::string token = attempt.value("submit_token", "");
-            if (attempt.value("phase", "") != "SubmitUnknown" || attempt.value("lookups", 0) < 2 ||
-                !slurmJobsWithToken(slurm, token).empty()) {
-              continue;
-            }
-            auto res = api()->Post(
-                "/v1/jobs/" + id + "/attempts/" + std::to_string(attempt.value("number", 0)) +
-                    "/abandon",
-                auth(kOpsToken), R"({"reason": "fault campaign: its submit never reached Slurm"})",
-                "application/json");
-            if (res && res->status == 202) {
-              observed_.abandoned.insert(id);
-              ++outcome_.abandoned;
-              say("  abandoned the lost receipt of " + id + " (no Slurm job has its token)");
+            all = all && job.value("terminal", false);
+            const std::string now = job.value("phase", "") + ": " + job.value("reason", "");
+            if (!job.value("terminal", false) && seen[id] != now) {
+              seen[id] = now;
+              say("  settling, +" + std::to_string(seconds(Steady::now() - began)) + " s: " + id +
+                  " " + now);
             }
           }
           return all;
@@ -507,14 +803,41 @@ class Run {
         kSettleLimit, 500ms);
   }
 
+  // Every job the user owns, by listing them (a POST whose answer was lost may have made one
+  // the campaign never heard of); each one the campaign did not know is added, and waited for.
+  void findUnknownJobs() {
+    std::set<std::string> known(observed_.ids.begin(), observed_.ids.end());
+    std::vector<std::string> found;
+    std::string token;
+    for (int page = 0; page < 100; ++page) {
+      const json list =
+          getFromAny("/v1/jobs?limit=1000" + (token.empty() ? "" : "&continue=" + token));
+      if (!list.is_object()) {
+        outcome_.verdict.violations.push_back("GET /v1/jobs did not answer");
+        return;
+      }
+      for (const json& item : list.value("items", json::array())) {
+        const std::string id = item.value("id", "");
+        if (!known.count(id)) found.push_back(id);
+      }
+      token = list.value("continue", "");
+      if (token.empty()) break;
+    }
+    for (const std::string& id : found) {
+      say("  " + id + ": made by a POST whose answer never came (found by listing)");
+      observed_.ids.push_back(id);
+      kinds_[id] = "found by listing";
+      ++outcome_.found_by_listing;
+    }
+    if (!found.empty()) settle();
+  }
+
   void gather() {
+    findUnknownJobs();
     for (const std::string& id : observed_.ids) {
       observed_.jobs[id] = getJob(id);
-      auto res = api()->Get("/v1/jobs/" + id + "/events", auth(kUserToken));
-      if (res && res->status == 200) {
-        const json body = json::parse(res->body, nullptr, false);
-        if (body.is_object()) observed_.events[id] = body["items"];
-      }
+      const json events = getFromAny("/v1/jobs/" + id + "/events");
+      if (events.is_object()) observed_.events[id] = events["items"];
     }
     observed_.slurm = slurmHistory();
     for (const std::string& id : observed_.ids) {
@@ -531,9 +854,11 @@ class Run {
   std::string scratch_;
   std::unique_ptr<test::SlurmSimProcess> sim_;
   std::unique_ptr<pipeline::testing::SiteDir> site_;
-  std::unique_ptr<test::ServeProcess> serve_;
+  std::vector<Replica> replicas_;
+  size_t next_ = 0;  // the replica asked first next time
+  test::PgCluster* pg_ = nullptr;
+  std::string db_name_;
   std::unique_ptr<HostFaults> host_;
-  int port_ = 0;
   std::vector<std::pair<Steady::time_point, std::string>> cancels_;
   std::map<std::string, std::string> kinds_;  // job id → its kind, for the log
 };
@@ -547,13 +872,25 @@ CampaignOutcome runCampaign(const CampaignOptions& options) {
   } catch (const std::exception& e) {
     CampaignOutcome failed;
     failed.seed = options.seed;
+    failed.mode = options.mode;
     failed.verdict.violations.push_back(std::string("the run stopped: ") + e.what());
     return failed;
   }
 }
 
-std::string replayCommand(uint64_t seed) {
-  const std::string env = "TUNEPLANE_CAMPAIGN_SEED=" + std::to_string(seed);
+const char* modeName(CampaignMode mode) {
+  return mode == CampaignMode::kReplicasPostgres ? "replicas" : "sqlite";
+}
+
+std::optional<CampaignMode> modeNamed(const std::string& name) {
+  if (name == "replicas") return CampaignMode::kReplicasPostgres;
+  if (name == "sqlite" || name.empty()) return CampaignMode::kSingleSqlite;
+  return std::nullopt;
+}
+
+std::string replayCommand(uint64_t seed, CampaignMode mode) {
+  const std::string env = "TUNEPLANE_CAMPAIGN_SEED=" + std::to_string(seed) +
+                          " TUNEPLANE_CAMPAIGN_MODE=" + modeName(mode);
   return env + " ctest --test-dir build -R FaultCampaign.Seed --output-on-failure  (or: " + env +
          " build/tests/campaign_test --gtest_filter=FaultCampaign.Seed)";
 }
@@ -561,11 +898,20 @@ std::string replayCommand(uint64_t seed) {
 std::string summarize(const CampaignOutcome& o) {
   std::ostringstream out;
   out << o.faults_injected << " faults, " << o.verdict.jobs << " jobs, " << o.verdict.lost
-      << " lost, " << o.verdict.run_twice << " run twice (seed " << o.seed << ", "
-      << static_cast<int>(o.seconds) << " s; " << o.faults_skipped << " faults without a target, "
-      << o.user_cancels << " user cancels, " << o.abandoned << " lost receipts abandoned, "
+      << " lost, " << o.verdict.run_twice << " run twice, " << o.verdict.overlapping
+      << " overlapping runs, " << o.verdict.out_of_order << " out of order (seed " << o.seed << ", "
+      << modeName(o.mode) << ", " << static_cast<int>(o.seconds) << " s; " << o.faults_skipped
+      << " faults without a target, " << o.user_cancels << " user cancels, "
+      << o.verdict.commands_run << " commands run by the jobs' ledgers, "
       << o.verdict.refused_starts << " starts refused by the script, " << o.stages_refused
-      << " stages failed on a full filesystem)\n  phases:";
+      << " stages failed on a full filesystem";
+  if (o.mode == CampaignMode::kReplicasPostgres) {
+    out << ", " << o.takeovers << " takeovers, " << o.submits_retried
+        << " requests sent again to another replica, " << o.found_by_listing
+        << " jobs found by listing";
+  }
+  if (!o.start_error.empty()) out << "; did not start: " << o.start_error;
+  out << ")\n  phases:";
   for (const auto& [phase, n] : o.verdict.phases) out << " " << phase << " " << n;
   out << "\n  faults:";
   for (const auto& [fault, n] : o.by_fault) out << " [" << fault << "] " << n;

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "campaign/ledger.h"
 #include "slurm/script_renderer.h"
 #include "staging/stager.h"
 #include "staging/staging_paths.h"
@@ -71,7 +72,8 @@ Starts countStarts(const json& slurm_job) {
   for (const json& run : slurm_job.value("runs", json::array())) {
     const int code = run.contains("exit_code") ? run.value("exit_code", -1) : -1;
     const bool restart = run.value("restart_cnt", 0) > 0;
-    if (code == slurm::kExitAlreadyClaimed || (restart && code == slurm::kExitRestartRefused)) {
+    if (code == slurm::kExitAlreadyClaimed || code == slurm::kExitCannotClaim ||
+        code == slurm::kExitSuperseded || (restart && code == slurm::kExitRestartRefused)) {
       ++s.refused;
     } else {
       ++s.ran;
@@ -101,6 +103,37 @@ std::string replay(const json& events, int n, const std::string& phase) {
   }
   if (at != phase) return "the events end at '" + at + "', the API shows " + phase;
   return "";
+}
+
+// The job's ledger (ledger.h) in its checkpoint directory, beside its attempts: the
+// directory of any staged attempt, two levels up. "" when no attempt was staged.
+std::string ledgerOf(const json& attempts) {
+  for (const json& attempt : attempts) {
+    const fs::path dir = attempt.value("staging_dir", "");
+    if (dir.empty()) continue;
+    return test::readFile(
+        (dir.parent_path().parent_path() / staging::kCheckpointsDir / kLedgerFile).string());
+  }
+  return "";
+}
+
+// When the simulator saw the batch script of `run`'s Slurm job gone, for the start of that job
+// (the one carrying `token`) that ran it: the bound of a run killed before it recorded its end.
+std::optional<int64_t> endFromHistory(const json& slurm, const std::string& token,
+                                      const LedgerRun& run) {
+  std::optional<int64_t> found;
+  int64_t latest_start = INT64_MIN;
+  for (const json& job : slurmJobsWithToken(slurm, token)) {
+    if (job.value("job_id", uint64_t{0}) != run.slurm_job_id) continue;
+    for (const json& start : job.value("runs", json::array())) {
+      const int64_t began = start.value("start_us", INT64_MAX);
+      if (began > run.start_us || began < latest_start) continue;
+      latest_start = began;
+      found = start.contains("end_us") ? std::optional(start.value("end_us", int64_t{0}))
+                                       : std::nullopt;
+    }
+  }
+  return found;
 }
 
 }  // namespace
@@ -141,6 +174,33 @@ Verdict checkInvariants(const Observed& observed) {
     const json& items = events == observed.events.end() ? no_events : events->second;
     if (const std::string bad = replay(items, 0, phase); !bad.empty()) violation(id, bad);
     const json& attempts = job["attempts"];
+    // The job's own records of each run of its command, whichever Slurm job ran it.
+    std::map<int, std::string> token_of;
+    for (const json& attempt : attempts)
+      token_of[attempt.value("number", 0)] = attempt.value("submit_token", "");
+    const LedgerVerdict ledger =
+        checkLedger(ledgerOf(attempts), [&](const LedgerRun& run) -> std::optional<int64_t> {
+          const auto token = token_of.find(run.attempt);
+          if (token == token_of.end()) return std::nullopt;
+          return endFromHistory(observed.slurm, token->second, run);
+        });
+    for (const std::string& bad : ledger.violations) violation(id, bad);
+    v.overlapping += ledger.overlaps > 0 ? 1 : 0;
+    v.out_of_order += ledger.out_of_order > 0 ? 1 : 0;
+    v.commands_run += static_cast<int>(ledger.runs.size());
+    for (const LedgerRun& run : ledger.runs) {
+      const auto token = token_of.find(run.attempt);
+      bool carried = false;
+      if (token != token_of.end()) {
+        for (const json& s : slurmJobsWithToken(observed.slurm, token->second))
+          carried = carried || s.value("job_id", uint64_t{0}) == run.slurm_job_id;
+      }
+      if (!carried) {
+        violation(id, "its ledger records a run of attempt " + std::to_string(run.attempt) +
+                          " in Slurm job " + std::to_string(run.slurm_job_id) +
+                          ", which does not carry that attempt's token");
+      }
+    }
     for (const json& attempt : attempts) {
       const int n = attempt.value("number", 0);
       const std::string where = "attempt " + std::to_string(n);
@@ -163,17 +223,22 @@ Verdict checkInvariants(const Observed& observed) {
       const fs::path dir = attempt.value("staging_dir", "");
       const int runs = dir.empty() ? 0 : lines(test::readFile((dir / "output/runs").string()));
       v.refused_starts += refused;
-      if (started > 1 || runs > 1) {
+      const auto recorded = ledger.starts.find(n);
+      const int ledger_runs = recorded == ledger.starts.end() ? 0 : recorded->second;
+      if (started > 1 || runs > 1 || ledger_runs > 1) {
         ++v.run_twice;
         violation(id, where + ": RUN TWICE: " + std::to_string(slurm.size()) +
                           " Slurm jobs with its token started " + std::to_string(started) +
                           " times (and " + std::to_string(refused) +
                           " starts refused by the script); its command ran " +
-                          std::to_string(runs) + " times");
+                          std::to_string(runs) + " times by output/runs, " +
+                          std::to_string(ledger_runs) + " by the job's ledger");
       }
-      if (phase == "Succeeded" && &attempt == &attempts.back() && started != 1) {
+      if (phase == "Succeeded" && &attempt == &attempts.back() &&
+          (started != 1 || ledger_runs != 1)) {
         violation(id, where + ": Succeeded, but its token's Slurm jobs started " +
-                          std::to_string(started) + " times");
+                          std::to_string(started) + " times and the job's ledger records " +
+                          std::to_string(ledger_runs) + " runs of it");
       }
       const bool staged = !dir.empty() && fs::exists(dir);
       if (!slurm.empty() && !staged) violation(id, where + ": submitted, but no staged directory");

@@ -12,7 +12,13 @@ namespace {
 
 // How often each fault is drawn, in Fault's order: the costly ones (a serve restart, a slow
 // window, a busy cluster held until a duplicate is cancelled, a full filesystem) less often.
-constexpr int kFaultWeights[kFaultKinds] = {10, 10, 8, 4, 5, 8, 8, 5, 8, 8, 8, 5, 8, 5, 5};
+// The single-serve mode's weights are issue 21's (issue 37's kinds 0), so its seeds keep their
+// schedules; the replica mode adds issue 37's, the ones that wait for a failover (a stopped
+// leader, a lease retaken) least often.
+constexpr int kSingleWeights[kFaultKinds] = {10, 10, 8, 4, 5, 8, 8, 5, 8, 8, 8,
+                                             5,  8,  5, 5, 0, 0, 0, 0, 0, 0, 0};
+constexpr int kReplicaWeights[kFaultKinds] = {10, 10, 8, 4, 5, 8, 8, 5, 8, 8, 8,
+                                              5,  8,  5, 5, 9, 6, 4, 3, 6, 5, 4};
 
 class Draw {
  public:
@@ -28,15 +34,20 @@ class Draw {
   std::mt19937_64 random_;
 };
 
-Fault drawFault(Draw& draw) {
+Fault drawFault(Draw& draw, CampaignMode mode) {
+  const int* weights = mode == CampaignMode::kSingleSqlite ? kSingleWeights : kReplicaWeights;
   int total = 0;
-  for (int w : kFaultWeights) total += w;
+  for (int i = 0; i < kFaultKinds; ++i) total += weights[i];
   int at = draw.between(1, total);
   for (int i = 0; i < kFaultKinds; ++i) {
-    at -= kFaultWeights[i];
+    at -= weights[i];
     if (at <= 0) return static_cast<Fault>(i);
   }
   return Fault::kKillServe;
+}
+
+bool isIssue37(Fault fault) {
+  return static_cast<int>(fault) >= kSingleServeFaultKinds;
 }
 
 }  // namespace
@@ -55,8 +66,19 @@ const char* describe(JobKind kind) {
   return "";
 }
 
+const char* describe(CampaignMode mode) {
+  switch (mode) {
+    case CampaignMode::kSingleSqlite:
+      return "one serve on SQLite";
+    case CampaignMode::kReplicasPostgres:
+      return "three serve replicas on PostgreSQL through fault proxies";
+  }
+  return "";
+}
+
 const char* describeStrike(const Step& step) {
   if (step.fault == Fault::kDropSubmit && step.reset) return "submit connection reset";
+  if (step.fault == Fault::kDbCut && step.reset) return "database connections reset";
   return describe(step.fault);
 }
 
@@ -92,11 +114,25 @@ const char* describe(Fault fault) {
       return "staging filesystem full (ENOSPC)";
     case Fault::kClockStep:
       return "serve's wall clock stepped forward";
+    case Fault::kLyingReads:
+      return "Slurm's reads lie (empty state poll, bare 404, 502 listing)";
+    case Fault::kClaimUncreatable:
+      return "claims that cannot be created on the node";
+    case Fault::kStopLeader:
+      return "leader SIGSTOPped inside its transaction, resumed after a takeover";
+    case Fault::kLeaseRetaken:
+      return "lease lost and retaken";
+    case Fault::kDbCut:
+      return "database connections cut";
+    case Fault::kDbStallWriter:
+      return "writer frozen inside its transaction holding the writers' lock";
+    case Fault::kDbDelay:
+      return "database traffic delayed";
   }
   return "";
 }
 
-std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size) {
+std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size, CampaignMode mode) {
   Draw draw(seed);
   std::vector<Step> steps;
   // Which of the jobs+faults slots are faults: a seeded shuffle, the first step a job.
@@ -122,7 +158,7 @@ std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size) {
       s.sleep_s = draw.between(1, 4);
       if (draw.chance(20)) s.cancel_after_ms = draw.between(0, 3000);
     } else {
-      s.fault = drawFault(draw);
+      s.fault = drawFault(draw, mode);
       s.count = s.fault == Fault::kThrottle ? draw.between(3, 10) : draw.between(1, 4);
       s.status = draw.chance(50) ? 500 : 503;
       s.window_ms = s.fault == Fault::kKillServe ? draw.between(0, 800) : draw.between(1000, 2500);
@@ -130,7 +166,15 @@ std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size) {
       s.step_minutes = 1 + static_cast<int>(s.pick % 180);  // no draw of its own
       // Half the dropped answers are resets, read from a draw the drop does not use, so a
       // seed's schedule is the one it was before resets existed.
-      s.reset = s.fault == Fault::kDropSubmit && s.status == 503;
+      s.reset = (s.fault == Fault::kDropSubmit || s.fault == Fault::kDbCut) && s.status == 503;
+      if (isIssue37(s.fault)) {
+        // Draws of their own: issue 37's kinds never come up in the single-serve mode, so
+        // its seeds draw what they drew before.
+        s.hold_ms =
+            s.fault == Fault::kDbStallWriter ? draw.between(2000, 18000) : draw.between(2000, 8000);
+        s.chunk_delay_ms = draw.between(20, 250);
+        if (s.fault == Fault::kDbDelay) s.hold_ms = std::min(s.hold_ms, 6000);
+      }
     }
     steps.push_back(s);
   }
@@ -167,6 +211,22 @@ std::string describe(const std::vector<Step>& schedule) {
           break;
         case Fault::kClockStep:
           out << " (+" << s.step_minutes << " min)";
+          break;
+        case Fault::kLyingReads:
+          out << " (" << s.hold_ms << " ms)";
+          break;
+        case Fault::kClaimUncreatable:
+          out << " (" << s.count << (s.status == 503 ? " dangling links" : " directories") << ")";
+          break;
+        case Fault::kDbStallWriter:
+          out << " (" << s.hold_ms << " ms, pick " << s.pick << ")";
+          break;
+        case Fault::kDbDelay:
+          out << " (" << s.chunk_delay_ms << " ms a chunk for " << s.hold_ms << " ms, pick "
+              << s.pick << ")";
+          break;
+        case Fault::kDbCut:
+          out << " (pick " << s.pick << ")";
           break;
         case Fault::kPurge:
         case Fault::kIdReuse:

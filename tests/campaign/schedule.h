@@ -1,6 +1,6 @@
-// The fault campaign's schedule (issue 21): from one 64-bit seed alone, the sequence of
-// steps a run takes — jobs submitted (single-pool and het, short and long, some failing with
-// a retry budget, some cancelled by their user after a seeded delay) and faults injected
+// The fault campaign's schedule (issues 21 and 37): from one 64-bit seed (and the mode) alone, the
+// sequence of steps a run takes — jobs submitted (single-pool and het, short and long, some failing
+// with a retry budget, some cancelled by their user after a seeded delay) and faults injected
 // between them, each with its seeded parameters and pause. Pure: the same seed and size give
 // the same schedule on any machine, so a failing seed replays the same faults in the same
 // order (which Slurm job a fault strikes is chosen at run time among the jobs then running,
@@ -37,8 +37,29 @@ enum class Fault {
   kKillServe,        // `tuneplane serve` SIGKILLed, restarted on the same database
   kStagingFull,      // the staging filesystem full (ENOSPC) for a while, a job submitted in it
   kClockStep,        // serve's wall clock stepped forward (and left there), as by NTP
+  // Issue 37's, drawn in the replica mode only (so a seed's single-serve schedule is the one
+  // it was before they existed):
+  kLyingReads,        // for a window, Slurm's reads lie: the state poll answers no jobs,
+                      // GET /job/{id} a bare 404, the listing 502 (a misrouted proxy)
+  kClaimUncreatable,  // the next 1-4 jobs to start find logs/claim uncreatable (exit 72)
+  kStopLeader,        // the leader SIGSTOPped inside its transaction (just after it asked for
+                      // the writers' lock), SIGCONTed once another replica has taken over
+  kLeaseRetaken,      // the leader cut off from the database until another leads, then the
+                      // others cut off until it leads again: the lease lost and retaken
+  kDbCut,             // a replica's database connections cut (closed, or reset by an RST)
+  kDbStallWriter,     // a replica's writer frozen inside its transaction, holding the
+                      // writers' lock, for 2-18 s (the server ends such a session after 15 s)
+  kDbDelay,           // a replica's database traffic delayed 20-250 ms a chunk for 2-6 s
 };
-inline constexpr int kFaultKinds = 15;
+inline constexpr int kFaultKinds = 22;
+inline constexpr int kSingleServeFaultKinds = 15;  // the first 15: the single-serve mode's
+
+// Which system a run plays its schedule against.
+enum class CampaignMode {
+  kSingleSqlite,      // one `tuneplane serve` on SQLite (issue 21's campaign)
+  kReplicasPostgres,  // three replicas on one PostgreSQL, each through a fault proxy
+};
+const char* describe(CampaignMode mode);
 
 const char* describe(JobKind kind);
 const char* describe(Fault fault);
@@ -54,8 +75,13 @@ struct Step {
   int window_ms = 0;     // kSlowAnswers, kStagingFull: how long; kKillServe: how long down
   uint32_t pick = 0;     // which of the candidate jobs a targeted fault strikes
   int step_minutes = 0;  // kClockStep: how far forward (1 min to 3 h; from `pick`)
-  bool reset = false;    // kDropSubmit: a TCP RST instead of a close (from `status`: no new draw)
+  bool reset = false;    // kDropSubmit, kDbCut: a TCP RST instead of a close (from `status`)
   int pause_ms = 0;      // the pause before this step
+  // Issue 37's faults: kLyingReads, kDbDelay: how long; kDbStallWriter: how long the writer
+  // is held. kDbDelay: the delay of each chunk. kClaimUncreatable: as dangling links (from
+  // `status`), else directories.
+  int hold_ms = 0;
+  int chunk_delay_ms = 0;
 };
 
 // What the step strikes as reported ("submit connection reset" for a reset kDropSubmit).
@@ -66,7 +92,11 @@ struct ScheduleSize {
   int faults = 12;
 };
 
-std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size);
+// The single-serve mode draws the first kSingleServeFaultKinds kinds with issue 21's weights,
+// so its schedules are the ones seeds gave before the replica mode existed; the replica mode
+// draws every kind.
+std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size,
+                               CampaignMode mode = CampaignMode::kSingleSqlite);
 
 // One line per step, for the log of a run (and to compare two runs of a seed).
 std::string describe(const std::vector<Step>& schedule);

@@ -286,6 +286,11 @@ class FaultProxy::Impl {
     return trigger_struck_;
   }
 
+  void disarm() {
+    std::lock_guard lock(mu_);
+    trigger_armed_ = false;
+  }
+
   void lie(std::vector<HttpLie> lies, milliseconds window) {
     std::lock_guard lock(mu_);
     lies_ = std::make_shared<const std::vector<HttpLie>>(std::move(lies));
@@ -645,6 +650,9 @@ void FaultProxy::freezeAfter(std::string arm, std::string then, std::chrono::mil
 }
 bool FaultProxy::struck() const {
   return impl_->struck();
+}
+void FaultProxy::disarm() {
+  impl_->disarm();
 }
 void FaultProxy::lie(std::vector<HttpLie> lies, std::chrono::milliseconds window) {
   impl_->lie(std::move(lies), window);

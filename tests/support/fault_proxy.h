@@ -105,6 +105,8 @@ class FaultProxy {
                    std::function<void()> on_strike = {});
   // Whether the last freezeAfter() has struck.
   bool struck() const;
+  // An armed freezeAfter() that has not struck never will (what it froze stays frozen).
+  void disarm();
   // HTTP mode only: for `window`, requests that a rule of `lies` matches are answered by it.
   void lie(std::vector<HttpLie> lies, std::chrono::milliseconds window);
   void stopLying();

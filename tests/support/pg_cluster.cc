@@ -220,6 +220,14 @@ std::string PgCluster::uri(const std::string& dbname, const std::string& user) c
          "&user=" + (user.empty() ? std::string(kSuperuser) : user);
 }
 
+std::string PgCluster::socketPath() const {
+  return socketDir(dir_) + "/.s.PGSQL.5432";  // the default port: the server is given none
+}
+
+std::string PgCluster::uriThrough(const std::string& host_port, const std::string& dbname) const {
+  return "postgresql://" + std::string(kSuperuser) + "@" + host_port + "/" + dbname;
+}
+
 pid_t PgCluster::pid() const {
   std::ifstream in(dir_ / "data" / "postmaster.pid");
   long pid = 0;

@@ -44,6 +44,11 @@ class PgCluster {
   const std::filesystem::path& dir() const { return dir_; }
   // A libpq URI for database `dbname` on this server, as `user` (its superuser by default).
   std::string uri(const std::string& dbname = "postgres", const std::string& user = "") const;
+  // Its Unix socket's path: what a proxy in front of it connects to.
+  std::string socketPath() const;
+  // A URI for `dbname` as its superuser at `host_port` ("127.0.0.1:PORT"), a proxy that relays
+  // to socketPath(): the server sees a local connection, which it trusts.
+  std::string uriThrough(const std::string& host_port, const std::string& dbname) const;
   // The postmaster's PID (from postmaster.pid); 0 when it is not running.
   pid_t pid() const;
   // Stops the server by its PID, bounded; true when it is gone.
