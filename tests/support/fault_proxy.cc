@@ -293,6 +293,7 @@ class FaultProxy::Impl {
 
   void lie(std::vector<HttpLie> lies, milliseconds window) {
     std::lock_guard lock(mu_);
+    counters_.lies_by_rule.assign(lies.size(), 0);
     lies_ = std::make_shared<const std::vector<HttpLie>>(std::move(lies));
     lie_until_ = Clock::now() + window;
   }
@@ -449,16 +450,18 @@ class FaultProxy::Impl {
       }
       framing.body_left = request.content_length;
       const HttpLie* lie = nullptr;
+      size_t rule_index = 0;
       std::shared_ptr<const std::vector<HttpLie>> lies;
       {
         std::lock_guard lock(mu_);
         if (Clock::now() < lie_until_) lies = lies_;
       }
       if (lies) {
-        for (const HttpLie& rule : *lies) {
+        for (size_t i = 0; i < lies->size() && lie == nullptr; ++i) {
+          const HttpLie& rule = (*lies)[i];
           if (rule.matches && rule.matches(request.method, request.path)) {
             lie = &rule;
-            break;
+            rule_index = i;
           }
         }
       }
@@ -467,6 +470,9 @@ class FaultProxy::Impl {
         back += httpAnswer(*lie);
         std::lock_guard lock(mu_);
         ++counters_.lies;
+        // The rules may have been replaced meanwhile: count only against the ones in force.
+        if (lies == lies_ && rule_index < counters_.lies_by_rule.size())
+          ++counters_.lies_by_rule[rule_index];
       } else {
         up += head;
       }
@@ -578,11 +584,13 @@ class FaultProxy::Impl {
         std::function<void()> on_strike;
         {
           std::lock_guard lock(mu_);
-          c.frozen_until = Clock::now() + trigger_.hold;
-          trigger_struck_ = true;
-          trigger_armed_ = false;
-          ++counters_.frozen_after;
-          on_strike = trigger_.on_strike;
+          if (trigger_armed_) {  // not disarmed meanwhile
+            c.frozen_until = Clock::now() + trigger_.hold;
+            trigger_struck_ = true;
+            trigger_armed_ = false;
+            ++counters_.frozen_after;
+            on_strike = trigger_.on_strike;
+          }
         }
         if (on_strike) on_strike();
       }

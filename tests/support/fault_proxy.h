@@ -73,12 +73,13 @@ class FaultProxy {
   };
   // What the proxy has done so far.
   struct Counters {
-    int accepted = 0;         // connections accepted
-    int open = 0;             // connections relaying now
-    int cut = 0;              // connections cut()
-    int frozen_after = 0;     // connections freezeAfter() struck
-    int lies = 0;             // requests answered by a lie
-    int upstream_failed = 0;  // connections closed because the upstream refused them
+    int accepted = 0;               // connections accepted
+    int open = 0;                   // connections relaying now
+    int cut = 0;                    // connections cut()
+    int frozen_after = 0;           // connections freezeAfter() struck
+    int lies = 0;                   // requests answered by a lie
+    std::vector<int> lies_by_rule;  // …by each rule of the last lie(), in its order
+    int upstream_failed = 0;        // connections closed because the upstream refused them
   };
 
   // Listens and starts accepting; nullptr (and `error`) when it cannot listen.
@@ -105,7 +106,8 @@ class FaultProxy {
                    std::function<void()> on_strike = {});
   // Whether the last freezeAfter() has struck.
   bool struck() const;
-  // An armed freezeAfter() that has not struck never will (what it froze stays frozen).
+  // An armed freezeAfter() that has not struck never will, not even on a connection that is
+  // about to (what it froze stays frozen until its hold ends or thaw()).
   void disarm();
   // HTTP mode only: for `window`, requests that a rule of `lies` matches are answered by it.
   void lie(std::vector<HttpLie> lies, std::chrono::milliseconds window);

@@ -284,6 +284,20 @@ TEST(FaultProxy, AnArmedConnectionThatEndsGivesTheTriggerToTheNext) {
   EXPECT_EQ(proxy->counters().frozen_after, 1);
 }
 
+TEST(FaultProxy, ADisarmedTriggerNeverStrikesNotEvenOnAConnectionItArmed) {
+  EchoServer echo;
+  auto proxy = startProxy({.upstream = ProxyUpstream::tcp(echo.port()), .http = false});
+  ASSERT_NE(proxy, nullptr);
+  std::atomic<int> strikes{0};
+  proxy->freezeAfter("arm", "then", 10min, [&] { ++strikes; });
+  Peer a(proxy->port());
+  EXPECT_EQ(a.roundTrip("arm"), "arm");
+  proxy->disarm();
+  EXPECT_EQ(a.roundTrip("then"), "then");
+  EXPECT_FALSE(proxy->struck());
+  EXPECT_EQ(strikes, 0);
+}
+
 // An HTTP upstream standing in for slurmrestd: it answers every route truly and counts them.
 class TruthfulSlurm {
  public:
@@ -360,6 +374,7 @@ TEST(FaultProxy, LiesAnswerSlurmsReadsAndTheRestGoesThroughOnTheSameConnection) 
   ASSERT_TRUE(truth);
   EXPECT_EQ(truth->status, 200);
   EXPECT_EQ(proxy->counters().lies, 3);
+  EXPECT_EQ(proxy->counters().lies_by_rule, std::vector<int>({1, 1, 1}));
   EXPECT_EQ(proxy->counters().accepted, 1) << "every request on one kept-alive connection";
 }
 
