@@ -316,10 +316,18 @@ Status PgConnection::ensureConnected() {
 
 Status PgConnection::beginTransaction(TransactionKind kind) {
   if (auto connected = ensureConnected(); !connected) return connected;
-  if (kind == TransactionKind::kRead) {
-    return exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+  const char* begin =
+      kind == TransactionKind::kRead ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN";
+  Status begun = exec(begin);
+  // A session cut while idle (a reset by a middlebox, a server restarted or failed over) is
+  // noticed by the first statement only, this BEGIN: nothing was in progress, so connect again
+  // once and begin there. Not the lease's session: it held the leader's lock, which went with
+  // it, and the failed renew steps down (leader_lease.h).
+  if (!begun && kind != TransactionKind::kLeaseWrite && PQstatus(conn_.get()) != CONNECTION_OK) {
+    if (auto connected = ensureConnected(); !connected) return connected;
+    begun = exec(begin);
   }
-  if (auto begun = exec("BEGIN"); !begun) return begun;
+  if (!begun || kind == TransactionKind::kRead) return begun;
   if (kind == TransactionKind::kLeaseWrite) return ok();  // never behind the writers' lock
   if (kind == TransactionKind::kWriteUnsynced) {
     if (auto unsynced = exec("SET LOCAL synchronous_commit TO OFF"); !unsynced) {

@@ -20,8 +20,10 @@
 // instead of hanging; TCP keepalives on both ends find a peer that vanished. Each session is
 // named (application_name: sessionName(holder)) so that a replica taking the lease over can
 // end every session of the one it replaces.
-// A connection found broken at the start of a transaction is reset once (PQreset) and its
-// statement cache dropped, so a restarted or failed-over server is reconnected to.
+// A connection found broken at the start of a transaction — already known lost, or found so
+// by its BEGIN (a session cut while idle) — is reset once (PQreset) and its statement cache
+// dropped, so a restarted or failed-over server is reconnected to; but a kLeaseWrite's BEGIN
+// is not retried: the lease's session held the leader's lock, which went with it.
 //
 // Errors: SQLSTATE class 23 (integrity) → "store.constraint", XX001/XX002 (data or index
 // corrupted) → "store.corrupt", anything else → "store.io"; messages carry PostgreSQL's
