@@ -136,12 +136,11 @@ int main() {
       const Totals sum = all();
       std::cout << "run " << sum.runs << ": " << campaign::summarize(o) << "\n";
       if (!o.started || !o.verdict.violations.empty()) {
-        std::cout << "  replay: TUNEPLANE_CAMPAIGN_SEED=" << seed
-                  << " TUNEPLANE_CAMPAIGN_MODES=" << campaign::modeName(mode)
-                  << " TUNEPLANE_CAMPAIGN_FAULTS=1 TUNEPLANE_CAMPAIGN_JOBS=1"
-                     " TUNEPLANE_CAMPAIGN_PARALLEL=1 TUNEPLANE_CAMPAIGN_RUN_JOBS="
-                  << size.jobs << " TUNEPLANE_CAMPAIGN_RUN_FAULTS=" << size.faults
-                  << " build/bench/fault_campaign\n";
+        std::cout << "  replay (verbose): TUNEPLANE_CAMPAIGN_SEED=" << seed
+                  << " TUNEPLANE_CAMPAIGN_MODE=" << campaign::modeName(mode)
+                  << " TUNEPLANE_CAMPAIGN_RUN_JOBS=" << size.jobs
+                  << " TUNEPLANE_CAMPAIGN_RUN_FAULTS=" << size.faults
+                  << " build/tests/campaign_test --gtest_filter=FaultCampaign.Seed\n";
       }
       std::cout << "  so far: " << sum.faults << " faults, " << sum.jobs << " jobs" << std::endl;
     }

@@ -2,7 +2,6 @@
 #include "campaign/campaign_run.h"
 
 #include <httplib.h>
-#include <signal.h>
 #include <stdlib.h>
 
 #include <chrono>
@@ -18,9 +17,8 @@
 #include "../pipeline/site_fixture.h"
 #include "campaign/host_faults.h"
 #include "campaign/ledger.h"
+#include "campaign/replica_set.h"
 #include "staging/stager.h"
-#include "store/pg_connection.h"
-#include "support/fault_proxy.h"
 #include "support/pg_cluster.h"
 #include "support/serve_harness.h"
 
@@ -42,20 +40,13 @@ constexpr int kLeaseSeconds = 2;
 constexpr int kReplicas = 3;
 // Bounds on a hang, not timing assertions: every job settling once the faults stop (under
 // AddressSanitizer everything is several times slower), a duplicate being cancelled while the
-// cluster is held busy, a purge being carried out, a replica taking the lease over (a lease,
-// a round of the take, the stale holder's sessions ended, on a loaded machine).
+// cluster is held busy, a purge being carried out.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr auto kSettleLimit = 240s;
 #else
 constexpr auto kSettleLimit = 150s;
 #endif
 constexpr auto kBusyLimit = 60s;
-constexpr auto kTakeoverLimit = 45s;
-// A POST or a cancel that meets a store held by a fault is sent again, to another replica,
-// for this long.
-constexpr auto kRetryLimit = 60s;
-// How long a fault that waits for a replica's next write (kStopLeader, kDbStallWriter) waits.
-constexpr auto kWriteLimit = 5s;
 // How long a full staging filesystem is held for its job's stage to fail: intake may be
 // paused after 429 bursts (up to a minute), and then the job is not staged while it is full.
 constexpr auto kFullLimit = 10s;
@@ -87,17 +78,6 @@ std::string tokenLine(const std::string& user, const std::string& token, bool ad
          "\n      admin: " + (admin ? "true" : "false") + "\n";
 }
 
-// One `tuneplane serve`: in the replica mode with the proxy it reaches PostgreSQL through.
-struct Replica {
-  std::string dir;                            // its serve.out and serve.err
-  std::string db;                             // its --db
-  std::unique_ptr<test::FaultProxy> proxy;    // replicas only
-  std::unique_ptr<test::ServeProcess> serve;  // null while it is down
-  int port = 0;
-  bool stopped = false;  // SIGSTOPped: asked nothing until SIGCONT
-  bool cut_off = false;  // its proxy frozen by the campaign: its /metrics may hang
-};
-
 class Run {
  public:
   explicit Run(const CampaignOptions& options) : options_(options) {
@@ -105,12 +85,8 @@ class Run {
     outcome_.mode = options.mode;
   }
   ~Run() {
-    for (Replica& r : replicas_) {
-      if (r.serve && r.stopped) r.serve->process().signal(SIGCONT);
-      r.serve.reset();
-    }
-    replicas_.clear();  // the proxies after their serves
-    sim_.reset();       // its jobs end before their attempt directories go
+    serves_.reset();  // SIGCONT what is stopped; the serves, then their proxies
+    sim_.reset();     // its jobs end before their attempt directories go
     site_.reset();
     if (pg_ != nullptr && !db_name_.empty()) pg_->dropDatabase(db_name_);
     std::error_code ignored;
@@ -144,14 +120,9 @@ class Run {
     gather();
     outcome_.verdict = checkInvariants(observed_);
     keepEvidence();
-    for (size_t i = 0; i < replicas_.size(); ++i) {
-      Replica& r = replicas_[i];
-      if (!r.serve) continue;
-      if (r.serve->stop() != 0) {
-        outcome_.verdict.violations.push_back(replicaName(i) + " did not stop cleanly on SIGTERM");
-      }
-      r.serve.reset();
-    }
+    for (std::string& unclean : serves_->stopAll())
+      outcome_.verdict.violations.push_back(std::move(unclean));
+    outcome_.serve_starts_refused = serves_->startsRefused();
     outcome_.seconds = std::chrono::duration<double>(Steady::now() - began).count();
     return outcome_;
   }
@@ -161,10 +132,6 @@ class Run {
     return static_cast<int>(std::chrono::duration_cast<std::chrono::seconds>(d).count());
   }
   bool replicated() const { return options_.mode == CampaignMode::kReplicasPostgres; }
-  std::string replicaName(size_t i) const {
-    return replicated() ? "replica " + std::to_string(i) : std::string("serve");
-  }
-
   // With TUNEPLANE_CAMPAIGN_KEEP=DIR, a run with a violation, or with a requeued job that
   // Slurm started again before TunePlane cancelled it, leaves serve's logs (each replica's),
   // the simulator's history and every job (with its events) in DIR/seed-N/ for a post-mortem.
@@ -177,10 +144,10 @@ class Run {
     const fs::path dir = fs::path(keep) / ("seed-" + std::to_string(options_.seed));
     std::error_code ignored;
     fs::create_directories(dir, ignored);
-    for (size_t i = 0; i < replicas_.size(); ++i) {
+    for (size_t i = 0; i < serves_->size(); ++i) {
       for (const char* log : {"serve.out", "serve.err"}) {
         const std::string to = replicated() ? std::to_string(i) + "-" + log : log;
-        fs::copy_file(fs::path(replicas_[i].dir) / log, dir / to,
+        fs::copy_file(fs::path(serves_->dir(i)) / log, dir / to,
                       fs::copy_options::overwrite_existing, ignored);
       }
     }
@@ -232,10 +199,9 @@ class Run {
     site_->addSlurmYaml("  request_timeout: " + std::to_string(kRequestTimeoutMs) + "ms\n");
     host_ = std::make_unique<HostFaults>(scratch_ + "/host-faults");
     if (!replicated()) {
-      replicas_.resize(1);
-      replicas_[0].dir = site_->dir();
-      replicas_[0].db = site_->dir() + "/tuneplane.db";
-      return startReplica(0);
+      serves_ = ReplicaSet::single(site_->site(), site_->dir() + "/tuneplane.db", site_->dir(),
+                                   serveEnv());
+      return serves_ != nullptr;
     }
     std::string why;
     pg_ = test::sharedPostgres(why);
@@ -248,96 +214,20 @@ class Run {
       outcome_.start_error = "no database: " + why;
       return false;
     }
-    replicas_.resize(kReplicas);
-    for (int i = 0; i < kReplicas; ++i) {
-      Replica& r = replicas_[i];
-      r.dir = site_->dir() + "/replica-" + std::to_string(i);
-      fs::create_directories(r.dir);
-      r.proxy = test::FaultProxy::start(
-          {.upstream = test::ProxyUpstream::unixSocket(pg_->socketPath()), .http = false}, why);
-      if (!r.proxy) {
-        outcome_.start_error = "no proxy: " + why;
-        return false;
-      }
-      r.db = pg_->uriThrough(r.proxy->address(), db_name_);
-      if (!startReplica(i)) return false;
-    }
-    if (waitLeader(-1, kTakeoverLimit) < 0) {
-      outcome_.start_error = "no replica took the lease";
-      return false;
-    }
-    return true;
-  }
-
-  // Starts replica i's serve (on its port once it has one: a restart keeps its address).
-  bool startReplica(size_t i) {
-    Replica& r = replicas_[i];
-    r.serve = test::ServeProcess::start(site_->site(), r.db, r.dir, r.port, serveEnv());
-    if (!r.serve) return false;
-    r.port = r.serve->port();
-    r.stopped = false;
-    return true;
+    serves_ = ReplicaSet::replicas(kReplicas, site_->site(), *pg_, db_name_, site_->dir(),
+                                   serveEnv(), why);
+    if (!serves_) outcome_.start_error = why;
+    return serves_ != nullptr;
   }
 
   std::vector<std::string> serveEnv() const { return host_->environment(site_->stagingRoot()); }
 
-  // The replicas to ask, the next one first in turn: up, not stopped.
-  std::vector<size_t> askOrder() {
-    std::vector<size_t> order;
-    const size_t n = replicas_.size();
-    const size_t first = next_++ % n;
-    for (size_t k = 0; k < n; ++k) {
-      const size_t i = (first + k) % n;
-      if (replicas_[i].serve && !replicas_[i].stopped) order.push_back(i);
-    }
-    return order;
-  }
-
-  std::unique_ptr<httplib::Client> api(size_t i) const {
-    auto client = std::make_unique<httplib::Client>("127.0.0.1", replicas_[i].port);
-    client->set_connection_timeout(2, 0);
-    // A replica's request may wait for a writer a fault froze (≤ 18 s) and the store's lock
-    // timeout after it.
-    client->set_read_timeout(replicated() ? 40 : 15, 0);
-    return client;
-  }
-  static httplib::Headers auth(const char* token) {
-    return {{"Authorization", std::string("Bearer ") + token}};
-  }
-
-  // GET `path` from the first replica that answers it 200; discarded when none does.
-  json getFromAny(const std::string& path, const char* token = kUserToken) {
-    for (const size_t i : askOrder()) {
-      auto res = api(i)->Get(path, auth(token));
-      if (res && res->status == 200) return json::parse(res->body, nullptr, false);
-      if (res && res->status == 404) break;  // one database: another replica says the same
-    }
-    return json::value_t::discarded;
-  }
+  json getFromAny(const std::string& path) { return serves_->getFromAny(path, kUserToken); }
   json getJob(const std::string& id) { return getFromAny("/v1/jobs/" + id); }
-
-  // POST to the replicas in turn until one answers something else than a 5xx (the store held
-  // by a fault) or nothing, bounded by kRetryLimit; the last answer (nullopt: none came). The
-  // single serve is asked once.
   std::optional<httplib::Response> postToAny(const std::string& path, const std::string& body,
                                              const char* content_type, const char* token) {
-    const auto deadline = Steady::now() + kRetryLimit;
-    std::optional<httplib::Response> last;
-    for (;;) {
-      const std::vector<size_t> order = askOrder();
-      if (!order.empty()) {
-        const size_t i = order.front();
-        auto res = api(i)->Post(path, auth(token), body, content_type);
-        last = res ? std::optional<httplib::Response>(*res) : std::nullopt;
-        if ((res && res->status < 500) || !replicated()) return last;
-        ++outcome_.submits_retried;
-        say("  (" + path + " via " + replicaName(i) + ": " +
-            (res ? std::to_string(res->status) + " " + res->body : std::string("no answer")) +
-            "; sent again)");
-      }
-      if (Steady::now() > deadline) return last;
-      std::this_thread::sleep_for(500ms);
-    }
+    return serves_->postToAny(path, body, content_type, token, outcome_.submits_retried,
+                              [this](const std::string& line) { say(line); });
   }
 
   json slurmHistory() const {
@@ -365,13 +255,7 @@ class Run {
                {"lie_reads_ms", 0},
                {"uncreatable_claims", 0}});
     host_->setFull(false);  // a stepped clock stays where it is, as a host's does
-    for (Replica& r : replicas_) {
-      if (!r.proxy) continue;
-      r.proxy->disarm();
-      r.proxy->thaw();
-      r.proxy->delay(0ms, 0ms);
-      r.cut_off = false;
-    }
+    serves_->clear();
   }
 
   void submit(const Step& s) {
@@ -436,46 +320,6 @@ class Run {
     }
     return json::value_t::discarded;
   }
-
-  // --- Replicas and their lease.
-
-  // The replica that leads now (tuneplane_leader 1), leaving out `besides`; -1 when none does.
-  // Stopped and cut-off replicas are not asked (their /metrics may not answer).
-  int leader(int besides = -1) const {
-    for (size_t i = 0; i < replicas_.size(); ++i) {
-      const Replica& r = replicas_[i];
-      if (static_cast<int>(i) == besides || !r.serve || r.stopped || r.cut_off) continue;
-      if (test::metricValue(r.serve->url(), "tuneplane_leader").value_or(0) == 1)
-        return static_cast<int>(i);
-    }
-    return -1;
-  }
-  int waitLeader(int besides, std::chrono::milliseconds limit) const {
-    int found = -1;
-    test::pollUntil(
-        [&] {
-          found = leader(besides);
-          return found >= 0;
-        },
-        limit, 100ms);
-    return found;
-  }
-  // Which replica a targeted database fault strikes: the leader for an even pick (it writes
-  // the most), else the pick's replica.
-  size_t target(const Step& s) const {
-    const int lead = leader();
-    if (s.pick % 2 == 0 && lead >= 0) return static_cast<size_t>(lead);
-    return s.pick % replicas_.size();
-  }
-  void resumeReplica(size_t i) {
-    replicas_[i].serve->process().signal(SIGCONT);
-    replicas_[i].stopped = false;
-  }
-
-  // The text of the writers' lock key as a PostgreSQL Bind carries it (values travel as
-  // text): the proxy freezes a connection right after it has asked for the lock, i.e. inside
-  // a write transaction that holds it (store/pg_connection.h).
-  static std::string writersLockNeedle() { return std::to_string(store::kWriteLockKey); }
 
   // --- Faults.
 
@@ -566,36 +410,29 @@ class Run {
         }
         return;
       case Fault::kStopLeader:
-        return stopTheLeaderInsideItsTransaction(s);
+        return replicaStrike(s, serves_->stopTheLeaderInsideItsTransaction());
       case Fault::kLeaseRetaken:
-        return loseAndRetakeTheLease(s);
-      case Fault::kDbCut: {
-        const size_t i = target(s);
-        const int n = replicas_[i].proxy->cut(s.reset);
-        if (n == 0) return skipped(s, "no open connection");
-        struck(s, replicaName(i) + ", " + std::to_string(n) + " connections");
-        return;
-      }
-      case Fault::kDbStallWriter: {
-        const size_t i = target(s);
-        test::FaultProxy& proxy = *replicas_[i].proxy;
-        proxy.freezeAfter(writersLockNeedle(), "", std::chrono::milliseconds(s.hold_ms));
-        if (!test::pollUntil([&] { return proxy.struck(); }, kWriteLimit, 20ms)) {
-          proxy.disarm();
-          return skipped(s, replicaName(i) + " wrote nothing");
-        }
+        return replicaStrike(s, serves_->loseAndRetakeTheLease());
+      case Fault::kDbCut:
+        return replicaStrike(s, serves_->cutConnections(s.pick, s.reset));
+      case Fault::kDbStallWriter:
         // It thaws by itself: the steps go on meanwhile.
-        struck(s, replicaName(i) + " for " + std::to_string(s.hold_ms) + " ms");
-        return;
-      }
-      case Fault::kDbDelay: {
-        const size_t i = target(s);
-        replicas_[i].proxy->delay(std::chrono::milliseconds(s.chunk_delay_ms),
-                                  std::chrono::milliseconds(s.hold_ms));
-        struck(s, replicaName(i) + ", " + std::to_string(s.chunk_delay_ms) + " ms a chunk for " +
-                      std::to_string(s.hold_ms) + " ms");
-        return;
-      }
+        return replicaStrike(s,
+                             serves_->freezeAWriter(s.pick, std::chrono::milliseconds(s.hold_ms)));
+      case Fault::kDbDelay:
+        return replicaStrike(
+            s, serves_->delayTraffic(s.pick, std::chrono::milliseconds(s.chunk_delay_ms),
+                                     std::chrono::milliseconds(s.hold_ms)));
+    }
+  }
+
+  void replicaStrike(const Step& s, const ReplicaStrike& done) {
+    outcome_.takeovers += done.takeovers;
+    if (done.violation) outcome_.verdict.violations.push_back(*done.violation);
+    if (done.struck) {
+      struck(s, done.detail);
+    } else {
+      skipped(s, done.detail);
     }
   }
 
@@ -626,82 +463,10 @@ class Run {
   // SIGKILL at this step, whatever it is doing, and a restart on the same address (and the
   // same proxy): the one serve, or a replica (the leader for an even pick).
   void killAndRestart(const Step& s) {
-    const size_t i = replicated() ? target(s) : 0;
-    struck(s, replicaName(i) + " down " + std::to_string(s.window_ms) + " ms");
-    replicas_[i].serve->crash();
-    replicas_[i].serve.reset();
-    std::this_thread::sleep_for(std::chrono::milliseconds(s.window_ms));
-    if (!startReplica(i)) throw std::runtime_error(replicaName(i) + " did not restart");
-  }
-
-  // Stopped where it hurts most: the leader's next write transaction, right after it asked
-  // for the writers' lock (or anywhere, if it writes nothing for kWriteLimit). Resumed once
-  // another replica has taken the lease over — its lease expired — which must happen.
-  void stopTheLeaderInsideItsTransaction(const Step& s) {
-    const int lead = waitLeader(-1, kTakeoverLimit);
-    if (lead < 0) return skipped(s, "no leader");
-    Replica& r = replicas_[lead];
-    const pid_t pid = r.serve->process().pid();
-    r.proxy->freezeAfter(writersLockNeedle(), "", 0ms, [pid] { ::kill(pid, SIGSTOP); });
-    test::pollUntil([&] { return r.proxy->struck(); }, kWriteLimit, 5ms);
-    r.proxy->disarm();
-    if (!r.proxy->struck()) r.serve->process().signal(SIGSTOP);  // it wrote nothing
-    r.stopped = true;
-    struck(s, replicaName(lead) + (r.proxy->struck() ? " holding the writers' lock"
-                                                     : " (it wrote nothing: anywhere)"));
-    const int next = waitLeader(lead, kTakeoverLimit);
-    resumeReplica(lead);
-    if (next < 0) {
-      outcome_.verdict.violations.push_back(
-          "no replica took the lease over within " + std::to_string(kTakeoverLimit.count()) +
-          " s while the leader (" + replicaName(lead) + ") was stopped");
-      return;
-    }
-    ++outcome_.takeovers;
-    say("  " + replicaName(next) + " took over; " + replicaName(lead) + " resumed");
-  }
-
-  // The leader cut off from the database (its proxy frozen: its process runs, its sessions
-  // hang) until another replica has taken the lease; then every other replica cut off until
-  // the first leads again, at a newer epoch, with whatever it read before still in hand.
-  void loseAndRetakeTheLease(const Step& s) {
-    const int first = waitLeader(-1, kTakeoverLimit);
-    if (first < 0) return skipped(s, "no leader");
-    struck(s, replicaName(first) + " cut off");
-    auto cutOff = [&](size_t i, bool off) {
-      if (off) {
-        replicas_[i].proxy->freeze(std::chrono::duration_cast<std::chrono::milliseconds>(
-            kTakeoverLimit + 10s));  // a bound: thawed below
-      } else {
-        replicas_[i].proxy->thaw();
-      }
-      replicas_[i].cut_off = off;
-    };
-    cutOff(first, true);
-    const int second = waitLeader(first, kTakeoverLimit);
-    cutOff(first, false);
-    if (second < 0) {
-      outcome_.verdict.violations.push_back(
-          "no replica took the lease over within " + std::to_string(kTakeoverLimit.count()) +
-          " s while the leader (" + replicaName(first) + ") was cut off from the database");
-      return;
-    }
-    ++outcome_.takeovers;
-    for (size_t i = 0; i < replicas_.size(); ++i) {
-      if (static_cast<int>(i) != first) cutOff(i, true);
-    }
-    const bool retaken = test::pollUntil([&] { return leader() == first; }, kTakeoverLimit, 100ms);
-    for (size_t i = 0; i < replicas_.size(); ++i) {
-      if (static_cast<int>(i) != first) cutOff(i, false);
-    }
-    if (!retaken) {
-      outcome_.verdict.violations.push_back(
-          replicaName(first) + " did not take the lease back within " +
-          std::to_string(kTakeoverLimit.count()) + " s while every other replica was cut off");
-      return;
-    }
-    ++outcome_.takeovers;
-    say("  " + replicaName(second) + " took over, then " + replicaName(first) + " took it back");
+    const size_t i = replicated() ? serves_->target(s.pick) : 0;
+    struck(s, serves_->name(i) + " down " + std::to_string(s.window_ms) + " ms");
+    if (!serves_->crashAndRestart(i, std::chrono::milliseconds(s.window_ms)))
+      throw std::runtime_error(serves_->name(i) + " did not restart");
   }
 
   // A POST carried out twice with its answer lost, while the cluster is busy (scheduling
@@ -854,8 +619,7 @@ class Run {
   std::string scratch_;
   std::unique_ptr<test::SlurmSimProcess> sim_;
   std::unique_ptr<pipeline::testing::SiteDir> site_;
-  std::vector<Replica> replicas_;
-  size_t next_ = 0;  // the replica asked first next time
+  std::unique_ptr<ReplicaSet> serves_;
   test::PgCluster* pg_ = nullptr;
   std::string db_name_;
   std::unique_ptr<HostFaults> host_;
@@ -908,7 +672,8 @@ std::string summarize(const CampaignOutcome& o) {
   if (o.mode == CampaignMode::kReplicasPostgres) {
     out << ", " << o.takeovers << " takeovers, " << o.submits_retried
         << " requests sent again to another replica, " << o.found_by_listing
-        << " jobs found by listing";
+        << " jobs found by listing, " << o.serve_starts_refused
+        << " replica starts refused (store busy) and tried again";
   }
   if (!o.start_error.empty()) out << "; did not start: " << o.start_error;
   out << ")\n  phases:";

@@ -41,7 +41,10 @@ struct CampaignOutcome {
   // another replica; jobs a POST made whose answer never came, found by listing them all.
   int submits_retried = 0;
   int found_by_listing = 0;
-  int takeovers = 0;        // leader changes a fault waited for (replicas)
+  int takeovers = 0;  // leader changes a fault waited for (replicas)
+  // Starts of a restarted replica that exited at once (its store busy: a writer frozen
+  // holding the writers' lock) and were tried again, as systemd's Restart=on-failure would.
+  int serve_starts_refused = 0;
   bool started = false;     // the processes came up (else nothing else here means anything)
   std::string start_error;  // why not, when it is the machine's (no PostgreSQL)
   Verdict verdict;

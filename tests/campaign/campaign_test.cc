@@ -83,7 +83,8 @@ INSTANTIATE_TEST_SUITE_P(FaultCampaign, FaultCampaignReplicas, ::testing::Values
 // TUNEPLANE_CAMPAIGN_SEED's seed (a failing one replayed), or a random one (printed) when it
 // says "random", in TUNEPLANE_CAMPAIGN_MODE's mode (sqlite, the default, or replicas). Without
 // it the test skips: a random seed in every CI run would make CI fail on whatever open finding
-// that seed happens to hit, which is `make campaign`'s job to find, not a merge's.
+// that seed happens to hit, which is `make campaign`'s job to find, not a merge's. A long
+// campaign's seed replays at its size with TUNEPLANE_CAMPAIGN_RUN_JOBS and _RUN_FAULTS.
 TEST(FaultCampaign, Seed) {
   const char* given = std::getenv("TUNEPLANE_CAMPAIGN_SEED");
   if (given == nullptr || *given == '\0') {
@@ -94,7 +95,12 @@ TEST(FaultCampaign, Seed) {
   ASSERT_TRUE(mode) << "TUNEPLANE_CAMPAIGN_MODE is sqlite or replicas, not " << mode_name;
   uint64_t seed = (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
   if (std::string_view(given) != "random") seed = std::strtoull(given, nullptr, 10);
-  runSeed(seed, *mode, *mode == CampaignMode::kReplicasPostgres ? kReplicaSize : kSize);
+  // A long campaign's run replays at its size: TUNEPLANE_CAMPAIGN_RUN_JOBS and _RUN_FAULTS.
+  ScheduleSize size = *mode == CampaignMode::kReplicasPostgres ? kReplicaSize : kSize;
+  if (const char* jobs = std::getenv("TUNEPLANE_CAMPAIGN_RUN_JOBS")) size.jobs = std::atoi(jobs);
+  if (const char* faults = std::getenv("TUNEPLANE_CAMPAIGN_RUN_FAULTS"))
+    size.faults = std::atoi(faults);
+  runSeed(seed, *mode, size);
 }
 
 }  // namespace

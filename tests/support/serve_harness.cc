@@ -102,7 +102,8 @@ ServeProcess::ServeProcess(std::unique_ptr<ChildProcess> process, int port)
 std::unique_ptr<ServeProcess> ServeProcess::start(const std::string& site_file,
                                                   const std::string& db,
                                                   const std::filesystem::path& dir, int port,
-                                                  const std::vector<std::string>& env) {
+                                                  const std::vector<std::string>& env,
+                                                  std::optional<int>* exited) {
   // A picked port may be taken by another process before serve binds it: serve then exits
   // (1, api.listen) and another port is tried. A given port is tried once.
   const int tries = port == 0 ? 3 : 1;
@@ -128,6 +129,10 @@ std::unique_ptr<ServeProcess> ServeProcess::start(const std::string& site_file,
         kServerStartLimit, 50ms);
     if (ready && process->running()) {
       return std::unique_ptr<ServeProcess>(new ServeProcess(std::move(process), chosen));
+    }
+    if (!process->running() && attempt == tries && exited != nullptr) {
+      *exited = process->waitExit();
+      return nullptr;
     }
     if (process->running() || attempt == tries) {
       ADD_FAILURE() << "tuneplane serve did not become ready on port " << chosen << ":\n"

@@ -67,10 +67,14 @@ class ServeProcess {
   // Starts serve and waits until GET /healthz answers 200. `port` 0 picks a free one (and
   // tries again with another if serve could not bind it); a given port is used as is (a
   // restart on the address the CLI knows). nullptr (reported, with serve's stderr) on failure.
-  // `env`: entries added to our environment for it (environmentWith).
+  // `env`: entries added to our environment for it (environmentWith). With `exited`, a serve
+  // that exits before it is ready (e.g. its store busy at start, which systemd's
+  // Restart=on-failure would start again) is not reported: its exit code goes there instead;
+  // one still not ready within the bound is reported as ever.
   static std::unique_ptr<ServeProcess> start(const std::string& site_file, const std::string& db,
                                              const std::filesystem::path& dir, int port = 0,
-                                             const std::vector<std::string>& env = {});
+                                             const std::vector<std::string>& env = {},
+                                             std::optional<int>* exited = nullptr);
 
   const std::string& url() const { return url_; }
   int port() const { return port_; }
