@@ -18,6 +18,7 @@
 // JobStore, Metrics are). REQUIRES: the dependencies outlive the server.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "api/authenticator.h"
+#include "api/body_stream.h"
 #include "api/log_source.h"
 #include "api/metrics.h"
 #include "api/server_config.h"
@@ -100,6 +102,7 @@ class ApiServer {
   ApiServer(ApiDependencies deps, ServerOptions options);
   void installRoutes();         // api_server.cc: middleware and system routes
   void installJobRoutes();      // job_routes.cc
+  void installFileRoutes();     // file_routes.cc: a job's outputs
   void installSystemRoutes();   // system_routes.cc
   void installConsoleRoutes();  // console_routes.cc: the web console's files
 
@@ -119,7 +122,8 @@ class ApiServer {
   // On an I/O thread: the JSON answer to what the transport refused.
   TransportResponse refusal(TransportRefusal why, const TransportRequest& request);
   void route(httplib::Request& req, httplib::Response& res);
-  void accessLog(const httplib::Request& req, const httplib::Response& res);
+  // `bytes`: the body's size (a streamed body's promised length).
+  void accessLog(const httplib::Request& req, const httplib::Response& res, std::uint64_t bytes);
 
   struct Route {
     std::string method;
@@ -142,6 +146,10 @@ void sendJson(httplib::Response& res, int status, const nlohmann::json& body);
 void sendJsonText(httplib::Response& res, int status, std::string json);
 void sendErrors(httplib::Response& res, int status, const Errors& errors);
 void sendError(httplib::Response& res, int status, Error error);
+// Answers `status` with a body of `length` bytes read from `stream` (body_stream.h) a chunk
+// at a time after the handler returns; the handler sets the other headers on `res`.
+void sendStream(httplib::Response& res, int status, std::uint64_t length,
+                std::shared_ptr<BodyStream> stream);
 // The HTTP status for an error code from below (store.not_found → 404, …; else 500).
 int statusFor(const std::string& code);
 

@@ -7,9 +7,9 @@
 
 #include "api/api_server.h"
 #include "api/body_checks.h"
+#include "api/job_lookup.h"
 #include "api/job_queries.h"
 #include "api/json_views.h"
-#include "launch/attempt_identity.h"
 #include "store/error_codes.h"
 
 namespace tuneplane::api {
@@ -181,24 +181,9 @@ class JobRoutes {
   }
 
  private:
-  // Reads a job the caller may see; otherwise answers 404 (or 500) and returns nullopt.
   std::optional<store::JobView> visibleJob(const std::string& id, const Principal& who,
                                            Response& res) const {
-    const auto not_found = [&id] { return notFound("id", "no job '" + id + "'"); };
-    if (!launch::isValidJobId(id)) {
-      sendError(res, 404, not_found());
-      return std::nullopt;
-    }
-    auto view = deps_.jobs.get(id);
-    if (!view) {
-      sendError(res, statusFor(view.error().code), view.error());
-      return std::nullopt;
-    }
-    if (!*view || (!who.admin && (*view)->job.owner != who.user)) {
-      sendError(res, 404, not_found());
-      return std::nullopt;
-    }
-    return std::move(**view);
+    return api::visibleJob(deps_.jobs, id, who, res);
   }
 
   // Answers 202 with the job as it is now.
