@@ -7,6 +7,7 @@ and the slurmrestd simulator, all on loopback, all started here and stopped at t
 
 Checks: the security headers; token entry; the list shows a submitted job and it moves to
 Succeeded without a reload; the job page shows attempts, Slurm job ids, SLUIDs and the log;
+its files: folders to open, a download saved byte for byte, links listed and not served;
 cancel with its confirmation; a refused spec shows each error at its field; a hostile spec
 (labels/env) and a hostile log line render as text and run nothing; an admin's site page
 shows capabilities and doctor's checks. --screenshots writes the list, job, submit and site
@@ -219,6 +220,7 @@ class ConsoleTest:
     def run(self):
         steps = [self.security_headers, self.list_follows_a_job_to_succeeded,
                  self.job_page_shows_attempts_sluids_and_log, self.hostile_spec_and_log_render_as_text,
+                 self.files_are_listed_and_downloaded,
                  self.cancel_with_confirmation, self.refused_spec_shows_errors_at_fields,
                  self.field_lines_table,
                  self.valid_spec_submits_and_opens_the_job, self.admin_sees_all_and_site_checks,
@@ -283,6 +285,40 @@ class ConsoleTest:
         events = self.wd.text("#events") or ""
         check("Succeeded" in events and "Running" in events, f"events timeline: {events!r}")
         self.shot("job", full=True)
+
+    def files_are_listed_and_downloaded(self):
+        # A job whose output/ holds a folder with binary weights, a file named with markup and
+        # a link to /etc/passwd: the page lists them, opens the folder, downloads the weights
+        # byte for byte (into the browser's download folder) and never serves the link.
+        command = ["python3", "-c",
+                   "import os\nout = os.environ['TUNEPLANE_OUTPUT_DIR']\n"
+                   "os.makedirs(out + '/model')\n"
+                   "open(out + '/model/weights.bin', 'wb').write(bytes(range(256)) * 400)\n"
+                   f"open(out + '/' + {HOSTILE_IMG.replace('/', '_')!r}, 'w').write('x')\n"
+                   "os.symlink('/etc/passwd', out + '/passwd')\nprint('done')"]
+        status, job = self.api("POST", "/v1/jobs", spec("console-files", command))
+        check(status == 201, f"submit: {status} {job}")
+        self.wd.go(f"{self.base}/ui/job.html?id={job['id']}")
+        wait_for("Succeeded", lambda: self.wd.text("#job-phase") == "Succeeded", 120)
+        self.wd.click("#files-refresh")
+        wait_for("the files", lambda: self.wd.find('#files-body tr[data-path="model"]'), 30)
+        link = self.wd.text('#files-body tr[data-path="passwd"]') or ""
+        check("not served" in link, f"the link's row: {link!r}")
+        check(self.wd.js("return document.querySelectorAll('#files-body tr[data-path=\"passwd\"] button').length;") == 0,
+              "a link has a download button")
+        self.not_pwned("job page (hostile file name)")
+        self.wd.click('#files-body tr[data-path="model"] button.link')
+        wait_for("the model folder", lambda: self.wd.find('#files-body tr[data-path="model/weights.bin"]'), 30)
+        crumbs = self.wd.text("#files-path") or ""
+        check("model" in crumbs, f"breadcrumbs {crumbs!r}")
+        self.wd.click('#files-body tr[data-path="model/weights.bin"] button.download')
+        wait_for("saved", lambda: "Saved weights.bin" in (self.wd.text("#files-status") or ""), 30)
+        saved = os.path.join(self.stack.dir, "profile", "downloads", "weights.bin")
+        wait_for("the downloaded file", lambda: os.path.exists(saved) and os.path.getsize(saved) == 102400, 30)
+        with open(saved, "rb") as f:
+            check(f.read() == bytes(range(256)) * 400, "the downloaded weights differ from the job's")
+        hint = self.wd.text("#files-hint") or ""
+        check(f"tuneplane cp -r {job['id']}:1/model ." in hint, f"the cp hint: {hint!r}")
 
     def hostile_spec_and_log_render_as_text(self):
         # The log of the job above holds HOSTILE_IMG and HOSTILE_SCRIPT as lines.

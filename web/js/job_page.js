@@ -1,11 +1,12 @@
 // The job page (/ui/job.html?id=ID): the job and its reason, Cancel (with a confirmation),
 // every attempt with its Slurm components (job ids, SLUIDs, states, exit codes, nodes), the
 // log viewer (the server's 64 KiB / 2,000-line tail per component and stream, followed while
-// the attempt runs), the events timeline and the spec as submitted. Refreshes every 2 s
-// until the job has ended.
+// the attempt runs), the job's files (files_view.js), the events timeline and the spec as
+// submitted. Refreshes every 2 s until the job has ended.
 import { api, ApiError, jobPath, query } from './api.js';
 import { fill, h } from './dom.js';
 import { age, bytes, isTerminal, orDash, phaseClass, reasonInWords, when } from './format.js';
+import { FilesView } from './files_view.js';
 import { errorList, poll, startPage } from './shell.js';
 
 const kRefreshMs = 2000;
@@ -171,8 +172,9 @@ startPage('job', (who, main) => {
   const events = h('ol', { id: 'events', class: 'timeline' });
   const spec = h('pre', { id: 'spec', class: 'spec' });
   const logs = new LogViewer(id);
+  const files = new FilesView(id);
   fill(main, head, actions,
-    h('h2', {}, 'Attempts'), attempts, logs.node,
+    h('h2', {}, 'Attempts'), attempts, logs.node, files.node,
     h('section', { class: 'card' }, h('h2', {}, 'Events'), events),
     h('section', { class: 'card' }, h('h2', {}, 'Spec as submitted'), spec));
 
@@ -206,6 +208,7 @@ startPage('job', (who, main) => {
       : h('p', { class: 'muted' }, 'No attempt yet: the control loop stages the first one shortly.'));
     if (spec.textContent !== job.spec) fill(spec, job.spec);
     logs.update(job);
+    files.update(job);
     try {
       const list = await api('GET', `${jobPath(id)}/events`);
       fill(events, list.items.map(eventItem));
