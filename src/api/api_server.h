@@ -32,6 +32,7 @@
 #include "api/log_source.h"
 #include "api/metrics.h"
 #include "api/server_config.h"
+#include "api/slurm_queue.h"
 #include "common/clock.h"
 #include "common/result.h"
 #include "control/job_service.h"
@@ -62,6 +63,10 @@ struct ApiDependencies {
   // GET /v1/doctor (admin): runs doctor's checks, in a bounded time, and returns the report
   // (doctor::reportToJson). Error "api.busy" while another run is under way. Empty: 501.
   std::function<Result<nlohmann::json>()> doctor;
+  // Slurm's queue (slurm_queue.h), asked only for jobs that wait in it: why and until when
+  // (job_waiting.h). The argument: a wall-clock time the snapshot should be newer than.
+  // Empty: what the control loop stored only.
+  std::function<std::shared_ptr<const QueueSnapshot>(int64_t newer_than_ms)> pending_queue;
 };
 
 struct ServerOptions {

@@ -109,8 +109,9 @@ json jobSummaryJson(const store::JobRecord& job) {
           {"next_attempt_at", timeJson(job.next_attempt_ms)}};
 }
 
-json jobJson(const store::JobView& view) {
+json jobJson(const store::JobView& view, const std::optional<JobWaiting>& waiting) {
   json out = jobSummaryJson(view.job);
+  out["waiting"] = waitingJson(waiting);
   out["spec"] = view.job.spec;
   json attempts = json::array();
   for (const auto& a : view.attempts) attempts.push_back(attemptJson(a, true));
@@ -195,7 +196,7 @@ void writeAttempt(JsonText& out, const store::AttemptRecord& a) {
 
 }  // namespace
 
-std::string jobJsonText(const store::JobView& view) {
+std::string jobJsonText(const store::JobView& view, const std::optional<JobWaiting>& waiting) {
   const store::JobRecord& job = view.job;
   std::string text;
   text.reserve(1024 + job.spec.size());
@@ -220,6 +221,7 @@ std::string jobJsonText(const store::JobView& view) {
   out.key("spec").string(job.spec);
   out.key("terminal").boolean(phase::isTerminal(job.phase));
   writeTime(out.key("updated"), job.updated_ms);
+  writeWaiting(out.key("waiting"), waiting);
   out.endObject();
   return text;
 }

@@ -4,10 +4,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "api/job_waiting.h"
 #include "common/result.h"
 #include "store/job_store.h"
 
@@ -21,11 +23,14 @@ std::string timeText(int64_t unix_ms);
 nlohmann::json componentJson(const store::ComponentRecord& component);
 // `with_components`: false for the list's current_attempt summary.
 nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components);
-// GET /v1/jobs/{id}: the job with its spec and every attempt.
-nlohmann::json jobJson(const store::JobView& view);
-// dump(jobJson(view)), byte for byte, written without building the tree first (json_text.h):
-// the answer of the API's most frequent call.
-std::string jobJsonText(const store::JobView& view);
+// GET /v1/jobs/{id}: the job with its spec, every attempt, and why it waits in Slurm's
+// queue (`waiting`: job_waiting.h; null when it does not).
+nlohmann::json jobJson(const store::JobView& view,
+                       const std::optional<JobWaiting>& waiting = std::nullopt);
+// dump(jobJson(view, waiting)), byte for byte, written without building the tree first
+// (json_text.h): the answer of the API's most frequent call.
+std::string jobJsonText(const store::JobView& view,
+                        const std::optional<JobWaiting>& waiting = std::nullopt);
 // One item of GET /v1/jobs: no spec and no attempts; attempt_count and current_attempt
 // instead. `attempts` may be empty (the list does not read them).
 nlohmann::json jobSummaryJson(const store::JobRecord& job);
