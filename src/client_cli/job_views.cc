@@ -75,7 +75,11 @@ void describeAttempt(std::string& out, const AttemptView& a, const ViewOptions& 
   for (const ComponentView& c : a.components) {
     table.add({std::to_string(c.index), orDash(c.pool), c.job_id ? std::to_string(*c.job_id) : "-",
                orDash(c.sluid), orDash(joined(c.state, ",")), orDash(c.reason), exitText(c),
-               orDash(c.nodes), showTime(c.start_time, view.now_ms, view.terminal),
+               orDash(c.nodes),
+               // A pending component's start_time is Slurm's estimate (the Waiting block).
+               !c.state.empty() && c.state.front() == "PENDING"
+                   ? "-"
+                   : showTime(c.start_time, view.now_ms, view.terminal),
                showTime(c.end_time, view.now_ms, view.terminal)});
   }
   out += table.render(true, in + "  ");
@@ -106,8 +110,7 @@ void describeWaiting(std::string& out, const client::WaitingView& w, const ViewO
           c.reason_text.empty() ? reason : fmt::format("{} ({})", reason, c.reason_text));
     const std::string place = placeText(c);
     field(out, in, "Queue place",
-          place.empty() ? "-"
-                        : place + " (pending jobs ahead of it, by Slurm's priority)");
+          place.empty() ? "-" : place + " (pending jobs ahead of it, by Slurm's priority)");
     field(out, in, "Start",
           c.estimated_start ? longTime(c.estimated_start, view) + ", Slurm's estimate"
                             : "Slurm has no estimate yet");
