@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <exception>
 #include <map>
 
 namespace tuneplane::api {
@@ -104,10 +105,15 @@ std::shared_ptr<const QueueSnapshot> SlurmQueue::current(int64_t newer_than_ms) 
   last_try_steady_ms_ = now;
   ++fetches_;
   lock.unlock();
-  auto listing = fetch_();  // outside the lock: other requests go on meanwhile
   std::shared_ptr<const QueueSnapshot> fresh;
-  if (listing)
-    fresh = std::make_shared<const QueueSnapshot>(queueSnapshot(listing->jobs, clock_.nowMs()));
+  try {
+    auto listing = fetch_();  // outside the lock: other requests go on meanwhile
+    if (listing) {
+      fresh = std::make_shared<const QueueSnapshot>(queueSnapshot(listing->jobs, clock_.nowMs()));
+    }
+  } catch (const std::exception&) {
+    // (bad_alloc) a failed listing: the flag below must not stay set.
+  }
   lock.lock();
   if (fresh) snapshot_ = std::move(fresh);  // a failure keeps the last one (its as_of says how old)
   fetching_ = false;
