@@ -11,7 +11,8 @@ JOBS ?= $(shell nproc)
 TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build test test-asan test-live bench campaign demo deb test-package format \
+.PHONY: deps configure build test test-asan test-live test-deploy-live bench campaign demo deb \
+  test-package format \
   clean fuzz fuzz-build fuzz-merge
 
 deps:
@@ -63,9 +64,15 @@ deb: configure
 	cmake --build $(BUILD) -j $(JOBS) --target tuneplane tuneplane-slurmsim
 	cd $(BUILD) && cpack -G DEB
 
-# dpkg -i of that package on this machine, what an operator sees checked, then purged (CI, root).
+# dpkg -i of that package on this machine, what an operator sees checked, then purged; then
+# docs/operators.md's "Deploying on an existing cluster" run as written on the simulator, from
+# dpkg -i to a Succeeded job (CI, root).
 test-package: deb
 	bash scripts/package-test.sh $(BUILD)
+
+# The same checklist against the real slurmrestd of the TUNEPLANE_LIVE_* variables (root).
+test-deploy-live: deb
+	bash scripts/deploy-checklist.sh live $(BUILD)
 
 # The fuzz targets (fuzz/) built with clang's libFuzzer + ASan + UBSan in $(FUZZ_BUILD)/, each
 # run for FUZZ_SECONDS (default 30) on a scratch copy of its corpus; FUZZ_TARGETS picks some,

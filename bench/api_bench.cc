@@ -268,7 +268,7 @@ bool benchPosts(const std::string& dir, int clients, int requests) {
   }
   store::SqliteJobStore& store = **opened;
   server::DaemonOptions options;
-  options.server.tokens = {{"alice", staging::sha256Hex(kToken), false}};
+  options.tokens = {{.user = "alice", .token_sha256 = staging::sha256Hex(kToken), .admin = false}};
   options.poll_interval = std::chrono::seconds(1);  // a POST wakes the loop anyway
   auto daemon = server::Daemon::start(*site, store, std::move(options));
   if (!daemon) {

@@ -30,17 +30,15 @@ class BenchApiServer {
 
   // The one user of the benchmarks: alice, not an admin, with bearer token `token`.
   static std::vector<api::ApiToken> aliceToken(const std::string& token) {
-    return {{"alice", staging::sha256Hex(token), false}};
+    return {{.user = "alice", .token_sha256 = staging::sha256Hex(token), .admin = false}};
   }
 
   // Starts serving on a free loopback port with every limit at its default and one user,
   // alice, whose bearer token is `token`. Errors: ApiServer::start's.
   Result<std::unique_ptr<api::ApiServer>> start(const std::string& token) {
-    api::ApiDependencies deps{service_, store_, launcher_, metrics_, api::readLog, {}, {},
-                              {},       {},     {},        {}};
-    api::ServerOptions options;
-    options.tokens = aliceToken(token);
-    return api::ApiServer::start(std::move(deps), options);
+    api::ApiDependencies deps{service_, store_, launcher_, metrics_, api::readLog,        {},
+                              {},       {},     {},        {},       api::readResumeStep, {}};
+    return api::ApiServer::start(std::move(deps), api::HttpOptions{}, aliceToken(token));
   }
 
  private:

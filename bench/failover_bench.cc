@@ -22,6 +22,7 @@
 // Run: build/bench/failover_bench
 #include <httplib.h>
 #include <signal.h>
+#include <filesystem>
 
 #include <unistd.h>
 
@@ -127,6 +128,9 @@ class ReplicaPair {
     std::unique_ptr<ReplicaPair> pair(new ReplicaPair(cluster, database, site_dir));
     std::filesystem::create_directories(site_dir);
     bench::writeText(site_dir + "/jwt.key", kJwtKey);
+    // serve refuses a key others can read (doctor/credential_checks.h).
+    std::filesystem::permissions(site_dir + "/jwt.key", std::filesystem::perms::owner_read |
+                                                            std::filesystem::perms::owner_write);
     pair->simulator_ = startSimulator(site_dir, site_dir + "/jwt.key");
     if (!pair->simulator_) return nullptr;
     if (paused) pair->simulator_->pauseScheduling(true);

@@ -181,6 +181,9 @@ std::unique_ptr<Target> makeTarget(bool live_run, const std::string& root, int p
   }
   const std::string key_file = root + "/jwt.key";
   writeText(key_file, "0123456789abcdef0123456789abcdef-intake-bench-key");
+  // serve refuses a key others can read (doctor/credential_checks.h).
+  std::filesystem::permissions(
+      key_file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   // The simulator (its output in ROOT/slurmsim.out|.err), scheduling paused.
   target->sim = test::SlurmSimProcess::start(root, key_file, {"--min-job-age", "3600"});
   if (!target->sim) return nullptr;

@@ -5,9 +5,11 @@
 include(GNUInstallDirs)
 
 install(TARGETS tuneplane tuneplane-slurmsim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-install(FILES README.md docs/operators.md docs/users.md packaging/job-user.conf DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples
-  PATTERN tuneplane.service EXCLUDE)  # the installed unit is packaging/'s
+# The documentation as the repository lays it out (README.md beside docs/ and examples/), so
+# every relative link of the installed guides resolves (scripts/package-test.sh checks it).
+install(FILES README.md packaging/job-user.conf DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
+install(DIRECTORY examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
 # The unit and /etc's files depend on the prefix chosen at install time (cmake --install
 # --prefix, or CPack's /usr), so a script run then writes them.
 install(CODE "set(TP_SOURCE_DIR \"${CMAKE_CURRENT_SOURCE_DIR}\")

@@ -151,4 +151,9 @@ std::string attemptDir(const catalog::SiteConfig& site, const launch::AttemptIde
          std::to_string(identity.attempt);
 }
 
+std::string checkpointDir(const catalog::SiteConfig& site,
+                          const launch::AttemptIdentity& identity) {
+  return site.staging_root + "/jobs/" + identity.job_id + "/checkpoints";
+}
+
 }  // namespace tuneplane::fuzz

@@ -27,5 +27,7 @@ launch::AttemptIdentity fixedIdentity(const std::string& name);
 
 // The attempt directory the pipeline would stage it in on `site`.
 std::string attemptDir(const catalog::SiteConfig& site, const launch::AttemptIdentity& identity);
+// The job's checkpoint directory the pipeline would give it on `site`.
+std::string checkpointDir(const catalog::SiteConfig& site, const launch::AttemptIdentity& identity);
 
 }  // namespace tuneplane::fuzz

@@ -98,7 +98,8 @@ void checkSite(const spec::PartialSpec& partial, const catalog::SiteConfig& site
   if (!launch::judgeSpec(partial, site, registry).empty()) return;
   const launch::AttemptIdentity identity = fixedIdentity(partial.spec.metadata.name);
   auto assembled =
-      launch::assembleLaunch(partial.spec, site, registry, identity, attemptDir(site, identity));
+      launch::assembleLaunch(partial.spec, site, registry, identity, attemptDir(site, identity),
+                             checkpointDir(site, identity));
   if (!assembled) return;  // the spec target checks that this does not happen
   launch::LaunchRequest& request = *assembled;
   const auto renderable = slurm::checkRenderable(request);

@@ -61,6 +61,35 @@ HOSTILE_SPEC = {
 }
 
 
+# A llamafactory job whose config holds what a YAML reader or a shell could misread: the
+# config reader, the framework's rules and the YAML TunePlane writes for LlamaFactory.
+HOSTILE_LLAMAFACTORY_SPEC = {
+    "apiVersion": "tuneplane.io/v1",
+    "kind": "TrainingJob",
+    "metadata": {"name": "lora-sft"},
+    "spec": {
+        "framework": {
+            "name": "llamafactory", "task": "sft", "runtime_id": "llamafactory-0.9-cu124",
+            "config": {
+                "model_name_or_path": "/models/it's \"q\" $(id)", "dataset": "a,b",
+                "template": "# not a comment", "learning_rate": 1.0e-4, "seed": -9223372036854775808,
+                "num_train_epochs": 3.0, "do_train": True, "stage": "sft",
+                "default_system": "line\nbreak\t\u2028 \ufeff ${oc.env:HOME} yes: no",
+                "ray_init_kwargs": {"runtime_env": {"env_vars": {"A": "`id`", "": None}}},
+                "lora_target": ["q_proj", "v_proj", "", "[x]", {"k": [1, 2.5e-300]}],
+            },
+            "env": {"HF_HOME": "/models/hf"},
+        },
+        "resources": {"pools": [
+            {"name": "h100s", "gpu_series": "h100", "nodes": 1, "gpus_per_node": 8, "cpus": 16,
+             "memory_gb": 64},
+            {"name": "a100s", "gpu_series": "a100", "nodes": 1, "gpus_per_node": 4, "cpus": 8,
+             "memory_gb": 32}]},
+        "retry": {"max_attempts": 2, "on": "any", "resume": False},
+    },
+}
+
+
 def specs():
     texts = []
     for path in sorted(glob.glob(os.path.join(ROOT, "examples", "**", "*.yaml"), recursive=True)):
@@ -81,6 +110,8 @@ def specs():
         {"name": "workers", "gpu_series": "a100", "nodes": 2, "gpus_per_node": 4, "cpus": 8,
          "memory_gb": 32, "scratch_gb": 10}]
     texts.append(yaml.safe_dump(gpu, allow_unicode=True))
+    texts.append(yaml.safe_dump(HOSTILE_LLAMAFACTORY_SPEC, allow_unicode=True))
+    texts.append(json.dumps(HOSTILE_LLAMAFACTORY_SPEC))
     return texts
 
 

@@ -37,8 +37,9 @@ int testOneSpec(std::string_view text) {
     checkErrors(judged);
     if (!full || !judged.empty()) continue;
     const launch::AttemptIdentity identity = fixedIdentity(full->metadata.name);
-    const auto assembled = launch::assembleLaunch(*full, *config, site.registry, identity,
-                                                  attemptDir(*config, identity));
+    const auto assembled =
+        launch::assembleLaunch(*full, *config, site.registry, identity,
+                               attemptDir(*config, identity), checkpointDir(*config, identity));
     FUZZ_CHECK(assembled.has_value(), "judged valid, yet assembly refused it:" +
                                           describe(assembled ? Errors{} : assembled.error()));
   }

@@ -4,6 +4,9 @@
 set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang-format shellcheck python3 curl openssl
+  # PyYAML: the tests read the YAML TunePlane writes for LlamaFactory as LlamaFactory does
+  # (tests/launch/config_yaml_test.cc, the LlamaFactory stand-in); fuzz/seed_corpus.py too.
+  python3-yaml
   nlohmann-json3-dev libyaml-cpp-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev
   libpq-dev postgresql libcli11-dev libspdlog-dev libfmt-dev libcpp-httplib-dev libexpected-dev
   libicu-dev libgtest-dev libgmock-dev libbenchmark-dev libsimdjson-dev libboost-dev
@@ -13,10 +16,6 @@ packages=(
   # and lld, its linker for what ships nothing (CMakeLists.txt).
   clang libclang-rt-dev lld
 )
-# `make fuzz` (install-deps.sh --fuzz): python3-yaml for fuzz/seed_corpus.py.
-if [ "${1:-}" = "--fuzz" ]; then
-  packages+=(python3-yaml)
-fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -2,9 +2,11 @@
 # The Debian package installed on this very machine (CI runs it as root; no container):
 # dpkg -i of the package `make deb` built in BUILD/package/, then what an operator sees —
 # `tuneplane --version` from PATH, the unit where Debian keeps units and valid
-# (systemd-analyze verify), the example site file under /etc/tuneplane/, and `systemctl cat
-# tuneplane` where systemd is PID 1 (it cannot answer otherwise: a container, a chroot).
-# The package is purged at the end.
+# (systemd-analyze verify), the example site file under /etc/tuneplane/, every relative
+# link of the installed guides resolving inside the package, and `systemctl cat tuneplane`
+# where systemd is PID 1 (it cannot answer otherwise: a container, a chroot). The package is
+# purged; then docs/operators.md's "Deploying on an existing cluster" runs as written, from
+# dpkg -i to a Succeeded job on the simulator (scripts/deploy-checklist.sh sim).
 #   scripts/package-test.sh [BUILD_DIR]
 set -euo pipefail
 build=${1:-build}
@@ -36,6 +38,9 @@ unit=/lib/systemd/system/tuneplane.service
 grep -qx 'ExecStart=/usr/bin/tuneplane serve --site /etc/tuneplane/site.yaml' "$unit" ||
   fail "$unit does not run /usr/bin/tuneplane on /etc/tuneplane/site.yaml"
 if grep -q '^User=' "$unit"; then fail "$unit names a user: the operator's drop-in does"; fi
+# shellcheck disable=SC2016 # $MAINPID is systemd's, written as it is
+grep -qx 'ExecReload=/bin/kill -HUP $MAINPID' "$unit" || fail "$unit has no ExecReload (systemctl reload)"
+grep -qx 'StateDirectory=tuneplane' "$unit" || fail "$unit has no StateDirectory=tuneplane"
 [ -f /etc/tuneplane/site.yaml.example ] || fail "/etc/tuneplane/site.yaml.example not installed"
 [ ! -e /etc/tuneplane/site.yaml ] || fail "the package must not write /etc/tuneplane/site.yaml"
 dpkg-query -W -f='${Conffiles}\n' tuneplane | grep -q /etc/tuneplane/site.yaml.example ||
@@ -51,6 +56,37 @@ completion=/usr/share/bash-completion/completions/tuneplane
 bash -n "$completion" || fail "$completion: bash -n"
 grep -q 'complete -o default -F _tuneplane tuneplane' "$completion" || fail "$completion: no complete line"
 
+echo "== the installed guides link only what the package ships"
+unpacked=$(mktemp -d)
+dpkg-deb -x "$deb" "$unpacked"  # the package's own files, whatever this machine's dpkg excludes
+python3 - "$unpacked/usr/share/doc/tuneplane" <<'PY' || fail "the installed guides link files the package does not ship"
+import pathlib, re, sys
+root = pathlib.Path(sys.argv[1])
+docs = sorted(root.rglob("*.md"))
+if not docs:
+    sys.exit(f"no guide under {root}")
+bad = []
+for doc in docs:
+    in_fence = False
+    for number, line in enumerate(doc.read_text(encoding="utf-8").split("\n"), 1):
+        if re.match(r"^\s*(```|~~~)", line):
+            in_fence = not in_fence
+        if in_fence:
+            continue
+        for target in re.findall(r"\]\(([^)\s]+)\)", re.sub(r"`[^`]*`", "", line)):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
+                continue
+            dest = (doc.parent / target.split("#")[0]).resolve()
+            if not dest.exists() or root.resolve() not in dest.parents:
+                bad.append(f"{doc.relative_to(root)}:{number}: {target}")
+for b in bad:
+    print("  " + b, file=sys.stderr)
+print(f"{len(docs)} guides, every relative link inside the package" if not bad else "", end="")
+sys.exit(1 if bad else 0)
+PY
+echo
+rm -rf "$unpacked"
+
 echo "== systemctl cat tuneplane"
 if [ "$(ps -p 1 -o comm=)" = systemd ]; then
   systemctl daemon-reload
@@ -58,4 +94,9 @@ if [ "$(ps -p 1 -o comm=)" = systemd ]; then
 else
   echo "skipped: systemd is not PID 1 on this machine, so systemctl cannot answer (checked the unit file above instead)"
 fi
+dpkg --purge tuneplane >/dev/null
+trap - EXIT
+
+echo "== docs/operators.md, \"Deploying on an existing cluster\", on the simulator"
+bash "$(dirname "$0")/deploy-checklist.sh" sim "$build"
 echo "package-test: OK"

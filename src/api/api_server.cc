@@ -29,6 +29,7 @@ struct RequestContext {
   Steady::time_point start{};
   std::string_view route;  // the route's template (route_templates.h); empty until routed
   std::string user;        // authenticated user; "" when none
+  std::string proxy;       // the trusted proxy the request came through; "" when direct
   // A streamed body (sendStream), handed to the transport with the answer.
   std::shared_ptr<BodyStream> stream;
   std::uint64_t stream_length = 0;
@@ -75,6 +76,8 @@ void sendStream(httplib::Response& res, int status, std::uint64_t length,
 
 int statusFor(const std::string& code) {
   if (code == store::codes::kNotFound || code == attempt::codes::kFilesNotFound) return 404;
+  // The database could not be had in time (a writer that holds it is stuck): try again.
+  if (code == store::codes::kBusy) return 503;
   if (code == attempt::codes::kFilesInvalidPath || code == attempt::codes::kFilesTooManyEntries) {
     return 400;
   }
@@ -97,13 +100,17 @@ int statusFor(const std::string& code) {
   return 500;
 }
 
-ApiServer::ApiServer(ApiDependencies deps, ServerOptions options)
-    : deps_(std::move(deps)), options_(std::move(options)), auth_(options_.tokens) {}
+ApiServer::ApiServer(ApiDependencies deps, HttpOptions http, std::vector<ApiToken> tokens)
+    : deps_(std::move(deps)),
+      options_(std::move(http)),
+      auth_(std::make_shared<const Authenticator>(std::move(tokens))) {}
 
-Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, ServerOptions options) {
+Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, HttpOptions http,
+                                                    std::vector<ApiToken> tokens) {
   // A client that hangs up mid-response must not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
-  std::unique_ptr<ApiServer> server(new ApiServer(std::move(deps), std::move(options)));
+  std::unique_ptr<ApiServer> server(
+      new ApiServer(std::move(deps), std::move(http), std::move(tokens)));
   server->installJobRoutes();
   server->installFileRoutes();
   server->installSystemRoutes();
@@ -118,19 +125,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, Server
                              std::to_string(n) + " handlers, not 1");
     }
   }
-  const ServerOptions& o = server->options_;
-  TransportOptions transport{o.listen,
-                             o.threads,
-                             o.max_body_bytes,
-                             o.max_header_bytes,
-                             o.request_timeout,
-                             o.idle_timeout,
-                             o.max_connections,
-                             o.max_connections_per_client,
-                             o.tls};
   ApiServer* self = server.get();
   auto started = HttpTransport::start(
-      std::move(transport), [self](TransportRequest& request) { return self->dispatch(request); },
+      server->options_, [self](TransportRequest& request) { return self->dispatch(request); },
       [self](TransportRefusal why, const TransportRequest& request) {
         return self->refusal(why, request);
       });
@@ -151,8 +148,23 @@ std::string ApiServer::baseUrl() const {
          std::to_string(port_);
 }
 
-Status ApiServer::reloadTls() {
-  return transport_->reloadTls();
+Status ApiServer::reloadTls(const std::optional<TlsFiles>& files) {
+  return transport_->reloadTls(files);
+}
+
+std::optional<TlsFiles> ApiServer::tlsFiles() const {
+  return transport_->tlsFiles();
+}
+
+void ApiServer::replaceTokens(std::vector<ApiToken> tokens) {
+  auto next = std::make_shared<const Authenticator>(std::move(tokens));
+  std::lock_guard<std::mutex> lock(auth_mu_);
+  auth_ = std::move(next);
+}
+
+std::shared_ptr<const Authenticator> ApiServer::authenticator() const {
+  std::lock_guard<std::mutex> lock(auth_mu_);
+  return auth_;
 }
 
 void ApiServer::stop() {
@@ -184,7 +196,7 @@ ApiServer::Guarded ApiServer::guard(std::string_view route, Access access, Handl
     t_request.route = route;
     Principal who;
     if (access != Access::kPublic) {
-      auto principal = auth_.authenticate(req.get_header_value("Authorization"));
+      auto principal = authenticator()->authenticate(req.get_header_value("Authorization"));
       if (!principal) {
         res.set_header("WWW-Authenticate", "Bearer");
         return sendError(res, 401, principal.error());
@@ -206,7 +218,7 @@ ApiServer::Guarded ApiServer::guard(std::string_view route, Access access, Handl
 }
 
 TransportResponse ApiServer::dispatch(TransportRequest& request) {
-  t_request = RequestContext{Steady::now(), {}, {}, {}, 0};
+  t_request = RequestContext{Steady::now(), {}, {}, {}, {}, 0};
   httplib::Request req;
   req.method = std::move(request.method);
   req.target = std::move(request.target);
@@ -219,6 +231,7 @@ TransportResponse ApiServer::dispatch(TransportRequest& request) {
   req.body = std::move(request.body);
   req.remote_addr = std::move(request.remote_addr);
   req.remote_port = request.remote_port;
+  t_request.proxy = std::move(request.proxy_addr);
   httplib::Response res;
   try {
     route(req, res);
@@ -293,7 +306,10 @@ TransportResponse ApiServer::refusal(TransportRefusal why, const TransportReques
       break;
     case TransportRefusal::kOverloaded:
       res.set_header("Retry-After", "1");
-      sendError(res, 503, {"api.overloaded", "", "too many connections (server.max_connections)"});
+      sendError(res, 503,
+                {"api.overloaded", "",
+                 "too many connections (server.max_connections, or "
+                 "server.max_connections_per_client from this client)"});
       break;
   }
   res.set_header("X-Content-Type-Options", "nosniff");
@@ -303,6 +319,7 @@ TransportResponse ApiServer::refusal(TransportRefusal why, const TransportReques
   req.path = request.target.substr(0, request.target.find('?'));
   req.remote_addr = request.remote_addr;
   t_request = RequestContext{};
+  t_request.proxy = request.proxy_addr;
   accessLog(req, res, res.body.size());
   return toTransport(res);
 }
@@ -322,6 +339,7 @@ void ApiServer::accessLog(const httplib::Request& req, const httplib::Response& 
                               std::chrono::system_clock::now().time_since_epoch())
                               .count())},
         {"remote", req.remote_addr},
+        {"proxy", t_request.proxy.empty() ? nlohmann::json() : nlohmann::json(t_request.proxy)},
         {"method", req.method},
         {"path", req.path},
         {"route", route},

@@ -1,5 +1,5 @@
-// ApiServer: the HTTP API of `tuneplane serve` (/v1, README "tuneplane serve and the /v1
-// API") over HttpTransport (http_transport.h: Boost.Beast, event-driven, with connection
+// ApiServer: the HTTP API of `tuneplane serve` (/v1, docs/operators.md, "tuneplane serve and
+// the /v1 API") over HttpTransport (http_transport.h: Boost.Beast, event-driven, with connection
 // caps, deadlines and size limits, and optional TLS). It routes each request (a wrong
 // method on a known path is 405 with Allow), authenticates every /v1 call
 // (authenticator.h), scopes jobs to their owner (another user's job is "not found"; an admin
@@ -14,13 +14,15 @@
 // captures in `matches`, decoded query `params`); httplib's server is not used.
 // Lifetime: start() binds and serves on its own threads; stop() (or the destructor) stops
 // accepting, lets running handlers finish and joins. Thread-safety: handlers run on up to
-// ServerOptions::threads threads at once; every collaborator must be thread-safe (JobService,
-// JobStore, Metrics are). REQUIRES: the dependencies outlive the server.
+// HttpOptions::threads threads at once; every collaborator must be thread-safe (JobService,
+// JobStore, Metrics are); replaceTokens and reloadTls may run while requests are served.
+// REQUIRES: the dependencies outlive the server.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <regex>
 #include <string>
@@ -63,23 +65,13 @@ struct ApiDependencies {
   // GET /v1/doctor (admin): runs doctor's checks, in a bounded time, and returns the report
   // (doctor::reportToJson). Error "api.busy" while another run is under way. Empty: 501.
   std::function<Result<nlohmann::json>()> doctor;
+  // The step an attempt started from, read from its staging dir for GET /v1/jobs/{id}
+  // (attempt::readResumeStep; nullptr: never read).
+  ResumeStepReader resume_step = readResumeStep;
   // Slurm's queue (slurm_queue.h), asked only for jobs that wait in it: why and until when
   // (job_waiting.h). The argument: a wall-clock time the snapshot should be newer than.
   // Empty: what the control loop stored only.
   std::function<std::shared_ptr<const QueueSnapshot>(int64_t newer_than_ms)> pending_queue;
-};
-
-struct ServerOptions {
-  ListenAddress listen{"127.0.0.1", 0};
-  std::vector<ApiToken> tokens;
-  std::size_t max_body_bytes = kDefaultMaxBodyBytes;
-  int threads = kDefaultThreads;
-  std::size_t max_header_bytes = kDefaultMaxHeaderBytes;
-  std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;
-  std::chrono::milliseconds idle_timeout = kDefaultIdleTimeout;
-  int max_connections = kDefaultMaxConnections;
-  int max_connections_per_client = kDefaultMaxConnectionsPerClient;
-  std::optional<TlsFiles> tls;  // absolute paths; HTTPS when set
 };
 
 class HttpTransport;
@@ -89,22 +81,31 @@ enum class TransportRefusal;
 
 class ApiServer {
  public:
-  // Binds and starts serving. Errors: "api.listen" (cannot bind, naming the address),
-  // "api.tls" (the certificate or key cannot be loaded).
-  static Result<std::unique_ptr<ApiServer>> start(ApiDependencies deps, ServerOptions options);
+  // Binds and starts serving with `http` (handed to the transport whole) and the users of
+  // `tokens`. Errors: "api.listen" (cannot bind, naming the address), "api.tls" (the
+  // certificate or key cannot be loaded).
+  static Result<std::unique_ptr<ApiServer>> start(ApiDependencies deps, HttpOptions http,
+                                                  std::vector<ApiToken> tokens);
   ~ApiServer();  // stop()
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
 
   int port() const { return port_; }
   std::string baseUrl() const;  // https:// with TLS
-  // Re-reads server.tls's files for new connections; on an error the old ones stay.
-  Status reloadTls();
+  // Re-reads server.tls's files (at `files`, the paths as the site file now names them) for
+  // new connections; on an error the old ones stay (HttpTransport::reloadTls).
+  Status reloadTls(const std::optional<TlsFiles>& files);
+  // The TLS files in use; nullopt without TLS.
+  std::optional<TlsFiles> tlsFiles() const;
+  // The users from now on (SIGHUP): a request authenticates against the tokens in force when
+  // it arrives. Cannot fail: the caller validated them (parseServerConfig).
+  void replaceTokens(std::vector<ApiToken> tokens);
   // Stops accepting, lets running handlers finish, joins. Idempotent.
   void stop();
 
  private:
-  ApiServer(ApiDependencies deps, ServerOptions options);
+  ApiServer(ApiDependencies deps, HttpOptions http, std::vector<ApiToken> tokens);
+  std::shared_ptr<const Authenticator> authenticator() const;
   void installRoutes();         // api_server.cc: middleware and system routes
   void installJobRoutes();      // job_routes.cc
   void installFileRoutes();     // file_routes.cc: a job's outputs
@@ -138,8 +139,9 @@ class ApiServer {
   };
 
   ApiDependencies deps_;
-  ServerOptions options_;
-  Authenticator auth_;
+  HttpOptions options_;
+  mutable std::mutex auth_mu_;
+  std::shared_ptr<const Authenticator> auth_;  // swapped whole by replaceTokens
   std::vector<Route> routes_;
   std::unique_ptr<HttpTransport> transport_;
   int port_ = 0;

@@ -64,7 +64,8 @@ Authenticator::Authenticator(std::vector<ApiToken> tokens) {
   for (auto& token : tokens) {
     Entry entry{};
     if (!decodeHex(token.token_sha256, entry.digest)) continue;  // the loader refuses these
-    entry.principal = Principal{std::move(token.user), token.admin};
+    entry.principal = Principal{std::move(token.user), token.admin, std::move(token.slurm_accounts),
+                                std::move(token.qos)};
     entries_.push_back(std::move(entry));
   }
 }

@@ -4,6 +4,7 @@
 // hashed and compared with every entry in constant time (CRYPTO_memcmp, and no early exit),
 // so neither the comparison nor the position of the match leaks through timing. Errors never
 // contain the token. Thread-safety: immutable after construction; authenticate() is const.
+// A reload (SIGHUP) builds a new Authenticator and swaps it in whole (ApiServer::replaceTokens).
 #pragma once
 
 #include <string>
@@ -16,8 +17,12 @@
 namespace tuneplane::api {
 
 struct Principal {
-  std::string user;
+  std::string user = {};
   bool admin = false;
+  // What this user's jobs may be charged to in Slurm (server.tokens[].slurm_account, .qos),
+  // the first of each the default; empty: the site's default, no choice (job_charge.h).
+  std::vector<std::string> slurm_accounts = {};
+  std::vector<std::string> qos = {};
 };
 
 class Authenticator {

@@ -50,30 +50,61 @@ constexpr std::chrono::milliseconds kAcceptBackoff{50};
 // give Impl a field of internal linkage).
 namespace transport_detail {
 
-// Connections in total and per client address; admitting and releasing is O(log n).
+// Connections in total and per client address; admitting and releasing is O(log n). A
+// connection from a trusted proxy counts in the total only; each request it forwards counts
+// for its client (the address X-Forwarded-For names) while it is read, handled and answered.
 class ConnectionLimits {
  public:
   ConnectionLimits(int total, int per_client) : max_total_(total), max_per_client_(per_client) {}
 
+  // A direct client's connection: the total and its address.
   bool admit(const std::string& address) {
     std::lock_guard<std::mutex> lock(mu_);
-    int& mine = per_client_[address];
-    if (total_ >= max_total_ || mine >= max_per_client_) {
-      if (mine == 0) per_client_.erase(address);
-      return false;
-    }
-    ++mine;
+    if (total_ >= max_total_ || !takeClient(address)) return false;
     ++total_;
     return true;
   }
   void release(const std::string& address) {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = per_client_.find(address);
-    if (it != per_client_.end() && --it->second == 0) per_client_.erase(it);
+    releaseClient(address);
     --total_;
+  }
+  // A trusted proxy's connection: the total only.
+  bool admitProxy() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (total_ >= max_total_) return false;
+    ++total_;
+    return true;
+  }
+  void releaseProxy() {
+    std::lock_guard<std::mutex> lock(mu_);
+    --total_;
+  }
+  // One request forwarded by a proxy: its client's share only.
+  bool admitForwarded(const std::string& client) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return takeClient(client);
+  }
+  void releaseForwarded(const std::string& client) {
+    std::lock_guard<std::mutex> lock(mu_);
+    releaseClient(client);
   }
 
  private:
+  bool takeClient(const std::string& address) {
+    int& mine = per_client_[address];
+    if (mine >= max_per_client_) {
+      if (mine == 0) per_client_.erase(address);
+      return false;
+    }
+    ++mine;
+    return true;
+  }
+  void releaseClient(const std::string& address) {
+    auto it = per_client_.find(address);
+    if (it != per_client_.end() && --it->second == 0) per_client_.erase(it);
+  }
+
   std::mutex mu_;
   const int max_total_, max_per_client_;
   int total_ = 0;
@@ -121,12 +152,12 @@ std::string serialize(const TransportResponse& answer) {
 
 class HttpTransport::Impl {
  public:
-  Impl(TransportOptions options, Handler handler, RefusalHandler refusal)
+  Impl(HttpOptions options, Handler handler, RefusalHandler refusal)
       : options_(std::move(options)),
         handler_(std::move(handler)),
         refusal_(std::move(refusal)),
         limits_(options_.max_connections, options_.max_connections_per_client),
-        workers_(static_cast<std::size_t>(options_.workers)),
+        workers_(static_cast<std::size_t>(options_.threads)),
         acceptor_(io_),
         backoff_(io_) {}
 
@@ -135,6 +166,7 @@ class HttpTransport::Impl {
       auto context = loadTlsContext(*options_.tls);
       if (!context) return tl::unexpected(context.error());
       tls_ = std::move(*context);
+      tls_files_ = *options_.tls;
     }
     const auto fail_listen = [this](const std::string& why) {
       return fail(codes::kListen, "listen",
@@ -169,13 +201,25 @@ class HttpTransport::Impl {
   int port() const { return port_; }
   bool tls() const { return options_.tls.has_value(); }
 
-  Status reloadTls() {
-    if (!options_.tls) return fail("api.no_tls", "server.tls", "TLS is not configured");
-    auto context = loadTlsContext(*options_.tls);
+  Status reloadTls(const std::optional<TlsFiles>& files) {
+    if (!options_.tls || !files) {
+      if (!options_.tls && !files) return {};  // plain HTTP before and after: nothing to do
+      return fail("api.no_tls", "server.tls",
+                  options_.tls ? "removing server.tls takes a restart (serve listens over HTTPS)"
+                               : "adding server.tls takes a restart (serve listens over HTTP)");
+    }
+    auto context = loadTlsContext(*files);
     if (!context) return tl::unexpected(context.error());
     std::lock_guard<std::mutex> lock(tls_mu_);
     tls_ = std::move(*context);
+    tls_files_ = *files;
     return {};
+  }
+
+  std::optional<TlsFiles> tlsFiles() {
+    std::lock_guard<std::mutex> lock(tls_mu_);
+    if (!options_.tls) return std::nullopt;
+    return tls_files_;
   }
 
   std::shared_ptr<ssl::context> currentTls() {
@@ -183,7 +227,7 @@ class HttpTransport::Impl {
     return tls_;
   }
 
-  const TransportOptions& options() const { return options_; }
+  const HttpOptions& options() const { return options_; }
   transport_detail::ConnectionLimits& limits() { return limits_; }
   net::thread_pool& workers() { return workers_; }
   TransportResponse handle(TransportRequest& request) {
@@ -201,12 +245,13 @@ class HttpTransport::Impl {
   void accept();
   void refuseConnection(tcp::socket socket);
 
-  TransportOptions options_;
+  HttpOptions options_;
   Handler handler_;
   RefusalHandler refusal_;
   transport_detail::ConnectionLimits limits_;
   std::mutex tls_mu_;
   std::shared_ptr<ssl::context> tls_;
+  TlsFiles tls_files_;  // what tls_ was loaded from
   std::atomic<bool> stopped_{false};
   int port_ = 0;
   std::vector<std::thread> io_threads_;
@@ -232,14 +277,24 @@ beast::tcp_stream& lowest(beast::ssl_stream<beast::tcp_stream>& stream) {
 template <class Stream>
 class Session : public std::enable_shared_from_this<Session<Stream>> {
  public:
-  Session(HttpTransport::Impl& transport, Stream stream, std::string address, int port,
+  // `proxy`: the peer is a trusted proxy (its connection counts in the total only; each
+  // request counts for the client it forwards).
+  Session(HttpTransport::Impl& transport, Stream stream, std::string address, int port, bool proxy,
           std::shared_ptr<ssl::context> tls)
       : transport_(transport),
         tls_(std::move(tls)),
         stream_(std::move(stream)),
         address_(std::move(address)),
-        port_(port) {}
-  ~Session() { transport_.limits().release(address_); }
+        port_(port),
+        proxy_(proxy) {}
+  ~Session() {
+    releaseClient();
+    if (proxy_) {
+      transport_.limits().releaseProxy();
+    } else {
+      transport_.limits().release(address_);
+    }
+  }
 
   void run() {
     if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
@@ -276,8 +331,37 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = this->shared_from_this()](beast::error_code ec, std::size_t) {
                               if (ec) return self->onRead(ec);
+                              if (!self->attributeClient()) {
+                                return self->refuse(TransportRefusal::kOverloaded);
+                              }
                               self->continueIfAsked();
                             });
+  }
+
+  // Behind a trusted proxy: the request counts for the client its X-Forwarded-For names,
+  // from its headers until its answer is written. False: that client is over its cap.
+  bool attributeClient() {
+    if (!proxy_) return true;
+    std::vector<std::string> forwarded;
+    for (const auto& field : parser_->get()) {
+      if (beast::iequals(field.name_string(), "X-Forwarded-For")) {
+        forwarded.emplace_back(field.value());
+      }
+    }
+    ClientAddress client = clientAddress(address_, forwarded, transport_.options().trusted_proxies);
+    if (!transport_.limits().admitForwarded(client.address)) {
+      client_ = std::move(client.address);  // named in the refusal's access log line
+      return false;
+    }
+    client_ = std::move(client.address);
+    holding_client_ = true;
+    return true;
+  }
+
+  void releaseClient() {
+    if (!holding_client_) return;
+    holding_client_ = false;
+    transport_.limits().releaseForwarded(client_);
   }
 
   // A client that sent `Expect: 100-continue` (curl does for bodies over 1 KiB) waits for
@@ -327,8 +411,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   // What the parser has of the request (its headers once they are complete).
   TransportRequest partialRequest() const {
     TransportRequest request;
-    request.remote_addr = address_;
-    request.remote_port = port_;
+    request.remote_addr = client_.empty() ? address_ : client_;
+    request.remote_port = client_.empty() ? port_ : 0;
+    if (proxy_) request.proxy_addr = address_;
     if (!parser_ || !parser_->is_header_done()) return request;
     const auto& req = parser_->get();
     request.method = std::string(req.method_string());
@@ -359,6 +444,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         stream_, response_,
         [self = this->shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
           self->response_ = {};
+          self->releaseClient();  // the request is answered
+          self->client_.clear();
           if (ec) return self->close();
           if (!keep_alive) return self->linger();
           self->waitForRequest();
@@ -445,8 +532,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   HttpTransport::Impl& transport_;
   std::shared_ptr<ssl::context> tls_;  // the context stream_ uses: outlives it (declared first)
   Stream stream_;
-  std::string address_;
+  std::string address_;  // the peer
   int port_;
+  const bool proxy_;
+  std::string client_;  // behind a proxy: the current request's client ("" between requests)
+  bool holding_client_ = false;  // client_ holds a share of the per-client cap
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
@@ -473,16 +563,19 @@ void HttpTransport::Impl::accept() {
     beast::error_code ignored;
     const auto remote = socket.remote_endpoint(ignored);
     const std::string address = remote.address().to_string();
-    if (!limits_.admit(address)) return refuseConnection(std::move(socket));
+    const bool proxy = contains(options_.trusted_proxies, address);
+    if (!(proxy ? limits_.admitProxy() : limits_.admit(address))) {
+      return refuseConnection(std::move(socket));
+    }
     socket.set_option(tcp::no_delay(true), ignored);
     if (auto context = currentTls()) {
       beast::ssl_stream<beast::tcp_stream> stream(beast::tcp_stream(std::move(socket)), *context);
       std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
-          *this, std::move(stream), address, remote.port(), std::move(context))
+          *this, std::move(stream), address, remote.port(), proxy, std::move(context))
           ->run();
     } else {
       std::make_shared<Session<beast::tcp_stream>>(*this, beast::tcp_stream(std::move(socket)),
-                                                   address, remote.port(), nullptr)
+                                                   address, remote.port(), proxy, nullptr)
           ->run();
     }
   });
@@ -511,8 +604,7 @@ void HttpTransport::Impl::refuseConnection(tcp::socket socket) {
                    });
 }
 
-Result<std::unique_ptr<HttpTransport>> HttpTransport::start(TransportOptions options,
-                                                            Handler handler,
+Result<std::unique_ptr<HttpTransport>> HttpTransport::start(HttpOptions options, Handler handler,
                                                             RefusalHandler refusal) {
   auto impl = std::make_shared<Impl>(std::move(options), std::move(handler), std::move(refusal));
   if (auto listening = impl->listen(); !listening) return tl::unexpected(listening.error());
@@ -533,8 +625,12 @@ bool HttpTransport::tls() const {
   return impl_->tls();
 }
 
-Status HttpTransport::reloadTls() {
-  return impl_->reloadTls();
+Status HttpTransport::reloadTls(const std::optional<TlsFiles>& files) {
+  return impl_->reloadTls(files);
+}
+
+std::optional<TlsFiles> HttpTransport::tlsFiles() const {
+  return impl_->tlsFiles();
 }
 
 void HttpTransport::stop() {

@@ -1,9 +1,11 @@
 // HttpTransport: the HTTP/1.1 (and HTTPS) connection layer under ApiServer, on Boost.Beast
-// and Boost.Asio (docs/decisions.md, "The API's HTTP server"). It owns sockets, parsing,
-// limits and TLS; it knows nothing of routes. Only http_transport.cc includes Boost, so the
-// rest of the api module (and everything that includes api_server.h) compiles without it.
+// and Boost.Asio (docs/decisions.md, "Boost.Beast + Boost.Asio replace cpp-httplib's server
+// for the API"). It owns sockets, parsing, limits and TLS; it knows nothing of routes. Only
+// http_transport.cc includes Boost, so the rest of the api module (and everything that includes
+// api_server.h) compiles without it.
 //
-//   accept (caps: total, per client address; excess → 503 + close at once)
+//   accept (caps: total, per client address; excess → 503 + close at once; a trusted
+//           proxy's connection counts in the total, each request it forwards for its client)
 //     ─► [TLS handshake] ─► wait for a request (idle_timeout)
 //     ─► read headers + body under one deadline (request_timeout), header and body limits
 //     ─► handler on the worker pool (`workers` threads; the I/O threads never run one)
@@ -14,6 +16,8 @@
 // Everything on a connection is asynchronous on `kIoThreads` I/O threads, so a slow or idle
 // client costs a socket and a small buffer, never a thread. A request without
 // Content-Length and Transfer-Encoding has an empty body (RFC 9112 §6.3).
+// Behind a reverse proxy (HttpOptions::trusted_proxies) the per-client cap and
+// TransportRequest::remote_addr follow the client X-Forwarded-For names (network_ranges.h).
 // Thread-safety: start/stop/reloadTls from one thread; the handler runs on many at once.
 #pragma once
 
@@ -40,8 +44,10 @@ struct TransportRequest {
   std::string target;  // path and query, as sent
   HeaderList headers;  // in the order sent, names as sent
   std::string body;
-  std::string remote_addr;
-  int remote_port = 0;
+  std::string remote_addr;  // the client: the peer, or behind a trusted proxy the address
+                            // its X-Forwarded-For names (network_ranges.h)
+  int remote_port = 0;      // the peer's port; 0 when remote_addr is a forwarded client
+  std::string proxy_addr;   // the peer when it is a trusted proxy; "" otherwise
 };
 
 struct TransportResponse {
@@ -60,19 +66,8 @@ enum class TransportRefusal {
   kBadRequest,      // 400: unparsable request, bad Content-Length
   kBodyTooLarge,    // 413: body over max_body_bytes
   kHeaderTooLarge,  // 431: header block over max_header_bytes
-  kOverloaded,      // 503: too many connections (answered before any byte is read)
-};
-
-struct TransportOptions {
-  ListenAddress listen{"127.0.0.1", 0};
-  int workers = kDefaultThreads;
-  std::size_t max_body_bytes = kDefaultMaxBodyBytes;
-  std::size_t max_header_bytes = kDefaultMaxHeaderBytes;
-  std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;
-  std::chrono::milliseconds idle_timeout = kDefaultIdleTimeout;
-  int max_connections = kDefaultMaxConnections;
-  int max_connections_per_client = kDefaultMaxConnectionsPerClient;
-  std::optional<TlsFiles> tls;  // absolute paths
+  kOverloaded,      // 503: too many connections (answered before any byte is read), or a
+                    // forwarded request whose client is over its cap (after its headers)
 };
 
 class HttpTransport {
@@ -86,7 +81,7 @@ class HttpTransport {
 
   // Binds, loads the certificate (when TLS) and starts the threads. Errors: "api.listen",
   // "api.tls" (the certificate or key cannot be loaded; names the setting, not the path).
-  static Result<std::unique_ptr<HttpTransport>> start(TransportOptions options, Handler handler,
+  static Result<std::unique_ptr<HttpTransport>> start(HttpOptions options, Handler handler,
                                                       RefusalHandler refusal);
   ~HttpTransport();  // stop()
   HttpTransport(const HttpTransport&) = delete;
@@ -94,9 +89,13 @@ class HttpTransport {
 
   int port() const;
   bool tls() const;
-  // Reads the certificate and key again; connections accepted afterwards use them. On an
-  // error the old ones stay. Errors: "api.tls"; "api.no_tls" when TLS is not configured.
-  Status reloadTls();
+  // Reads the certificate and key from `files` (the paths may have changed); connections
+  // accepted afterwards use them. On an error the old ones stay. nullopt on a plain-HTTP
+  // server is a no-op. Errors: "api.tls"; "api.no_tls" when `files` would add or remove TLS
+  // (that takes a restart).
+  Status reloadTls(const std::optional<TlsFiles>& files);
+  // The files the current certificate came from; nullopt without TLS.
+  std::optional<TlsFiles> tlsFiles() const;
   // Stops accepting, lets running handlers finish, closes every connection, joins. Idempotent.
   void stop();
 

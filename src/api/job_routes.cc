@@ -7,6 +7,7 @@
 
 #include "api/api_server.h"
 #include "api/body_checks.h"
+#include "api/job_charge.h"
 #include "api/job_lookup.h"
 #include "api/job_queries.h"
 #include "api/job_waiting.h"
@@ -24,9 +25,11 @@ Error notFound(const std::string& field, const std::string& message) {
   return {"api.not_found", field, message};
 }
 
-// The status for a failed submit: the spec's problems are 422; the store's are 500.
+// The status for a failed submit: the spec's problems are 422; the store's are 500, or 503
+// when the database could not be had in time (try again).
 int submitStatus(const Errors& errors) {
   for (const auto& e : errors) {
+    if (e.code == store::codes::kBusy) return 503;
     if (store::codes::isStoreCode(e.code)) return 500;
   }
   return 422;
@@ -48,6 +51,11 @@ class JobRoutes {
  public:
   explicit JobRoutes(const ApiDependencies& deps) : deps_(deps) {}
 
+  // What Slurm charges a stored job to: its spec's choice, else the site's default.
+  JobCharge charge(std::string_view spec_text) const {
+    return chargeOf(spec_text, deps_.launcher.site().site.slurm);
+  }
+
   // POST /v1/jobs: accept a spec (201 with Location), or its problems (422; the store's: 500).
   void submit(const Request& req, Response& res, const Principal& who) const {
     if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kSpec);
@@ -55,11 +63,15 @@ class JobRoutes {
       return sendError(res, 415, type.error());
     }
     if (auto body = checkBodyText(req.body); !body) return sendError(res, 400, body.error());
-    auto job = deps_.jobs.submit(req.body, who.user);
+    // The account and QOS the job is charged to, checked against the user's token, the
+    // user's defaults written in when the spec names none (job_charge.h).
+    auto charged = chargeSpec(req.body, who);
+    if (!charged) return sendErrors(res, 422, charged.error());
+    auto job = deps_.jobs.submit(*charged, who.user);
     if (!job) return sendErrors(res, submitStatus(job.error()), job.error());
     if (deps_.job_submitted) deps_.job_submitted();
     res.set_header("Location", "/v1/jobs/" + job->id);
-    sendJsonText(res, 201, jobJsonText(store::JobView{*job, {}}));
+    sendJsonText(res, 201, jobJsonText(store::JobView{*job, {}}, charge(job->spec)));
   }
 
   // GET /v1/jobs: one page of the jobs the caller may see, each with its current attempt.
@@ -201,7 +213,8 @@ class JobRoutes {
     if (!view.attempts.empty() && waitsInQueue(view.attempts.back()) && deps_.pending_queue) {
       queue = deps_.pending_queue(view.attempts.back().submitted_ms);
     }
-    return jobJsonText(view, jobWaiting(view, queue.get()));
+    return jobJsonText(view, charge(view.job.spec), resumeSteps(view),
+                       jobWaiting(view, queue.get()));
   }
 
   std::optional<store::JobView> visibleJob(const std::string& id, const Principal& who,
@@ -216,6 +229,18 @@ class JobRoutes {
       return sendError(res, 500, {"api.internal", "id", "the job could not be read back"});
     }
     sendJsonText(res, 202, jobText(**view));
+  }
+
+  // The step each attempt started from, where its script recorded one: read only for
+  // attempts that reached Slurm (one small file each; the others cannot have one).
+  ResumeSteps resumeSteps(const store::JobView& view) const {
+    ResumeSteps steps;
+    if (!deps_.resume_step) return steps;
+    for (const store::AttemptRecord& a : view.attempts) {
+      if (a.submitted_ms <= 0 || a.staging_dir.empty()) continue;
+      if (auto step = deps_.resume_step(a.staging_dir)) steps[a.number] = *step;
+    }
+    return steps;
   }
 
   const ApiDependencies& deps_;

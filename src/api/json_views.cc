@@ -71,7 +71,8 @@ json componentJson(const store::ComponentRecord& c) {
           {"end_time", timeJson(c.end_time * 1000)}};
 }
 
-json attemptJson(const store::AttemptRecord& a, bool with_components) {
+json attemptJson(const store::AttemptRecord& a, bool with_components,
+                 std::optional<int64_t> resume_from_step) {
   json out = {{"number", a.number},
               {"phase", phase::toString(a.phase)},
               {"terminal", phase::isTerminal(a.phase)},
@@ -90,9 +91,19 @@ json attemptJson(const store::AttemptRecord& a, bool with_components) {
     json components = json::array();
     for (const auto& c : a.components) components.push_back(componentJson(c));
     out["components"] = std::move(components);
+    out["resume_from_step"] = resume_from_step ? json(*resume_from_step) : json(nullptr);
   }
   return out;
 }
+
+namespace {
+
+std::optional<int64_t> stepOf(const ResumeSteps& steps, int attempt) {
+  const auto it = steps.find(attempt);
+  return it == steps.end() ? std::nullopt : std::optional<int64_t>(it->second);
+}
+
+}  // namespace
 
 json jobSummaryJson(const store::JobRecord& job) {
   return {{"id", job.id},
@@ -109,12 +120,17 @@ json jobSummaryJson(const store::JobRecord& job) {
           {"next_attempt_at", timeJson(job.next_attempt_ms)}};
 }
 
-json jobJson(const store::JobView& view, const std::optional<JobWaiting>& waiting) {
+json jobJson(const store::JobView& view, const JobCharge& charge, const ResumeSteps& steps,
+             const std::optional<JobWaiting>& waiting) {
   json out = jobSummaryJson(view.job);
   out["waiting"] = waitingJson(waiting);
   out["spec"] = view.job.spec;
+  out["scheduling"] = {{"account", charge.account ? json(*charge.account) : json(nullptr)},
+                       {"qos", charge.qos ? json(*charge.qos) : json(nullptr)}};
   json attempts = json::array();
-  for (const auto& a : view.attempts) attempts.push_back(attemptJson(a, true));
+  for (const auto& a : view.attempts) {
+    attempts.push_back(attemptJson(a, true, stepOf(steps, a.number)));
+  }
   out["attempt_count"] = view.attempts.size();
   out["attempts"] = std::move(attempts);
   return out;
@@ -172,7 +188,8 @@ void writeComponent(JsonText& out, const store::ComponentRecord& c) {
   out.endObject();
 }
 
-void writeAttempt(JsonText& out, const store::AttemptRecord& a) {
+void writeAttempt(JsonText& out, const store::AttemptRecord& a,
+                  std::optional<int64_t> resume_from_step) {
   out.beginObject();
   writeNonEmptyOrNull(out.key("abandon_reason"), a.abandon_reason);
   writeNonEmptyOrNull(out.key("abandoned_by"), a.abandoned_by);
@@ -187,6 +204,11 @@ void writeAttempt(JsonText& out, const store::AttemptRecord& a) {
   out.key("number").integer(a.number);
   out.key("phase").string(phase::toString(a.phase));
   out.key("reason").string(a.reason);
+  if (resume_from_step) {
+    out.key("resume_from_step").integer(*resume_from_step);
+  } else {
+    out.key("resume_from_step").null();
+  }
   out.key("staging_dir").string(a.staging_dir);
   out.key("submit_token").string(a.submit_token);
   writeTime(out.key("submitted"), a.submitted_ms);
@@ -196,7 +218,8 @@ void writeAttempt(JsonText& out, const store::AttemptRecord& a) {
 
 }  // namespace
 
-std::string jobJsonText(const store::JobView& view, const std::optional<JobWaiting>& waiting) {
+std::string jobJsonText(const store::JobView& view, const JobCharge& charge,
+                        const ResumeSteps& steps, const std::optional<JobWaiting>& waiting) {
   const store::JobRecord& job = view.job;
   std::string text;
   text.reserve(1024 + job.spec.size());
@@ -204,7 +227,7 @@ std::string jobJsonText(const store::JobView& view, const std::optional<JobWaiti
   out.beginObject();
   out.key("attempt_count").unsignedInteger(view.attempts.size());
   out.key("attempts").beginArray();
-  for (const auto& a : view.attempts) writeAttempt(out, a);
+  for (const auto& a : view.attempts) writeAttempt(out, a, stepOf(steps, a.number));
   out.endArray();
   out.key("cancel_requested").boolean(job.cancel_requested);
   writeNonEmptyOrNull(out.key("cancel_requested_by"), job.cancel_requested_by);
@@ -218,6 +241,15 @@ std::string jobJsonText(const store::JobView& view, const std::optional<JobWaiti
   out.key("owner").string(job.owner);
   out.key("phase").string(phase::toString(job.phase));
   out.key("reason").string(job.reason);
+  out.key("scheduling").beginObject();
+  for (auto [key, value] : {std::pair{"account", &charge.account}, std::pair{"qos", &charge.qos}}) {
+    if (*value) {
+      out.key(key).string(**value);
+    } else {
+      out.key(key).null();
+    }
+  }
+  out.endObject();
   out.key("spec").string(job.spec);
   out.key("terminal").boolean(phase::isTerminal(job.phase));
   writeTime(out.key("updated"), job.updated_ms);

@@ -1,14 +1,16 @@
-// The /v1 API's objects as JSON (README, "tuneplane serve and the /v1 API"): a job (full,
-// or the list's summary), its attempts and components, events, and errors. Times are
-// RFC 3339 UTC with milliseconds, null when unset. Pure functions.
+// The /v1 API's objects as JSON (docs/operators.md, "tuneplane serve and the /v1 API"): a job
+// (full, or the list's summary), its attempts and components, events, and errors. Times are RFC
+// 3339 UTC with milliseconds, null when unset. Pure functions.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "api/job_charge.h"
 #include "api/job_waiting.h"
 #include "common/result.h"
 #include "store/job_store.h"
@@ -21,15 +23,24 @@ nlohmann::json timeJson(int64_t unix_ms);
 std::string timeText(int64_t unix_ms);
 
 nlohmann::json componentJson(const store::ComponentRecord& component);
-// `with_components`: false for the list's current_attempt summary.
-nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components);
-// GET /v1/jobs/{id}: the job with its spec, every attempt, and why it waits in Slurm's
-// queue (`waiting`: job_waiting.h; null when it does not).
-nlohmann::json jobJson(const store::JobView& view,
+// What the API reads about attempts from their files, beside the store's records: the step
+// each started from (attempt::readResumeStep), by attempt number; an attempt not named here
+// is not known to have said (its resume_from_step is null).
+using ResumeSteps = std::map<int, int64_t>;
+// `with_components`: false for the list's current_attempt summary, which has neither the
+// components nor resume_from_step (the list reads no files).
+nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components,
+                           std::optional<int64_t> resume_from_step = std::nullopt);
+// GET /v1/jobs/{id}: the job with its spec, every attempt (with `steps`), what Slurm
+// charges it to (`charge`: job_charge.h's chargeOf, as "scheduling": {"account", "qos"}),
+// and why it waits in Slurm's queue (`waiting`: job_waiting.h; null when it does not).
+nlohmann::json jobJson(const store::JobView& view, const JobCharge& charge = {},
+                       const ResumeSteps& steps = {},
                        const std::optional<JobWaiting>& waiting = std::nullopt);
-// dump(jobJson(view, waiting)), byte for byte, written without building the tree first
-// (json_text.h): the answer of the API's most frequent call.
-std::string jobJsonText(const store::JobView& view,
+// dump(jobJson(view, charge, steps, waiting)), byte for byte, written without building the
+// tree first (json_text.h): the answer of the API's most frequent call.
+std::string jobJsonText(const store::JobView& view, const JobCharge& charge = {},
+                        const ResumeSteps& steps = {},
                         const std::optional<JobWaiting>& waiting = std::nullopt);
 // One item of GET /v1/jobs: no spec and no attempts; attempt_count and current_attempt
 // instead. `attempts` may be empty (the list does not read them).

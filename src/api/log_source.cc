@@ -8,6 +8,10 @@ Result<LogSnapshot> readLog(const std::string& attempt_dir, std::string_view poo
   return attempt::readLogTail(attempt_dir, pool, stream, job);
 }
 
+std::optional<int64_t> readResumeStep(const std::string& attempt_dir) {
+  return attempt::readResumeStep(attempt_dir);
+}
+
 attempt::JobState logJobState(const store::AttemptRecord& attempt,
                               const store::ComponentRecord& component) {
   const bool ran = component.start_time > 0;

@@ -16,16 +16,50 @@ namespace {
 using spec::YamlReader;
 using R = spec::YamlReader;
 
+// tokens[i].<key>: one name, or a list of them (the first is the default).
+void readNames(YamlReader& r, const YAML::Node& entry, const char* key, const std::string& path,
+               std::vector<std::string>& out) {
+  const YAML::Node node = R::get(entry, key);
+  if (!R::present(node)) return;
+  const std::string field = R::child(path, key);
+  std::vector<std::pair<YAML::Node, std::string>> items;
+  if (node.IsSequence()) {
+    if (node.size() == 0) {
+      r.report("invalid_value", field, "an empty list: leave the key out instead");
+      return;
+    }
+    for (std::size_t i = 0; i < node.size(); ++i) items.emplace_back(node[i], R::index(field, i));
+  } else {
+    items.emplace_back(node, field);
+  }
+  std::set<std::string> seen;
+  for (const auto& [item, item_path] : items) {
+    auto name = r.str(item, item_path);
+    if (!name) continue;
+    if (!spec::isSlurmName(*name)) {
+      r.report("invalid_value", item_path,
+               "'" + *name + "' is not a Slurm name (letters, digits, '_', '-', '.'; at most 64)");
+    } else if (!seen.insert(*name).second) {
+      r.report("invalid_value", item_path, "'" + *name + "' is listed twice");
+    } else {
+      out.push_back(*name);
+    }
+  }
+}
+
 void parseTokens(YamlReader& r, const YAML::Node& list, std::vector<ApiToken>& out) {
   if (!list.IsSequence()) {
-    r.report("wrong_type", "server.tokens", "expected a list of {user, token_sha256, admin}");
+    r.report("wrong_type", "server.tokens",
+             "expected a list of {user, token_sha256, admin, slurm_account, qos}");
     return;
   }
   std::set<std::string> hashes;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string path = R::index("server.tokens", i);
     const YAML::Node entry = list[i];
-    if (!r.checkMap(entry, path, {"user", "token_sha256", "admin"})) continue;
+    if (!r.checkMap(entry, path, {"user", "token_sha256", "admin", "slurm_account", "qos"})) {
+      continue;
+    }
     ApiToken token;
     if (auto user = r.str(r.require(entry, "user", path), R::child(path, "user"))) {
       token.user = *user;
@@ -36,7 +70,7 @@ void parseTokens(YamlReader& r, const YAML::Node& list, std::vector<ApiToken>& o
         if (!isSha256Hex(*text)) {
           r.report("invalid_hash", R::child(path, "token_sha256"),
                    "expected the token's SHA-256 as 64 lower-case hex digits "
-                   "(printf %s TOKEN | sha256sum), never the token itself");
+                   "(`tuneplane token add USER --site FILE` writes it), never the token itself");
         } else if (!hashes.insert(*text).second) {
           r.report("duplicate_token", R::child(path, "token_sha256"),
                    "two entries share this token: each token names one user");
@@ -49,6 +83,8 @@ void parseTokens(YamlReader& r, const YAML::Node& list, std::vector<ApiToken>& o
     if (R::present(admin)) {
       if (auto v = r.boolean(admin, R::child(path, "admin"))) token.admin = *v;
     }
+    readNames(r, entry, "slurm_account", path, token.slurm_accounts);
+    readNames(r, entry, "qos", path, token.qos);
     if (!token.user.empty() && !spec::isDnsLabel(token.user)) {
       r.report("invalid_value", R::child(path, "user"),
                "'" + token.user + "' is not a user name (lower-case letters, digits, '-')");
@@ -127,11 +163,24 @@ Result<ListenAddress> parseListen(std::string_view text, const std::string& fiel
   return ListenAddress{std::string(host), port};
 }
 
+std::string defaultDbPath(const std::optional<std::string>& site_dir,
+                          const ServerDefaults& defaults) {
+  if (defaults.state_directory && !defaults.state_directory->empty()) {
+    // systemd sets one path per StateDirectory= entry, ':'-separated: the first is ours.
+    const std::string first =
+        defaults.state_directory->substr(0, defaults.state_directory->find(':'));
+    if (!first.empty() && first.front() == '/') return first + "/" + kDefaultDbName;
+  }
+  return site_dir ? *site_dir + "/" + kDefaultDbName : kDefaultDbName;
+}
+
 Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
-                                        const std::optional<std::string>& site_dir) {
+                                        const std::optional<std::string>& site_dir,
+                                        const ServerDefaults& defaults) {
   YamlReader r("server");
   ServerConfig config;
-  config.db = site_dir ? *site_dir + "/" + kDefaultDbName : kDefaultDbName;
+  config.db = defaultDbPath(site_dir, defaults);
+  config.http.listen = *parseListen(kDefaultListen);
   const auto root = r.parseRoot(site_yaml);
   if (!root) return failAll(r.takeErrors());
   const YAML::Node server = R::get(*root, "server");
@@ -141,14 +190,16 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
                   {"listen", "db", "db_password_file", "lease_seconds", "poll_interval",
                    "max_body_bytes", "threads", "tokens", "request_timeout", "idle_timeout",
                    "max_connections", "max_connections_per_client", "max_header_bytes", "tls",
-                   "insecure_http", "submit_concurrency"})) {
+                   "insecure_http", "submit_concurrency", "trusted_proxies"})) {
     return failAll(r.takeErrors());
   }
+  HttpOptions& http = config.http;
   if (auto listen = r.optStr(server, "listen", "server")) {
     if (auto parsed = parseListen(*listen, "server.listen"); !parsed) {
       r.report("invalid_listen", "server.listen", parsed.error().message);
+    } else {
+      http.listen = *parsed;
     }
-    config.listen = *listen;
   }
   if (auto db = r.optStr(server, "db", "server")) {
     if (store::PostgresJobStore::isUri(*db)) {
@@ -169,14 +220,31 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   }
   readCount(r, server, "lease_seconds", 1, 3600, config.lease_seconds);
   readDuration(r, server, "poll_interval", config.poll_interval);
-  readDuration(r, server, "request_timeout", config.request_timeout);
-  readDuration(r, server, "idle_timeout", config.idle_timeout);
-  readCount(r, server, "max_connections", 1, 1'000'000, config.max_connections);
-  readCount(r, server, "max_connections_per_client", 1, 1'000'000,
-            config.max_connections_per_client);
-  int header_bytes = static_cast<int>(config.max_header_bytes);
+  readDuration(r, server, "request_timeout", http.request_timeout);
+  readDuration(r, server, "idle_timeout", http.idle_timeout);
+  readCount(r, server, "max_connections", 1, 1'000'000, http.max_connections);
+  readCount(r, server, "max_connections_per_client", 1, 1'000'000, http.max_connections_per_client);
+  int header_bytes = static_cast<int>(http.max_header_bytes);
   readCount(r, server, "max_header_bytes", 1024, 1024 * 1024, header_bytes);
-  config.max_header_bytes = static_cast<std::size_t>(header_bytes);
+  http.max_header_bytes = static_cast<std::size_t>(header_bytes);
+  const YAML::Node proxies = R::get(server, "trusted_proxies");
+  if (R::present(proxies)) {
+    if (!proxies.IsSequence()) {
+      r.report("wrong_type", "server.trusted_proxies",
+               "expected a list of addresses or networks (127.0.0.1, 10.0.0.0/8, ::1)");
+    } else {
+      for (std::size_t i = 0; i < proxies.size(); ++i) {
+        const std::string path = R::index("server.trusted_proxies", i);
+        auto text = r.str(proxies[i], path);
+        if (!text) continue;
+        if (auto range = parseNetworkRange(*text, path)) {
+          http.trusted_proxies.push_back(std::move(*range));
+        } else {
+          r.report("invalid_proxy", path, range.error().message);
+        }
+      }
+    }
+  }
   const YAML::Node tls = R::get(server, "tls");
   if (R::present(tls) && r.checkMap(tls, "server.tls", {"cert", "key"})) {
     TlsFiles files;
@@ -190,7 +258,7 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
         }
       }
     }
-    if (!files.cert.empty() && !files.key.empty()) config.tls = std::move(files);
+    if (!files.cert.empty() && !files.key.empty()) http.tls = std::move(files);
   }
   const YAML::Node insecure = R::get(server, "insecure_http");
   if (R::present(insecure)) {
@@ -202,10 +270,10 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
     if (v && (*v < 1024 || *v > 64LL * 1024 * 1024)) {
       r.report("invalid_value", "server.max_body_bytes", "must be 1024..67108864");
     } else if (v) {
-      config.max_body_bytes = static_cast<std::size_t>(*v);
+      http.max_body_bytes = static_cast<std::size_t>(*v);
     }
   }
-  readCount(r, server, "threads", 1, 256, config.threads);
+  readCount(r, server, "threads", 1, 256, http.threads);
   readCount(r, server, "submit_concurrency", 1, kMaxSubmitConcurrency, config.submit_concurrency);
   const YAML::Node tokens = R::get(server, "tokens");
   if (R::present(tokens)) parseTokens(r, tokens, config.tokens);
@@ -213,12 +281,13 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   return config;
 }
 
-Checked<ServerConfig> loadServerConfig(const std::string& site_path) {
+Checked<ServerConfig> loadServerConfig(const std::string& site_path,
+                                       const ServerDefaults& defaults) {
   auto text = catalog::readWholeFile(site_path);
   if (!text) {
     return failAll({Error{"server.file_unreadable", "--site", "cannot read " + site_path}});
   }
-  return parseServerConfig(*text, catalog::absoluteDirectoryOf(site_path));
+  return parseServerConfig(*text, catalog::absoluteDirectoryOf(site_path), defaults);
 }
 
 }  // namespace tuneplane::api

@@ -7,7 +7,9 @@
 //   server:
 //     listen: 127.0.0.1:8080          # HOST:PORT; port 0 takes any free port
 //     db: tuneplane.db                # relative to the site file's directory, or a
-//                                     # postgresql://host/db URI (store/open_store.h)
+//                                     # postgresql://host/db URI (store/open_store.h);
+//                                     # default $STATE_DIRECTORY/tuneplane.db under systemd,
+//                                     # else tuneplane.db beside the site file
 //     db_password_file: pg.pass       # PostgreSQL's password, mode 0600; or PGPASSFILE
 //     lease_seconds: 10               # PostgreSQL replicas: a dead leader's replacement bound
 //     poll_interval: 10s              # how often the control loop ticks
@@ -19,14 +21,17 @@
 //     max_connections: 1024           # in total; the excess is refused at once (503)
 //     max_connections_per_client: 64  # per client IP address; the excess is refused (503)
 //     max_header_bytes: 16384         # request line and headers; larger gets 431
+//     trusted_proxies: [127.0.0.1]    # addresses/CIDRs whose X-Forwarded-For is believed
 //     tls:                            # HTTPS; both PEM files, relative to the site file
 //       cert: tls/cert.pem            # re-read on SIGHUP
 //       key: tls/key.pem
 //     insecure_http: false            # true: allow a non-loopback listen without tls
-//     tokens:
+//     tokens:                         # re-read on SIGHUP (`tuneplane token add` writes them)
 //       - user: alice
 //         token_sha256: <64 hex>      # sha256 of the bearer token; the token is never stored
 //         admin: false
+//         slurm_account: [team-a]     # Slurm accounts alice's jobs may be charged to; the
+//         qos: [normal, high]         # first is the default (a single name is a list of one)
 #pragma once
 
 #include <chrono>
@@ -36,6 +41,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/network_ranges.h"
 #include "common/result.h"
 
 namespace tuneplane::api {
@@ -51,45 +57,69 @@ inline constexpr int kDefaultMaxConnections = 1024;
 inline constexpr int kDefaultMaxConnectionsPerClient = 64;
 // Attempts the control loop stages and submits at once, each on its own slurmrestd
 // connection: below slurmrestd's default of 20 threads, leaving room for the loop's polls,
-// /readyz and other clients (docs/decisions.md, "Launching attempts concurrently").
+// /readyz and other clients (docs/decisions.md, "The loop launches many attempts at once").
 inline constexpr int kDefaultSubmitConcurrency = 8;
 inline constexpr int kMaxSubmitConcurrency = 64;
 
 // server.tls: the PEM certificate chain and private key (absolute once loaded).
 struct TlsFiles {
-  std::string cert;
-  std::string key;
+  std::string cert = {};
+  std::string key = {};
+
+  bool operator==(const TlsFiles&) const = default;
 };
 
 struct ApiToken {
-  std::string user;
-  std::string token_sha256;  // 64 lower-case hex digits
+  std::string user = {};
+  std::string token_sha256 = {};  // 64 lower-case hex digits
   bool admin = false;
+  // The Slurm accounts and QOS this user's jobs may be charged to (server.tokens[].
+  // slurm_account, .qos), the first of each the default; empty: the site's slurm.account /
+  // slurm.qos, and a spec may not choose (api/job_charge.h).
+  std::vector<std::string> slurm_accounts = {};
+  std::vector<std::string> qos = {};
+
+  bool operator==(const ApiToken&) const = default;
 };
 
-struct ServerConfig {
-  bool present = false;  // the site file has a server: section (every value below defaults)
-  std::string listen = kDefaultListen;
-  std::string db;  // absolute or relative to the working directory; set by the loader
-  std::optional<std::string> db_password_file;  // absolute or relative to the working dir
-  int lease_seconds = 10;                       // store/leader_lease.h (PostgreSQL only)
-  std::chrono::milliseconds poll_interval{10'000};
+struct ListenAddress {
+  std::string host = {};
+  int port = 0;  // 0: any free port
+
+  bool operator==(const ListenAddress&) const = default;
+};
+
+// Everything the HTTP server needs, from the site file's server: section to the transport:
+// one type with named fields, built with designated initializers
+// (`{.listen = …, .max_body_bytes = …}`) and handed down whole, never copied field by field
+// into a look-alike struct, so that two limits of one type cannot be swapped silently.
+struct HttpOptions {
+  // The site file's default is kDefaultListen; a server built in code takes a free port.
+  ListenAddress listen{"127.0.0.1", 0};
+  int threads = kDefaultThreads;  // worker threads that run the handlers
   std::size_t max_body_bytes = kDefaultMaxBodyBytes;
-  int threads = kDefaultThreads;
-  std::vector<ApiToken> tokens;
+  std::size_t max_header_bytes = kDefaultMaxHeaderBytes;
   std::chrono::milliseconds request_timeout = kDefaultRequestTimeout;
   std::chrono::milliseconds idle_timeout = kDefaultIdleTimeout;
   int max_connections = kDefaultMaxConnections;
   int max_connections_per_client = kDefaultMaxConnectionsPerClient;
-  int submit_concurrency = kDefaultSubmitConcurrency;
-  std::size_t max_header_bytes = kDefaultMaxHeaderBytes;
-  std::optional<TlsFiles> tls;
-  bool insecure_http = false;
+  // Peers whose X-Forwarded-For names the client (network_ranges.h); empty: none.
+  NetworkRanges trusted_proxies = {};
+  std::optional<TlsFiles> tls = std::nullopt;  // absolute paths; HTTPS when set
+
+  bool operator==(const HttpOptions&) const = default;
 };
 
-struct ListenAddress {
-  std::string host;
-  int port = 0;  // 0: any free port
+struct ServerConfig {
+  bool present = false;  // the site file has a server: section (every value below defaults)
+  HttpOptions http;
+  std::string db;  // absolute or relative to the working directory; set by the loader
+  std::optional<std::string> db_password_file;  // absolute or relative to the working dir
+  int lease_seconds = 10;                       // store/leader_lease.h (PostgreSQL only)
+  std::chrono::milliseconds poll_interval{10'000};
+  std::vector<ApiToken> tokens;
+  int submit_concurrency = kDefaultSubmitConcurrency;
+  bool insecure_http = false;
 };
 
 // "HOST:PORT" (IPv6 as "[::1]:8080"). Errors: "server.invalid_listen" (field `field`).
@@ -99,12 +129,27 @@ Result<ListenAddress> parseListen(std::string_view text, const std::string& fiel
 // serve listens on over plain HTTP without server.insecure_http.
 bool isLoopbackHost(std::string_view host);
 
+// Where the database goes when server.db is not set: systemd's StateDirectory= (the
+// STATE_DIRECTORY variable it sets, the first of its ':'-separated paths) when given, else
+// beside the site file.
+struct ServerDefaults {
+  std::optional<std::string> state_directory;  // $STATE_DIRECTORY, as the process got it
+};
+
+// The database serve opens when the site names none: <state dir>/tuneplane.db, else
+// <site dir>/tuneplane.db (else tuneplane.db).
+std::string defaultDbPath(const std::optional<std::string>& site_dir,
+                          const ServerDefaults& defaults);
+
 // The section from the site file's text; `site_dir` resolves a relative `db` (nullopt:
 // relative paths are refused). Errors: "server.<kind>" per problem (unknown_field,
-// wrong_type, missing_field, invalid_listen, invalid_hash, duplicate_user, invalid_value).
+// wrong_type, missing_field, invalid_listen, invalid_hash, duplicate_token, invalid_value,
+// invalid_proxy).
 Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
-                                        const std::optional<std::string>& site_dir);
+                                        const std::optional<std::string>& site_dir,
+                                        const ServerDefaults& defaults = {});
 // The same from the site file. Errors: parseServerConfig's and "server.file_unreadable".
-Checked<ServerConfig> loadServerConfig(const std::string& site_path);
+Checked<ServerConfig> loadServerConfig(const std::string& site_path,
+                                       const ServerDefaults& defaults = {});
 
 }  // namespace tuneplane::api

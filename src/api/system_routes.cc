@@ -9,6 +9,7 @@
 #include "api/body_checks.h"
 #include "api/capabilities.h"
 #include "api/error_codes.h"
+#include "api/job_charge.h"
 #include "api/json_views.h"
 #include "api/openapi_document.h"
 #include "launch/launch_summary.h"
@@ -30,13 +31,16 @@ json validationSummary(const launch::LaunchRequest& request) {
 
 void ApiServer::installSystemRoutes() {
   post("/v1/validate", Access::kUser,
-       [this](const httplib::Request& req, httplib::Response& res, const Principal&) {
+       [this](const httplib::Request& req, httplib::Response& res, const Principal& who) {
          if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kSpec);
              !type) {
            return sendError(res, 415, type.error());
          }
          if (auto body = checkBodyText(req.body); !body) return sendError(res, 400, body.error());
-         auto prepared = deps_.launcher.validate(req.body);
+         // Judged as POST /v1/jobs would judge it for this user (job_charge.h).
+         auto charged = chargeSpec(req.body, who);
+         if (!charged) return sendErrors(res, 422, charged.error());
+         auto prepared = deps_.launcher.validate(*charged);
          if (!prepared) return sendErrors(res, 422, prepared.error());
          sendJson(res, 200, validationSummary(prepared->request));
        });
@@ -76,7 +80,11 @@ void ApiServer::installSystemRoutes() {
 
   get("/v1/whoami", Access::kUser,
       [](const httplib::Request&, httplib::Response& res, const Principal& who) {
-        sendJson(res, 200, {{"user", who.user}, {"admin", who.admin}});
+        sendJson(res, 200,
+                 {{"user", who.user},
+                  {"admin", who.admin},
+                  {"slurm_accounts", who.slurm_accounts},
+                  {"qos", who.qos}});
       });
 
   get("/healthz", Access::kPublic,

@@ -15,6 +15,7 @@
 
 #include "attempt/error_codes.h"
 #include "common/unique_fd.h"
+#include "slurm/resume_record.h"
 #include "slurm/script_renderer.h"
 #include "staging/staging_paths.h"
 
@@ -125,6 +126,24 @@ std::optional<uint64_t> parseClaim(std::string_view text) {
     id = id * 10 + static_cast<uint64_t>(c - '0');
   }
   return id == 0 ? std::nullopt : std::optional<uint64_t>(id);
+}
+
+Result<int64_t> parseResumeRecord(std::string_view text) {
+  auto doc = parseObject(text);
+  if (!doc) return tl::unexpected(doc.error());
+  auto step = field<int64_t>(*doc, "step");
+  if (!step) return tl::unexpected(step.error());
+  if (*step < 0) return fail(codes::kBadSentinel, "step", "step is negative");
+  return *step;
+}
+
+std::optional<int64_t> readResumeStep(const std::string& attempt_dir) {
+  UniqueFd logs = openLogsDir(attempt_dir);
+  if (!logs.valid()) return std::nullopt;
+  auto text = readSmallFile(logs.get(), std::string(slurm::kResumeRecordFile));
+  if (!text || !*text) return std::nullopt;
+  auto step = parseResumeRecord(**text);
+  return step ? std::optional<int64_t>(*step) : std::nullopt;
 }
 
 AttemptSentinels readSentinels(const std::string& attempt_dir,

@@ -9,6 +9,8 @@
 //   ├── claim               "<SLURM_JOB_ID>\n": the Slurm job that claimed the attempt
 //   ├── start-<pool>.json   {"version":1,"node":N,"time":T}
 //   ├── exit-<pool>.json    {"version":1,"node":N,"exit_code":C,"start_time":T0,"end_time":T1}
+//   ├── resume.json         {"version":1,"step":N}: the step the attempt started from, when
+//   │                       its framework says (slurm/resume_record.h)
 //   └── <pool>.out, <pool>.err   Slurm's stdout/stderr of the component
 #pragma once
 
@@ -59,6 +61,16 @@ Result<ExitSentinel> parseExitSentinel(std::string_view text);
 // logs/claim's text: a Slurm job id (at most 10 digits, not 0) and a newline; nullopt for
 // anything else (empty too).
 std::optional<uint64_t> parseClaim(std::string_view text);
+
+// logs/resume.json's text: {"version":1,"step":N} with 0 <= N. Errors: "control.bad_sentinel".
+Result<int64_t> parseResumeRecord(std::string_view text);
+
+// The step the attempt started from, as its batch script recorded it (logs/resume.json,
+// opened as safely as the sentinels); nullopt when there is none — the framework does not say,
+// the attempt has not reached its driver — or when the file is unsafe or malformed (it is
+// the job's to write, so it decides nothing: `describe` then just does not say).
+// REQUIRES: attempt_dir is a clean absolute path.
+std::optional<int64_t> readResumeStep(const std::string& attempt_dir);
 
 // REQUIRES: attempt_dir is a clean absolute path; pools are the attempt's pool names.
 AttemptSentinels readSentinels(const std::string& attempt_dir,

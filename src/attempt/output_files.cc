@@ -161,7 +161,7 @@ Result<AreaLocation> areaOf(std::string_view attempt_dir, std::string_view job_i
     out.components.push_back(parts[n - 1]);
     out.components.emplace_back(staging::kOutputDir);
   } else {
-    out.components.emplace_back(kCheckpointsDir);
+    out.components.emplace_back(staging::kCheckpointsDir);
   }
   return out;
 }

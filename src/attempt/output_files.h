@@ -52,9 +52,6 @@ enum class OutputArea {
 std::string_view toString(OutputArea area);
 std::optional<OutputArea> parseOutputArea(std::string_view text);
 
-// The directory names of the layout above (staging/staging_paths.h names the attempt's).
-inline constexpr std::string_view kCheckpointsDir = "checkpoints";
-
 // Where an area is: the staging root (a trusted, site-configured path) and the components
 // below it, each opened with O_NOFOLLOW.
 struct AreaLocation {

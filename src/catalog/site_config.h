@@ -36,6 +36,10 @@ struct SlurmSite {
   // (slurm/pending_reasons.h) before TunePlane cancels it (cause rejected): time for an
   // administrator to fix the partition, account or QOS.
   std::chrono::milliseconds unrunnable_grace{300'000};
+  // The operator accepts that a credential file (the JWT key or token, the TLS or client key,
+  // the database password) is within the jobs' reach or readable by others: doctor warns
+  // instead of failing, and serve starts (doctor/credential_checks.h).
+  bool accept_exposed_credentials = false;
 };
 
 struct Partitions {

@@ -100,7 +100,8 @@ class SiteParser {
     if (!r_.checkMap(node, path,
                      {"url", "api_version", "user", "token_file", "jwt_key_file", "token_lifespan",
                       "account", "qos", "job_environment", "ca_file", "client_cert", "client_key",
-                      "connect_timeout", "request_timeout", "unrunnable_grace"}))
+                      "connect_timeout", "request_timeout", "unrunnable_grace",
+                      "accept_exposed_credentials"}))
       return;
     SlurmSite& s = site_.slurm;
     const YAML::Node url = r_.require(node, "url", path);
@@ -171,6 +172,12 @@ class SiteParser {
     if (auto v = duration(node, "connect_timeout", path)) s.connect_timeout = *v;
     if (auto v = duration(node, "request_timeout", path)) s.request_timeout = *v;
     if (auto v = duration(node, "unrunnable_grace", path)) s.unrunnable_grace = *v;
+    const YAML::Node accept = R::get(node, "accept_exposed_credentials");
+    if (R::present(accept)) {
+      if (auto v = r_.boolean(accept, R::child(path, "accept_exposed_credentials"))) {
+        s.accept_exposed_credentials = *v;
+      }
+    }
   }
 
   void parseGpuSeries(const YAML::Node& node, const std::string& path) {

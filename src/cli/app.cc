@@ -13,7 +13,8 @@ std::unique_ptr<CLI::App> makeApp() {
       "Submit and follow jobs on a TunePlane server (submit, get, describe, logs, events,\n"
       "cancel, attempt, whoami); run the server (serve); validate and render job specs\n"
       "offline; check a site (doctor); talk to a site's slurmrestd directly (slurm); move a\n"
-      "site's store to PostgreSQL (store copy).",
+      "site's store to PostgreSQL (store copy); draft a site file (site init); add an API\n"
+      "user (token add).",
       "tuneplane");
   app->require_subcommand(1);
   app->set_version_flag("--version", kVersionText);
@@ -25,6 +26,7 @@ std::unique_ptr<CLI::App> makeApp() {
   addServeCommand(*app);
   addStoreCommand(*app);
   addSiteCommand(*app);
+  addTokenCommand(*app);
   addCompletionCommand(*app);  // last: it reads the tree the others built
   return app;
 }

@@ -14,6 +14,7 @@ void addSlurmCommand(CLI::App& app);     // slurm_command.cc: ping|submit|get|ca
 void addDoctorCommand(CLI::App& app);    // doctor_command.cc: check a site, submit nothing
 void addServeCommand(CLI::App& app);     // serve_command.cc: the daemon (server/daemon.h)
 void addStoreCommand(CLI::App& app);     // store_command.cc: store copy (SQLite → PostgreSQL)
+void addTokenCommand(CLI::App& app);     // token_command.cc: token add (server.tokens)
 // The verbs that talk to `tuneplane serve` (submit, get, describe, events, logs, cancel,
 // attempt abandon, whoami) are client_cli/'s: addServerCommands (server_commands.h).
 

@@ -8,6 +8,7 @@
 // is wrong.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "catalog/artifact_verifier.h"
 #include "catalog/site_loader.h"
 #include "cli/commands.h"
+#include "cli/credential_gate.h"
 #include "cli/site_environment.h"
 #include "client_cli/output.h"
 #include "client_cli/progress_bar.h"
@@ -82,8 +84,7 @@ SlurmConnection connectToSlurm(const catalog::SiteConfig& site) {
 // server.db_password_file, as serve takes it). A site without a server: section does not
 // run serve, so without --db there is no database to check.
 std::optional<doctor::DatabaseTarget> databaseTarget(const DoctorFlags& flags,
-                                                     const std::string& site_path) {
-  auto config = api::loadServerConfig(site_path);
+                                                     const Checked<api::ServerConfig>& config) {
   doctor::DatabaseTarget target;
   if (!config) {
     // serve would not start either: the database check fails with the first reason.
@@ -115,7 +116,11 @@ void runDoctor(const DoctorFlags& flags) {
     input.registry = failAll(registry.error());
   }
 
-  input.database = databaseTarget(flags, site->path);
+  const char* state_directory = std::getenv("STATE_DIRECTORY");
+  const auto server = api::loadServerConfig(
+      site->path, {state_directory ? std::optional<std::string>(state_directory) : std::nullopt});
+  input.database = databaseTarget(flags, server);
+  if (server) input.server_secrets = serverSecrets(*server);
 
   // The client logs its retries and token refreshes; every outcome is in the report, so
   // only errors of its own are worth a log line here.
@@ -155,8 +160,9 @@ void addDoctorCommand(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "doctor",
       "Check a site without submitting anything: slurmrestd, the API version, the token, "
-      "partitions, GPU-series constraints and GRES, the staging root, every artifact, and the\n"
-      "job store's database (read only: reachable, schema version, leader lease)");
+      "where each credential file lives and who can read it, partitions, GPU-series\n"
+      "constraints and GRES, the staging root, every artifact, and the job store's database\n"
+      "(read only: reachable, schema version, leader lease)");
   cmd->add_option("--site", flags->site, "Site file (default: $TUNEPLANE_SITE_FILE)");
   cmd->add_option("--db", flags->db,
                   "The job store to check: a SQLite file or a postgresql:// URI without its "

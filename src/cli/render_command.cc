@@ -30,9 +30,9 @@ void runRender(const RenderFlags& flags) {
     failWith(errors, OutputFormat::kText, kExitInvalid, std::cout, std::cerr);
   };
   Errors errors;
-  if (flags.what != "script" && flags.what != "request") {
+  if (flags.what != "script" && flags.what != "request" && flags.what != "config") {
     errors.push_back({"cli.invalid_what", "--what",
-                      "--what must be 'script' or 'request', not '" + flags.what + "'"});
+                      "--what must be 'script', 'request' or 'config', not '" + flags.what + "'"});
   }
   int attempt = 0;
   const char* end = flags.attempt.data() + flags.attempt.size();
@@ -63,6 +63,14 @@ void runRender(const RenderFlags& flags) {
 
   if (flags.what == "script") {
     std::cout << prepared->script;
+  } else if (flags.what == "config") {
+    // The files staged for the framework (a llamafactory job's llamafactory.yaml), as written.
+    if (prepared->request.inputs.empty()) {
+      invalid({{"cli.no_config", "--what",
+                "a '" + prepared->request.framework +
+                    "' job stages no framework config: it runs spec.framework.command"}});
+    }
+    for (const auto& input : prepared->request.inputs) std::cout << input.content;
   } else {
     std::cout << prepared->submit_body.dump(2) << '\n';
   }
@@ -75,15 +83,17 @@ void addRenderCommand(CLI::App& app) {
   auto flags = std::make_shared<RenderFlags>();
   CLI::App* cmd = app.add_subcommand(
       "render",
-      "Print what would be submitted for a job spec: the batch script (default) or the\n"
-      "JSON body of POST /slurm/v0.0.45/job/submit. Validates like `validate` first; stages\n"
+      "Print what would be submitted for a job spec: the batch script (default), the\n"
+      "JSON body of POST /slurm/v0.0.45/job/submit, or the config TunePlane writes for a\n"
+      "llamafactory job (llamafactory.yaml). Validates like `validate` first; stages\n"
       "and submits nothing. Exit codes: 0 printed; 2 refused or a file missing/unreadable\n"
       "(every error on stderr as 'field: message [code]'). A job user who could not write\n"
       "the attempt from this host (see `validate`) is a warning on stderr, not a failure.");
   cmd->add_option("-f,--file", flags->spec_file, "Job spec file, YAML or JSON (required)");
   cmd->add_option("--site", flags->site_file,
                   std::string("Site file (YAML); default: $") + pipeline::kSiteFileEnv);
-  cmd->add_option("--what", flags->what, "script (default) or request (the submit body)");
+  cmd->add_option("--what", flags->what,
+                  "script (default), request (the submit body) or config (llamafactory.yaml)");
   cmd->add_option("--attempt-dir", flags->attempt_dir,
                   "Attempt directory to render for (absolute); default: "
                   "<staging_root>/jobs/<job-id>/attempts/<attempt>");

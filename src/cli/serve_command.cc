@@ -4,14 +4,20 @@
 // SIGTERM or SIGINT stops it at a safe point (exit 0); Slurm jobs keep running and the next
 // start picks them up from the store. The log goes to stderr — JSON lines by default, with a
 // record per transition and per slurmrestd error (cli/log_format.h) — and the access log
-// (one JSON line per request, never a token) to stdout. SIGHUP re-reads server.tls's
-// certificate and key. Plain HTTP on a non-loopback address is refused unless the site file
-// says server.insecure_http: true (a bearer token would cross the network in clear text).
+// (one JSON line per request, never a token) to stdout. SIGHUP (`systemctl reload`) re-reads
+// the site's tokens, its runtime registry and server.tls's certificate and key, and puts them
+// in force together or not at all (server/site_reload.h). Plain HTTP on a non-loopback
+// address is refused unless the site file says server.insecure_http: true (a bearer token
+// would cross the network in clear text). Under systemd the database defaults to
+// $STATE_DIRECTORY/tuneplane.db (StateDirectory=tuneplane: /var/lib/tuneplane).
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -23,12 +29,14 @@
 #include "api/error_codes.h"
 #include "api/server_config.h"
 #include "cli/commands.h"
+#include "cli/credential_gate.h"
 #include "cli/log_format.h"
 #include "cli/site_environment.h"
 #include "client_cli/output.h"
 #include "pipeline/launch_pipeline.h"
 #include "server/daemon.h"
 #include "store/open_store.h"
+#include "store/postgres_job_store.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -57,9 +65,9 @@ void raiseDescriptorLimit() {
 }
 
 // Plain HTTP only on loopback, unless the operator said otherwise (and is told every time).
-void checkListenSecurity(const api::ServerConfig& config, const api::ListenAddress& listen,
-                         const std::string& field) {
-  if (config.tls || api::isLoopbackHost(listen.host)) return;
+void checkListenSecurity(const api::ServerConfig& config, const std::string& field) {
+  const api::ListenAddress& listen = config.http.listen;
+  if (config.http.tls || api::isLoopbackHost(listen.host)) return;
   if (!config.insecure_http) {
     failLines({{"server.insecure_listen", field,
                 "'" + listen.host +
@@ -81,6 +89,56 @@ std::string replicaName() {
   return std::string(host) + ":" + std::to_string(::getpid());
 }
 
+// What a failed open of a SQLite store needs next: a directory this user can write.
+std::string storeHint(const std::string& db) {
+  if (store::PostgresJobStore::isUri(db)) return "";
+  const std::filesystem::path dir = std::filesystem::absolute(db).parent_path();
+  if (::access(dir.c_str(), W_OK) == 0) return "";
+  return " (this user cannot write " + dir.string() +
+         ": set server.db to a file in a directory it can write — under systemd the default "
+         "is the unit's StateDirectory, $STATE_DIRECTORY/tuneplane.db)";
+}
+
+// The site's credential files out of the jobs' reach and readable by serve's user alone
+// (doctor/credential_checks.h), or serve does not start — unless the site accepts the risk.
+void checkCredentials(const pipeline::SiteContext& site, const api::ServerConfig& config) {
+  std::vector<std::string> accepted;
+  const Errors refusals = credentialRefusals(site, config, accepted);
+  for (const auto& warning : accepted) spdlog::warn("serve: {}", warning);
+  if (!refusals.empty()) failLines(refusals, kExitInvalid);
+}
+
+void logReload(Checked<server::SiteReload> next, const pipeline::SiteContext& site,
+               const api::ServerConfig& running, server::Daemon& daemon) {
+  if (next) {
+    // A new TLS key is held to the credential rule as the one at start was.
+    api::ServerConfig reloaded = running;
+    reloaded.http.tls = next->tls;
+    std::vector<std::string> accepted;
+    if (Errors refusals = credentialRefusals(site, reloaded, accepted); !refusals.empty()) {
+      next = failAll(std::move(refusals));
+    }
+  }
+  if (!next) {
+    std::string why;
+    for (const auto& e : next.error()) why += (why.empty() ? "" : "; ") + e.describe();
+    spdlog::error(
+        "serve: reload refused: the tokens, runtime registry and TLS files in force stay "
+        "as they were: {}",
+        why);
+    return;
+  }
+  auto applied = daemon.reload(*next);
+  if (!applied) {
+    spdlog::error(
+        "serve: reload refused: the tokens, runtime registry and TLS files in force stay "
+        "as they were: {}",
+        applied.error().describe());
+    return;
+  }
+  spdlog::info("serve: reloaded: {}", *applied);
+}
+
 void runServe(const ServeFlags& flags) {
   // Every thread started from here on inherits this mask, so the signals reach only the
   // sigwait below: no handler runs in the middle of a store write.
@@ -95,21 +153,31 @@ void runServe(const ServeFlags& flags) {
 
   auto context = pipeline::loadSiteContext(flags.site_file, siteEnvironmentFromProcess());
   if (!context) failLines(context.error(), kExitInvalid);
-  auto config = api::loadServerConfig(context->site_path);
-  if (!config) failLines(config.error(), kExitInvalid);
-  if (flags.db) config->db = *flags.db;
-  if (flags.listen) config->listen = *flags.listen;
-  const std::string listen_field = flags.listen ? "--listen" : "server.listen";
-  auto listen = api::parseListen(config->listen, listen_field);
-  if (!listen) failLines({listen.error()}, kExitInvalid);
-  checkListenSecurity(*config, *listen, listen_field);
+  const char* state_directory = std::getenv("STATE_DIRECTORY");
+  const api::ServerDefaults defaults{state_directory ? std::optional<std::string>(state_directory)
+                                                     : std::nullopt};
+  auto from_file = api::loadServerConfig(context->site_path, defaults);
+  if (!from_file) failLines(from_file.error(), kExitInvalid);
+  api::ServerConfig config = *from_file;
+  if (flags.db) config.db = *flags.db;
+  if (flags.listen) {
+    auto listen = api::parseListen(*flags.listen, "--listen");
+    if (!listen) failLines({listen.error()}, kExitInvalid);
+    config.http.listen = *listen;
+  }
+  checkListenSecurity(config, flags.listen ? "--listen" : "server.listen");
+  checkCredentials(*context, config);
   raiseDescriptorLimit();
-  if (config->tokens.empty()) {
-    spdlog::warn("serve: server.tokens is empty: every /v1 request will be refused (401)");
+  if (config.tokens.empty()) {
+    spdlog::warn(
+        "serve: server.tokens is empty: every /v1 request will be refused (401). Add a user "
+        "with `tuneplane token add USER --site {}`, then reload (`systemctl reload tuneplane`, "
+        "or SIGHUP)",
+        context->site_path);
   }
 
   store::LeaseOptions lease;
-  lease.lease_seconds = config->lease_seconds;
+  lease.lease_seconds = config.lease_seconds;
   lease.holder = replicaName();
   lease.on_change = [](bool leader, int64_t epoch, const std::string& why) {
     if (leader) {
@@ -118,8 +186,12 @@ void runServe(const ServeFlags& flags) {
       spdlog::warn("serve: lease lost, epoch {} ({}): this replica is a standby", epoch, why);
     }
   };
-  auto opened = store::openJobStore(config->db, config->db_password_file, std::move(lease));
-  if (!opened) failLines({opened.error()}, kExitFailure);
+  auto opened = store::openJobStore(config.db, config.db_password_file, std::move(lease));
+  if (!opened) {
+    Error why = opened.error();
+    why.message += storeHint(config.db);
+    failLines({why}, kExitFailure);
+  }
   store::JobStore& job_store = *opened->store;
 
   auto access =
@@ -127,18 +199,11 @@ void runServe(const ServeFlags& flags) {
   access->set_pattern("%v");
   access->flush_on(spdlog::level::info);  // a line per request, even when stdout is a pipe
   server::DaemonOptions options;
-  options.server = {*listen,
-                    config->tokens,
-                    config->max_body_bytes,
-                    config->threads,
-                    config->max_header_bytes,
-                    config->request_timeout,
-                    config->idle_timeout,
-                    config->max_connections,
-                    config->max_connections_per_client,
-                    config->tls};
-  options.poll_interval = config->poll_interval;
-  options.submit_concurrency = config->submit_concurrency;
+  options.http = config.http;
+  options.tokens = config.tokens;
+  options.server_secrets = serverSecrets(config);
+  options.poll_interval = config.poll_interval;
+  options.submit_concurrency = config.submit_concurrency;
   options.access_log = [access](const std::string& line) { access->info(line); };
   options.event_log = std::move(records);
   if (store::LeaderLease* replica = opened->lease) {
@@ -159,20 +224,19 @@ void runServe(const ServeFlags& flags) {
     }
   }
   spdlog::info("serve: listening on {} (db {}, polling every {} ms)", (*daemon)->baseUrl(),
-               store::describeDb(config->db), config->poll_interval.count());
+               store::describeDb(config.db), config.poll_interval.count());
 
   int signal_number = 0;
   while (sigwait(&stop_signals, &signal_number) != 0 || signal_number == SIGHUP) {
     if (signal_number != SIGHUP) continue;
     signal_number = 0;
-    if (!config->tls) {
-      spdlog::info("serve: SIGHUP received; no server.tls to reload");
-    } else if (auto reloaded = (*daemon)->reloadTls(); reloaded) {
-      spdlog::info("serve: SIGHUP received; TLS certificate and key reloaded");
-    } else {
-      spdlog::error("serve: SIGHUP received; TLS reload failed, the old certificate stays: {}",
-                    reloaded.error().message);
-    }
+    spdlog::info(
+        "serve: SIGHUP received: re-reading the tokens, the runtime registry and the "
+        "TLS files of {}",
+        context->site_path);
+    logReload(server::readSiteReload(context->site_path, siteEnvironmentFromProcess(), defaults,
+                                     *from_file),
+              *context, config, **daemon);
   }
   spdlog::info("serve: {} received; stopping at a safe point (Slurm jobs keep running)",
                signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
@@ -189,7 +253,8 @@ void addServeCommand(CLI::App& app) {
       "serve",
       "Run the control plane: the reconciler and the /v1 HTTP API (docs/operators.md, 'tuneplane\n"
       "serve and the /v1 API'). Settings from the site file's server: section; flags override.\n"
-      "SIGTERM/SIGINT stop it at a safe point; SIGHUP reloads server.tls. Exit codes: 0\n"
+      "SIGTERM/SIGINT stop it at a safe point; SIGHUP reloads the tokens, the runtime registry\n"
+      "and server.tls together (all or none). Exit codes: 0\n"
       "stopped by a signal; 1 the store cannot be opened or the address cannot be bound;\n"
       "2 a bad site file or flag, or a non-loopback listen without server.tls (or\n"
       "server.insecure_http: true).");
@@ -199,7 +264,7 @@ void addServeCommand(CLI::App& app) {
   cmd->add_option(
       "--db", flags->db,
       "SQLite file, or a postgresql:// URI without its password (default: server.db, else "
-      "tuneplane.db beside the site file)");
+      "$STATE_DIRECTORY/tuneplane.db under systemd, else tuneplane.db beside the site file)");
   cmd->add_option("--listen", flags->listen,
                   "HOST:PORT to listen on (default: server.listen, else 127.0.0.1:8080)");
   cmd->add_option("--log-format", flags->log_format,

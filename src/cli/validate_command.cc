@@ -74,6 +74,19 @@ void printSummary(std::ostream& out, const launch::LaunchRequest& request,
     if (c.constraint) out << ", constraint " << *c.constraint;
     out << "\n";
   }
+  if (!request.inputs.empty()) {
+    // A first-class framework: what TunePlane runs for it (render --what config: the file).
+    int gpus = 0;
+    for (const auto& c : request.components) gpus += c.nodes * c.gpus_per_node;
+    std::string command;
+    for (const auto& word : request.command) command += (command.empty() ? "" : " ") + word;
+    out << "  launch: " << command << " as the Ray driver, ray_num_workers " << gpus
+        << ", Ray told at least " << request.ray_min_cpus_per_gpu << " CPUs per GPU\n";
+  }
+  if (!request.checkpoint_dir.empty()) {
+    out << "  checkpoints: " << request.checkpoint_dir
+        << " (TUNEPLANE_CHECKPOINT_DIR, the same for every attempt)\n";
+  }
   out << "  logs and output: " << access.describe() << "\n";
 }
 

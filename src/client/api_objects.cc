@@ -74,6 +74,7 @@ AttemptView attemptFromJson(const Json& j) {
   a.lookups = optInt(j, "lookups").value_or(0);
   a.abandoned_by = optText(j, "abandoned_by");
   a.abandon_reason = optText(j, "abandon_reason");
+  a.resume_from_step = optInt(j, "resume_from_step");
   if (auto it = j.find("components"); it != j.end() && it->is_array()) {
     for (const Json& c : *it) a.components.push_back(componentFromJson(c));
   }
@@ -160,6 +161,10 @@ Result<JobView> jobFromJson(const Json& j) {
   job.cancel_requested = flag(j, "cancel_requested");
   job.cancel_requested_by = optText(j, "cancel_requested_by");
   job.next_attempt_at = optText(j, "next_attempt_at");
+  if (auto it = j.find("scheduling"); it != j.end() && it->is_object()) {
+    job.slurm_account = optText(*it, "account");
+    job.qos = optText(*it, "qos");
+  }
   if (auto it = j.find("attempts"); it != j.end() && it->is_array()) {
     for (const Json& a : *it) job.attempts.push_back(attemptFromJson(a));
   }

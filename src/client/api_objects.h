@@ -45,6 +45,9 @@ struct AttemptView {
   int64_t lookups = 0;
   std::optional<std::string> abandoned_by;
   std::optional<std::string> abandon_reason;
+  // The step the attempt started from, when its framework says (LlamaFactory: its highest
+  // checkpoint); absent otherwise.
+  std::optional<int64_t> resume_from_step;
   std::vector<ComponentView> components;
 
   bool terminal() const;  // by phase::AttemptPhase; an unknown phase is not terminal
@@ -80,6 +83,9 @@ struct JobView {
   bool cancel_requested = false;
   std::optional<std::string> cancel_requested_by;
   std::optional<std::string> next_attempt_at;
+  // What Slurm charges the job to ("scheduling"; only in GET /v1/jobs/{id}).
+  std::optional<std::string> slurm_account;
+  std::optional<std::string> qos;
   int attempt_count = 0;                       // the list's attempt_count, else attempts.size()
   std::optional<AttemptView> current_attempt;  // the list's summary, else the last attempt
   std::vector<AttemptView> attempts;           // only in GET /v1/jobs/{id}

@@ -60,6 +60,12 @@ void describeAttempt(std::string& out, const AttemptView& a, const ViewOptions& 
   field(out, in, "Created", longTime(a.created, view));
   field(out, in, "Submitted", longTime(a.submitted, view));
   field(out, in, "Ended", longTime(a.ended, view));
+  if (a.resume_from_step) {
+    field(out, in, "Started from",
+          *a.resume_from_step == 0
+              ? std::string("step 0 (from the start)")
+              : fmt::format("step {} (the job's last checkpoint)", *a.resume_from_step));
+  }
   if (a.lookups > 0) field(out, in, "Lookups", std::to_string(a.lookups));
   if (a.abandoned_by) {
     field(out, in, "Abandoned",
@@ -173,6 +179,10 @@ std::string describeJob(const JobView& job, const std::vector<EventView>& events
   field(out, "", "Labels", labels.empty() ? "<none>" : joined(labels, ","));
   field(out, "", "Phase", job.phase);
   field(out, "", "Reason", orDash(job.reason));
+  if (job.slurm_account || job.qos) {
+    field(out, "", "Charged to",
+          "account " + job.slurm_account.value_or("-") + ", QOS " + job.qos.value_or("-"));
+  }
   field(out, "", "Created", longTime(job.created, view));
   field(out, "", "Updated", longTime(job.updated, view));
   if (job.cancel_requested) {

@@ -27,6 +27,19 @@ int runWhoami(const WhoamiFlags& flags, CommandIo& io) {
   auto admin = answer->find("admin");
   const bool is_admin = admin != answer->end() && admin->is_boolean() && admin->get<bool>();
   io.out << fmt::format("{}{}\n", user->get<std::string>(), is_admin ? " (admin)" : "");
+  // What this user's jobs may be charged to in Slurm, the default first (when the site says).
+  for (const auto& [key, label] :
+       {std::pair{"slurm_accounts", "Slurm accounts"}, std::pair{"qos", "QOS"}}) {
+    auto names = answer->find(key);
+    if (names == answer->end() || !names->is_array() || names->empty()) continue;
+    std::string line;
+    for (const auto& name : *names) {
+      if (!name.is_string()) continue;
+      line +=
+          (line.empty() ? "" : ", ") + name.get<std::string>() + (line.empty() ? " (default)" : "");
+    }
+    io.out << fmt::format("{}: {}\n", label, line);
+  }
   const client::ClientConfig& config = session->config();
   session->note(fmt::format("server {} (from {}); token from {}", config.server,
                             config.server_source, config.token_source));

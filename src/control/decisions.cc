@@ -88,7 +88,10 @@ SubmitFailure classifySubmitFailure(const slurm::SlurmError& e) {
       e.http_status == kHttpTooManyRequests) {
     return SubmitFailure::kResend;
   }
-  // A 5xx proves nothing either way.
+  // slurmrestd's own word that slurmctld never took the request (its 502 "Unable to contact
+  // slurm controller (connect failure)", the controller's rate limit): no job was made.
+  if (slurm::neverReachedController(e.slurm_error_number)) return SubmitFailure::kResend;
+  // Any other 5xx proves nothing either way.
   if (e.transport == slurm::TransportClass::kUnknown || code == slurm::kErrServerError) {
     return SubmitFailure::kLookUp;
   }
@@ -260,6 +263,53 @@ Result<store::Change> markLookupMiss(const store::JobView& view, int number, int
                   why);
   }
   return b.build();
+}
+
+Result<store::Change> markNeverSubmitted(const store::JobView& view, int number, int lookups,
+                                         int64_t now_ms) {
+  ChangeBuilder b(view, now_ms);
+  const store::AttemptRecord a = b.attempt(number);
+  const std::string why = "no Slurm job carries the submit token " + a.submit_token + " after " +
+                          std::to_string(lookups) +
+                          " lookups in Slurm's own listing, and the attempt left no trace on the "
+                          "node: the submit never made a job";
+  if (b.job().cancel_requested) {
+    const std::string actor = cancelActor(view.job);
+    b.editAttempt(number, [](store::AttemptRecord& r) { r.cause = EndCause::kCancelled; });
+    b.moveAttempt(number, AttemptPhase::kCancelled, "cancelled; " + why, actor);
+    b.moveJob(JobPhase::kCancelled, "cancelled; " + why, actor);
+    return b.build();
+  }
+  b.editAttempt(number, [&](store::AttemptRecord& r) {
+    r.lookups = 0;
+    r.next_lookup_ms = now_ms;
+    r.missing_polls = 0;
+  });
+  b.moveAttempt(number, AttemptPhase::kStaging,
+                why + "; submitting the same attempt again (its claim lets one copy run)");
+  mirror(b, b.attempt(number));
+  return b.build();
+}
+
+store::Change mergeChanges(const store::Change& first, const store::Change& second) {
+  store::Change out = first;
+  if (second.job) {
+    const int64_t version = first.job ? first.job->version : second.job->version;
+    out.job = second.job;
+    out.job->version = version;
+  }
+  for (const auto& a : second.attempts) {
+    auto it = std::find_if(out.attempts.begin(), out.attempts.end(),
+                           [&](const auto& x) { return x.number == a.number; });
+    if (it == out.attempts.end()) {
+      out.attempts.push_back(a);
+    } else {
+      *it = a;
+    }
+  }
+  out.events.insert(out.events.end(), second.events.begin(), second.events.end());
+  out.synced = first.synced || second.synced;
+  return out;
 }
 
 Result<store::Change> markAbandoned(const store::JobView& view, int number, int64_t now_ms) {
@@ -476,7 +526,7 @@ TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records,
 bool foundClaimedByAnother(const store::AttemptRecord& attempt) {
   return std::any_of(attempt.components.begin(), attempt.components.end(), [](const auto& c) {
     return !c.state.empty() && c.state.front() == "FAILED" &&
-           c.exit_code == slurm::kExitAlreadyClaimed;
+           (c.exit_code == slurm::kExitAlreadyClaimed || c.exit_code == slurm::kExitCannotClaim);
   });
 }
 

@@ -111,6 +111,19 @@ Result<store::Change> markRefused(const store::JobView& view, int number, phase:
 // A lookup by token did not find the job: look again after lookupDelay(), say so.
 Result<store::Change> markLookupMiss(const store::JobView& view, int number, int64_t now_ms);
 
+// A lost receipt whose token Slurm's listing proved absent `lookups` times, long enough after
+// the submit, and that left no trace on the node: the submit made no job. The attempt goes
+// back to Staging and is submitted again as itself — same token, same directory — so that if
+// the first copy exists after all, the claim lets one of them run. Cancelled instead when a
+// cancel was requested (nothing runs).
+Result<store::Change> markNeverSubmitted(const store::JobView& view, int number, int lookups,
+                                         int64_t now_ms);
+
+// `first` then `second` (a decision made on the view after `first`), as one change: the
+// attempts `second` touches replace `first`'s, the events follow one another, and the job
+// record is `second`'s at `first`'s version (the one the store compares).
+store::Change mergeChanges(const store::Change& first, const store::Change& second);
+
 // An operator gave up on a lost receipt (recorded with who and why). Not retried: the
 // original may still exist somewhere.
 Result<store::Change> markAbandoned(const store::JobView& view, int number, int64_t now_ms);
@@ -165,9 +178,10 @@ struct TokenChoice {
 TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records,
                           std::optional<uint64_t> claimant = std::nullopt);
 
-// Whether a component of the attempt's Slurm job ended FAILED with kExitAlreadyClaimed: its
+// Whether a component of the attempt's Slurm job ended FAILED with kExitAlreadyClaimed — its
 // script found the attempt claimed by another Slurm job with the same token (a doubled
-// submit whose receipt named the copy that started second), which runs it.
+// submit whose receipt named the copy that started second), which runs it — or with
+// kExitCannotClaim, which another copy's claim may explain too: the token is looked up.
 bool foundClaimedByAnother(const store::AttemptRecord& attempt);
 
 // An ending verdict whose requeued Slurm job could not be cancelled yet: the attempt stays

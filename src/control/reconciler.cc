@@ -4,6 +4,7 @@
 #include "control/reconciler.h"
 
 #include <array>
+#include <deque>
 #include <utility>
 
 #include <spdlog/spdlog.h>
@@ -60,115 +61,186 @@ TickReport Reconciler::tick(std::stop_token stop) {
   listing_.reset();
   by_token_.reset();
   launches_.clear();
-  auto active = store_.activeJobs();
-  if (!active) {
-    ++report_.errors;
-    spdlog::error("reconciler: cannot read the active jobs: {}", active.error().describe());
-    return report_;
-  }
-  report_.jobs = static_cast<int>(active->size());
-  std::set<std::string> live;  // the current attempts: what the per-process memory keeps
-  for (const auto& view : *active) {
-    if (!view.attempts.empty()) live.insert(key(view.attempts.back()));
-  }
-  std::vector<store::JobView> looking;
-  std::vector<store::JobView> tracked;
-  for (auto& view : *active) {
+  if (!refreshKnown(report_)) return report_;
+  report_.jobs = static_cast<int>(known_.size());
+  std::set<AttemptKey> live;  // the current attempts: what the per-process memory keeps
+  // The jobs this cycle's poll follows: as read (known_ changes only at the next tick's
+  // refresh), or as a step of this tick left them (`changed` holds those).
+  std::vector<const store::JobView*> tracked;
+  std::deque<store::JobView> changed;
+  for (const auto& [order, known] : known_) {
     if (stop.stop_requested()) {
       report_.stopped = true;
       return report_;
     }
-    dispatch(std::move(view), looking, tracked);
+    const store::JobView& view = known.view;
+    if (!view.attempts.empty()) live.insert(key(view.attempts.back()));
+    Driven driven = drive(view, JobFacts{}, /*polled=*/false);
+    if (!driven.follow) continue;
+    if (driven.after) {
+      changed.push_back(std::move(*driven.after));
+      tracked.push_back(&changed.back());
+    } else {
+      tracked.push_back(&view);
+    }
   }
   if (!launches_.empty() && !stop.stop_requested()) runLaunches();
-  if (!looking.empty() && !stop.stop_requested()) lookForLostReceipts(looking);
   if (!tracked.empty() && !stop.stop_requested()) {
     batching_ = true;
     poll(tracked, stop);
     flushBatch();  // also when stopped: the observations made are written whole
   }
   report_.stopped = stop.stop_requested();
-  // Forget attempts that are no longer current.
-  for (auto it = verified_ms_.begin(); it != verified_ms_.end();) {
-    const bool keep = live.count(it->first) || it->second == steady_now_;  // or new this tick
-    it = keep ? std::next(it) : verified_ms_.erase(it);
-  }
-  for (auto it = cancel_sent_.begin(); it != cancel_sent_.end();) {
-    const std::string attempt = it->first.substr(0, it->first.rfind('/'));
-    it = live.count(attempt) ? std::next(it) : cancel_sent_.erase(it);
-  }
-  for (auto it = unrunnable_since_.begin(); it != unrunnable_since_.end();) {
-    const bool keep = live.count(it->first) || it->second == steady_now_;  // or new this tick
-    it = keep ? std::next(it) : unrunnable_since_.erase(it);
+  // Forget attempts that are no longer current (a new attempt's memory starts empty).
+  for (auto it = memory_.begin(); it != memory_.end();) {
+    const bool keep = live.count(it->first) || it->second.verified_ms == steady_now_;  // or new
+    it = keep ? std::next(it) : memory_.erase(it);
   }
   return report_;
 }
 
-void Reconciler::dispatch(store::JobView view, std::vector<store::JobView>& looking,
-                          std::vector<store::JobView>& tracked) {
-  const store::JobRecord& job = view.job;
-  const store::AttemptRecord* attempt = currentAttempt(view);
-  if (attempt == nullptr || job.phase == phase::JobPhase::kRetrying) {
-    if (job.cancel_requested) {
-      commit(view, cancelBeforeSubmit(view, now_), "cancel");
-    } else if (attempt == nullptr || now_ >= job.next_attempt_ms) {
-      queueLaunch(std::move(view), /*fresh=*/true);
-    }
-    return;
+bool Reconciler::refreshKnown(TickReport& report) {
+  epoch_ = store_.fenceEpoch();
+  const bool full = epoch_ != known_epoch_ || known_through_seq_ == 0 ||
+                    steady_now_ - last_full_read_ms_ >= kFullReadIntervalMs;
+  auto delta = store_.activeJobsSince(full ? 0 : known_through_seq_);
+  if (!delta) {
+    ++report.errors;
+    spdlog::error("reconciler: cannot read the active jobs: {}", delta.error().describe());
+    return false;
   }
-  switch (attempt->phase) {
-    case phase::AttemptPhase::kStaging:
-      if (job.cancel_requested) {
-        commit(view, cancelBeforeSubmit(view, now_), "cancel");
-      } else if (now_ >= attempt->next_lookup_ms) {
-        queueLaunch(std::move(view), /*fresh=*/false);
+  if (delta->full) {
+    std::map<std::string, Known> kept;  // what was parsed stays parsed
+    for (auto& [order, known] : known_) kept.emplace(order.second, std::move(known));
+    known_.clear();
+    created_of_.clear();
+    last_full_read_ms_ = steady_now_;
+    known_epoch_ = epoch_;
+    for (auto& view : delta->active) {
+      Known known{std::move(view), std::nullopt};
+      if (auto it = kept.find(known.view.job.id); it != kept.end()) known.retry = it->second.retry;
+      created_of_[known.view.job.id] = known.view.job.created_ms;
+      known_.insert_or_assign({known.view.job.created_ms, known.view.job.id}, std::move(known));
+    }
+  } else {
+    auto forget = [this](const std::string& id) {
+      auto it = created_of_.find(id);
+      if (it == created_of_.end()) return;
+      known_.erase({it->second, id});
+      created_of_.erase(it);
+    };
+    for (const std::string& id : delta->ended) forget(id);
+    for (auto& view : delta->active) {
+      std::optional<spec::RetryPolicy> retry;
+      if (auto it = created_of_.find(view.job.id); it != created_of_.end()) {
+        retry = known_[{it->second, view.job.id}].retry;
+        forget(view.job.id);
       }
-      return;
-    case phase::AttemptPhase::kSubmitting:
-      // Nothing leaves Submitting within a tick without a commit: this one was
-      // interrupted, and the request may have reached Slurm.
-      commit(view,
-             markSubmitUnknown(view, attempt->number,
-                               "TunePlane stopped while the attempt was being submitted", now_),
-             "interrupted submit");
-      return;
-    case phase::AttemptPhase::kSubmitted:
-      resolveReceipt(std::move(view));
-      return;
-    case phase::AttemptPhase::kSubmitUnknown:
-      if (attempt->abandon_requested) {
-        commit(view, markAbandoned(view, attempt->number, now_), "abandon");
-      } else {
-        looking.push_back(std::move(view));
+      created_of_[view.job.id] = view.job.created_ms;
+      const std::pair<int64_t, std::string> order{view.job.created_ms, view.job.id};
+      known_.insert_or_assign(order, Known{std::move(view), retry});
+    }
+  }
+  known_through_seq_ = std::max(known_through_seq_, delta->through_seq);
+  if (delta->full) known_through_seq_ = delta->through_seq;
+  return true;
+}
+
+StepSettings Reconciler::settingsFor(const store::JobView& view) {
+  StepSettings settings;
+  settings.unrunnable_grace_ms = unrunnableGraceMs();
+  // The spec is parsed once per job and process: never on the poll path of a steady cycle.
+  auto it = created_of_.find(view.job.id);
+  Known* known = it != created_of_.end() ? &known_[{it->second, view.job.id}] : nullptr;
+  if (known != nullptr && known->retry) {
+    settings.retry = *known->retry;
+    return settings;
+  }
+  auto parsed = spec::parseJobSpec(view.job.spec);
+  // A stored spec passed validation when it was submitted; if it no longer parses, no retry
+  // is safer than a guessed one.
+  settings.retry = parsed ? parsed->retry : spec::RetryPolicy{};
+  if (known != nullptr) known->retry = settings.retry;
+  return settings;
+}
+
+Reconciler::Driven Reconciler::drive(const store::JobView& view, JobFacts facts, bool polled) {
+  // The rounds a step may ask for facts before it decides: a read, the lookup by token, the
+  // files, the DELETEs it waits for, and their combinations.
+  constexpr int kMaxRounds = 8;
+  const StepSettings settings = settingsFor(view);
+  AttemptMemory scratch;
+  AttemptMemory& memory = view.attempts.empty() ? scratch : memory_[key(view.attempts.back())];
+  StepPlan plan;
+  for (int round = 0;; ++round) {
+    plan = polled ? stepPolled(view, facts, memory, settings, now_, steady_now_)
+                  : stepJob(view, facts, memory, settings, now_, steady_now_);
+    if (!plan.needsFacts()) break;
+    if (round + 1 == kMaxRounds || stop_.stop_requested()) {
+      if (round + 1 == kMaxRounds) {
+        ++report_.errors;
+        spdlog::error("reconciler: job {}: no decision after {} rounds of facts", view.job.id,
+                      kMaxRounds);
       }
-      return;
-    case phase::AttemptPhase::kQueued:
-    case phase::AttemptPhase::kRunning:
-    case phase::AttemptPhase::kUnknown:
-      if (job.cancel_requested && sendCancel(view)) {
-        if (auto fresh = reload(job.id); fresh && !phase::isTerminal(fresh->job.phase)) {
-          tracked.push_back(std::move(*fresh));
-        }
-        return;
-      }
-      tracked.push_back(std::move(view));
-      return;
-    case phase::AttemptPhase::kCancelling:
-      cancelAgain(view);
-      tracked.push_back(std::move(view));
-      return;
-    case phase::AttemptPhase::kReleasing:
-      tracked.push_back(std::move(view));
-      return;
-    case phase::AttemptPhase::kSucceeded:
-    case phase::AttemptPhase::kFailed:
-    case phase::AttemptPhase::kCancelled:
-    case phase::AttemptPhase::kAbandoned:
-      // A commit is atomic, so an active job always has an active attempt or is Retrying.
-      spdlog::error("reconciler: job {} is {} but its attempt {} ended; left as it is", job.id,
-                    phase::toString(job.phase), attempt->number);
-      ++report_.errors;
-      return;
+      return {};
+    }
+    gather(view, plan, facts);
+  }
+  memory = plan.memory;
+  if (!plan.note.empty()) spdlog::warn("reconciler: job {}: {}", view.job.id, plan.note);
+  for (const std::string& sluid : plan.strays) stray_cancels_[sluid] = view.job.id;
+  if (plan.duplicate_jobs > 0 && options_.observer != nullptr && !view.attempts.empty()) {
+    options_.observer->duplicates(view.attempts.back(), plan.duplicate_jobs);
+  }
+  Driven driven;
+  if (plan.write) {
+    if (!commit(view, *plan.write, plan.what)) return {};
+    driven.after = afterChange(view, **plan.write);
+  }
+  const store::JobView& now = driven.after ? *driven.after : view;
+  for (const auto& [memory_key, sluid] : plan.cancel_after) {
+    if (cancelOne(view.job.id, sluid) != CancelHeard::kUnheard) {
+      memory_[key(now.attempts.back())].cancel_heard_ms[memory_key] = steady_now_;
+    }
+  }
+  if (plan.launch != LaunchKind::kNone) queueLaunch(now, plan.launch == LaunchKind::kFresh);
+  driven.follow = plan.poll && !phase::isTerminal(now.job.phase);
+  return driven;
+}
+
+void Reconciler::gather(const store::JobView& view, const StepPlan& plan, JobFacts& facts) {
+  const store::AttemptRecord& attempt = view.attempts.back();
+  auto answer = [](const slurm::SlurmResult<std::vector<slurm::JobRecord>>& records) {
+    if (records) return SlurmAnswer::found(*records);
+    if (records.error().error.code == slurm::kErrJobNotFound) return SlurmAnswer::notFound();
+    return SlurmAnswer::noAnswer(records.error().describe());
+  };
+  if (plan.read_sluid && facts.read.heard == Heard::kNotAsked) {
+    ++report_.fetches;
+    // The leader's SLUID answers for every component of a het job.
+    facts.read = answer(slurm_.getJob(attempt.components.front().sluid));
+    if (facts.read.heard == Heard::kNoAnswer) ++report_.errors;
+  }
+  if (plan.read_receipt && facts.read.heard == Heard::kNotAsked) {
+    ++report_.fetches;
+    facts.read = answer(slurm_.getJob(std::to_string(attempt.slurm_job_id)));
+  }
+  if (plan.read_token && facts.token.heard == Heard::kNotAsked) {
+    auto found = byToken(attempt.submit_token);
+    facts.token =
+        found ? SlurmAnswer::found(std::move(*found)) : SlurmAnswer::noAnswer(listingError());
+  }
+  if (plan.read_files && (!facts.sentinels || !facts.scheduler_log_missing)) {
+    std::vector<std::string> pools;
+    for (const auto& c : attempt.components) pools.push_back(c.pool);
+    facts.sentinels = launcher_.files().sentinels(attempt.staging_dir, pools);
+    facts.scheduler_log_missing =
+        !attempt.components.empty() &&
+        !launcher_.files().schedulerLogExists(attempt.staging_dir, attempt.components.front().pool);
+  }
+  for (const CancelOrder& order : plan.cancel_now) {
+    if (facts.cancels.count(order.sluid)) continue;
+    facts.cancels[order.sluid] = cancelOne(view.job.id, order.sluid);
   }
 }
 
@@ -176,6 +248,7 @@ bool Reconciler::commit(const store::JobView& view, const Result<store::Change>&
                         const char* what) {
   if (batching_ && change) {
     batch_.push_back(*change);
+    batch_.back().read_epoch = epoch_;
     return true;
   }
   return commitNow(report_, view, change, what);
@@ -189,7 +262,9 @@ bool Reconciler::commitNow(TickReport& tally, const store::JobView& view,
                   change.error().describe());
     return false;
   }
-  auto done = store_.commit(*change);
+  store::Change fenced = *change;
+  fenced.read_epoch = epoch_;
+  auto done = store_.commit(fenced);
   if (!done) {
     ++tally.errors;
     spdlog::error("reconciler: job {}: {} not recorded: {}", view.job.id, what,
@@ -207,7 +282,8 @@ bool Reconciler::flushBatch(bool synced) {
   std::vector<store::Change> changes;
   changes.swap(batch_);
   for (store::Change& change : changes) change.synced = synced;
-  auto done = store_.commitAll(changes);
+  std::vector<std::size_t> stale;
+  auto done = store_.commitAll(changes, &stale);
   if (!done) {
     // Nothing is lost: the store still holds the earlier state, so the next tick sees the
     // same differences and decides again.
@@ -216,8 +292,22 @@ bool Reconciler::flushBatch(bool synced) {
                   done.error().describe());
     return false;
   }
-  report_.commits += static_cast<int>(changes.size());
-  for (const auto& change : changes) reportEvents(change);
+  for (std::size_t i : stale) {
+    ++report_.errors;
+    spdlog::warn(
+        "reconciler: job {}: its observation was built from a stale read and was not "
+        "recorded; it is read again",
+        changes[i].job ? changes[i].job->id : std::string("?"));
+  }
+  std::size_t next_stale = 0;
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    if (next_stale < stale.size() && stale[next_stale] == i) {
+      ++next_stale;
+      continue;
+    }
+    ++report_.commits;
+    reportEvents(changes[i]);
+  }
   return true;
 }
 
@@ -245,41 +335,6 @@ void Reconciler::reportEvents(const store::Change& change) {
                  e.attempt ? " attempt " + std::to_string(e.attempt) : std::string(),
                  e.from.empty() ? "new" : e.from, e.to, e.reason);
   }
-}
-
-std::string Reconciler::key(const store::AttemptRecord& attempt) const {
-  return attempt.job_id + "#" + std::to_string(attempt.number);
-}
-
-std::vector<std::string> Reconciler::poolsWithoutLog(const store::AttemptRecord& attempt) const {
-  // The batch script runs in component 0 and writes its log there; the other components'
-  // files appear only if a step writes to them, so their absence proves nothing.
-  std::vector<std::string> missing;
-  if (!attempt.components.empty() &&
-      !launcher_.files().schedulerLogExists(attempt.staging_dir, attempt.components.front().pool)) {
-    missing.push_back(attempt.components.front().pool);
-  }
-  return missing;
-}
-
-AttemptVerdict Reconciler::verdictFor(const store::AttemptRecord& observed,
-                                      bool cancel_requested) const {
-  AttemptVerdict verdict = rollUp(observed.components, cancel_requested);
-  if (verdict.phase == phase::AttemptPhase::kFailed && verdict.cause == phase::EndCause::kUser) {
-    verdict = noteMissingLogs(std::move(verdict), poolsWithoutLog(observed));
-  }
-  return verdict;
-}
-
-spec::RetryPolicy Reconciler::retryOf(const store::JobView& view,
-                                      const AttemptVerdict& verdict) const {
-  // Only an ending attempt consults the policy; parsing the stored spec for every observed
-  // job on every tick would put YAML parsing on the poll path.
-  if (!phase::isTerminal(verdict.phase)) return spec::RetryPolicy{};
-  auto parsed = spec::parseJobSpec(view.job.spec);
-  // A stored spec passed validation when it was submitted; if it no longer parses, no
-  // retry is safer than a guessed one.
-  return parsed ? parsed->retry : spec::RetryPolicy{};
 }
 
 }  // namespace tuneplane::control

@@ -1,9 +1,16 @@
 // The Reconciler: TunePlane's control loop, one synchronous tick() at a time. Each tick
-// reads every active job from the store and moves it one step through the state machine
-// (state_machine.h), deciding with the pure functions of decisions.h and committing each
-// decision atomically before the next network call that depends on it. The thread that
-// calls tick() every poll interval is ControlLoop's (control_loop.h); tests call tick() by
-// hand with a FakeClock.
+// moves every active job one step through the state machine (state_machine.h): the step is
+// the pure function of job_step.h, which takes the stored view, this cycle's facts and the
+// attempt's typed memory and returns a plan; the reconciler only gathers the facts the plan
+// asks for and carries the plan out, committing each decision atomically before the next
+// network call that depends on it. The thread that calls tick() every poll interval is
+// ControlLoop's (control_loop.h); tests call tick() by hand with a FakeClock.
+//
+// What it reads from the store: the active jobs once, then only those written since
+// (JobStore::activeJobsSince, by change sequence), so a steady cycle reads nothing; a full
+// read again after a change of the lease's epoch and every kFullReadIntervalMs. Every write
+// carries the job's version and the epoch it was read under (store::Change), and the store
+// refuses one built from a stale read.
 //
 // The submit protocol, per attempt (each arrow a durable commit):
 //   attempt + submit token (Staging) → stage jobs/<id>/attempts/<n>/ → Submitting →
@@ -12,16 +19,17 @@
 // A Submitting attempt found at the start of a tick was interrupted (TunePlane stopped
 // mid-submit, or the commit after the answer failed): it becomes SubmitUnknown. A lost
 // receipt is looked for by its token in one `GET /jobs/` per cycle that serves every
-// attempt looking; not found is not proof, so it looks again on a backoff until found
-// (adopted, whatever its state) or abandoned by an operator. Nothing is submitted again
-// for that job meanwhile.
+// attempt looking, on a backoff, until found (adopted, whatever its state) or proven absent
+// by Slurm's listing (then submitted again as the same attempt; job_step.h). A failed
+// listing concludes nothing.
 //
 // Polling, per cycle: one `GET /jobs/state/` for the numeric ids of every tracked
 // component, then `GET /job/{sluid}` only for jobs whose state changed or vanished, that
 // this process has not yet verified by SLUID, or whose slow refresh is due — or one
 // `GET /jobs/` instead when more than listing_threshold need it. Every record is matched
 // by SLUID, never by numeric id, so an id Slurm reused is never taken for ours. A job
-// Slurm no longer knows is judged from its sentinels after kMissingPollsToJudge misses.
+// Slurm no longer knows — its "invalid job id" for the SLUID and a listing without the
+// token — is judged from its sentinels after kMissingPollsToJudge such cycles.
 // Every per-tick budget is bounded, so no slow job or burst holds the loop.
 //
 // Launching, per cycle: the attempts to stage and submit (new ones, and Staging ones whose
@@ -37,7 +45,7 @@
 // Thread-safety: one thread calls tick(); the store may be written by others (cancel,
 // abandon requests) at the same time. The launch tasks run on the stage's threads: they
 // write through the store's own calls (thread-safe), count into their own tally, and touch
-// none of the per-process maps below.
+// none of the per-process memory below.
 #pragma once
 
 #include <chrono>
@@ -57,6 +65,7 @@
 #include "common/result.h"
 #include "control/control_observer.h"
 #include "control/decisions.h"
+#include "control/job_step.h"
 #include "control/launch_stage.h"
 #include "control/status_mapping.h"
 #include "pipeline/attempt_launcher.h"
@@ -128,6 +137,10 @@ class Reconciler {
   const ReconcilerOptions& options() const { return options_; }
   const LaunchStage& launchStage() const { return *stage_; }
 
+  // A full read of the active jobs at least this often (ms of the steady clock), whatever
+  // the change sequence says: a guard, not a need.
+  static constexpr int64_t kFullReadIntervalMs = 600'000;
+
  private:
   // One attempt's launch on the launch stage: its task's own counts and what the loop's
   // thread finishes afterwards.
@@ -138,80 +151,67 @@ class Reconciler {
     std::optional<store::JobView> submitted;  // receipt stored: settled on the loop's thread
     std::optional<slurm::SlurmResult<std::vector<slurm::JobRecord>>> records;  // GET /job/<id>
   };
+  // An active job as last read from the store, with its spec's retry policy once parsed.
+  struct Known {
+    store::JobView view;
+    std::optional<spec::RetryPolicy> retry;
+  };
+  using AttemptKey = std::pair<std::string, int>;  // (job id, attempt number)
 
-  // reconciler.cc: dispatch and shared helpers.
-  void dispatch(store::JobView view, std::vector<store::JobView>& looking,
-                std::vector<store::JobView>& tracked);
+  // reconciler.cc: the store's side — the known jobs, commits — and the step's driver.
+  bool refreshKnown(TickReport& report);
+  // Runs the step on `view` to a decision, gathering what it asks for, then carries the plan
+  // out. `polled`: the poll's step (stepPolled).
+  struct Driven {
+    bool follow = false;                  // the attempt is followed in this cycle's poll
+    std::optional<store::JobView> after;  // the view after the plan's write, when it wrote
+  };
+  Driven drive(const store::JobView& view, JobFacts facts, bool polled);
+  void gather(const store::JobView& view, const StepPlan& plan, JobFacts& facts);
+  StepSettings settingsFor(const store::JobView& view);
   bool commit(const store::JobView& view, const Result<store::Change>& change, const char* what);
   // Commits at once (never batched), counting into `tally`: the launch tasks' way.
   bool commitNow(TickReport& tally, const store::JobView& view, const Result<store::Change>& change,
                  const char* what);
   // While batching, commit() queues; flushBatch() writes the queue in one transaction
   // (JobStore::commitAll: one fsync for a whole poll cycle instead of one per job); with
-  // `synced` false, without waiting for a sync (store::Change::synced). False when the
-  // transaction failed (nothing of the batch was written).
+  // `synced` false, without waiting for a sync (store::Change::synced). A change refused as
+  // stale is left out (its job is read again next cycle). False when the transaction failed
+  // (nothing of the batch was written).
   bool flushBatch(bool synced = true);
   std::optional<store::JobView> reload(const std::string& job_id, TickReport* tally = nullptr);
   void hook(SubmitStep step, const store::JobView& view, int attempt);
   void reportEvents(const store::Change& change);
-  std::string key(const store::AttemptRecord& attempt) const;
-  std::vector<std::string> poolsWithoutLog(const store::AttemptRecord& attempt) const;
-  AttemptVerdict verdictFor(const store::AttemptRecord& observed, bool cancel_requested) const;
-  // The job's retry policy when `verdict` ends the attempt (applyVerdict reads it only then).
-  spec::RetryPolicy retryOf(const store::JobView& view, const AttemptVerdict& verdict) const;
+  static AttemptKey key(const store::AttemptRecord& attempt) {
+    return {attempt.job_id, attempt.number};
+  }
 
-  // reconciler_submit.cc: the submit protocol. The launches collected by dispatch() run on
-  // the stage; startAttempt and stageAndSubmit run inside a task (any thread).
+  // reconciler_submit.cc: the submit protocol. The launches collected by the steps run on the
+  // stage; startAttempt and stageAndSubmit run inside a task (any thread).
   void queueLaunch(store::JobView view, bool fresh);
   void runLaunches();
   void startAttempt(Launch& launch, slurm::SlurmClient& slurm);
   // `parsed`: the job's spec when the caller parsed it already (else parsed from the view).
   void stageAndSubmit(Launch& launch, store::JobView view, slurm::SlurmClient& slurm,
                       const spec::PartialSpec* parsed = nullptr);
-  void resolveReceipt(store::JobView view);
-  // True when the read-back settled the attempt's SLUIDs (committed, or queued in the batch).
-  bool settleReceipt(const store::JobView& view,
-                     const slurm::SlurmResult<std::vector<slurm::JobRecord>>& records);
-  void judgeMissing(const store::JobView& view, store::AttemptRecord observed);
+  // Submitting is committed, or — its commit's answer lost — found stored by a re-read.
+  std::optional<store::JobView> commitSubmitting(TickReport& tally, const store::JobView& view,
+                                                 int number);
 
-  // reconciler_track.cc: lost receipts, polling, cancel.
-  void lookForLostReceipts(const std::vector<store::JobView>& looking);
-  void poll(const std::vector<store::JobView>& tracked, std::stop_token stop);
-  void observe(const store::JobView& view, const std::vector<slurm::JobRecord>& records);
-  // The one way an observation is recorded (receipt resolved, found by token, polled): holds
-  // an ending attempt until its requeued job is cancelled, rejects a job Slurm can never
-  // start once the grace has passed, commits what changed, cancels het survivors.
-  // False when the change could not be recorded (nothing else is done then).
-  bool settle(const store::JobView& view, const store::AttemptRecord& observed,
-              AttemptVerdict verdict, const char* what);
-  // The records carrying the attempt's token in this tick's listing (nullopt: no listing).
+  // reconciler_track.cc: polling, the lookup by token, cancel.
+  void poll(const std::vector<const store::JobView*>& tracked, std::stop_token stop);
+  // The records carrying `token` in this tick's listing, of the site's Slurm user only
+  // (nullopt: no listing).
   std::optional<std::vector<slurm::JobRecord>> byToken(const std::string& token);
-  // chooseByToken over `found`; when they are more than one Slurm job, the attempt's
-  // logs/claim is read first, so the job that started the attempt is the one kept.
-  TokenChoice choose(const store::AttemptRecord& attempt,
-                     const std::vector<slurm::JobRecord>& found);
-  // Cancels every duplicate of `choice`; returns the SLUIDs whose cancel was not heard (they
-  // are sent again every cycle).
-  std::vector<std::string> cancelDuplicates(const store::JobView& view, const TokenChoice& choice);
-  bool sendCancel(const store::JobView& view);
-  // A Cancelling attempt whose stored components still wait or run: each gets its DELETE
-  // again — at once for a SLUID no DELETE was heard for yet (a requeue gave the job a new one
-  // after the user's cancel: the fault campaign's seed 12488474279110387694), else a minute
-  // after the last one Slurm heard.
-  void cancelAgain(const store::JobView& view);
-  // Sends one DELETE; true when Slurm heard it. "No such job" counts as heard unless
-  // `gone_is_heard` is false: a requeued job's SLUID changes when its epilog ends, so a DELETE
-  // of the SLUID just read may find nothing while the job pends under the new one.
-  // `gone`, when given, is set to whether Slurm said it knows no such job.
-  bool cancelOne(const std::string& job_id, const std::string& sluid, bool gone_is_heard = true,
-                 bool* gone = nullptr);
-  void cancelComponents(const store::AttemptRecord& attempt, const std::vector<int>& indices);
+  // Sends one DELETE and says what Slurm answered.
+  CancelHeard cancelOne(const std::string& job_id, const std::string& sluid);
   void retryStrayCancels();
   // A Releasing attempt that still has het survivors or a requeued job to cancel: read and
   // acted on every cycle until Slurm confirms each ended.
   bool mustCancelMore(const store::JobView& view) const;
   int64_t unrunnableGraceMs() const;
   const slurm::JobListing* listing();
+  std::string listingError() const;
 
   store::JobStore& store_;
   slurm::SlurmClient& slurm_;
@@ -221,33 +221,32 @@ class Reconciler {
 
   std::unique_ptr<LaunchStage> stage_;
 
+  // The active jobs as last read, in the store's order (created_ms, id), and the change
+  // sequence and lease epoch they were read through.
+  std::map<std::pair<int64_t, std::string>, Known> known_;
+  std::unordered_map<std::string, int64_t> created_of_;  // job id → created_ms (known_'s key)
+  int64_t known_through_seq_ = 0;
+  int64_t known_epoch_ = -1;  // -1: never read
+  int64_t last_full_read_ms_ = 0;
+
   // Per tick.
   int64_t now_ = 0;               // the wall clock: what is stored
   int64_t steady_now_ = 0;        // Clock::steadyMs: deadlines held in memory (clock.h says why)
-  std::vector<Launch> launches_;  // collected by dispatch(), run by runLaunches()
+  int64_t epoch_ = 0;             // the lease's epoch this tick read under (store::Change)
+  std::vector<Launch> launches_;  // collected by the steps, run by runLaunches()
   std::stop_token stop_;
   bool batching_ = false;
   std::vector<store::Change> batch_;
   TickReport report_;
   std::optional<slurm::SlurmResult<slurm::JobListing>> listing_;  // at most one GET /jobs/ per tick
-  // listing_'s records by submit token (comments that are tokens only), built at the first
-  // lookup by token of the tick.
+  // listing_'s records of the site's Slurm user by submit token (comments that are tokens
+  // only), built at the first lookup by token of the tick.
   std::optional<std::unordered_map<std::string, std::vector<slurm::JobRecord>>> by_token_;
 
-  // Per process: when each attempt (key()) was last verified by SLUID; when each het
-  // survivor (key()/index) and each cancelled SLUID (key()/SLUID) was last sent a DELETE that
-  // Slurm heard; since when each Queued
-  // attempt has waited on a reason Slurm can never satisfy (a restart starts the grace
-  // again: never early); and duplicates (SLUID → job id) whose DELETE was not heard yet.
-  std::map<std::string, int64_t> verified_ms_;
-  std::map<std::string, int64_t> cancel_sent_;
-  std::map<std::string, int64_t> unrunnable_since_;
+  // Per process: the typed memory of each current attempt (job_step.h), and duplicates
+  // (SLUID → job id) whose DELETE Slurm has not heard yet, sent again every cycle.
+  std::map<AttemptKey, AttemptMemory> memory_;
   std::map<std::string, std::string> stray_cancels_;
-  // Attempts (key()) whose cancel this tick found a SLUID Slurm no longer knows while the
-  // stored state said it waits or runs: a requeue may have given the job a new SLUID under an
-  // unchanged state (PENDING again), which the state list cannot show. Read by SLUID this
-  // tick, so the token lookup finds it.
-  std::set<std::string> must_read_;
 };
 
 }  // namespace tuneplane::control

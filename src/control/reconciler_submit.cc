@@ -12,6 +12,7 @@
 #include "control/decisions.h"
 #include "control/reconciler.h"
 #include "spec/spec_parser.h"
+#include "store/error_codes.h"
 
 namespace tuneplane::control {
 namespace {
@@ -79,7 +80,20 @@ void Reconciler::runLaunches() {
     report_.fetches += launch.tally.fetches;
     report_.commits += launch.tally.commits;
     report_.errors += launch.tally.errors;
-    if (launch.submitted && launch.records && settleReceipt(*launch.submitted, *launch.records)) {
+    if (!launch.submitted || !launch.records) continue;
+    // The read-back is the Submitted step's read of the receipt (job_step.h).
+    JobFacts facts;
+    const auto& records = *launch.records;
+    if (records) {
+      facts.read = SlurmAnswer::found(*records);
+    } else if (records.error().error.code == slurm::kErrJobNotFound) {
+      facts.read = SlurmAnswer::notFound();
+    } else {
+      facts.read = SlurmAnswer::noAnswer(records.error().describe());
+    }
+    drive(*launch.submitted, std::move(facts), /*polled=*/false);
+    const auto remembered = memory_.find(key(launch.submitted->attempts.back()));
+    if (remembered != memory_.end() && remembered->second.verified_ms == steady_now_) {
       settled.push_back(&launch);
     }
   }
@@ -150,8 +164,7 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
   // The last point to stop before sending: once Submitting is durable, the POST goes out
   // and its answer is recorded, so a stop never strands an attempt that was not sent.
   if (stop_.stop_requested()) return;
-  if (!commitNow(tally, view, markSubmitting(view, n, now_), "submitting")) return;
-  auto submitting = reload(view.job.id, &tally);
+  auto submitting = commitSubmitting(tally, view, n);
   if (!submitting) return;
   hook(SubmitStep::kSubmittingDurable, *submitting, n);
 
@@ -195,60 +208,41 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
   launch.submitted = std::move(*submitted);  // read back and settled by runLaunches
 }
 
-void Reconciler::resolveReceipt(store::JobView view) {
-  ++report_.fetches;
-  if (settleReceipt(view, slurm_.getJob(std::to_string(view.attempts.back().slurm_job_id)))) {
-    hook(SubmitStep::kSluidsDurable, view, view.attempts.back().number);
+std::optional<store::JobView> Reconciler::commitSubmitting(TickReport& tally,
+                                                           const store::JobView& view, int number) {
+  auto change = markSubmitting(view, number, now_);
+  if (!change) {
+    commitNow(tally, view, change, "submitting");
+    return std::nullopt;
   }
-}
-
-bool Reconciler::settleReceipt(const store::JobView& view,
-                               const slurm::SlurmResult<std::vector<slurm::JobRecord>>& records) {
-  const store::AttemptRecord& attempt = view.attempts.back();
-  if (!records || records->empty()) {
-    if (records || records.error().error.code == slurm::kErrJobNotFound) {
-      judgeMissing(view, countMissing(attempt));
-    } else {
-      ++report_.errors;
-      spdlog::warn("reconciler: job {}: cannot read Slurm job {} yet: {}", view.job.id,
-                   attempt.slurm_job_id, records.error().describe());
-    }
-    return false;
+  change->read_epoch = epoch_;
+  auto done = store_.commit(*change);
+  if (done) {
+    ++tally.commits;
+    reportEvents(*change);
+    return reload(view.job.id, &tally);
   }
-  for (const auto& r : *records) {
-    if (r.comment != attempt.submit_token) {
-      // Not ours (an id reused already?): find ours by its token instead.
-      commit(view,
-             markSubmitUnknown(view, attempt.number,
-                               "Slurm job " + std::to_string(r.job_id) +
-                                   " does not carry this attempt's submit token",
-                               now_),
-             "receipt not ours");
-      return false;
-    }
-  }
-  store::AttemptRecord observed = attempt;
-  applyRecords(observed, *records, /*by_sluid=*/false);
-  observed.missing_polls = 0;
-  const AttemptVerdict verdict = requeuedAlready(*records)
-                                     ? requeuedUnderNewSluid(*records)
-                                     : verdictFor(observed, view.job.cancel_requested);
-  if (!settle(view, observed, verdict, "SLUIDs")) return false;
-  verified_ms_[key(observed)] = steady_now_;
-  return true;
-}
-
-void Reconciler::judgeMissing(const store::JobView& view, store::AttemptRecord observed) {
-  if (observed.missing_polls < kMissingPollsToJudge) {
-    commit(view, recordObservation(view, observed, now_), "missing record");
-    return;
-  }
-  std::vector<std::string> pools;
-  for (const auto& c : observed.components) pools.push_back(c.pool);
-  const AttemptVerdict verdict = judgeFromSentinels(
-      launcher_.files().sentinels(observed.staging_dir, pools), view.job.cancel_requested);
-  commit(view, applyVerdict(view, observed, verdict, retryOf(view, verdict), now_),
-         "judged by sentinels");
+  ++tally.errors;
+  spdlog::error("reconciler: job {}: submitting not recorded: {}", view.job.id,
+                done.error().describe());
+  // A commit whose answer was lost (the connection cut as COMMIT went out: "store.io") may
+  // have been stored. Re-read: found Submitting as this commit wrote it (its version, its
+  // time), the POST goes out as if the commit had answered — else the next cycle would take
+  // it for an interrupted submit and look for a job that was never sent. A refusal (stale,
+  // fenced, busy) stored nothing.
+  if (done.error().code != store::codes::kIo) return std::nullopt;
+  auto stored = reload(view.job.id, &tally);
+  if (!stored || stored->attempts.empty()) return std::nullopt;
+  const store::AttemptRecord& attempt = stored->attempts.back();
+  const bool ours = attempt.number == number && attempt.phase == phase::AttemptPhase::kSubmitting &&
+                    attempt.submitted_ms == now_ && stored->job.updated_ms == now_ &&
+                    stored->job.version == view.job.version + 1;
+  if (!ours) return std::nullopt;
+  spdlog::warn(
+      "reconciler: job {}: Submitting was stored although its commit's answer was "
+      "lost; submitting attempt {}",
+      view.job.id, number);
+  return stored;
 }
 
 }  // namespace tuneplane::control

@@ -36,7 +36,8 @@ const std::map<JobPhase, std::vector<JobPhase>>& jobTable() {
       {JobPhase::kStaging, {JobPhase::kSubmitting, JobPhase::kFailed, JobPhase::kCancelled}},
       // Not sent → back to Staging; lost receipt → SubmitUnknown; else what Slurm says.
       {JobPhase::kSubmitting, plus({JobPhase::kStaging, JobPhase::kSubmitUnknown}, kJobObserved)},
-      {JobPhase::kSubmitUnknown, kJobObserved},
+      // Found, judged; or proven never made by Slurm's listing: submitted again (Staging).
+      {JobPhase::kSubmitUnknown, plus(kJobObserved, {JobPhase::kStaging})},
       {JobPhase::kQueued,
        {JobPhase::kRunning, JobPhase::kReleasing, JobPhase::kUnknown, JobPhase::kSucceeded,
         JobPhase::kFailed, JobPhase::kRetrying, JobPhase::kCancelling, JobPhase::kCancelled}},
@@ -71,8 +72,10 @@ const std::map<AttemptPhase, std::vector<AttemptPhase>>& attemptTable() {
       {AttemptPhase::kSubmitting,
        {AttemptPhase::kStaging, AttemptPhase::kSubmitted, AttemptPhase::kSubmitUnknown,
         AttemptPhase::kFailed}},
-      // Found by its token (or by its sentinels), or abandoned by an operator.
-      {AttemptPhase::kSubmitUnknown, plus(kAttemptObserved, {AttemptPhase::kAbandoned})},
+      // Found by its token (or by its sentinels), abandoned by an operator, or proven never
+      // made by Slurm's listing: submitted again as itself (Staging).
+      {AttemptPhase::kSubmitUnknown,
+       plus(kAttemptObserved, {AttemptPhase::kAbandoned, AttemptPhase::kStaging})},
       // SLUIDs resolved; or the record under that id is not ours → look for it by token.
       {AttemptPhase::kSubmitted, plus(kAttemptObserved, {AttemptPhase::kSubmitUnknown})},
       {AttemptPhase::kQueued,

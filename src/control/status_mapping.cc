@@ -339,6 +339,12 @@ std::string_view scriptFailure(int exit_code) {
     case slurm::kExitAlreadyClaimed:
       return "another Slurm job with this attempt's submit token (a submit carried out twice) "
              "claimed the attempt first; this one ran nothing";
+    case slurm::kExitCannotClaim:
+      return "the attempt's claim or the job's fence on the shared filesystem could not be "
+             "made or read on the node, so it ran nothing (fails closed)";
+    case slurm::kExitSuperseded:
+      return "a later attempt of this job had been staged when this one started, so it ran "
+             "nothing";
     default:
       return {};
   }

@@ -7,6 +7,7 @@
 #include "catalog/error_codes.h"
 #include "doctor/artifact_checks.h"
 #include "doctor/cluster_checks.h"
+#include "doctor/credential_checks.h"
 #include "doctor/database_checks.h"
 #include "doctor/slurm_checks.h"
 #include "doctor/staging_checks.h"
@@ -89,6 +90,59 @@ StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host
   return facts;
 }
 
+std::vector<SecretFile> credentialFiles(const catalog::SiteConfig& site,
+                                        const std::vector<SecretFile>& server_secrets) {
+  std::vector<SecretFile> files;
+  const catalog::SlurmSite& slurm = site.slurm;
+  if (slurm.jwt_key_file) {
+    files.push_back({"slurm.jwt_key_file", *slurm.jwt_key_file, CredentialKind::kSigningKey});
+  }
+  if (slurm.token_file)
+    files.push_back({"slurm.token_file", *slurm.token_file, CredentialKind::kToken});
+  if (slurm.client_key)
+    files.push_back({"slurm.client_key", *slurm.client_key, CredentialKind::kSecret});
+  files.insert(files.end(), server_secrets.begin(), server_secrets.end());
+  return files;
+}
+
+staging::OsUser serveUser(const catalog::SiteConfig& site, staging::OsUsers& users) {
+  if (!site.staging.group) {
+    if (auto job_user = users.userByName(site.slurm.user); job_user && *job_user) return **job_user;
+  }
+  if (auto me = staging::effectiveUser(users)) return *me;
+  return staging::OsUser{"uid " + std::to_string(users.effectiveUid()), users.effectiveUid(), 0};
+}
+
+CredentialFacts gatherCredentialFacts(const catalog::SiteConfig& site, const SecretFile& file,
+                                      HostProbe& host, staging::OsUsers& users,
+                                      const std::vector<std::string>& nodes) {
+  CredentialFacts facts;
+  facts.field = file.field;
+  facts.path = file.path;
+  facts.kind = file.kind;
+  facts.file = host.fileInfo(file.path);
+  if (facts.file.exists) facts.fs_type = host.filesystemType(file.path);
+  facts.serve_user = serveUser(site, users);
+  facts.job_user = site.slurm.user;
+  const FileInfo root = host.fileInfo(site.staging_root);
+  facts.staging_root = root.exists ? root.canonical : site.staging_root;
+  if (root.exists) {
+    facts.staging_device = root.device;
+    facts.staging_fs_type = host.filesystemType(site.staging_root);
+  }
+  for (std::size_t i = 0; i < site.mounts.size(); ++i) {
+    const FileInfo source = host.fileInfo(site.mounts[i].source);
+    facts.mount_sources.emplace_back("mounts[" + std::to_string(i) + "].source",
+                                     source.exists ? source.canonical : site.mounts[i].source);
+  }
+  const std::string me = host.hostName();
+  for (const std::string& node : nodes) {
+    if (!me.empty() && node == me) facts.host_node = node;
+  }
+  facts.accepted = site.slurm.accept_exposed_credentials;
+  return facts;
+}
+
 DatabaseFacts gatherDatabaseFacts(const DatabaseTarget& target) {
   DatabaseFacts facts;
   facts.db = store::describeDb(target.db);
@@ -144,6 +198,14 @@ std::vector<CheckResult> runDoctor(const DoctorInput& input, DoctorEnv& env) {
   checks.push_back(checkControllers(slurm));
   checks.push_back(checkApiVersion(slurm));
   checks.push_back(checkToken(token, slurm));
+  std::vector<std::string> node_names;
+  if (slurm.nodes && *slurm.nodes) {
+    for (const auto& node : **slurm.nodes) node_names.push_back(node.name);
+  }
+  for (const SecretFile& file : credentialFiles(site, input.server_secrets)) {
+    checks.push_back(
+        checkCredential(gatherCredentialFacts(site, file, env.host, env.users, node_names)));
+  }
   for (auto& c : checkPartitions(site, slurm)) checks.push_back(std::move(c));
   for (auto& c : checkGpuSeries(site, slurm)) checks.push_back(std::move(c));
 

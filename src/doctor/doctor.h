@@ -2,9 +2,9 @@
 // the token source, the host (HostProbe) and the artifact verifier what doctor needs, then
 // hands the facts to the pure judgement functions and returns every check in a fixed order:
 //
-//   slurmrestd → slurmctld → api_version → token → partition/* → gpu_series/*
-//   → staging/root → staging/user → staging/filesystem → registry → artifact/*
-//   → database → database/lease (PostgreSQL)
+//   slurmrestd → slurmctld → api_version → token → credential/* → partition/*
+//   → gpu_series/* → staging/root → staging/user → staging/filesystem → registry
+//   → artifact/* → database → database/lease (PostgreSQL)
 //
 // It submits nothing and changes nothing but one probe file it creates and removes in the
 // staging root; the database is only read (no migration, no lease taken). Whether the job user can
@@ -44,6 +44,15 @@ struct DatabaseTarget {
   std::optional<Error> config_error;         // the server: section could not be read
 };
 
+// A credential file of the site: the slurm section's (jwt_key_file, token_file, client_key,
+// found by credentialFiles) and those of the server: section, which the caller adds
+// (server.tls.key, server.db_password_file).
+struct SecretFile {
+  std::string field;
+  std::string path;
+  CredentialKind kind = CredentialKind::kSecret;
+};
+
 struct DoctorInput {
   catalog::SiteConfig site;
   std::string registry_path;                   // empty when none is configured
@@ -51,6 +60,7 @@ struct DoctorInput {
   // Set when the site runs serve (it has a server: section) or --db names a database; the
   // database checks are left out otherwise.
   std::optional<DatabaseTarget> database;
+  std::vector<SecretFile> server_secrets;  // server.tls.key, server.db_password_file
 };
 
 // The way to slurmrestd. `tokens` is the client's own token source, so the token doctor
@@ -90,6 +100,18 @@ DatabaseFacts gatherDatabaseFacts(const DatabaseTarget& target);
 ArtifactFacts gatherArtifactFacts(const catalog::Runtime& runtime,
                                   catalog::ArtifactVerifier& verifier,
                                   const ArtifactProgress& progress);
+
+// Every credential file of the site: the slurm section's, then `server_secrets`.
+std::vector<SecretFile> credentialFiles(const catalog::SiteConfig& site,
+                                        const std::vector<SecretFile>& server_secrets);
+// The user serve runs as: slurm.user (resolved here) unless the site names staging.group,
+// when it is this process's user (doctor is then run as the service account).
+staging::OsUser serveUser(const catalog::SiteConfig& site, staging::OsUsers& users);
+// Where `file` is and who can read it, against what the jobs reach (credential_checks.h).
+// `nodes`: the cluster's node names when known, to tell whether this host is one.
+CredentialFacts gatherCredentialFacts(const catalog::SiteConfig& site, const SecretFile& file,
+                                      HostProbe& host, staging::OsUsers& users,
+                                      const std::vector<std::string>& nodes);
 
 // The shared group the site names for attempt output (`staging.group`, issue 11), if any;
 // staging/user names it (the rule itself is staging::decideJobAccess's).

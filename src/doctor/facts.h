@@ -72,6 +72,46 @@ struct StagingFacts {
   std::optional<staging::AccessResult<staging::JobAccess>> access;  // unset when not asked
 };
 
+// A file as stat(2) and realpath(3) see it.
+struct FileInfo {
+  bool exists = false;
+  std::string error;      // why stat failed, other than "does not exist"; empty otherwise
+  std::string canonical;  // realpath: symlinks and .. resolved (the path itself when it fails)
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  uint32_t mode = 0;    // permission bits (07777)
+  uint64_t device = 0;  // st_dev: which filesystem
+};
+
+// What a credential grants, which decides how much its exposure costs.
+enum class CredentialKind {
+  kSigningKey,  // slurm.jwt_key_file: mints a token for ANY Slurm user, SlurmUser included
+  kToken,       // slurm.token_file: a token for slurm.user, which the jobs run as anyway
+  kSecret,      // a TLS or client private key, the database password
+};
+
+// One credential file of the site and where it lives, against what the jobs can reach: the
+// staging root (every job reads and writes there), the sources of the site's mounts (bound
+// into every container), network filesystems (other hosts, the nodes among them, mount them),
+// and who may read it besides the user serve runs as.
+struct CredentialFacts {
+  std::string field;  // "slurm.jwt_key_file", "server.tls.key", …
+  std::string path;   // as the site resolved it
+  CredentialKind kind = CredentialKind::kSecret;
+  FileInfo file;
+  std::optional<Result<uint64_t>> fs_type;  // statfs(2) f_type; unset when not asked
+  staging::OsUser serve_user;               // who serve runs as (and must own the file)
+  std::string job_user;                     // slurm.user: every job runs as this user
+  std::string staging_root;                 // canonical
+  std::optional<uint64_t> staging_device;   // st_dev of the staging root, when it exists
+  std::optional<Result<uint64_t>> staging_fs_type;
+  std::vector<std::pair<std::string, std::string>> mount_sources;  // (field, canonical source)
+  // This host is one of the cluster's nodes (by name; empty when not known): a job placed
+  // here runs on the very filesystem that holds the file.
+  std::optional<std::string> host_node;
+  bool accepted = false;  // slurm.accept_exposed_credentials
+};
+
 // One registry entry after verification.
 struct ArtifactFacts {
   catalog::Runtime runtime;

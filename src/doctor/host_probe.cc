@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace tuneplane::doctor {
@@ -52,6 +53,33 @@ Result<uint64_t> PosixHostProbe::filesystemType(const std::string& path) {
   struct statfs st {};
   if (::statfs(path.c_str(), &st) != 0) return probeError("cannot statfs", path, errno);
   return static_cast<uint64_t>(st.f_type);
+}
+
+FileInfo PosixHostProbe::fileInfo(const std::string& path) {
+  FileInfo info;
+  info.canonical = path;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT && errno != ENOTDIR) info.error = std::strerror(errno);
+    return info;
+  }
+  info.exists = true;
+  info.uid = st.st_uid;
+  info.gid = st.st_gid;
+  info.mode = st.st_mode & 07777;
+  info.device = static_cast<uint64_t>(st.st_dev);
+  if (char* real = ::realpath(path.c_str(), nullptr)) {
+    info.canonical = real;
+    std::free(real);
+  }
+  return info;
+}
+
+std::string PosixHostProbe::hostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return "";
+  std::string host(name);
+  return host.substr(0, host.find('.'));
 }
 
 }  // namespace tuneplane::doctor

@@ -6,7 +6,10 @@
 
 #include "catalog/artifact_verifier.h"
 #include "catalog/file_paths.h"
+#include "launch/attempt_identity.h"
 #include "launch/error_codes.h"
+#include "launch/framework_launch.h"
+#include "spec/framework_rules.h"
 
 namespace tuneplane::launch {
 namespace {
@@ -48,9 +51,10 @@ class Assembler {
     return std::move(errors_);
   }
 
-  Checked<LaunchRequest> run(const AttemptIdentity& identity, const std::string& attempt_dir) {
+  Checked<LaunchRequest> run(const AttemptIdentity& identity, const std::string& attempt_dir,
+                             const std::string& checkpoint_dir) {
     auto [runtime, components] = checkRules();
-    checkAttemptDir(attempt_dir);
+    checkAttemptDir(attempt_dir, checkpoint_dir);
     if (!errors_.empty()) return failAll(std::move(errors_));
 
     LaunchRequest out;
@@ -62,6 +66,7 @@ class Assembler {
     out.attempt_dir = attempt_dir;
     out.logs_dir = attempt_dir + "/logs";
     out.output_dir = attempt_dir + "/output";
+    out.fence_dir = fenceDirFor(attempt_dir);
     // The attempt is mounted at the same path inside the container so that paths in the
     // environment file and the logs mean the same thing on the node and in the container.
     out.container_attempt_dir = out.attempt_dir;
@@ -71,6 +76,12 @@ class Assembler {
     }
     out.mounts.push_back(Mount{out.attempt_dir, out.container_attempt_dir, true});
     out.mounts.push_back(Mount{out.output_dir, out.container_output_dir, false});
+    // The job's checkpoint directory, at the same path inside as well (see above).
+    out.checkpoint_dir = checkpoint_dir;
+    out.container_checkpoint_dir = checkpoint_dir;
+    if (!checkpoint_dir.empty()) {
+      out.mounts.push_back(Mount{out.checkpoint_dir, out.container_checkpoint_dir, false});
+    }
     out.components = std::move(components);
     out.time_limit_source = time_limit_source_;
     for (const Component& c : out.components) out.uses_gpus = out.uses_gpus || c.gpus_per_node > 0;
@@ -81,6 +92,10 @@ class Assembler {
     out.environment.emplace_back("TUNEPLANE_JOB_ID", identity.job_id);
     out.environment.emplace_back("TUNEPLANE_ATTEMPT", std::to_string(identity.attempt));
     out.environment.emplace_back("TUNEPLANE_OUTPUT_DIR", out.container_output_dir);
+    if (!checkpoint_dir.empty()) {
+      out.environment.emplace_back("TUNEPLANE_CHECKPOINT_DIR", out.container_checkpoint_dir);
+    }
+    out.environment.emplace_back("TUNEPLANE_RESUME", spec_.retry.resume ? "1" : "0");
     for (const auto& [name, value] : site_.slurm.job_environment) {
       out.scheduler_environment.emplace_back(name, value);
     }
@@ -88,9 +103,12 @@ class Assembler {
     if (out.scheduler_environment.empty()) {
       out.scheduler_environment.emplace_back("PATH", kDefaultSchedulerPath);
     }
-    out.account = site_.slurm.account;
-    out.qos = site_.slurm.qos;
+    // The spec's choice (serve checked it against the user's token), else the site's.
+    out.account = spec_.scheduling.account ? spec_.scheduling.account : site_.slurm.account;
+    out.qos = spec_.scheduling.qos ? spec_.scheduling.qos : site_.slurm.qos;
     out.ray = site_.ray;
+    // A first-class framework: TunePlane writes its command, config and environment.
+    if (spec::launchedFromConfig(spec_.framework.name)) addLlamaFactoryLaunch(spec_, out);
     return out;
   }
 
@@ -168,9 +186,14 @@ class Assembler {
     return runtime;
   }
 
-  void checkAttemptDir(const std::string& attempt_dir) {
+  void checkAttemptDir(const std::string& attempt_dir, const std::string& checkpoint_dir) {
     if (auto problem = catalog::mountPathProblem(attempt_dir)) {
       add(codes::kInvalidAttemptDir, "", "attempt directory '" + attempt_dir + "' " + *problem);
+    }
+    if (checkpoint_dir.empty()) return;
+    if (auto problem = catalog::mountPathProblem(checkpoint_dir)) {
+      add(codes::kInvalidCheckpointDir, "",
+          "checkpoint directory '" + checkpoint_dir + "' " + *problem);
     }
   }
 
@@ -339,8 +362,9 @@ class Assembler {
 Checked<LaunchRequest> assembleLaunch(const spec::JobSpec& spec, const catalog::SiteConfig& site,
                                       const catalog::RuntimeRegistry& registry,
                                       const AttemptIdentity& identity,
-                                      const std::string& attempt_dir) {
-  return Assembler(spec, nullptr, site, registry).run(identity, attempt_dir);
+                                      const std::string& attempt_dir,
+                                      const std::string& checkpoint_dir) {
+  return Assembler(spec, nullptr, site, registry).run(identity, attempt_dir, checkpoint_dir);
 }
 
 Errors judgeSpec(const spec::PartialSpec& spec, const catalog::SiteConfig& site,
@@ -356,8 +380,9 @@ Checked<LaunchRequest> prepareLaunch(const spec::JobSpec& spec, const catalog::S
                                      const catalog::RuntimeRegistry& registry,
                                      const AttemptIdentity& identity,
                                      const std::string& attempt_dir,
+                                     const std::string& checkpoint_dir,
                                      catalog::ArtifactVerifier& verifier) {
-  auto request = assembleLaunch(spec, site, registry, identity, attempt_dir);
+  auto request = assembleLaunch(spec, site, registry, identity, attempt_dir, checkpoint_dir);
   if (!request) return request;
   const Status verified = verifier.verify(request->artifact.path, request->artifact.sha256,
                                           "spec.framework.runtime_id");

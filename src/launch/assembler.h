@@ -31,11 +31,16 @@ namespace tuneplane::launch {
 Errors judgeSpec(const spec::PartialSpec& spec, const catalog::SiteConfig& site,
                  const catalog::RuntimeRegistry& registry);
 
-// REQUIRES: attempt_dir is absolute (the attempt's directory on the shared filesystem).
+// `attempt_dir`: the attempt's directory on the shared filesystem; `checkpoint_dir`: the
+// job's checkpoint directory beside its attempts (staging::checkpointDir), mounted writable and
+// named by TUNEPLANE_CHECKPOINT_DIR, or empty for none. Both are checked as mount paths
+// (launch.invalid_attempt_dir, launch.invalid_checkpoint_dir). A llamafactory job gets
+// TunePlane's command, config file and environment (framework_launch.h).
 Checked<LaunchRequest> assembleLaunch(const spec::JobSpec& spec, const catalog::SiteConfig& site,
                                       const catalog::RuntimeRegistry& registry,
                                       const AttemptIdentity& identity,
-                                      const std::string& attempt_dir);
+                                      const std::string& attempt_dir,
+                                      const std::string& checkpoint_dir);
 
 // assembleLaunch, then the artifact check (file exists, SHA-256 matches the registry) —
 // nothing may be rendered for submission before both pass.
@@ -43,6 +48,7 @@ Checked<LaunchRequest> prepareLaunch(const spec::JobSpec& spec, const catalog::S
                                      const catalog::RuntimeRegistry& registry,
                                      const AttemptIdentity& identity,
                                      const std::string& attempt_dir,
+                                     const std::string& checkpoint_dir,
                                      catalog::ArtifactVerifier& verifier);
 
 }  // namespace tuneplane::launch

@@ -46,6 +46,15 @@ bool isValidJobId(std::string_view job_id) {
   return true;
 }
 
+std::string fenceDirFor(std::string_view attempt_dir) {
+  std::string_view job_dir = attempt_dir;
+  for (int up = 0; up < 2; ++up) {  // <n>, then attempts/
+    const std::size_t slash = job_dir.rfind('/');
+    job_dir = slash == std::string_view::npos ? std::string_view() : job_dir.substr(0, slash);
+  }
+  return std::string(job_dir) + "/fence";
+}
+
 bool isValidSubmitToken(std::string_view token) {
   if (!token.starts_with(kSubmitTokenPrefix)) return false;
   const std::string_view hex = token.substr(kSubmitTokenPrefix.size());

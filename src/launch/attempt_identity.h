@@ -48,4 +48,9 @@ bool isValidJobId(std::string_view job_id);
 // "tp-" followed by exactly 32 lower-case hex digits.
 bool isValidSubmitToken(std::string_view token);
 
+// The job-level fence beside an attempt dir: <root>/jobs/<job_id>/fence for
+// <root>/jobs/<job_id>/attempts/<n> (staging_paths.h draws the layout, staging/job_fence.h
+// says what it is for). REQUIRES: `attempt_dir` has that shape.
+std::string fenceDirFor(std::string_view attempt_dir);
+
 }  // namespace tuneplane::launch

@@ -21,6 +21,7 @@ inline constexpr const char* kNonPositiveResources = "launch.non_positive_resour
 inline constexpr const char* kTooLarge = "launch.too_large";  // memory/scratch overflow MiB
 inline constexpr const char* kInvalidTimeLimit = "launch.invalid_time_limit";
 inline constexpr const char* kInvalidAttemptDir = "launch.invalid_attempt_dir";
+inline constexpr const char* kInvalidCheckpointDir = "launch.invalid_checkpoint_dir";
 // GPU pools.
 inline constexpr const char* kGpuSeriesRequired = "launch.gpu_series_required";
 inline constexpr const char* kUnknownGpuSeries = "launch.unknown_gpu_series";

@@ -69,6 +69,38 @@ inline const char* toString(TimeLimitSource source) {
   return "?";
 }
 
+// A file TunePlane writes into the attempt directory beside job.sh, read-only like it: a
+// first-class framework's configuration (LlamaFactory's YAML). The container sees it at
+// <container_attempt_dir>/<name>.
+struct StagedInput {
+  std::string name;  // a plain file name ([A-Za-z0-9._-], not starting with '.')
+  std::string content;
+
+  bool operator==(const StagedInput&) const = default;
+};
+
+// What the batch script records, just before the driver starts, about the step this attempt
+// starts from (logs/resume.json: slurm/script_renderer.h), for `describe`.
+enum class ResumeRecord {
+  kNone,            // nothing: the framework does not say (a custom job)
+  kLastCheckpoint,  // the highest N of checkpoint_dir/checkpoint-N, 0 without one: where
+                    // LlamaFactory (transformers' get_last_checkpoint) resumes
+  kFromScratch,     // 0: the framework starts over (spec.retry.resume off)
+};
+
+// "none", "last_checkpoint", "from_scratch": the names in launch.json.
+inline const char* toString(ResumeRecord record) {
+  switch (record) {
+    case ResumeRecord::kNone:
+      return "none";
+    case ResumeRecord::kLastCheckpoint:
+      return "last_checkpoint";
+    case ResumeRecord::kFromScratch:
+      return "from_scratch";
+  }
+  return "?";
+}
+
 // Who this attempt is. The submit token is unique per attempt and goes into the Slurm
 // job's comment, so a job whose receipt was lost can be found again.
 struct AttemptIdentity {
@@ -89,11 +121,15 @@ struct LaunchRequest {
   std::vector<Component> components;
   TimeLimitSource time_limit_source = TimeLimitSource::kPartitionDefault;  // of components'
   bool uses_gpus = false;  // any component with GPUs: Ray across all nodes
-  // argv of the entrypoint (spec command followed by args), run inside the container.
+  // argv of the entrypoint (spec command followed by args; for llamafactory, TunePlane's
+  // `llamafactory-cli train <config>`), run inside the container.
   std::vector<std::string> command;
   // Reaches the process inside the container: user env, then TUNEPLANE_JOB_ID,
-  // TUNEPLANE_ATTEMPT, TUNEPLANE_OUTPUT_DIR. Order kept as given.
+  // TUNEPLANE_ATTEMPT, TUNEPLANE_OUTPUT_DIR, TUNEPLANE_CHECKPOINT_DIR, TUNEPLANE_RESUME (and
+  // the framework's own, e.g. USE_RAY). Order kept as given.
   std::vector<std::pair<std::string, std::string>> environment;
+  // Files written into the attempt directory for the framework (its configuration).
+  std::vector<StagedInput> inputs;
   // The batch step's own environment (the site's job_environment, e.g. PATH for srun);
   // goes into the submit body's `environment`.
   std::vector<std::pair<std::string, std::string>> scheduler_environment;
@@ -102,9 +138,24 @@ struct LaunchRequest {
   std::string output_dir;             // where the job writes its results
   std::string container_attempt_dir;  // where attempt_dir is mounted inside the container
   std::string container_output_dir;   // where output_dir is mounted inside the container
+  // The job-level fence (staging/job_fence.h): the script runs its command only while no later
+  // attempt of the job has a mark there.
+  std::string fence_dir;
+  // The job's checkpoint directory, beside its attempts (<staging_root>/jobs/<id>/checkpoints):
+  // one for every attempt, made when the first is staged and never replaced, writable by the
+  // job, so attempt N+1 finds what attempt N saved. Only the job's current attempt runs to
+  // write it (the exactly-once fence: docs/decisions.md). Empty: the job has none.
+  std::string checkpoint_dir;
+  std::string container_checkpoint_dir;  // where checkpoint_dir is mounted in the container
+  ResumeRecord resume_record = ResumeRecord::kNone;
   std::optional<std::string> account;
   std::optional<std::string> qos;
   catalog::RayConfig ray;
+  // The logical CPUs each Ray node advertises per GPU, at least: 0 for none beyond the CPUs
+  // Slurm gave the node. A framework whose placement group asks a fixed number of CPUs per
+  // GPU (LlamaFactory: 10) needs them advertised, or the group never becomes ready; Ray's
+  // CPU resource is a count it schedules by, not a core (docs/decisions.md).
+  int ray_min_cpus_per_gpu = 0;
 };
 
 }  // namespace tuneplane::launch

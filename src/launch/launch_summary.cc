@@ -35,7 +35,10 @@ nlohmann::json summaryJson(const LaunchRequest& request) {
           {"artifact", {{"path", request.artifact.path}, {"sha256", request.artifact.sha256}}},
           {"time_limit",
            {{"minutes", minutesOrNull(limit)}, {"source", toString(request.time_limit_source)}}},
-          {"components", std::move(components)}};
+          {"components", std::move(components)},
+          {"scheduling",
+           {{"account", request.account ? json(*request.account) : json(nullptr)},
+            {"qos", request.qos ? json(*request.qos) : json(nullptr)}}}};
 }
 
 }  // namespace tuneplane::launch

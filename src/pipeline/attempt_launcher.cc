@@ -6,6 +6,7 @@
 #include "attempt/error_codes.h"
 #include "launch/attempt_identity.h"
 #include "spec/spec_parser.h"
+#include "staging/job_fence.h"
 #include "staging/stager.h"
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
@@ -23,15 +24,29 @@ Error invalid(const std::string& dir, const std::string& what) {
 AttemptLauncher::AttemptLauncher(const SiteContext& site, catalog::ArtifactVerifier& verifier,
                                  launch::RandomSource& random, staging::StagingFs& fs,
                                  staging::JobAccess access, attempt::AttemptReader& files)
-    : site_(site),
+    : site_(&site),
       verifier_(verifier),
       random_(random),
       fs_(fs),
       access_(std::move(access)),
       files_(files) {}
 
+const SiteContext& AttemptLauncher::site() const {
+  std::lock_guard<std::mutex> lock(site_mu_);
+  return *site_;
+}
+
+void AttemptLauncher::replaceRegistry(std::string path, catalog::RuntimeRegistry registry) {
+  std::lock_guard<std::mutex> lock(site_mu_);
+  auto next = std::make_unique<SiteContext>(*site_);
+  next->registry_path = std::move(path);
+  next->registry = std::move(registry);
+  site_ = next.get();
+  reloaded_.push_back(std::move(next));
+}
+
 Checked<PreparedLaunch> AttemptLauncher::validate(std::string_view spec_text) {
-  return prepareText(spec_text, site_, PrepareOptions{}, verifier_, random_);
+  return prepareText(spec_text, site(), PrepareOptions{}, verifier_, random_);
 }
 
 Result<std::string> AttemptLauncher::newJobId(std::string_view job_name) {
@@ -47,7 +62,7 @@ Result<std::string> AttemptLauncher::newSubmitToken(std::string_view job_name) {
 }
 
 Result<std::string> AttemptLauncher::attemptDir(const std::string& job_id, int attempt) const {
-  return staging::attemptDir(site_.site.staging_root, job_id, attempt);
+  return staging::attemptDir(site().site.staging_root, job_id, attempt);
 }
 
 Checked<StagedSubmit> AttemptLauncher::stageOrLoad(std::string_view spec_text,
@@ -65,8 +80,15 @@ Checked<StagedSubmit> AttemptLauncher::stageOrLoad(const spec::PartialSpec& pars
   // Every rule and the artifact's hash, checked again even when the attempt was staged
   // before (a deferred submit, a restart): the image may have changed since. The verifier's
   // cache makes an unchanged artifact a stat().
-  auto prepared = prepareParsed(parsed, site_, options, verifier_, random_);
+  auto prepared = prepareParsed(parsed, site(), options, verifier_, random_);
   if (!prepared) return tl::unexpected(prepared.error());
+  // The job's fence moves to this attempt before anything of it can be submitted: from here
+  // on, no earlier attempt's script runs its command (staging/job_fence.h).
+  if (auto marked =
+          staging::markAttemptStaged(launch::fenceDirFor(attempt.staging_dir), attempt.number, fs_);
+      !marked) {
+    return failAll({marked.error()});
+  }
   if (fs_.exists(attempt.staging_dir)) return load(attempt);
   auto staged = stage(*prepared, access_, fs_);
   if (!staged) return failAll({staged.error()});

@@ -7,10 +7,14 @@
 // handlers validate, the launch stage stages several attempts — each its own directory) when
 // the verifier, the random source, the StagingFs and the AttemptReader allow it, as the real
 // ones (ArtifactVerifier, OpenSslRandomSource, PosixStagingFs, posixAttemptReader) do.
+// replaceRegistry (serve's SIGHUP) may run at the same time as all of them.
 #pragma once
 
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +42,13 @@ class AttemptLauncher {
                   staging::JobAccess access = {},
                   attempt::AttemptReader& files = attempt::posixAttemptReader());
 
-  const SiteContext& site() const { return site_; }
+  // The site and the runtime registry in force. A reload (replaceRegistry) puts a new one in
+  // force; a reference taken before stays valid for the launcher's life (every generation is
+  // kept: a reload is an operator's act, and a registry is small).
+  const SiteContext& site() const;
+  // From now on: the registry read from `path` (the site file itself is not re-read). A
+  // validate or stage already under way finishes with the registry it started with.
+  void replaceRegistry(std::string path, catalog::RuntimeRegistry registry);
   // How an attempt's files are read (the reconciler reads its sentinels through it too).
   attempt::AttemptReader& files() const { return files_; }
 
@@ -67,7 +77,9 @@ class AttemptLauncher {
  private:
   Checked<StagedSubmit> load(const store::AttemptRecord& attempt);
 
-  const SiteContext& site_;
+  mutable std::mutex site_mu_;
+  const SiteContext* site_;  // the one in force: the constructor's, or the newest of reloaded_
+  std::vector<std::unique_ptr<const SiteContext>> reloaded_;
   catalog::ArtifactVerifier& verifier_;
   launch::RandomSource& random_;
   staging::StagingFs& fs_;

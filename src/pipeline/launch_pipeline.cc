@@ -1,6 +1,11 @@
 // The launch pipeline shared by validate, render and slurm submit (see launch_pipeline.h).
 #include "pipeline/launch_pipeline.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
 #include "catalog/artifact_verifier.h"
 #include "catalog/site_loader.h"
 #include "common/input_file.h"
@@ -15,6 +20,24 @@
 #include "staging/staging_paths.h"
 
 namespace tuneplane::pipeline {
+namespace {
+
+// The next command to run when a file a site needs is missing or cannot be read, appended
+// to the reader's error (which names the file and the reason).
+Error withNextStep(Error error, const std::string& path, const std::string& when_missing) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
+    error.message += "; " + when_missing;
+  } else if (::access(path.c_str(), R_OK) != 0 && errno == EACCES) {
+    error.message +=
+        "; let the user TunePlane runs as read it (it runs as the site's job user: "
+        "`chgrp <that user's group> " +
+        path + " && chmod 0640 " + path + "`)";
+  }
+  return error;
+}
+
+}  // namespace
 
 Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
                                const SiteEnvironment& env) {
@@ -32,7 +55,10 @@ Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
   const std::string what =
       flag ? "site file (--site)" : std::string("site file (") + kSiteFileEnv + ")";
   if (auto readable = checkReadableFile(*site_path, "--site", what); !readable) {
-    return failAll({readable.error()});
+    return failAll({withNextStep(readable.error(), *site_path,
+                                 "draft one with `tuneplane site init --slurm URL --token-file "
+                                 "FILE -o " +
+                                     *site_path + "`")});
   }
   auto site = catalog::loadSiteConfigFile(*site_path);
   if (!site) return failAll(site.error());
@@ -49,7 +75,11 @@ Checked<RegistryFile> loadRegistryFile(const catalog::SiteConfig& site,
           from_env ? std::string("runtime registry (") + kRegistryFileEnv + ")"
                    : std::string("runtime registry (the site's runtime_registry_file)"));
       !readable) {
-    return failAll({readable.error()});
+    return failAll({withNextStep(
+        readable.error(), *registry_path,
+        "write it: `tuneplane site init … -o SITE` drafts an empty one beside the site file; "
+        "list each published image with its `sha256sum` (docs/operators.md, \"Runtime "
+        "registry\")")});
   }
   auto registry = catalog::loadRuntimeRegistryFile(*registry_path);
   if (!registry) return failAll(registry.error());
@@ -141,8 +171,12 @@ Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const Sit
     attempt_dir = *built;
   }
 
-  auto request =
-      launch::prepareLaunch(spec, context.site, context.registry, identity, attempt_dir, verifier);
+  // The job's checkpoint directory is the job's, wherever --attempt-dir puts the attempt.
+  auto checkpoint_dir = staging::checkpointDir(context.site.staging_root, identity.job_id);
+  if (!checkpoint_dir) return failAll({checkpoint_dir.error()});
+
+  auto request = launch::prepareLaunch(spec, context.site, context.registry, identity, attempt_dir,
+                                       *checkpoint_dir, verifier);
   if (!request) return failAll(request.error());
   // The renderer's own limits (it would otherwise render a script that refuses to run).
   if (auto renderable = slurm::checkRenderable(*request); !renderable) {

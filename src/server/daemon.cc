@@ -20,8 +20,7 @@ constexpr std::chrono::milliseconds kProbeTimeout{3000};
 
 }  // namespace
 
-Daemon::Daemon(const pipeline::SiteContext& site, store::JobStore& store)
-    : site_(site), store_(store) {}
+Daemon::Daemon(store::JobStore& store) : store_(store) {}
 
 Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
                                               store::JobStore& store, DaemonOptions options) {
@@ -29,7 +28,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   // could not write its logs is refused before anything is served, staged or submitted.
   auto access = pipeline::checkJobAccess(site);
   if (!access) return tl::unexpected(access.error());
-  std::unique_ptr<Daemon> d(new Daemon(site, store));
+  std::unique_ptr<Daemon> d(new Daemon(store));
   auto client = slurm::SlurmRestClient::fromSite(site.site.slurm);
   if (!client) return tl::unexpected(client.error());
   d->slurm_ = std::move(*client);
@@ -83,7 +82,8 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
 
   Daemon* self = d.get();
   api::ApiDependencies deps{
-      *d->service_, store, *d->launcher_, d->metrics_, api::readLog, {}, {}, {}, {}, {}, {}};
+      *d->service_, store, *d->launcher_,       d->metrics_, api::readLog, {}, {}, {},
+      {},           {},    api::readResumeStep, {}};
   deps.slurm_ready = [self]() -> Status {
     auto pinged = self->probe_->ping();
     if (!pinged) return fail("api.slurm_unavailable", "slurm", pinged.error().describe());
@@ -98,7 +98,10 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   deps.pending_queue = [self](int64_t newer_than_ms) {
     return self->queue_->current(newer_than_ms);
   };
-  auto server = api::ApiServer::start(std::move(deps), std::move(options.server));
+  d->token_count_ = options.tokens.size();
+  d->server_secrets_ = std::move(options.server_secrets);
+  auto server =
+      api::ApiServer::start(std::move(deps), std::move(options.http), std::move(options.tokens));
   if (!server) return tl::unexpected(server.error());
   d->server_ = std::move(*server);
   d->loop_->start();
@@ -122,7 +125,9 @@ Result<nlohmann::json> Daemon::doctorReport() {
   }
   // The API's report leaves the database checks out (`tuneplane doctor` makes them): this
   // replica is using the database, and its /readyz and /metrics already tell.
-  doctor::DoctorInput input{site_.site, site_.registry_path, site_.registry, std::nullopt};
+  const pipeline::SiteContext& site = launcher_->site();
+  doctor::DoctorInput input{site.site, site.registry_path, site.registry, std::nullopt,
+                            server_secrets_};
   doctor::SlurmAccess access;
   access.client = probe_.get();
   access.tokens = &probe_->tokens();
@@ -133,7 +138,35 @@ Result<nlohmann::json> Daemon::doctorReport() {
   // check does not re-read a multi-GB image that has not changed.
   doctor::DoctorEnv env{access, host, users, fs, verifier_, clock_, {}};
   const auto checks = doctor::runDoctor(input, env);
-  return doctor::reportToJson(site_.site_path, checks, /*strict=*/false);
+  return doctor::reportToJson(site.site_path, checks, /*strict=*/false);
+}
+
+Result<std::string> Daemon::reload(SiteReload next) {
+  std::lock_guard<std::mutex> lock(reload_mu_);
+  std::vector<std::string> done;
+  // First the one step that can fail, so that a failure leaves everything as it was.
+  if (next.tls.has_value() == server_->tlsFiles().has_value()) {
+    if (auto reloaded = server_->reloadTls(next.tls); !reloaded) {
+      return tl::unexpected(reloaded.error());
+    }
+    if (next.tls) done.push_back("TLS certificate and key re-read");
+  }
+  done.push_back(fmt::format("{} API tokens (were {})", next.tokens.size(), token_count_));
+  token_count_ = next.tokens.size();
+  server_->replaceTokens(std::move(next.tokens));
+  const std::size_t runtimes_before = launcher_->site().registry.runtimes.size();
+  done.push_back(fmt::format("{} runtimes from {} (were {})",
+                             next.registry.registry.runtimes.size(), next.registry.path,
+                             runtimes_before));
+  launcher_->replaceRegistry(std::move(next.registry.path), std::move(next.registry.registry));
+  std::string summary;
+  for (const auto& part : done) summary += (summary.empty() ? "" : "; ") + part;
+  if (!next.restart_needed.empty()) {
+    std::string fields;
+    for (const auto& field : next.restart_needed) fields += (fields.empty() ? "" : ", ") + field;
+    summary += "; changed, and applied only by a restart: " + fields;
+  }
+  return summary;
 }
 
 std::string Daemon::loopMetrics() const {

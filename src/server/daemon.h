@@ -26,17 +26,20 @@
 #include "control/control_loop.h"
 #include "control/job_service.h"
 #include "control/reconciler.h"
+#include "doctor/doctor.h"
 #include "launch/attempt_identity.h"
 #include "server/event_log.h"
 #include "server/metered_slurm_client.h"
 #include "server/serve_observer.h"
+#include "server/site_reload.h"
 #include "slurm/rest_client.h"
 #include "staging/staging_fs.h"
 
 namespace tuneplane::server {
 
 struct DaemonOptions {
-  api::ServerOptions server;
+  api::HttpOptions http;              // the API server's, handed to it whole
+  std::vector<api::ApiToken> tokens;  // its users at start (reload() replaces them)
   std::chrono::milliseconds poll_interval{10'000};
   // Attempts staged and submitted at once, each on its own slurmrestd connection
   // (server.submit_concurrency).
@@ -46,6 +49,9 @@ struct DaemonOptions {
   EventLog::Sink event_log;
   // More /metrics text from outside the daemon (the store's leader lease); may be empty.
   std::function<std::string()> more_metrics;
+  // The server: section's credential files (server.tls.key, server.db_password_file), which
+  // GET /v1/doctor checks beside the slurm section's.
+  std::vector<doctor::SecretFile> server_secrets;
 };
 
 class Daemon {
@@ -61,19 +67,21 @@ class Daemon {
   int port() const { return server_->port(); }
   std::string baseUrl() const { return server_->baseUrl(); }
   control::ControlLoop& loop() { return *loop_; }
-  // SIGHUP: the API server re-reads its TLS certificate and key (ApiServer::reloadTls).
-  Status reloadTls() { return server_->reloadTls(); }
+  // SIGHUP (site_reload.h): puts `next` in force — the TLS files, the tokens and the runtime
+  // registry — all of it, or, when the TLS files do not load, none of it (the error says
+  // why). A change of whether TLS is on at all waits for a restart (next.restart_needed names
+  // it) and the rest is applied. Returns what changed, for the log.
+  Result<std::string> reload(SiteReload next);
   // See above. Idempotent.
   void stop();
 
  private:
-  Daemon(const pipeline::SiteContext& site, store::JobStore& store);
+  explicit Daemon(store::JobStore& store);
   std::string loopMetrics() const;
   // GET /v1/doctor: doctor's checks over the probe client (one try, short timeout per
   // request) and the launcher's artifact cache. One run at a time; "api.busy" otherwise.
   Result<nlohmann::json> doctorReport();
 
-  const pipeline::SiteContext& site_;
   store::JobStore& store_;
   SystemClock clock_;
   api::Metrics metrics_;
@@ -98,6 +106,9 @@ class Daemon {
   std::unique_ptr<api::SlurmQueue> queue_;
   std::unique_ptr<api::ApiServer> server_;
   std::mutex doctor_mu_;
+  std::mutex reload_mu_;  // one reload at a time
+  std::vector<doctor::SecretFile> server_secrets_;
+  std::size_t token_count_ = 0;
 };
 
 }  // namespace tuneplane::server

@@ -1,6 +1,7 @@
 #include "siteinit/site_draft.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -102,7 +103,10 @@ std::string draftSiteYaml(const DraftInputs& inputs,
       << "  url: " << quoted(inputs.slurm_url) << "  # --slurm\n"
       << "  api_version: v0.0.45\n"
       << "  user: " << quoted(inputs.user) << "  # " << inputs.user_source << "\n"
-      << "  token_file: " << quoted(inputs.token_file) << "  # --token-file\n";
+      << "  token_file: " << quoted(inputs.token_file)
+      << "  # --token-file: owned by slurm.user, mode 0600, renewed before it expires\n"
+      << "  job_environment:  # the batch step's environment on the nodes (srun, the runtime)\n"
+      << "    PATH: /usr/local/bin:/usr/bin:/bin\n";
 
   out << "partitions:\n";
   const auto [gpu_partition, gpu_count] = partitionOf(partitions, gpu_nodes);
@@ -163,8 +167,34 @@ std::string draftSiteYaml(const DraftInputs& inputs,
     out << "staging_root: /shared/tuneplane/attempts  # a placeholder (--staging-root): a "
            "directory the nodes and this host share\n";
   }
-  out << "runtime_registry_file: runtimes.yaml  # not drafted: the runtimes jobs may use, beside "
-         "this file (docs/operators.md, \"Runtime registry\")\n";
+  out << "runtime_registry_file: runtimes.yaml  # the runtimes jobs may use, beside this file "
+         "(docs/operators.md, \"Runtime registry\")\n";
+  out << "server:  # tuneplane serve (docs/operators.md, \"tuneplane serve and the /v1 API\")\n"
+      << "  listen: " << quoted(inputs.listen)
+      << "  # --listen; another address than loopback needs tls (or a proxy)\n"
+      << "  db: " << quoted(inputs.state_dir + "/tuneplane.db")
+      << "  # --state-dir: the unit's StateDirectory, writable by serve's user\n"
+      << "  tokens: []  # the API's users: `tuneplane token add USER --site <this file>`\n";
+  return out.str();
+}
+
+std::string draftRegistryYaml(const DraftInputs& inputs) {
+  const std::string root = inputs.staging_root
+                               ? std::filesystem::path(*inputs.staging_root).parent_path().string()
+                               : std::string("/shared/tuneplane");
+  std::ostringstream out;
+  out << "# The runtime registry (docs/operators.md, \"Runtime registry\"): the images jobs may\n"
+      << "# run, each pinned by its SHA-256 (`sha256sum IMAGE`), on the filesystem the nodes\n"
+      << "# share. Drafted empty by `tuneplane site init`: list yours, e.g.\n"
+      << "#   runtimes:\n"
+      << "#     - id: custom-python-3.11\n"
+      << "#       format: " << (inputs.runtime && *inputs.runtime == "pyxis" ? "sqsh" : "sif")
+      << "\n"
+      << "#       path: " << root << "/runtimes/python-3.11."
+      << (inputs.runtime && *inputs.runtime == "pyxis" ? "sqsh" : "sif") << "\n"
+      << "#       sha256: <64 hex digits>\n"
+      << "#       frameworks: [custom]\n"
+      << "runtimes: []\n";
   return out.str();
 }
 

@@ -16,11 +16,13 @@ namespace tuneplane::siteinit {
 
 struct DraftInputs {
   std::string slurm_url;
-  std::string token_file;                   // absolute
-  std::string user;                         // slurm.user
-  std::string user_source;                  // where `user` came from, for its comment
-  std::optional<std::string> staging_root;  // --staging-root
-  std::optional<std::string> runtime;       // --runtime: pyxis or apptainer
+  std::string token_file;                        // absolute
+  std::string user;                              // slurm.user
+  std::string user_source;                       // where `user` came from, for its comment
+  std::optional<std::string> staging_root;       // --staging-root
+  std::optional<std::string> runtime;            // --runtime: pyxis or apptainer
+  std::string listen = "127.0.0.1:8080";         // --listen: server.listen
+  std::string state_dir = "/var/lib/tuneplane";  // --state-dir: server.db goes there
 };
 
 // One GPU series: the nodes with the same GRES type, GPUs per node and features.
@@ -36,9 +38,13 @@ struct SeriesDraft {
 // GPUs per node, features); names are the GRES type, made unique with -2, -3, ….
 std::vector<SeriesDraft> gpuSeries(const std::vector<slurm::NodeInfo>& nodes);
 
-// The site file's text (YAML with comments).
+// The site file's text (YAML with comments), a server: section included: `listen`, the
+// database under `state_dir`, no tokens yet.
 std::string draftSiteYaml(const DraftInputs& inputs,
                           const std::vector<slurm::PartitionInfo>& partitions,
                           const std::vector<slurm::NodeInfo>& nodes);
+
+// The runtime registry written beside it: no runtime yet, and a commented example of one.
+std::string draftRegistryYaml(const DraftInputs& inputs);
 
 }  // namespace tuneplane::siteinit

@@ -100,10 +100,14 @@ SlurmError errorFromResponse(const char* op, const http::HttpResponse& response,
     detail = errors.front().error;
     if (!errors.front().description.empty()) detail += " — " + errors.front().description;
     if (e.slurm_error_number == kSlurmInvalidJobId) code = kErrJobNotFound;
+    // slurmrestd answers these with 502 too, but they say that slurmctld never took the
+    // request: nothing was done, whatever the method.
+    if (neverReachedController(e.slurm_error_number)) e.transport = TransportClass::kRejected;
   } else if (!decoded && !response.body.empty() && response.body.size() < 200) {
     detail = response.body;  // a short text answer, e.g. "Authentication failure"
   }
-  if (response.status == 404 && errors.empty()) code = kErrJobNotFound;
+  // Only Slurm's own error number says a job does not exist. A 404 without it is not
+  // Slurm's word: a misrouted proxy or a gateway answers so, and it proves nothing.
   if (e.transport == TransportClass::kUnknown) code = kErrOutcomeUnknown;
   std::string message = fmt::format("slurmrestd answered HTTP {}", response.status);
   if (!detail.empty()) message += ": " + detail;
@@ -316,7 +320,11 @@ SlurmResult<std::vector<JobRecord>> SlurmRestClient::getJob(const std::string& j
         badResponse("get_job", exchange->response, jobs.error(), TransportClass::kRejected));
   }
   if (jobs->empty()) {
-    SlurmError e = makeSlurmError(kErrJobNotFound, "get_job", "slurmctld holds no job " + job,
+    // A success status with no job in it and no error of Slurm's: not Slurm's "invalid job
+    // id" (which comes as HTTP 404 with error 2017), so it proves nothing.
+    SlurmError e = makeSlurmError(kErrBadResponse, "get_job",
+                                  "slurmrestd answered without job " + job +
+                                      " and without Slurm's error for it (not Slurm's word)",
                                   TransportClass::kRejected);
     e.http_status = exchange->response.status;
     auto errors = decodeMessages(exchange->response.body, "errors");
@@ -324,6 +332,10 @@ SlurmResult<std::vector<JobRecord>> SlurmRestClient::getJob(const std::string& j
       e.slurm_error_number = errors->front().error_number;
       e.slurm_error = errors->front().error;
       e.slurm_description = errors->front().description;
+      if (e.slurm_error_number == kSlurmInvalidJobId) {
+        e.error.code = std::string(kErrJobNotFound);
+        e.error.message = "slurmctld holds no job " + job;
+      }
     }
     scrubError(e, exchange->token);
     return slurmFail(std::move(e));

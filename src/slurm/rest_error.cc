@@ -18,6 +18,12 @@ std::string SlurmError::describe() const {
   return out + " (" + detail + ")";
 }
 
+bool neverReachedController(int slurm_error_number) {
+  return slurm_error_number == kSlurmControllerConnectFailure ||
+         slurm_error_number == kSlurmControllerBackoff ||
+         slurm_error_number == kSlurmControllerHardDrop;
+}
+
 SlurmError makeSlurmError(std::string_view code, std::string field, std::string message,
                           TransportClass transport) {
   SlurmError e;

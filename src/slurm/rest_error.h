@@ -37,6 +37,17 @@ inline constexpr std::string_view kErrConfig = "slurm.config";             // ba
 inline constexpr int kSlurmAuthError = 1007;        // "Protocol authentication error"
 inline constexpr int kSlurmInvalidJobId = 2017;     // "Invalid job id specified"
 inline constexpr int kSlurmAlreadyComplete = 2021;  // "Job/step already completing or completed"
+// slurmrestd could not hand the request to slurmctld at all, so slurmctld did nothing with
+// it (a submit made no job): "Unable to contact slurm controller (connect failure)", and
+// slurmctld's rate limiter turning the RPC away unread. (1801 "send failure" and 1802
+// "receive failure" are not here: a message may have arrived whole before the failure.)
+inline constexpr int kSlurmControllerConnectFailure = 1800;
+inline constexpr int kSlurmControllerBackoff =
+    1804;  // "Rate limit exceeded, please retry momentarily"
+inline constexpr int kSlurmControllerHardDrop = 1805;  // "Rate limit exceeded, please retry later"
+
+// Whether Slurm's error number says slurmctld never took the request (the numbers above).
+bool neverReachedController(int slurm_error_number);
 
 struct SlurmError {
   Error error;  // code is one of the kErr* above; field names the operation

@@ -9,6 +9,9 @@ namespace tuneplane::slurm {
 namespace {
 
 constexpr std::size_t kMaxComponents = 128;
+// Far above any framework's need (LlamaFactory: 10), so the count a node advertises stays a
+// small number whatever its GPUs.
+constexpr int kMaxRayCpusPerGpu = 1024;
 // The script's own variables (tp_srun, tp_container, …) start with this; a job variable of
 // that name, exported before `exec "$tp_srun"`, could otherwise replace what runs.
 constexpr const char* kScriptVariablePrefix = "tp_";
@@ -130,6 +133,34 @@ Checked<void> checkRenderable(const launch::LaunchRequest& request) {
   }
   if (!request.container_output_dir.empty()) {  // the container's working directory
     c.bindPath(request.container_output_dir, "container_output_dir");
+  }
+  // The job's checkpoint directory: the script reads it on the host; both paths are mounted.
+  if (!request.checkpoint_dir.empty() || !request.container_checkpoint_dir.empty()) {
+    c.bindPath(request.checkpoint_dir, "checkpoint_dir");
+    c.bindPath(request.container_checkpoint_dir, "container_checkpoint_dir");
+  }
+  if (request.resume_record != launch::ResumeRecord::kNone && request.checkpoint_dir.empty()) {
+    c.add("render.resume_without_checkpoints", "resume_record",
+          "a resume record reads the job's checkpoint directory, and there is none");
+  }
+  for (std::size_t i = 0; i < request.inputs.size(); ++i) {
+    const std::string field = "inputs[" + std::to_string(i) + "]";
+    const std::string& name = request.inputs[i].name;
+    c.noNul(name, field + ".name");
+    c.noNul(request.inputs[i].content, field + ".content");
+    bool plain = !name.empty() && name.front() != '.';
+    for (char ch : name) {
+      plain = plain && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                        (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-');
+    }
+    if (!plain) {
+      c.add("render.bad_input_name", field + ".name",
+            "must be a plain file name: letters, digits, '.', '_', '-', not starting with '.'");
+    }
+  }
+  if (request.ray_min_cpus_per_gpu < 0 || request.ray_min_cpus_per_gpu > kMaxRayCpusPerGpu) {
+    c.add("render.bad_ray_cpus", "ray_min_cpus_per_gpu",
+          "must be between 0 and " + std::to_string(kMaxRayCpusPerGpu));
   }
   for (std::size_t i = 0; i < request.command.size(); ++i) {
     c.noNul(request.command[i], "command[" + std::to_string(i) + "]");

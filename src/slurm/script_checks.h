@@ -24,7 +24,10 @@ namespace tuneplane::slurm {
 // - pool names non-empty, not "." or "..", no '/' (they name the log files); logs_dir and
 //   pool names without '\' (Slurm reads it as an escape in output paths);
 // - Ray: pinned ports within 1-65535, the worker range as a pair with its top above its
-//   bottom, a dashboard port only with the dashboard, join_timeout_seconds at least 1.
+//   bottom, a dashboard port only with the dashboard, join_timeout_seconds at least 1,
+//   ray_min_cpus_per_gpu within 0-1024;
+// - the checkpoint directory: both paths set or neither, each as a mount path above; a
+//   resume record only with one; staged inputs named plainly ([A-Za-z0-9._-], no leading '.').
 Checked<void> checkRenderable(const launch::LaunchRequest& request);
 
 }  // namespace tuneplane::slurm

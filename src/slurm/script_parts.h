@@ -30,4 +30,8 @@ std::string containerEnvName(const launch::LaunchRequest& request, const std::st
 // REQUIRES: checkRenderable passed and request.uses_gpus.
 void renderRayJob(std::string& out, const launch::LaunchRequest& request);
 
+// logs/resume.json (resume_record.h), for a request whose resume_record is not kNone; nothing
+// otherwise. Uses the sentinels' $tp_logs_dir. REQUIRES: checkRenderable passed.
+void renderResumeRecord(std::string& out, const launch::LaunchRequest& request);
+
 }  // namespace tuneplane::slurm

@@ -3,6 +3,7 @@
 // every other node of every component, a bounded wait until all nodes joined, then the
 // framework command as the driver on the head node. No port is fixed unless the site pins
 // it (catalog::RayConfig), so jobs that share a node stay apart. See script_parts.h.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <utility>
@@ -32,8 +33,16 @@ std::string resourcesWord(const Component& c) {
   return "--resources=" + shellQuote(resources.dump());
 }
 
-std::vector<std::string> rayResourceWords(const Component& c) {
-  return {"--num-cpus=" + std::to_string(c.cpus_per_node),
+// The logical CPUs a node advertises: what Slurm gave it, or what the framework's placement
+// asks per GPU when that is more (LaunchRequest::ray_min_cpus_per_gpu). Ray schedules by this
+// count; the processes stay within the CPUs Slurm gave the step.
+long long rayNumCpus(const LaunchRequest& request, const Component& c) {
+  return std::max<long long>(
+      c.cpus_per_node, static_cast<long long>(request.ray_min_cpus_per_gpu) * c.gpus_per_node);
+}
+
+std::vector<std::string> rayResourceWords(const LaunchRequest& request, const Component& c) {
+  return {"--num-cpus=" + std::to_string(rayNumCpus(request, c)),
           "--num-gpus=" + std::to_string(c.gpus_per_node), resourcesWord(c), "--block"};
 }
 
@@ -160,6 +169,11 @@ void renderRayJob(std::string& out, const LaunchRequest& request) {
   out += het ? " of " + std::to_string(comps.size()) + " components.\n" : ".\n";
   out += "# Counts are rendered as numbers: REST jobs get no SLURM_CPUS_PER_TASK or\n";
   out += "# SLURM_GPUS_PER_NODE.\n";
+  if (request.ray_min_cpus_per_gpu > 0) {
+    out += "# Each node advertises at least " + std::to_string(request.ray_min_cpus_per_gpu) +
+           " logical CPUs per GPU to Ray (--num-cpus): the framework's\n"
+           "# placement group asks that many per GPU and waits until it fits.\n";
+  }
   out += std::string("tp_head_nodes=$(scontrol show hostnames \"$") +
          (het ? "SLURM_JOB_NODELIST_HET_GROUP_0" : "SLURM_JOB_NODELIST") + "\")\n";
   out += "tp_head_node=${tp_head_nodes%%$'\\n'*}\n";
@@ -196,7 +210,7 @@ fi
     std::vector<std::string> start = {ray_exe, "start", "--head",
                                       "--node-ip-address=\"$tp_head_ip\""};
     append(start, node.ray);
-    append(start, rayResourceWords(c0));
+    append(start, rayResourceWords(request, c0));
     head.command = launcherCommand("head", node, start);
     head.with_ray_token = true;
     out += "\n# Head: first node of component 0 (" + commentSafe(c0.pool_name) + ").";
@@ -236,7 +250,7 @@ fi
     const NodeOptions node = nodeOptions(ray, /*head=*/false);
     std::vector<std::string> start = {ray_exe, "start", "--address=\"$tp_ray_address\""};
     append(start, node.ray);
-    append(start, rayResourceWords(c));
+    append(start, rayResourceWords(request, c));
     worker.command = launcherCommand("worker", node, start);
     worker.with_ray_token = true;
     out += "\n# Workers: " + k + " node(s) of component " + std::to_string(i) + " (" +
@@ -274,6 +288,7 @@ fi
   for (const auto& arg : request.command) driver.command.push_back(shellQuote(arg));
   driver.with_ray_token = true;
   driver.with_ray_address = true;
+  renderResumeRecord(out, request);
   out += "\n# The driver: the framework command on the head node, given the head's address\n";
   out += "# explicitly (each pyxis step has its own /tmp). Its exit code is the job's.\n";
   out += "tp_driver_status=0\n";

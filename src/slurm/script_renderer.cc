@@ -61,6 +61,30 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
   }
 }
 
+// The job-level fence (staging/job_fence.h): this attempt runs only while no later attempt of
+// the job has been staged. `ls` says when it cannot read the directory (a glob would not), and
+// this attempt's own mark must be there: anything else it cannot tell fails closed (72).
+void renderFenceCheck(std::string& out, const LaunchRequest& request) {
+  if (request.fence_dir.empty()) return;  // a request staged before the fence existed
+  out += "\n# The job's fence: a later attempt staged means this one is superseded (73).\n";
+  out += "tp_fence_dir=" + shellQuote(request.fence_dir) + "\n";
+  out += "tp_attempt=" + std::to_string(request.identity.attempt) + "\n";
+  out +=
+      R"(if [[ ! -e $tp_fence_dir/$tp_attempt ]] || ! tp_fence=$(ls -1A -- "$tp_fence_dir" 2>&1); then
+  printf 'tuneplane: cannot read the job fence %s, so this job (%s) runs nothing\n' \
+    "$tp_fence_dir" "${SLURM_JOB_ID:-}" >&2
+  exit 72
+fi
+while IFS= read -r tp_mark; do
+  if [[ $tp_mark =~ ^[0-9]{1,9}$ ]] && ((10#$tp_mark > tp_attempt)); then
+    printf 'tuneplane: attempt %s of this job was staged after this one (%s), so this job (%s) runs nothing\n' \
+      "$tp_mark" "$tp_attempt" "${SLURM_JOB_ID:-}" >&2
+    exit 73
+  fi
+done <<<"$tp_fence"
+)";
+}
+
 // The start and exit sentinels (script_renderer.h): written first and last, so a job that
 // Slurm no longer remembers can still be judged. The node name is reduced to [A-Za-z0-9._-]
 // and the values are numbers, so the JSON needs no escaping; a pool name (no '/', checked by
@@ -82,16 +106,34 @@ void renderSentinels(std::string& out, const LaunchRequest& request) {
   out += R"(
 # One Slurm job runs the attempt. A submit that reached Slurm twice (a proxy sending it again)
 # makes two jobs of this script, which can start at once; the first creates logs/claim (an
-# exclusive create, atomic on NFS too), and any other exits 71 having run nothing. A logs/
-# that cannot be written claims nothing: the job runs, as it would have without the claim.
-if ! (set -C && printf '%s\n' "${SLURM_JOB_ID:-}" >"$tp_logs_dir/claim") 2>/dev/null &&
-  [[ -e $tp_logs_dir/claim ]]; then
-  tp_claimant=$(head -c 32 "$tp_logs_dir/claim" 2>/dev/null) || true
+# exclusive create, atomic on NFS too), and any other exits 71 having run nothing. Fails
+# closed: a claim that cannot be made for any other reason (permissions, a full or stale
+# filesystem), or that stays empty (its write failed; the other copy writes its id right after
+# creating it, so a few reads are waited for) exits 72, and nothing runs.
+if ! (set -C && printf '%s\n' "${SLURM_JOB_ID:-}" >"$tp_logs_dir/claim") 2>/dev/null; then
+  if [[ ! -e $tp_logs_dir/claim ]]; then
+    printf 'tuneplane: cannot create %s, so this job (%s) runs nothing\n' \
+      "$tp_logs_dir/claim" "${SLURM_JOB_ID:-}" >&2
+    exit 72
+  fi
+  for tp_try in 1 2 3 4 5 6; do
+    tp_claimant=$(head -c 32 "$tp_logs_dir/claim" 2>/dev/null) || true
+    tp_claimant=${tp_claimant//[^0-9]/}
+    [[ -n $tp_claimant || $tp_try == 6 ]] && break
+    sleep 0.5
+  done
+  if [[ -z $tp_claimant ]]; then
+    printf 'tuneplane: %s is empty or unreadable, so this job (%s) runs nothing\n' \
+      "$tp_logs_dir/claim" "${SLURM_JOB_ID:-}" >&2
+    exit 72
+  fi
   printf 'tuneplane: Slurm job %s already runs this attempt, so this one (%s) runs nothing\n' \
-    "${tp_claimant//[^0-9]/}" "${SLURM_JOB_ID:-}" >&2
+    "$tp_claimant" "${SLURM_JOB_ID:-}" >&2
   exit 71
 fi
-
+)";
+  renderFenceCheck(out, request);
+  out += R"(
 # Sentinels, written whole or not at all.
 printf -v tp_start_time '%(%s)T' -1
 tp_node=${SLURMD_NODENAME:-$(hostname 2>/dev/null || echo unknown)}
@@ -124,6 +166,8 @@ tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
 // The text above and below exits 71 for a second copy, 70 for a restarted job.
 static_assert(kExitRestartRefused == 70);
 static_assert(kExitAlreadyClaimed == 71);
+static_assert(kExitCannotClaim == 72);
+static_assert(kExitSuperseded == 73);
 static_assert(kClaimFile == "claim");
 
 void renderPrologue(std::string& out, const LaunchRequest& request) {
@@ -135,6 +179,8 @@ void renderPrologue(std::string& out, const LaunchRequest& request) {
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
 #   70 Slurm started this job again (a requeue); nothing ran the second time
 #   71 another Slurm job (a submit that reached Slurm twice) claimed this attempt first
+#   72 the attempt's claim or the job's fence could not be made or read (nothing ran)
+#   73 a later attempt of this job was staged: this one is superseded (nothing ran)
 
 # An attempt runs once. Slurm starts a requeued job's script again (an administrator's
 # requeue, ForceRequeueOnFail) as soon as its BeginTime passes, which TunePlane may not see

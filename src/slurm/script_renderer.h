@@ -21,6 +21,8 @@ inline constexpr int kExitNoHeadAddress = 68;     // no usable IP address for th
 inline constexpr int kExitRayHeadFailed = 69;     // the Ray head stopped or gave no address
 inline constexpr int kExitRestartRefused = 70;    // Slurm started the job again; nothing ran
 inline constexpr int kExitAlreadyClaimed = 71;    // another Slurm job claimed the attempt first
+inline constexpr int kExitCannotClaim = 72;  // the claim or the job's fence unreadable; nothing ran
+inline constexpr int kExitSuperseded = 73;   // a later attempt of the job was staged; nothing ran
 
 // Sentinels: the script writes <logs_dir>/start-<pool>.json for every component when it
 // begins ({"version":1,"node":N,"time":T}) and <logs_dir>/exit-<pool>.json when it ends by
@@ -29,7 +31,9 @@ inline constexpr int kExitAlreadyClaimed = 71;    // another Slurm job claimed t
 // A script killed by a signal (cancel, time limit, node loss) writes no exit sentinel.
 // Before either, the script claims the attempt: it creates <logs_dir>/claim exclusively,
 // holding its SLURM_JOB_ID and a newline, and exits kExitAlreadyClaimed when another Slurm job
-// made it first (a submit carried out twice), before any sentinel or step.
+// made it first (a submit carried out twice), before any sentinel or step; then it checks the
+// job's fence (staging/job_fence.h) and exits kExitSuperseded when a later attempt of the job
+// was staged. Both fail closed: what it cannot create or read exits kExitCannotClaim.
 inline constexpr std::string_view kClaimFile = "claim";
 inline constexpr std::string_view kStartSentinel = "start";
 inline constexpr std::string_view kExitSentinel = "exit";

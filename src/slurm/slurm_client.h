@@ -26,7 +26,9 @@ class SlurmClient {
   // retried: a failure of class kUnknown means the job may exist (lost receipt).
   virtual SlurmResult<SubmitReceipt> submit(const nlohmann::json& body) = 0;
   // GET /job/{id}: every het component when `job` is a het leader (id or SLUID).
-  // A job slurmctld does not know (any more) → kErrJobNotFound.
+  // A job slurmctld does not know (any more) → kErrJobNotFound, and only on Slurm's own
+  // error 2017 in the answer: a bare 404 (a proxy's) or an answer with no job and no error
+  // is another error, which proves nothing about the job.
   virtual SlurmResult<std::vector<JobRecord>> getJob(const std::string& job) = 0;
   // GET /jobs/[?update_time=T]: all jobs, or nothing-changed (listing.unchanged).
   virtual SlurmResult<JobListing> listJobs(std::optional<int64_t> update_time) = 0;
@@ -34,7 +36,8 @@ class SlurmClient {
   // An empty `job_ids` asks for every job.
   virtual SlurmResult<JobStateList> listJobStates(const std::vector<uint64_t>& job_ids) = 0;
   // DELETE /job/{sluid}[?signal=SIG]. Slurm's refusals (in `status[]`) become errors:
-  // kErrJobNotFound (2017), kErrAlreadyCompleting (2021), else kErrRejected.
+  // kErrJobNotFound (2017), kErrAlreadyCompleting (2021), else kErrRejected (a bare 404
+  // included: not Slurm's word).
   virtual SlurmStatus cancel(const std::string& sluid,
                              const std::optional<std::string>& signal) = 0;
   virtual SlurmResult<std::vector<PartitionInfo>> listPartitions() = 0;

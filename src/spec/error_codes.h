@@ -25,6 +25,17 @@ inline constexpr const char* kReservedEnv = "spec.reserved_env";  // TUNEPLANE_*
 inline constexpr const char* kNulByte = "spec.nul_byte";          // cannot reach a process's argv
 inline constexpr const char* kInvalidUtf8 = "spec.invalid_utf8";  // JSON (body, store) holds UTF-8
 inline constexpr const char* kUnreadableFile = "spec.unreadable_file";
+// The framework section (framework_rules.h): what a custom job and a first-class framework
+// (llamafactory) each take, and the LlamaFactory keys TunePlane owns.
+inline constexpr const char* kCommandNotAllowed = "spec.command_not_allowed";  // llamafactory
+inline constexpr const char* kConfigNotAllowed = "spec.config_not_allowed";    // custom
+inline constexpr const char* kReservedConfigKey = "spec.reserved_config_key";  // output_dir, …
+inline constexpr const char* kStageMismatch = "spec.stage_mismatch";  // config stage != task
+// overwrite_output_dir: true or resume_from_checkpoint while spec.retry.resume is on.
+inline constexpr const char* kResumeConflict = "spec.resume_conflict";
+// An unquoted yes/no/on/off in the config: a string to YAML 1.2, a boolean to LlamaFactory.
+inline constexpr const char* kAmbiguousValue = "spec.ambiguous_value";
+inline constexpr const char* kTooDeep = "spec.too_deep";  // the config nests too deep
 // Size limits. The first two concern the whole document with its YAML aliases expanded
 // (document_measure.h; the site and registry have them too, under their prefixes): nothing
 // of it was read. The last two concern one list, map or entry (spec_limits.h).

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace tuneplane::spec {
 
 inline constexpr const char* kApiVersion = "tuneplane.io/v1";
@@ -37,9 +39,13 @@ struct Framework {
   std::string task;                       // e.g. "custom", "sft"
   std::optional<std::string> runtime_id;  // id in the runtime registry
   std::optional<std::string> image;       // OCI image; refused on Slurm
-  std::vector<std::string> command;       // argv of the entrypoint
+  std::vector<std::string> command;       // argv of the entrypoint (not for llamafactory)
   std::vector<std::string> args;          // appended to command
   std::map<std::string, std::string> env;
+  // A first-class framework's own configuration (LlamaFactory's keys), a JSON object: the
+  // values as YAML 1.2 and JSON read them (framework_config.h). Set only for llamafactory
+  // jobs, which TunePlane launches from it instead of a command (framework_rules.h).
+  std::optional<nlohmann::json> config;
 
   bool operator==(const Framework&) const = default;
 };
@@ -82,8 +88,24 @@ struct RetryPolicy {
   int max_attempts = 1;     // >= 1, total attempts including the first
   int backoff_seconds = 0;  // >= 0, wait before the next attempt
   RetryOn on = RetryOn::kInfrastructure;
+  // Whether a retried attempt continues from what earlier attempts left in the job's
+  // checkpoint directory (TUNEPLANE_CHECKPOINT_DIR): LlamaFactory resumes from its highest
+  // checkpoint; false makes it start over (overwrite_output_dir) and tells a custom job
+  // TUNEPLANE_RESUME=0.
+  bool resume = true;
 
   bool operator==(const RetryPolicy&) const = default;
+};
+
+// What Slurm charges the job to, chosen among what the submitting user may use (serve checks
+// the choice against the user's token: server.tokens[].slurm_account, .qos). Unset: the
+// user's default, which serve writes into the spec it stores, else the site's
+// slurm.account / slurm.qos.
+struct Scheduling {
+  std::optional<std::string> account;  // Slurm account (fair share, accounting)
+  std::optional<std::string> qos;      // Slurm QOS
+
+  bool operator==(const Scheduling&) const = default;
 };
 
 struct JobSpec {
@@ -94,6 +116,7 @@ struct JobSpec {
   Resources resources;
   Data data;
   RetryPolicy retry;
+  Scheduling scheduling;
 
   bool operator==(const JobSpec&) const = default;
 };

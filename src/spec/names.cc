@@ -32,6 +32,16 @@ constexpr std::int64_t kMaxMillis = 10LL * 366 * 86'400'000;
 
 }  // namespace
 
+bool isSlurmName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
 bool isDnsLabel(std::string_view name) {
   if (name.empty() || name.size() > kMaxDnsLabel) return false;
   if (!isLowerAlnum(name.front()) || !isLowerAlnum(name.back())) return false;

@@ -18,6 +18,10 @@ bool isDnsLabel(std::string_view name);
 // characters, [A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?.
 bool isLabelKey(std::string_view key);
 
+// A Slurm account or QOS name as TunePlane accepts it: 1..64 of [A-Za-z0-9_.-] — what
+// sacctmgr creates, and nothing a batch script or a JSON body could misread.
+bool isSlurmName(std::string_view name);
+
 // [A-Za-z_][A-Za-z0-9_]* — what a shell and `env` accept as a variable name.
 bool isEnvName(std::string_view name);
 

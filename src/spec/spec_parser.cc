@@ -5,6 +5,8 @@
 #include <sstream>
 
 #include "spec/error_codes.h"
+#include "spec/framework_config.h"
+#include "spec/framework_rules.h"
 #include "spec/names.h"
 #include "spec/spec_limits.h"
 #include "spec/yaml_reader.h"
@@ -26,7 +28,7 @@ class SpecParser {
     if (R::present(metadata)) parseMetadata(metadata, "metadata");
     const YAML::Node body = r_.require(*root, "spec", "");
     if (R::present(body) &&
-        r_.checkMap(body, "spec", {"framework", "resources", "data", "retry"})) {
+        r_.checkMap(body, "spec", {"framework", "resources", "data", "retry", "scheduling"})) {
       const YAML::Node framework = r_.require(body, "framework", "spec");
       if (R::present(framework)) parseFramework(framework, "spec.framework");
       const YAML::Node resources = r_.require(body, "resources", "spec");
@@ -35,8 +37,15 @@ class SpecParser {
       if (R::present(data)) parseData(data, "spec.data");
       const YAML::Node retry = R::get(body, "retry");
       if (R::present(retry)) parseRetry(retry, "spec.retry");
+      const YAML::Node scheduling = R::get(body, "scheduling");
+      if (R::present(scheduling)) parseScheduling(scheduling, "spec.scheduling");
     }
-    return {std::move(spec_), r_.takeErrors()};
+    PartialSpec partial{std::move(spec_), r_.takeErrors()};
+    // Last: the framework's rules weigh fields from several sections (the config and
+    // spec.retry.resume), each judged only where it was read cleanly.
+    Errors framework = judgeFramework(partial, framework_keys_);
+    partial.errors.insert(partial.errors.end(), framework.begin(), framework.end());
+    return partial;
   }
 
  private:
@@ -103,7 +112,8 @@ class SpecParser {
   }
 
   void parseFramework(const YAML::Node& node, const std::string& path) {
-    if (!r_.checkMap(node, path, {"name", "task", "runtime_id", "image", "command", "args", "env"}))
+    if (!r_.checkMap(node, path,
+                     {"name", "task", "runtime_id", "image", "command", "args", "env", "config"}))
       return;
     Framework& f = spec_.framework;
     for (auto [key, out] : {std::pair{"name", &f.name}, std::pair{"task", &f.task}}) {
@@ -119,7 +129,9 @@ class SpecParser {
     }
     f.runtime_id = nonEmpty(node, "runtime_id", path);
     f.image = nonEmpty(node, "image", path);
-    const YAML::Node command = r_.require(node, "command", path);
+    // Whether a command or a config belongs here depends on the framework: judgeFramework.
+    const YAML::Node command = R::get(node, "command");
+    framework_keys_.command = R::present(command);
     if (R::present(command)) {
       if (auto v = argv(command, R::child(path, "command"))) {
         if (v->empty()) {
@@ -132,11 +144,15 @@ class SpecParser {
       }
     }
     const YAML::Node args = R::get(node, "args");
+    framework_keys_.args = R::present(args);
     if (R::present(args)) {
       if (auto v = argv(args, R::child(path, "args"))) f.args = std::move(*v);
     }
     const YAML::Node env = R::get(node, "env");
     if (R::present(env)) parseEnv(env, R::child(path, "env"));
+    const YAML::Node config = R::get(node, "config");
+    framework_keys_.config = R::present(config);
+    if (R::present(config)) f.config = readFrameworkConfig(r_, config, R::child(path, "config"));
   }
 
   void parseEnv(const YAML::Node& node, const std::string& path) {
@@ -267,9 +283,13 @@ class SpecParser {
   }
 
   void parseRetry(const YAML::Node& node, const std::string& path) {
-    if (!r_.checkMap(node, path, {"max_attempts", "backoff_seconds", "on"})) return;
+    if (!r_.checkMap(node, path, {"max_attempts", "backoff_seconds", "on", "resume"})) return;
     if (auto v = count(node, "max_attempts", path, 1, false)) spec_.retry.max_attempts = *v;
     if (auto v = count(node, "backoff_seconds", path, 0, false)) spec_.retry.backoff_seconds = *v;
+    const YAML::Node resume = R::get(node, "resume");
+    if (R::present(resume)) {
+      if (auto v = r_.boolean(resume, R::child(path, "resume"))) spec_.retry.resume = *v;
+    }
     const YAML::Node on = R::get(node, "on");
     if (!R::present(on)) return;
     if (auto v = r_.str(on, R::child(path, "on"))) {
@@ -283,6 +303,21 @@ class SpecParser {
         r_.report("invalid_value", R::child(path, "on"),
                   "'" + *v + "' is not one of infrastructure, any, never");
       }
+    }
+  }
+
+  void parseScheduling(const YAML::Node& node, const std::string& path) {
+    if (!r_.checkMap(node, path, {"account", "qos"})) return;
+    for (auto [key, out] : {std::pair{"account", &spec_.scheduling.account},
+                            std::pair{"qos", &spec_.scheduling.qos}}) {
+      auto v = r_.optStr(node, key, path);
+      if (!v) continue;
+      if (!isSlurmName(*v)) {
+        r_.report("invalid_name", R::child(path, key),
+                  "'" + *v + "' is not a Slurm name (letters, digits, '_', '-', '.'; at most 64)");
+        continue;
+      }
+      *out = *v;
     }
   }
 
@@ -316,6 +351,7 @@ class SpecParser {
 
   YamlReader r_{"spec", kSpecDocumentLimits};
   JobSpec spec_;
+  FrameworkKeys framework_keys_;
 };
 
 }  // namespace

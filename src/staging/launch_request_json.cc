@@ -176,12 +176,33 @@ launch::LaunchRequest readRequest(const json& j) {
     r.command.push_back(command[i].get<std::string>());
   }
   r.environment = pairs(j, "environment", root);
+  const json& inputs = array(j, "inputs", root);
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string at = indexed(root, "inputs", i);
+    r.inputs.push_back({str(inputs[i], "name", at), str(inputs[i], "content", at)});
+  }
   r.scheduler_environment = pairs(j, "scheduler_environment", root);
   r.attempt_dir = str(j, "attempt_dir", root);
   r.logs_dir = str(j, "logs_dir", root);
   r.output_dir = str(j, "output_dir", root);
   r.container_attempt_dir = str(j, "container_attempt_dir", root);
   r.container_output_dir = str(j, "container_output_dir", root);
+  // Absent from snapshots staged before the job-level fence existed.
+  r.fence_dir = j.contains("fence_dir") ? str(j, "fence_dir", root) : std::string();
+  r.checkpoint_dir = str(j, "checkpoint_dir", root);
+  r.container_checkpoint_dir = str(j, "container_checkpoint_dir", root);
+  const std::string record = str(j, "resume_record", root);
+  named = false;
+  for (auto k : {launch::ResumeRecord::kNone, launch::ResumeRecord::kLastCheckpoint,
+                 launch::ResumeRecord::kFromScratch}) {
+    if (record == launch::toString(k)) {
+      r.resume_record = k;
+      named = true;
+    }
+  }
+  if (!named) {
+    throw BadField{"launch.resume_record", "must be none, last_checkpoint or from_scratch"};
+  }
   r.account = optStr(j, "account", root);
   r.qos = optStr(j, "qos", root);
 
@@ -198,6 +219,7 @@ launch::LaunchRequest readRequest(const json& j) {
   r.ray.dashboard_port = optInteger(ray, "dashboard_port", at);
   r.ray.join_timeout_seconds = integer(ray, "join_timeout_seconds", at);
   r.ray.executable = str(ray, "executable", at);
+  r.ray_min_cpus_per_gpu = integer(j, "ray_min_cpus_per_gpu", root);
   return r;
 }
 
@@ -207,6 +229,10 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
   json mounts = json::array();
   for (const auto& m : r.mounts) {
     mounts.push_back({{"source", m.source}, {"target", m.target}, {"read_only", m.read_only}});
+  }
+  json inputs = json::array();
+  for (const auto& input : r.inputs) {
+    inputs.push_back({{"name", input.name}, {"content", input.content}});
   }
   json components = json::array();
   for (const auto& c : r.components) {
@@ -240,12 +266,17 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
       {"uses_gpus", r.uses_gpus},
       {"command", r.command},
       {"environment", pairsToJson(r.environment)},
+      {"inputs", std::move(inputs)},
       {"scheduler_environment", pairsToJson(r.scheduler_environment)},
       {"attempt_dir", r.attempt_dir},
       {"logs_dir", r.logs_dir},
       {"output_dir", r.output_dir},
       {"container_attempt_dir", r.container_attempt_dir},
       {"container_output_dir", r.container_output_dir},
+      {"fence_dir", r.fence_dir},
+      {"checkpoint_dir", r.checkpoint_dir},
+      {"container_checkpoint_dir", r.container_checkpoint_dir},
+      {"resume_record", launch::toString(r.resume_record)},
       {"account", optionalToJson(r.account)},
       {"qos", optionalToJson(r.qos)},
       {"ray",
@@ -260,6 +291,7 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
         {"dashboard_port", optionalToJson(r.ray.dashboard_port)},
         {"join_timeout_seconds", r.ray.join_timeout_seconds},
         {"executable", r.ray.executable}}},
+      {"ray_min_cpus_per_gpu", r.ray_min_cpus_per_gpu},
   };
 }
 

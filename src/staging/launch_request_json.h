@@ -12,7 +12,9 @@ namespace tuneplane::staging {
 
 // 2: the Ray ports became optional (null = chosen free at run time); dashboard,
 // ray_client_server_port and dashboard_agent_listen_port were added.
-inline constexpr int kLaunchJsonVersion = 2;
+// 3: inputs, checkpoint_dir, container_checkpoint_dir, resume_record and
+// ray_min_cpus_per_gpu were added (issue 38: LlamaFactory, checkpoints that retries resume).
+inline constexpr int kLaunchJsonVersion = 3;
 
 nlohmann::json launchRequestToJson(const launch::LaunchRequest& request);
 

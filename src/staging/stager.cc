@@ -3,11 +3,13 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "staging/error_codes.h"
+#include "staging/job_fence.h"
 #include "staging/launch_request_json.h"
 #include "staging/staging_paths.h"
 
@@ -40,6 +42,80 @@ Status makeWritableDir(const std::string& path, const JobAccess& access, Staging
     return fs.changeMode(path, access.writableDirMode());
   }
   return ok();
+}
+
+// The names of what stageAttempt writes itself, which a staged input must not take.
+bool isPlainInputName(const std::string& name) {
+  if (name.empty() || name.front() == '.') return false;
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  for (std::string_view taken :
+       {kLaunchFile, kScriptFile, kSubmitFile, kManifestFile, kLogsDir, kOutputDir}) {
+    if (name == taken) return false;
+  }
+  return true;
+}
+
+Status checkInputs(const std::vector<launch::StagedInput>& inputs) {
+  std::vector<std::string> seen;
+  for (const launch::StagedInput& input : inputs) {
+    if (!isPlainInputName(input.name) ||
+        std::find(seen.begin(), seen.end(), input.name) != seen.end()) {
+      return fail("staging.invalid_input", "inputs",
+                  "staged input '" + input.name +
+                      "' must be a plain file name ([A-Za-z0-9._-], not starting with '.'), "
+                      "used once, and not one of the attempt's own files");
+    }
+    seen.push_back(input.name);
+  }
+  return ok();
+}
+
+// The job's checkpoint directory: made (writable by the job, like logs/) when the first
+// attempt is staged; an existing one is left exactly as it is, since it holds what earlier
+// attempts saved.
+Status ensureCheckpointDir(const std::string& dir, const JobAccess& access, StagingFs& fs) {
+  if (dir.empty()) return ok();
+  if (!isCleanAbsolutePath(dir) || dir == "/") {
+    return fail("staging.invalid_checkpoint_dir", "checkpoint_dir",
+                "checkpoint directory '" + dir +
+                    "' must be an absolute path without '.', '..' or empty components");
+  }
+  const auto isDirectory = [&]() -> Result<bool> {
+    auto info = fs.statPath(dir);
+    if (!info) return fail(info.error());
+    if (*info && !(*info)->is_directory) {
+      return fail("staging.invalid_checkpoint_dir", "checkpoint_dir",
+                  "checkpoint directory '" + dir + "' exists and is not a directory");
+    }
+    return info->has_value();
+  };
+  auto exists = isDirectory();
+  if (!exists) return fail(exists.error());
+  if (*exists) return ok();
+  const std::string parent = parentDir(dir);
+  if (auto reachable = checkJobCanReach(parent, access, fs); !reachable) return reachable;
+  if (auto made = fs.makeDirs(parent, kParentDirMode); !made) return made;
+  if (auto made = fs.makeDir(dir, kSameUserWritableDirMode); !made) {
+    // Made meanwhile by another stage of this job: then it is there, as wanted.
+    auto now = isDirectory();
+    if (now && *now) return ok();
+    return made;
+  }
+  // Ours, and empty: given to the job as logs/ is. Should that fail, it goes again, so that
+  // the next stage makes it afresh rather than find it without the job's access.
+  if (access.mode == JobAccessMode::kSharedGroup && access.group) {
+    Status granted = fs.changeGroup(dir, access.group->gid);
+    if (granted) granted = fs.changeMode(dir, access.writableDirMode());
+    if (!granted) {
+      fs.removeTree(dir);
+      return granted;
+    }
+  }
+  return fs.syncDir(parent);
 }
 
 }  // namespace
@@ -84,6 +160,17 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
     return fail(reachable.error());
   }
   if (auto made = fs.makeDirs(parent, kParentDirMode); !made) return fail(made.error());
+  if (auto inputs = checkInputs(request.inputs); !inputs) return fail(inputs.error());
+  // Before the attempt appears: no attempt is ever without the directory it resumes from.
+  if (auto made = ensureCheckpointDir(request.checkpoint_dir, access, fs); !made) {
+    return fail(made.error());
+  }
+  // The job's fence moves to this attempt before its directory (and so its script) exists.
+  if (!request.fence_dir.empty()) {
+    if (auto marked = markAttemptStaged(request.fence_dir, request.identity.attempt, fs); !marked) {
+      return fail(marked.error());
+    }
+  }
 
   // What an earlier try of this attempt left half-written (serve killed, the filesystem full)
   // goes first: only the process that stages this attempt writes beside it.
@@ -93,11 +180,14 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
   TempDirGuard guard(fs, *temp);
 
   // Files in a fixed order; the manifest is written last and describes the others.
-  const std::vector<std::pair<std::string_view, std::string>> contents = {
+  std::vector<std::pair<std::string_view, std::string>> contents = {
       {kLaunchFile, launchRequestToJson(request).dump(2) + "\n"},
       {kScriptFile, script},
       {kSubmitFile, submit_body.dump(2) + "\n"},
   };
+  for (const launch::StagedInput& input : request.inputs) {
+    contents.emplace_back(input.name, input.content);
+  }
   StagedAttempt staged;
   staged.dir = final_dir;
   for (const auto& [name, content] : contents) {

@@ -1,10 +1,14 @@
-// Stages one attempt: writes launch.json, job.sh, submit.json and manifest.json plus the
-// writable logs/ and output/ folders (layout in staging_paths.h) into a temporary sibling,
+// Stages one attempt: writes launch.json, job.sh, submit.json, the request's inputs (a
+// framework's config) and manifest.json plus the writable logs/ and output/ folders (layout
+// in staging_paths.h) into a temporary sibling,
 // fsyncs them, makes the files 0444 and the attempt dir 0555, then renames it into place.
 // A crash or an error therefore leaves no half-written attempt, and an existing attempt is
 // never overwritten. Credentials never reach a staged file: a LaunchRequest holds none.
 // Who may write logs/ and output/ follows the site's JobAccess (job_access.h): 0755 when
 // TunePlane runs as the job user, or staging.group's, 02775, checked before anything is made.
+// The job's checkpoint directory (request.checkpoint_dir, beside the attempts) is made the
+// same way when it does not exist yet, before the attempt appears; an existing one is never
+// touched, so attempt N+1 finds what attempt N saved there.
 #pragma once
 
 #include <map>
@@ -35,8 +39,9 @@ struct StagedAttempt {
 
 // `access` comes from resolveJobAccess for the site the request was assembled for.
 // REQUIRES: request.attempt_dir is a clean absolute path (isCleanAbsolutePath).
-// Errors: "staging.invalid_attempt_dir", "staging.attempt_exists", "staging.not_traversable"
-// (nothing made), "staging.io".
+// Errors: "staging.invalid_attempt_dir", "staging.attempt_exists", "staging.not_traversable",
+// "staging.invalid_input" (an input's name), "staging.invalid_checkpoint_dir" (not a clean
+// absolute path, or not a directory) (nothing made), "staging.io".
 Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const std::string& script,
                                    const nlohmann::json& submit_body, const JobAccess& access,
                                    StagingFs& fs);

@@ -38,6 +38,12 @@ Result<std::string> jobDir(std::string_view staging_root, std::string_view job_i
   return dir;
 }
 
+Result<std::string> checkpointDir(std::string_view staging_root, std::string_view job_id) {
+  auto job = jobDir(staging_root, job_id);
+  if (!job) return job;
+  return *job + "/" + std::string(kCheckpointsDir);
+}
+
 Result<std::string> attemptDir(std::string_view staging_root, std::string_view job_id,
                                int attempt) {
   auto job = jobDir(staging_root, job_id);

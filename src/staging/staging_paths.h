@@ -5,12 +5,16 @@
 //   <staging_root>/
 //   └── jobs/
 //       └── <job_id>/                  e.g. hello-tuneplane-1a2b3c4d (launch::isValidJobId)
+//           ├── checkpoints/           the job's checkpoints (TUNEPLANE_CHECKPOINT_DIR): made
+//           │                          with the first attempt, writable like logs/, never
+//           │                          replaced; each attempt resumes from what it holds
 //           └── attempts/
 //               ├── .<n>.staging-XXXXXX  a stage in progress (removed on error; never read)
 //               └── <n>/               1-based; written once, then read-only (0555)
 //                   ├── launch.json    the LaunchRequest snapshot (0444)
 //                   ├── job.sh         the rendered batch script (0444)
 //                   ├── submit.json    the slurmrestd submit body (0444)
+//                   ├── llamafactory.yaml  a llamafactory job's config (0444; launch::StagedInput)
 //                   ├── manifest.json  sha256 + size of each file above (0444)
 //                   ├── logs/          writable by the job user (job_access.h): 0755, or
 //                   │   │              staging.group's 02775
@@ -34,6 +38,7 @@ inline constexpr std::string_view kSubmitFile = "submit.json";
 inline constexpr std::string_view kManifestFile = "manifest.json";
 inline constexpr std::string_view kLogsDir = "logs";
 inline constexpr std::string_view kOutputDir = "output";
+inline constexpr std::string_view kCheckpointsDir = "checkpoints";
 
 // True when `path` is absolute and has no empty, "." or ".." component (a trailing "/" is
 // not allowed either), so joining a validated component to it cannot escape it.
@@ -41,6 +46,9 @@ bool isCleanAbsolutePath(std::string_view path);
 
 // <root>/jobs/<job_id>. Errors: "staging.invalid_root", "staging.invalid_job_id".
 Result<std::string> jobDir(std::string_view staging_root, std::string_view job_id);
+
+// <root>/jobs/<job_id>/checkpoints. Errors: those of jobDir.
+Result<std::string> checkpointDir(std::string_view staging_root, std::string_view job_id);
 
 // <root>/jobs/<job_id>/attempts/<attempt>. Errors: those of jobDir, "staging.invalid_attempt".
 Result<std::string> attemptDir(std::string_view staging_root, std::string_view job_id, int attempt);

@@ -24,6 +24,12 @@ inline constexpr const char* kTargetNotEmpty = "store.target_not_empty";
 // A reconciler's write refused because its replica no longer holds the lease's epoch
 // (leader_lease.h): another replica took over while it was paused or cut off.
 inline constexpr const char* kFenced = "store.fenced";
+// A reconciler's write refused because the job's row changed since the version the write was
+// built from (JobRecord::version): the next cycle reads it again and decides anew.
+inline constexpr const char* kStale = "store.stale";
+// The database could not be had in time (PostgreSQL's lock_timeout or statement_timeout: a
+// writer that holds it is stuck; SQLite's busy timeout). Nothing was written; try again.
+inline constexpr const char* kBusy = "store.busy";
 
 // True for every code above: the store could not do it.
 inline bool isStoreCode(std::string_view code) {

@@ -1,5 +1,6 @@
 #include "store/job_reads.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <utility>
 
@@ -167,6 +168,38 @@ const std::string& activeJobsSql() {
   return sql;
 }
 
+const std::string& changedJobsSql() {
+  static const std::string sql = std::string("SELECT j.id, CASE WHEN ") + kActiveJobsCondition +
+                                 " THEN 1 ELSE 0 END, j.change_seq FROM jobs j"
+                                 " WHERE j.change_seq > ?1 ORDER BY j.change_seq";
+  return sql;
+}
+
+const std::string& changedActiveJobsSql() {
+  static const std::string sql = std::string("SELECT ") + kJobColumns +
+                                 " FROM jobs j WHERE j.change_seq > ?1 AND " +
+                                 kActiveJobsCondition + " ORDER BY j.change_seq";
+  return sql;
+}
+
+const std::string& changedActiveLabelsSql() {
+  static const std::string sql =
+      std::string("SELECT l.job_id, l.key, l.value FROM jobs j CROSS JOIN job_labels l") +
+      " WHERE l.job_id = j.id AND j.change_seq > ?1 AND " + kActiveJobsCondition +
+      " ORDER BY j.change_seq";
+  return sql;
+}
+
+const std::string& changedActiveAttemptsSql() {
+  static const std::string sql =
+      std::string("SELECT ") + kAttemptColumns + ", " + kComponentColumns +
+      " FROM jobs j CROSS JOIN attempts a LEFT JOIN components c"
+      " ON c.job_id = a.job_id AND c.attempt = a.number WHERE a.job_id = j.id AND"
+      " j.change_seq > ?1 AND " +
+      kActiveJobsCondition + " ORDER BY j.change_seq, a.number, c.idx";
+  return sql;
+}
+
 std::string listJobsSql(const JobQuery& query, bool after) {
   std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs j WHERE TRUE";
   if (query.owner) sql += " AND j.owner = :owner";
@@ -210,11 +243,23 @@ Result<std::optional<JobView>> readJobView(Connection& connection, const std::st
   return view;
 }
 
-Result<std::vector<JobView>> readActiveJobs(Connection& connection) {
+namespace {
+
+// The active jobs the three queries select (jobs, labels, attempts; each binds ?1 to `since`
+// when it has one), gathered into views in the order of the first.
+Result<std::vector<JobView>> readViews(Connection& connection, const std::string& jobs_sql,
+                                       const std::string& labels_sql,
+                                       const std::string& attempts_sql,
+                                       std::optional<int64_t> since) {
   std::vector<JobView> views;
   std::unordered_map<std::string, std::size_t> position;
+  auto prepare = [&](const std::string& sql) {
+    auto q = connection.query(sql);
+    if (q && since) q->bind(1, *since);
+    return q;
+  };
   {
-    auto q = connection.query(activeJobsSql());
+    auto q = prepare(jobs_sql);
     if (!q) return fail(q.error());
     auto jobs = q->forEachRow([&](Query& row) -> Status {
       auto job = readJob(row, 0);
@@ -225,8 +270,9 @@ Result<std::vector<JobView>> readActiveJobs(Connection& connection) {
     });
     if (!jobs) return fail(jobs.error());
   }
+  if (views.empty()) return views;
   {
-    auto q = connection.query(activeLabelsSql());
+    auto q = prepare(labels_sql);
     if (!q) return fail(q.error());
     auto labels = q->forEachRow([&](Query& row) {
       const auto found = position.find(row.text(0));
@@ -237,7 +283,7 @@ Result<std::vector<JobView>> readActiveJobs(Connection& connection) {
     });
     if (!labels) return fail(labels.error());
   }
-  auto q = connection.query(activeAttemptsSql());
+  auto q = prepare(attempts_sql);
   if (!q) return fail(q.error());
   auto attempts = readAttemptRows(*q, [&](AttemptRecord&& a) {
     const auto found = position.find(a.job_id);
@@ -245,6 +291,45 @@ Result<std::vector<JobView>> readActiveJobs(Connection& connection) {
   });
   if (!attempts) return fail(attempts.error());
   return views;
+}
+
+}  // namespace
+
+Result<std::vector<JobView>> readActiveJobs(Connection& connection) {
+  return readViews(connection, activeJobsSql(), activeLabelsSql(), activeAttemptsSql(),
+                   std::nullopt);
+}
+
+Result<int64_t> readChangeSeq(Connection& connection) {
+  return connection.queryInteger("SELECT coalesce(max(change_seq), 0) FROM jobs");
+}
+
+Result<ActiveJobsDelta> readActiveJobsSince(Connection& connection, int64_t since_seq) {
+  ActiveJobsDelta delta;
+  delta.full = false;
+  delta.through_seq = since_seq;
+  bool any_active = false;
+  {
+    auto q = connection.query(changedJobsSql());
+    if (!q) return fail(q.error());
+    q->bind(1, since_seq);
+    auto rows = q->forEachRow([&](Query& row) {
+      if (row.integer(1) == 0) {
+        delta.ended.push_back(row.text(0));
+      } else {
+        any_active = true;
+      }
+      delta.through_seq = std::max(delta.through_seq, row.integer(2));
+      return ok();
+    });
+    if (!rows) return fail(rows.error());
+  }
+  if (!any_active) return delta;
+  auto views = readViews(connection, changedActiveJobsSql(), changedActiveLabelsSql(),
+                         changedActiveAttemptsSql(), since_seq);
+  if (!views) return fail(views.error());
+  delta.active = std::move(*views);
+  return delta;
 }
 
 Result<JobPage> readJobPage(Connection& connection, const JobQuery& query) {

@@ -31,6 +31,12 @@ inline constexpr int kMaxListLimit = 1000;
 const std::string& activeJobsSql();
 const std::string& activeLabelsSql();
 const std::string& activeAttemptsSql();
+// The queries of readActiveJobsSince: the jobs written after ?1 (id, whether active, seq),
+// then the active ones among them with their labels and attempts; driven by jobs_by_change.
+const std::string& changedJobsSql();
+const std::string& changedActiveJobsSql();
+const std::string& changedActiveLabelsSql();
+const std::string& changedActiveAttemptsSql();
 // The listing query for the filters set in `query` (and a keyset position when `after`),
 // made of fixed fragments only: every value is a named parameter (:owner, :phase, :name,
 // :label_key, :label_value, :after_created, :after_id, :limit). Newest first.
@@ -42,6 +48,10 @@ const std::string& jobViewSql();
 // One statement: a consistent snapshot without a transaction around it.
 Result<std::optional<JobView>> readJobView(Connection& connection, const std::string& id);
 Result<std::vector<JobView>> readActiveJobs(Connection& connection);
+// The newest change sequence of any job (0 for none).
+Result<int64_t> readChangeSeq(Connection& connection);
+// What changed among the active jobs after `since_seq` (ActiveJobsDelta, full = false).
+Result<ActiveJobsDelta> readActiveJobsSince(Connection& connection, int64_t since_seq);
 // Errors: "store.bad_limit", "store.bad_continue", and those of any read.
 Result<JobPage> readJobPage(Connection& connection, const JobQuery& query);
 Result<std::vector<EventRecord>> readEvents(Connection& connection, const std::string& job_id);

@@ -18,6 +18,7 @@
 
 #include "common/result.h"
 #include "phase/phases.h"
+#include "store/error_codes.h"
 
 namespace tuneplane::store {
 
@@ -89,6 +90,11 @@ struct JobRecord {
   // Set by requestCancel; commit() never writes these.
   bool cancel_requested = false;
   std::string cancel_requested_by;
+  // Set by the store. `version` counts the job's commits: a Change carries the version its
+  // job record was read at, and commit() refuses it ("store.stale") once the row moved on.
+  // `change_seq` is the store's change sequence at the job's last write of any kind.
+  int64_t version = 0;
+  int64_t change_seq = 0;
 
   bool operator==(const JobRecord&) const = default;
 };
@@ -115,6 +121,11 @@ struct JobView {
 };
 
 // One decision of the reconciler, applied in one transaction.
+// The fence by the read: `job->version` is the version the decision was built from; the
+// commit is refused ("store.stale", nothing written) when the stored row has another, so a
+// decision made from a stale read — a paused leader's, a replica's that lost the lease —
+// changes nothing. `read_epoch`, when not 0, is the leader lease's epoch under which the
+// job was read: the commit is refused ("store.fenced") unless it is still the lease's.
 struct Change {
   std::optional<JobRecord> job;         // upserted, except the cancel_* columns
   std::vector<AttemptRecord> attempts;  // upserted with their components, except abandon_*
@@ -125,6 +136,18 @@ struct Change {
   // visible at once, survives a crash of the process, and is made durable, in order, by the
   // next synced commit.
   bool synced = true;
+  int64_t read_epoch = 0;
+};
+
+// What changed among the active jobs since a change sequence (JobStore::activeJobsSince).
+struct ActiveJobsDelta {
+  // true: `active` is every active job (a first read, or a store that cannot tell changes):
+  // the caller replaces what it holds. false: `active` is the active jobs written after the
+  // sequence asked for, and `ended` the jobs written after it that are no longer active.
+  bool full = true;
+  std::vector<JobView> active;
+  std::vector<std::string> ended;
+  int64_t through_seq = 0;  // the newest change sequence this read saw: ask from it next
 };
 
 struct JobQuery {
@@ -162,6 +185,18 @@ class JobStore {
   virtual Result<JobPage> listJobs(const JobQuery& query) = 0;
   // Every job not in a terminal phase, with its attempts: what the reconciler works on.
   virtual Result<std::vector<JobView>> activeJobs() = 0;
+  // The active jobs written after change sequence `since_seq` (0: all of them, full), so a
+  // control loop that keeps what it read reads only what changed. This default, for fakes,
+  // always answers in full.
+  virtual Result<ActiveJobsDelta> activeJobsSince(int64_t since_seq) {
+    (void)since_seq;
+    auto all = activeJobs();
+    if (!all) return tl::unexpected(all.error());
+    return ActiveJobsDelta{true, std::move(*all), {}, 0};
+  }
+  // The leader lease's epoch this replica holds (PostgreSQL replicas), 0 when it holds none or
+  // the store has no lease: what a reconciler puts in Change::read_epoch.
+  virtual int64_t fenceEpoch() const { return 0; }
   virtual Result<std::vector<EventRecord>> events(const std::string& job_id) = 0;
   // Jobs per phase, for /metrics (a phase without jobs is absent).
   virtual Result<std::map<JobPhase, int64_t>> countJobsByPhase() = 0;
@@ -172,15 +207,25 @@ class JobStore {
   // Atomic. Errors: "store.io"; "store.invalid" (a record the store cannot keep: an empty
   // id, an attempt number below 1, an attempt without submit token, a repeated component
   // index — nothing was written), "store.constraint" (a record refers to a job that does not
-  // exist, or reuses another attempt's submit token — nothing was written).
+  // exist, or reuses another attempt's submit token — nothing was written), "store.stale"
+  // (the job's row moved on since the version the change was built from), "store.fenced",
+  // "store.busy" (the database could not be had in time: another writer holds it).
   virtual Status commit(const Change& change) = 0;
-  // Several changes (e.g. one poll cycle's) in order. SqliteJobStore applies them in one
-  // transaction — all or none, and one fsync instead of one per change, which is what bounds
-  // a durable store's commit rate. This default, for fakes, commits them one by one and
-  // stops at the first error.
-  virtual Status commitAll(const std::vector<Change>& changes) {
-    for (const Change& change : changes) {
-      if (auto done = commit(change); !done) return done;
+  // Several changes (e.g. one poll cycle's) in order. SqlJobStore applies them in one
+  // transaction, and one fsync instead of one per change, which is what bounds a durable
+  // store's commit rate. A change refused as stale is left out (the others are written) and
+  // its index added to `stale` when given; without `stale`, it fails the whole call. Any
+  // other error writes nothing. This default, for fakes, commits them one by one and stops
+  // at the first error.
+  virtual Status commitAll(const std::vector<Change>& changes,
+                           std::vector<std::size_t>* stale = nullptr) {
+    for (std::size_t i = 0; i < changes.size(); ++i) {
+      auto done = commit(changes[i]);
+      if (!done && stale != nullptr && done.error().code == codes::kStale) {
+        stale->push_back(i);
+        continue;
+      }
+      if (!done) return done;
     }
     return ok();
   }

@@ -9,21 +9,42 @@
 namespace tuneplane::store {
 namespace {
 
+// The store's change sequence after this write: one more than any job's (writes are
+// serialized, so every write gets its own, in commit order; jobs_by_change makes it a seek).
+#define TP_NEXT_CHANGE_SEQ "(SELECT coalesce(max(change_seq), 0) + 1 FROM jobs)"
+
 constexpr const char* kInsertJobSql =
     "INSERT INTO jobs (id, name, owner, spec, phase, reason, created_ms, updated_ms,"
-    " next_attempt_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)";
+    " next_attempt_ms, version, change_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+    "?10, " TP_NEXT_CHANGE_SEQ ")";
+
+// A copied job keeps its version and change sequence (store_copy.h: every read answers the
+// same on the copy).
+constexpr const char* kInsertCopiedJobSql =
+    "INSERT INTO jobs (id, name, owner, spec, phase, reason, created_ms, updated_ms,"
+    " next_attempt_ms, version, change_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
 
 // Every column but cancel_requested / cancel_requested_by: those are requestCancel's, and a
-// commit carrying a JobRecord read before the request must not clear it.
+// commit carrying a JobRecord read before the request must not clear it. Compare-and-set on
+// the version the record was read at (?10): a row that moved on is left alone and no row
+// comes back, which the caller reports as stale.
 const std::string& upsertJobSql() {
   static const std::string sql =
       std::string(kInsertJobSql) +
       " ON CONFLICT (id) DO UPDATE SET name = excluded.name, owner = excluded.owner,"
       " spec = excluded.spec, phase = excluded.phase, reason = excluded.reason,"
       " created_ms = excluded.created_ms, updated_ms = excluded.updated_ms,"
-      " next_attempt_ms = excluded.next_attempt_ms";
+      " next_attempt_ms = excluded.next_attempt_ms, version = jobs.version + 1,"
+      " change_seq = " TP_NEXT_CHANGE_SEQ " WHERE jobs.version = ?10 RETURNING version";
   return sql;
 }
+
+// A request (cancel, abandon) moves the job's change sequence, not its version: it writes
+// columns no commit writes, so a decision read before it may still be committed, and the
+// control loop reads the job again on its next cycle.
+constexpr const char* kTouchJobSql =
+    "UPDATE jobs SET change_seq = " TP_NEXT_CHANGE_SEQ " WHERE id = ?1";
+#undef TP_NEXT_CHANGE_SEQ
 
 // Every column but the abandon_* ones, which are requestAbandon's.
 constexpr const char* kUpsertAttemptSql =
@@ -64,13 +85,26 @@ Status run(Result<Query>& q) {
   return q->run();
 }
 
-Status writeJob(Connection& connection, const std::string& sql, const JobRecord& job) {
-  auto q = connection.query(sql);
-  if (!q) return fail(q.error());
-  q->bind(1, job.id).bind(2, job.name).bind(3, job.owner).bind(4, job.spec);
-  q->bind(5, toString(job.phase)).bind(6, job.reason).bind(7, job.created_ms);
-  q->bind(8, job.updated_ms).bind(9, job.next_attempt_ms);
-  if (auto done = q->run(); !done) return done;
+Status writeJob(Connection& connection, const std::string& sql, const JobRecord& job,
+                bool compare_version = false) {
+  {
+    auto q = connection.query(sql);
+    if (!q) return fail(q.error());
+    q->bind(1, job.id).bind(2, job.name).bind(3, job.owner).bind(4, job.spec);
+    q->bind(5, toString(job.phase)).bind(6, job.reason).bind(7, job.created_ms);
+    q->bind(8, job.updated_ms).bind(9, job.next_attempt_ms).bind(10, job.version);
+    if (sql == kInsertCopiedJobSql) q->bind(11, job.change_seq);
+    auto row = q->step();
+    if (!row) return fail(row.error());
+    if (compare_version && !*row) {
+      return fail(codes::kStale, "job.version",
+                  "job " + job.id + " changed since it was read (at version " +
+                      std::to_string(job.version) + "): this write was built from a stale read");
+    }
+    if (*row) {
+      if (auto done = q->run(); !done) return done;  // the rest of RETURNING's one row
+    }
+  }
 
   // Labels are replaced as a whole: the record is the truth.
   auto clear = connection.query("DELETE FROM job_labels WHERE job_id = ?1");
@@ -177,7 +211,10 @@ Status insertNewJob(Connection& connection, const JobRecord& job, const EventRec
 Status applyChange(Connection& connection, const Change& change) {
   if (auto valid = validateChange(change); !valid) return valid;
   if (change.job) {
-    if (auto done = writeJob(connection, upsertJobSql(), *change.job); !done) return done;
+    if (auto done = writeJob(connection, upsertJobSql(), *change.job, /*compare_version=*/true);
+        !done) {
+      return done;
+    }
   }
   for (const AttemptRecord& attempt : change.attempts) {
     if (auto done = writeAttempt(connection, attempt); !done) return done;
@@ -194,7 +231,7 @@ Status insertCopiedJob(Connection& connection, const JobView& view,
   change.job = view.job;
   change.attempts = view.attempts;
   if (auto valid = validateChange(change); !valid) return valid;
-  if (auto done = writeJob(connection, kInsertJobSql, view.job); !done) return done;
+  if (auto done = writeJob(connection, kInsertCopiedJobSql, view.job); !done) return done;
   // The request columns, which neither the insert nor commit writes.
   auto cancel = connection.query(
       "UPDATE jobs SET cancel_requested = ?2, cancel_requested_by = ?3 WHERE id = ?1");
@@ -258,6 +295,9 @@ Status markCancelRequested(Connection& connection, const std::string& job_id,
       "UPDATE jobs SET cancel_requested = 1, cancel_requested_by = ?2 WHERE id = ?1");
   if (mark) mark->bind(1, job_id).bind(2, actor);
   if (auto done = run(mark); !done) return done;
+  auto touch = connection.query(kTouchJobSql);
+  if (touch) touch->bind(1, job_id);
+  if (auto done = run(touch); !done) return done;
   return appendEvent(connection, EventRecord{0, job_id, 0, now_ms, phase, phase,
                                              "cancel requested by " + actor, actor});
 }
@@ -289,6 +329,9 @@ Status markAbandonRequested(Connection& connection, const std::string& job_id, i
       " WHERE job_id = ?1 AND number = ?2");
   if (mark) mark->bind(1, job_id).bind(2, int64_t{attempt}).bind(3, actor).bind(4, reason);
   if (auto done = run(mark); !done) return done;
+  auto touch = connection.query(kTouchJobSql);
+  if (touch) touch->bind(1, job_id);
+  if (auto done = run(touch); !done) return done;
   return appendEvent(connection,
                      EventRecord{0, job_id, attempt, now_ms, phase, phase,
                                  "abandon requested by " + actor + ": " + reason, actor});

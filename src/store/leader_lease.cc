@@ -78,7 +78,7 @@ void LeaderLease::stepDown(const std::string& why) {
 }
 
 void LeaderLease::renew() {
-  auto transaction = Transaction::begin(*session_, Transaction::Kind::kWrite);
+  auto transaction = Transaction::begin(*session_, Transaction::Kind::kLeaseWrite);
   if (!transaction) return stepDown("cannot renew the lease: " + transaction.error().message);
   static const std::string sql = std::string("UPDATE leader_lease SET expires_ms = ") + kNowMs +
                                  " + ?2 WHERE id = 1 AND epoch = ?1 RETURNING epoch";
@@ -106,23 +106,9 @@ std::optional<bool> LeaderLease::tryLock() {
   return q->integer(0) != 0;
 }
 
-void LeaderLease::take() {
-  // A session lost with a restarted database is connected again here.
-  if (!session_->ensureConnected()) return;
-  const auto locked = tryLock();
-  if (!locked) return;
-  if (!*locked) {
-    // Someone holds the lock. A live leader renews; one whose row has expired is paused or
-    // cut off: end its session so that its lock goes (its writes are fenced anyway), and
-    // take the lock on the next round.
-    static const std::string stale =
-        std::string("SELECT pg_terminate_backend(holder_pid::int)::int FROM leader_lease") +
-        " WHERE id = 1 AND expires_ms < " + kNowMs + " AND holder_pid <> pg_backend_pid()";
-    (void)session_->exec(stale);
-    return;
-  }
-  auto transaction = Transaction::begin(*session_, Transaction::Kind::kWrite);
-  if (!transaction) return;
+int64_t LeaderLease::bumpEpoch() {
+  auto transaction = Transaction::begin(*session_, Transaction::Kind::kLeaseWrite);
+  if (!transaction) return 0;
   static const std::string sql =
       std::string(
           "INSERT INTO leader_lease (id, epoch, holder, holder_pid, expires_ms)"
@@ -134,20 +120,65 @@ void LeaderLease::take() {
   int64_t taken = 0;
   {
     auto q = session_->query(sql);
-    if (!q) return;
+    if (!q) return 0;
     q->bind(1, options_.holder).bind(2, int64_t{options_.lease_seconds} * 1000);
     auto row = q->step();
-    if (!row || !*row) return;
+    if (!row || !*row) return 0;
     taken = q->integer(0);
   }
-  if (!transaction->commit()) return;
+  return transaction->commit() ? taken : 0;  // not committed: rolled back as it ends
+}
+
+void LeaderLease::take() {
+  // A session lost with a restarted database is connected again here.
+  if (!session_->ensureConnected()) return;
+  const auto locked = tryLock();
+  if (!locked) return;
+  if (!*locked) {
+    // Someone holds the lock. A live leader renews; one whose row has expired is paused or
+    // cut off: end its lease session so that its lock goes (its writes are fenced anyway),
+    // and every session of that replica stopped inside a transaction — one that holds the
+    // writers' lock would hold every replica's writes until the server's
+    // idle_in_transaction_session_timeout — then take the lock on the next round. Its idle
+    // sessions (the API's reads) are left alone.
+    static const std::string stale =
+        std::string("SELECT count(pg_terminate_backend(s.pid)) FROM leader_lease l") +
+        " JOIN pg_stat_activity s ON s.pid = l.holder_pid OR (s.application_name = left("
+        "'tuneplane ' || l.holder, 63) AND (s.state LIKE 'idle in transaction%' OR s.pid IN"
+        " (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1"
+        " AND classid = " +
+        std::to_string(kWriteLockKey >> 32) +
+        " AND objid = " + std::to_string(kWriteLockKey & 0xFFFFFFFF) + ")))" +
+        " WHERE l.id = 1 AND l.expires_ms < " + kNowMs + " AND s.pid <> pg_backend_pid()";
+    (void)session_->exec(stale);
+    return;
+  }
+  // From here the session holds the leader's lock (re-entrant: a second pg_try_advisory_lock
+  // counts twice). Unless the lease is taken below, it is given back, or a failed take would
+  // keep it and no replica could ever take the lease again.
+  const int64_t taken = bumpEpoch();
+  if (taken == 0) {
+    if (auto q = session_->query("SELECT pg_advisory_unlock(?1)::int")) {
+      q->bind(1, kLeaderLockKey);
+      (void)q->run();
+    }
+    return;
+  }
   epoch_ = taken;
   ++transitions_;
   if (options_.on_change) options_.on_change(true, taken, "took the lease");
 }
 
-Status LeaderLease::checkFence(Connection& writer) {
+Status LeaderLease::checkFence(Connection& writer, int64_t read_epoch) {
   const int64_t mine = epoch_.load();
+  if (read_epoch != 0 && read_epoch != mine) {
+    ++fenced_;
+    return fail(codes::kFenced, "epoch",
+                "this write was built from a read under the lease's epoch " +
+                    std::to_string(read_epoch) + ", and this replica now holds " +
+                    (mine == 0 ? std::string("none") : "epoch " + std::to_string(mine)) +
+                    ": it was refused");
+  }
   auto q = writer.query("SELECT epoch FROM leader_lease WHERE id = 1");
   if (!q) return fail(q.error());
   auto row = q->step();

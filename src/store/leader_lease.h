@@ -74,13 +74,18 @@ class LeaderLease {
   int64_t transitions() const { return transitions_.load(); }
 
   // The fence for SqlJobStore: inside the caller's write transaction, refuses
-  // ("store.fenced") unless this replica holds the lease and the row still has its epoch.
-  Status checkFence(Connection& writer);
+  // ("store.fenced") unless this replica holds the lease, the row still has its epoch, and
+  // — when `read_epoch` is not 0 — that is the epoch the write's state was read under (a
+  // leader that lost the lease and took it again cannot commit what it read before).
+  Status checkFence(Connection& writer, int64_t read_epoch = 0);
 
  private:
   LeaderLease(std::unique_ptr<PgConnection> session, LeaseOptions options)
       : session_(std::move(session)), options_(std::move(options)) {}
   void take();
+  // Takes the lease's row in a transaction of its own: the new epoch, or 0 when it failed
+  // (nothing changed).
+  int64_t bumpEpoch();
   void renew();
   std::optional<bool> tryLock();
   void stepDown(const std::string& why);

@@ -221,9 +221,32 @@ Status toVersion2(Connection& connection) {
                                                                     : kVersion2Sqlite);
 }
 
-constexpr std::array<Migration, 2> kMigrations{{
+// Version 3. jobs.version: bumped by every reconciler commit of the job, which carries the
+// version it was built from and is refused when the row moved on since (the fence by the
+// read: a leader that read before another one wrote changes nothing). jobs.change_seq: the
+// store's change sequence at the job's last write of any kind (commits and the API's
+// requests), so the control loop reads only the jobs that changed since its last cycle.
+constexpr const char* kVersion3 = R"sql(
+ALTER TABLE jobs ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN change_seq BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX jobs_by_change ON jobs (change_seq);
+)sql";
+
+// SQLite's STRICT tables know INTEGER, not BIGINT (the same 64 bits).
+constexpr const char* kVersion3Sqlite = R"sql(
+ALTER TABLE jobs ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN change_seq INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX jobs_by_change ON jobs (change_seq);
+)sql";
+
+Status toVersion3(Connection& connection) {
+  return connection.exec(connection.dialect() == Dialect::kPostgres ? kVersion3 : kVersion3Sqlite);
+}
+
+constexpr std::array<Migration, 3> kMigrations{{
     {1, "jobs, labels, attempts, components, events", &toVersion1},
     {2, "leader lease", &toVersion2},
+    {3, "job versions and change sequence", &toVersion3},
 }};
 
 }  // namespace

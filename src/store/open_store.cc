@@ -52,6 +52,7 @@ Result<OpenedStore> openJobStore(const std::string& db,
     return OpenedStore{std::move(*store), nullptr, nullptr};
   }
   PostgresJobStoreOptions options;
+  options.application_name = sessionName(lease.holder);
   if (password_file) {
     auto password = readPasswordFile(*password_file);
     if (!password) return fail(password.error());

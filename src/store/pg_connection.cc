@@ -41,6 +41,8 @@ std::string unescapeText(const char* data, std::size_t size) {
 
 std::string errorCode(std::string_view sqlstate) {
   if (sqlstate.substr(0, 2) == "23") return codes::kConstraint;
+  // lock_not_available (lock_timeout), query_canceled (statement_timeout): held up.
+  if (sqlstate == "55P03" || sqlstate == "57014") return codes::kBusy;
   if (sqlstate == "XX001" || sqlstate == "XX002") return codes::kCorrupt;
   return codes::kIo;
 }
@@ -211,11 +213,24 @@ std::string toPostgresParameters(std::string_view sql, std::unordered_map<std::s
   return result;
 }
 
+std::string sessionName(std::string_view holder) {
+  // PostgreSQL keeps 63 bytes of it (NAMEDATALEN - 1).
+  std::string name = "tuneplane " + std::string(holder);
+  if (name.size() > 63) name.resize(63);
+  return name;
+}
+
 Result<std::unique_ptr<PgConnection>> PgConnection::open(const std::string& uri,
                                                          const PgConnectionOptions& options) {
   const std::string timeout = std::to_string(options.connect_timeout_s);
-  std::vector<const char*> keys = {"connect_timeout", "dbname"};
-  std::vector<const char*> values = {timeout.c_str(), uri.c_str()};
+  // Client-side keepalives: a server that vanished (a partition) is noticed in ~25 s, not
+  // after the kernel's two hours. The URI may still say otherwise (expand_dbname: it is read
+  // after these, so its keys win).
+  std::vector<const char*> keys = {
+      "connect_timeout",  "keepalives",       "keepalives_idle", "keepalives_interval",
+      "keepalives_count", "application_name", "dbname"};
+  std::vector<const char*> values = {
+      timeout.c_str(), "1", "10", "5", "3", options.application_name.c_str(), uri.c_str()};
   if (options.password) {
     keys.push_back("password");
     values.push_back(options.password->c_str());
@@ -244,6 +259,15 @@ Result<std::unique_ptr<PgConnection>> PgConnection::open(const std::string& uri,
   auto connection = std::unique_ptr<PgConnection>(new PgConnection(std::move(conn), description));
   std::string settings = "SET client_encoding = 'UTF8'";
   if (options.read_only) settings += "; SET default_transaction_read_only = on";
+  // The server's side of the bounds (pg_connection.h): no session stalls the others for long,
+  // and the server finds a client that vanished mid-statement (tcp keepalives, and the
+  // connection check while a query runs).
+  settings += "; SET lock_timeout = " + std::to_string(options.lock_timeout_ms) +
+              "; SET statement_timeout = " + std::to_string(options.statement_timeout_ms) +
+              "; SET idle_in_transaction_session_timeout = " +
+              std::to_string(options.idle_in_transaction_timeout_ms) +
+              "; SET tcp_keepalives_idle = 10; SET tcp_keepalives_interval = 5"
+              "; SET tcp_keepalives_count = 3; SET client_connection_check_interval = 5000";
   if (auto set = connection->exec(settings); !set) return fail(set.error());
   return connection;
 }
@@ -296,6 +320,7 @@ Status PgConnection::beginTransaction(TransactionKind kind) {
     return exec("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   }
   if (auto begun = exec("BEGIN"); !begun) return begun;
+  if (kind == TransactionKind::kLeaseWrite) return ok();  // never behind the writers' lock
   if (kind == TransactionKind::kWriteUnsynced) {
     if (auto unsynced = exec("SET LOCAL synchronous_commit TO OFF"); !unsynced) {
       (void)exec("ROLLBACK");

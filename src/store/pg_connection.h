@@ -13,6 +13,13 @@
 // every writer of the database — this replica's or another's — runs one at a time, as on
 // SQLite, and a check-then-write (createJob's id check, cancel's "already requested") can
 // never interleave with another writer. Reads run REPEATABLE READ READ ONLY: one snapshot.
+// No session can stall the others for long: each sets lock_timeout, statement_timeout and
+// idle_in_transaction_session_timeout (PgConnectionOptions), so a writer paused or cut off
+// inside its transaction is ended by the server and the lock it held is freed, and a wait
+// for a lock or a statement that overruns fails "store.busy" (SQLSTATE 55P03, 57014)
+// instead of hanging; TCP keepalives on both ends find a peer that vanished. Each session is
+// named (application_name: sessionName(holder)) so that a replica taking the lease over can
+// end every session of the one it replaces.
 // A connection found broken at the start of a transaction is reset once (PQreset) and its
 // statement cache dropped, so a restarted or failed-over server is reconnected to.
 //
@@ -43,7 +50,18 @@ struct PgConnectionOptions {
   std::optional<std::string> password;  // when not in PGPASSFILE / ~/.pgpass
   int connect_timeout_s = 10;           // unless the URI says otherwise
   bool read_only = false;               // default_transaction_read_only (reader pools)
+  // The session's bounds (PostgreSQL settings, SET at connect): the longest wait for a lock
+  // (the writers' lock included), the longest statement, and how long the server lets a
+  // session sit idle inside a transaction before it ends it (a SIGSTOPped or partitioned
+  // writer). Each fails its own transaction only.
+  int lock_timeout_ms = 5'000;
+  int statement_timeout_ms = 30'000;
+  int idle_in_transaction_timeout_ms = 15'000;
+  std::string application_name = "tuneplane";  // sessionName() of the replica
 };
+
+// The application_name of every session of the replica called `holder` (its lease's holder).
+std::string sessionName(std::string_view holder);
 
 struct PgConnCloser {
   void operator()(PGconn* conn) const { PQfinish(conn); }

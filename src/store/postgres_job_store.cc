@@ -30,6 +30,10 @@ Result<std::unique_ptr<PostgresJobStore>> PostgresJobStore::open(const std::stri
   }
   PgConnectionOptions writer_options;
   writer_options.password = options.password;
+  writer_options.application_name = options.application_name;
+  writer_options.lock_timeout_ms = options.lock_timeout_ms;
+  writer_options.statement_timeout_ms = options.statement_timeout_ms;
+  writer_options.idle_in_transaction_timeout_ms = options.idle_in_transaction_timeout_ms;
   auto writer = PgConnection::open(uri, writer_options);
   if (!writer) return fail(writer.error());
   if (auto version = inspectDatabase(**writer, knownMigrations()); !version) {
@@ -82,7 +86,9 @@ Status PostgresJobStore::enableLeadership(LeaseOptions options) {
   auto lease = LeaderLease::open(uri_, connection_, std::move(options));
   if (!lease) return fail(lease.error());
   lease_ = std::move(*lease);
-  setCommitFence([lease = lease_.get()](Connection& c) { return lease->checkFence(c); });
+  setCommitFence([lease = lease_.get()](Connection& c, int64_t read_epoch) {
+    return lease->checkFence(c, read_epoch);
+  });
   lease_->start();
   return ok();
 }
@@ -90,6 +96,13 @@ Status PostgresJobStore::enableLeadership(LeaseOptions options) {
 Result<std::vector<JobView>> PostgresJobStore::activeJobs() {
   if (lease_ && !lease_->isLeader()) return std::vector<JobView>{};
   return SqlJobStore::activeJobs();
+}
+
+Result<ActiveJobsDelta> PostgresJobStore::activeJobsSince(int64_t since_seq) {
+  // A standby has nothing to reconcile; whoever leads next starts from a full read (its
+  // epoch differs from the one its control loop last read under).
+  if (lease_ && !lease_->isLeader()) return ActiveJobsDelta{};
+  return SqlJobStore::activeJobsSince(since_seq);
 }
 
 }  // namespace tuneplane::store

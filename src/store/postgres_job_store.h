@@ -28,6 +28,13 @@ namespace tuneplane::store {
 struct PostgresJobStoreOptions {
   int reader_connections = 4;                          // the most reads that run at once
   std::optional<std::string> password = std::nullopt;  // e.g. from server.db_password_file
+  // Every session's application_name (sessionName of the replica's lease holder), so that a
+  // replica taking the lease over can end the ones that hold the others up (leader_lease.h).
+  std::string application_name = "tuneplane";
+  // Every session's bounds (PgConnectionOptions): the defaults, unless a test needs them short.
+  int lock_timeout_ms = PgConnectionOptions{}.lock_timeout_ms;
+  int statement_timeout_ms = PgConnectionOptions{}.statement_timeout_ms;
+  int idle_in_transaction_timeout_ms = PgConnectionOptions{}.idle_in_transaction_timeout_ms;
 };
 
 class PostgresJobStore final : public SqlJobStore {
@@ -57,6 +64,8 @@ class PostgresJobStore final : public SqlJobStore {
   LeaderLease* lease() { return lease_.get(); }
 
   Result<std::vector<JobView>> activeJobs() override;
+  Result<ActiveJobsDelta> activeJobsSince(int64_t since_seq) override;
+  int64_t fenceEpoch() const override { return lease_ ? lease_->epoch() : 0; }
 
  private:
   PostgresJobStore(std::unique_ptr<Connection> writer, std::unique_ptr<ReaderPool> readers,

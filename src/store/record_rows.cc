@@ -30,6 +30,8 @@ Result<JobRecord> readJob(const Query& row, int first) {
   job.next_attempt_ms = row.integer(first + 8);
   job.cancel_requested = row.integer(first + 9) != 0;
   job.cancel_requested_by = row.text(first + 10);
+  job.version = row.integer(first + 11);
+  job.change_seq = row.integer(first + 12);
   return job;
 }
 

@@ -94,7 +94,10 @@ class Query {
 // synchronous=NORMAL for it; PostgreSQL: synchronous_commit off). A crash of the machine may
 // lose it, never tear it: the log is written in order, so the next synced commit makes it
 // durable too, and a crash loses at most the unsynced commits since the last synced one.
-enum class TransactionKind { kRead, kWrite, kWriteUnsynced };
+// kLeaseWrite: a write of the leader lease's row alone (leader_lease.h). On PostgreSQL it is
+// not serialized with the store's writers, so a writer that is stuck inside its transaction
+// never holds up the lease's renewal or a takeover; on SQLite it is kWrite.
+enum class TransactionKind { kRead, kWrite, kWriteUnsynced, kLeaseWrite };
 
 class Connection {
  public:

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "store/error_codes.h"
 #include "store/job_reads.h"
 #include "store/job_writes.h"
 #include "store/reader_pool.h"
@@ -72,6 +73,19 @@ Result<std::vector<JobView>> SqlJobStore::activeJobs() {
   return read([&](Connection& c) { return readActiveJobs(c); });
 }
 
+Result<ActiveJobsDelta> SqlJobStore::activeJobsSince(int64_t since_seq) {
+  if (since_seq <= 0) {
+    return read([&](Connection& c) -> Result<ActiveJobsDelta> {
+      auto through = readChangeSeq(c);
+      if (!through) return fail(through.error());
+      auto all = readActiveJobs(c);
+      if (!all) return fail(all.error());
+      return ActiveJobsDelta{true, std::move(*all), {}, *through};
+    });
+  }
+  return read([&](Connection& c) { return readActiveJobsSince(c, since_seq); });
+}
+
 Result<std::vector<EventRecord>> SqlJobStore::events(const std::string& job_id) {
   return onReader([&](Connection& c) { return readEvents(c, job_id); });
 }
@@ -89,14 +103,37 @@ Status SqlJobStore::commit(const Change& change) {
   return write(
       [&](Connection& c) -> Status {
         if (fence_) {
-          if (auto fenced = fence_(c); !fenced) return fenced;
+          if (auto fenced = fence_(c, change.read_epoch); !fenced) return fenced;
         }
         return applyChange(c, change);
       },
       change.synced);
 }
 
-Status SqlJobStore::commitAll(const std::vector<Change>& changes) {
+namespace {
+
+// Applies one change of a batch in a savepoint of its own, so that a change refused as stale
+// is undone alone and the batch goes on; `refused` says whether it was.
+Status applyOrSkipStale(Connection& c, const Change& change, bool& refused) {
+  refused = false;
+  auto step = [&](const char* sql) -> Status {
+    auto q = c.query(sql);
+    if (!q) return fail(q.error());
+    return q->run();
+  };
+  if (auto begun = step("SAVEPOINT tp_change"); !begun) return begun;
+  auto applied = applyChange(c, change);
+  if (!applied && applied.error().code != codes::kStale) return applied;
+  if (!applied) {
+    refused = true;
+    if (auto undone = step("ROLLBACK TO SAVEPOINT tp_change"); !undone) return undone;
+  }
+  return step("RELEASE SAVEPOINT tp_change");
+}
+
+}  // namespace
+
+Status SqlJobStore::commitAll(const std::vector<Change>& changes, std::vector<std::size_t>* stale) {
   for (std::size_t i = 0; i < changes.size(); ++i) {
     if (auto valid = validateChange(changes[i]); !valid) {
       Error error = valid.error();
@@ -106,17 +143,28 @@ Status SqlJobStore::commitAll(const std::vector<Change>& changes) {
   }
   const bool synced = std::any_of(changes.begin(), changes.end(),
                                   [](const Change& change) { return change.synced; });
-  return write(
+  std::vector<std::size_t> refused;
+  auto done = write(
       [&](Connection& c) -> Status {
-        if (fence_) {
-          if (auto fenced = fence_(c); !fenced) return fenced;
-        }
-        for (const Change& change : changes) {
-          if (auto done = applyChange(c, change); !done) return done;
+        refused.clear();
+        for (std::size_t i = 0; i < changes.size(); ++i) {
+          const Change& change = changes[i];
+          if (fence_ && (i == 0 || change.read_epoch != changes[i - 1].read_epoch)) {
+            if (auto fenced = fence_(c, change.read_epoch); !fenced) return fenced;
+          }
+          if (stale == nullptr) {
+            if (auto applied = applyChange(c, change); !applied) return applied;
+            continue;
+          }
+          bool skipped = false;
+          if (auto applied = applyOrSkipStale(c, change, skipped); !applied) return applied;
+          if (skipped) refused.push_back(i);
         }
         return ok();
       },
       synced);
+  if (done && stale != nullptr) stale->insert(stale->end(), refused.begin(), refused.end());
+  return done;
 }
 
 Status SqlJobStore::requestCancel(const std::string& job_id, const std::string& actor,

@@ -43,7 +43,9 @@ class SqlJobStore : public JobStore {
   Result<std::map<JobPhase, int64_t>> countJobsByPhase() override;
   Result<std::map<std::pair<AttemptPhase, EndCause>, int64_t>> countEndedAttempts() override;
   Status commit(const Change& change) override;
-  Status commitAll(const std::vector<Change>& changes) override;  // one transaction
+  Result<ActiveJobsDelta> activeJobsSince(int64_t since_seq) override;
+  Status commitAll(const std::vector<Change>& changes,
+                   std::vector<std::size_t>* stale = nullptr) override;  // one transaction
   Status requestCancel(const std::string& job_id, const std::string& actor,
                        int64_t now_ms) override;
   Status requestAbandon(const std::string& job_id, int attempt, const std::string& actor,
@@ -74,9 +76,10 @@ class SqlJobStore : public JobStore {
   // write() for an API request: `write`, then the request hook, in one transaction.
   Status writeRequest(const std::function<Status(Connection&)>& write);
   // A check commit() and commitAll() run first inside their write transaction (the
-  // reconciler's writes; the API's requests are not fenced). REQUIRES: set before the store
-  // is shared between threads.
-  void setCommitFence(std::function<Status(Connection&)> fence) { fence_ = std::move(fence); }
+  // reconciler's writes; the API's requests are not fenced), given the change's read_epoch.
+  // REQUIRES: set before the store is shared between threads.
+  using CommitFence = std::function<Status(Connection&, int64_t read_epoch)>;
+  void setCommitFence(CommitFence fence) { fence_ = std::move(fence); }
   // A step createJob, requestCancel and requestAbandon run last inside their write
   // transaction (PostgreSQL: NOTIFY the replicas). REQUIRES: as setCommitFence.
   void setRequestHook(std::function<Status(Connection&)> hook) { request_hook_ = std::move(hook); }
@@ -86,7 +89,7 @@ class SqlJobStore : public JobStore {
   std::unique_ptr<Connection> writer_;   // guarded by write_mutex_
   std::unique_ptr<ReaderPool> readers_;  // may be null
   GroupCommit group_;                    // uses writer_ under write_mutex_
-  std::function<Status(Connection&)> fence_;
+  CommitFence fence_;
   std::function<Status(Connection&)> request_hook_;
 };
 

@@ -11,6 +11,7 @@ Error sqliteError(int rc, std::string_view sqlite_message, std::string_view doin
   std::string code = codes::kIo;
   if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) code = codes::kCorrupt;
   if (primary == SQLITE_CONSTRAINT) code = codes::kConstraint;
+  if (primary == SQLITE_BUSY || primary == SQLITE_LOCKED) code = codes::kBusy;
   std::string message = "SQLite: ";
   message += sqlite_message.empty() ? std::string_view(sqlite3_errstr(rc)) : sqlite_message;
   message += " (code " + std::to_string(rc) + ") while " + std::string(doing);
@@ -128,7 +129,7 @@ Status SqliteConnection::beginTransaction(TransactionKind kind) {
     // The setting the commit reads; changed only between transactions, and only when the
     // kind of write changes (a PRAGMA per transaction would cost a statement each). exec,
     // not a cached statement: SQLite applies PRAGMA synchronous when it compiles it.
-    const bool synced = kind == TransactionKind::kWrite;
+    const bool synced = kind != TransactionKind::kWriteUnsynced;
     if (synced_commits_ != synced) {
       if (auto set = exec(synced ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL");
           !set) {

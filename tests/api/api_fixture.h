@@ -57,26 +57,27 @@ class ApiFixture : public ::testing::Test {
     startServer();
   }
 
-  virtual void tune(ApiDependencies& deps, ServerOptions& options) {
+  virtual void tune(ApiDependencies& deps, HttpOptions& options) {
     (void)deps;
     (void)options;
   }
 
   void startServer() {
-    ApiDependencies deps{*service_, *store_, *launcher_, metrics_, readLog, {}, {}, {}, {}, {}, {}};
+    ApiDependencies deps{*service_, *store_, *launcher_, metrics_, readLog,        {},
+                         {},        {},      {},         {},       readResumeStep, {}};
     deps.job_submitted = [this] { ++wakes_; };
     deps.access_log = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(mu_);
       access_.push_back(line);
     };
-    ServerOptions options;
-    options.tokens = {{"alice", sha256Hex(kAliceToken), false},
-                      {"bob", sha256Hex(kBobToken), false},
-                      {"root", sha256Hex(kRootToken), true}};
+    HttpOptions options;
+    tokens_ = {{.user = "alice", .token_sha256 = sha256Hex(kAliceToken), .admin = false},
+               {.user = "bob", .token_sha256 = sha256Hex(kBobToken), .admin = false},
+               {.user = "root", .token_sha256 = sha256Hex(kRootToken), .admin = true}};
     options.max_body_bytes = 64 * 1024;
     options.threads = 4;
     tune(deps, options);
-    auto started = ApiServer::start(std::move(deps), std::move(options));
+    auto started = ApiServer::start(std::move(deps), std::move(options), tokens_);
     ASSERT_TRUE(started) << started.error().describe();
     server_ = std::move(*started);
     http_ = checkedClient(server_->port());
@@ -161,6 +162,7 @@ class ApiFixture : public ::testing::Test {
   std::unique_ptr<ApiServer> server_;
   std::unique_ptr<httplib::Client> http_;
   std::atomic<int> wakes_{0};
+  std::vector<ApiToken> tokens_;  // the users startServer() starts with (tests may add some)
   std::mutex mu_;
   std::vector<std::string> access_;
 };

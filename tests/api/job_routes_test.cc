@@ -239,9 +239,57 @@ TEST_F(JobRoutesTest, AbandonOfALostReceiptIsRecordedWithWhoAndWhy) {
   EXPECT_EQ(a["abandon_reason"], "the receipt is lost for good");
 }
 
-class LogRoutesTest : public ApiFixture {
+// resume_from_step: read from each submitted attempt's logs/resume.json (as its batch script
+// wrote it), through the default reader.
+TEST_F(JobRoutesTest, AnAttemptShowsTheStepItsScriptRecorded) {
+  const std::string id = submitJob();
+  const std::string dir = site_.stagingRoot() + "/jobs/" + id + "/attempts/1";
+  store::AttemptRecord attempt = firstAttempt(id, phase::AttemptPhase::kRunning, dir);
+  attempt.submitted_ms = 1'000;
+  attempt.components.push_back({0, "main", 7, "sX", {"RUNNING"}, "None", {}, {}, "cpu1", 0, 0});
+  commitAttempt(attempt, phase::JobPhase::kRunning);
+  EXPECT_TRUE(body(get("/v1/jobs/" + id))["attempts"][0]["resume_from_step"].is_null());
+  std::filesystem::create_directories(dir + "/logs");
+  pipeline::testing::writeFile(dir + "/logs/resume.json", R"({"version":1,"step":1200})");
+  EXPECT_EQ(body(get("/v1/jobs/" + id))["attempts"][0]["resume_from_step"], 1200);
+  // Not in the list's summary, which reads no files.
+  EXPECT_FALSE(body(get("/v1/jobs"))["items"][0]["current_attempt"].contains("resume_from_step"));
+}
+
+class ResumeRoutesTest : public ApiFixture {
  protected:
   void tune(ApiDependencies& deps, ServerOptions&) override {
+    deps.resume_step = [this](const std::string& dir) -> std::optional<int64_t> {
+      std::lock_guard<std::mutex> lock(asked_mu_);
+      asked_.push_back(dir);
+      return 40;
+    };
+  }
+  std::vector<std::string> asked() {
+    std::lock_guard<std::mutex> lock(asked_mu_);
+    return asked_;
+  }
+  std::mutex asked_mu_;
+  std::vector<std::string> asked_;
+};
+
+TEST_F(ResumeRoutesTest, OnlyAttemptsThatReachedSlurmAreRead) {
+  const std::string id = submitJob();
+  addRunningAttempt(id, "/staging/jobs/" + id + "/attempts/1");  // not submitted yet
+  EXPECT_TRUE(body(get("/v1/jobs/" + id))["attempts"][0]["resume_from_step"].is_null());
+  EXPECT_TRUE(asked().empty());
+  store::AttemptRecord attempt =
+      firstAttempt(id, phase::AttemptPhase::kRunning, "/staging/jobs/" + id + "/attempts/1");
+  attempt.submitted_ms = 1'000;
+  attempt.components.push_back({0, "main", 7, "sX", {"RUNNING"}, "None", {}, {}, "cpu1", 0, 0});
+  commitAttempt(attempt, phase::JobPhase::kRunning);
+  EXPECT_EQ(body(get("/v1/jobs/" + id))["attempts"][0]["resume_from_step"], 40);
+  EXPECT_EQ(asked(), std::vector<std::string>{"/staging/jobs/" + id + "/attempts/1"});
+}
+
+class LogRoutesTest : public ApiFixture {
+ protected:
+  void tune(ApiDependencies& deps, HttpOptions&) override {
     deps.logs = [this](const std::string& dir, std::string_view pool, LogStream stream,
                        attempt::JobState) -> Result<LogSnapshot> {
       asked_ = dir + "|" + std::string(pool) + "|" + (stream == LogStream::kStdout ? "out" : "err");

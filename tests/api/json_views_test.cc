@@ -141,6 +141,9 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
   for (const store::JobView* view : {&bare, &full}) {
     EXPECT_EQ(jobJsonText(*view), dump(jobJson(*view))) << view->job.id;
   }
+  // With the step an attempt started from (read from its files by the route).
+  const ResumeSteps steps = {{1, 1200}, {7, 3}};
+  EXPECT_EQ(jobJsonText(full, {}, steps), dump(jobJson(full, {}, steps)));
   // With why it waits: from the queue (every member set), and from the store alone.
   JobWaiting from_queue{2,
                         1'796'101'660'500,
@@ -148,14 +151,32 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
                          {"aux", "Unheard\"Of", std::nullopt, 0, std::nullopt, std::nullopt}}};
   JobWaiting from_store{2, 0, {{"", "", std::nullopt, 0, std::nullopt, std::nullopt}}};
   for (const JobWaiting* waiting : {&from_queue, &from_store}) {
-    EXPECT_EQ(jobJsonText(full, *waiting), dump(jobJson(full, *waiting)));
+    EXPECT_EQ(jobJsonText(full, {}, steps, *waiting), dump(jobJson(full, {}, steps, *waiting)));
   }
-  const nlohmann::json with = jobJson(full, from_queue);
+  const nlohmann::json with = jobJson(full, {}, {}, from_queue);
   EXPECT_EQ(with["waiting"]["components"][0]["reason_text"],
             "jobs of higher priority are ahead of it in the partition's queue");
   EXPECT_EQ(with["waiting"]["components"][0]["estimated_start"], "2026-12-01T06:03:20.000Z");
   EXPECT_EQ(with["waiting"]["components"][1]["reason_text"], nullptr);  // not in the table
   EXPECT_EQ(jobJson(full)["waiting"], nullptr);
+}
+
+// resume_from_step: the step the attempt's framework said it started from; null when it did
+// not say. Only the full view carries it: the list's summary reads no files.
+TEST(JsonViewsTest, AnAttemptSaysTheStepItStartedFromWhenItsFrameworkSaid) {
+  store::JobView view;
+  view.job.id = "lora-sft-1a2b3c4d";
+  for (int n = 1; n <= 3; ++n) {
+    store::AttemptRecord a;
+    a.number = n;
+    view.attempts.push_back(a);
+  }
+  const auto job = nlohmann::json::parse(jobJsonText(view, {}, {{2, 0}, {3, 40}}));
+  EXPECT_TRUE(job["attempts"][0]["resume_from_step"].is_null());
+  EXPECT_EQ(job["attempts"][1]["resume_from_step"], 0);
+  EXPECT_EQ(job["attempts"][2]["resume_from_step"], 40);
+  EXPECT_FALSE(
+      attemptJson(view.attempts[2], /*with_components=*/false, 40).contains("resume_from_step"));
 }
 
 // The console asks the server whether a phase has ended instead of keeping its own list.

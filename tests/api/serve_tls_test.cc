@@ -170,7 +170,9 @@ TEST_F(ServeTlsTest, SighupLoadsANewCertificateAndKeepsTheOldOneWhenTheNewIsBad)
   pipeline::testing::writeFile(tls_dir_ + "/cert.pem", "not a certificate\n");
   ASSERT_EQ(::kill(pid_, SIGHUP), 0);
   EXPECT_TRUE(sim::testing::eventually([&] {
-    return readFile(stderr_path_).find("TLS reload failed") != std::string::npos;
+    const std::string log = readFile(stderr_path_);
+    return log.find("reload refused") != std::string::npos &&
+           log.find("cannot load the certificate chain") != std::string::npos;
   })) << readFile(stderr_path_);
   const auto after = exchange(port, request);
   EXPECT_EQ(after.fingerprint, second);

@@ -26,10 +26,10 @@ std::set<std::string> codesOf(const Errors& errors) {
 TEST(ServerConfigTest, NoSectionMeansDefaultsBesideTheSiteFile) {
   auto config = parseServerConfig("slurm: {}\n", "/etc/tuneplane");
   ASSERT_TRUE(config);
-  EXPECT_EQ(config->listen, kDefaultListen);
+  EXPECT_EQ(config->http.listen, (ListenAddress{"127.0.0.1", 8080}));
   EXPECT_EQ(config->db, "/etc/tuneplane/tuneplane.db");
   EXPECT_TRUE(config->tokens.empty());
-  EXPECT_EQ(config->max_body_bytes, kDefaultMaxBodyBytes);
+  EXPECT_EQ(config->http.max_body_bytes, kDefaultMaxBodyBytes);
   EXPECT_EQ(config->submit_concurrency, kDefaultSubmitConcurrency);
 }
 
@@ -51,11 +51,11 @@ TEST(ServerConfigTest, ReadsEveryField) {
           std::string(64, 'b') + ", admin: true}\n",
       "/srv");
   ASSERT_TRUE(config) << config.error().front().describe();
-  EXPECT_EQ(config->listen, "0.0.0.0:9090");
+  EXPECT_EQ(config->http.listen, (ListenAddress{"0.0.0.0", 9090}));
   EXPECT_EQ(config->db, "/srv/state/tp.db");
   EXPECT_EQ(config->poll_interval, std::chrono::seconds(2));
-  EXPECT_EQ(config->max_body_bytes, 4096u);
-  EXPECT_EQ(config->threads, 3);
+  EXPECT_EQ(config->http.max_body_bytes, 4096u);
+  EXPECT_EQ(config->http.threads, 3);
   EXPECT_EQ(config->submit_concurrency, 12);
   ASSERT_EQ(config->tokens.size(), 2u);
   EXPECT_EQ(config->tokens[0].user, "alice");
@@ -164,12 +164,12 @@ namespace {
 TEST(ServerConfigLimitsTest, DefaultsAreSafeAndEveryLimitIsRead) {
   auto defaults = parseServerConfig("slurm: {}\n", "/etc/tuneplane");
   ASSERT_TRUE(defaults);
-  EXPECT_EQ(defaults->request_timeout, kDefaultRequestTimeout);
-  EXPECT_EQ(defaults->idle_timeout, kDefaultIdleTimeout);
-  EXPECT_EQ(defaults->max_connections, kDefaultMaxConnections);
-  EXPECT_EQ(defaults->max_connections_per_client, kDefaultMaxConnectionsPerClient);
-  EXPECT_EQ(defaults->max_header_bytes, kDefaultMaxHeaderBytes);
-  EXPECT_FALSE(defaults->tls);
+  EXPECT_EQ(defaults->http.request_timeout, kDefaultRequestTimeout);
+  EXPECT_EQ(defaults->http.idle_timeout, kDefaultIdleTimeout);
+  EXPECT_EQ(defaults->http.max_connections, kDefaultMaxConnections);
+  EXPECT_EQ(defaults->http.max_connections_per_client, kDefaultMaxConnectionsPerClient);
+  EXPECT_EQ(defaults->http.max_header_bytes, kDefaultMaxHeaderBytes);
+  EXPECT_FALSE(defaults->http.tls);
   EXPECT_FALSE(defaults->insecure_http);
 
   auto config = parseServerConfig(
@@ -178,14 +178,14 @@ TEST(ServerConfigLimitsTest, DefaultsAreSafeAndEveryLimitIsRead) {
       "  tls: {cert: tls/c.pem, key: /k/key.pem}\n  insecure_http: true\n",
       "/srv");
   ASSERT_TRUE(config) << config.error().front().describe();
-  EXPECT_EQ(config->request_timeout, std::chrono::seconds(5));
-  EXPECT_EQ(config->idle_timeout, std::chrono::milliseconds(500));
-  EXPECT_EQ(config->max_connections, 10);
-  EXPECT_EQ(config->max_connections_per_client, 2);
-  EXPECT_EQ(config->max_header_bytes, 2048u);
-  ASSERT_TRUE(config->tls);
-  EXPECT_EQ(config->tls->cert, "/srv/tls/c.pem");  // relative to the site file
-  EXPECT_EQ(config->tls->key, "/k/key.pem");
+  EXPECT_EQ(config->http.request_timeout, std::chrono::seconds(5));
+  EXPECT_EQ(config->http.idle_timeout, std::chrono::milliseconds(500));
+  EXPECT_EQ(config->http.max_connections, 10);
+  EXPECT_EQ(config->http.max_connections_per_client, 2);
+  EXPECT_EQ(config->http.max_header_bytes, 2048u);
+  ASSERT_TRUE(config->http.tls);
+  EXPECT_EQ(config->http.tls->cert, "/srv/tls/c.pem");  // relative to the site file
+  EXPECT_EQ(config->http.tls->key, "/k/key.pem");
   EXPECT_TRUE(config->insecure_http);
 }
 
@@ -221,6 +221,83 @@ TEST(ServerConfigLimitsTest, OnlyLoopbackHostsAreLoopback) {
                            "example.org", "128.0.0.1"}) {
     EXPECT_FALSE(isLoopbackHost(host)) << host;
   }
+}
+
+}  // namespace
+}  // namespace tuneplane::api
+
+namespace tuneplane::api {
+namespace {
+
+TEST(ServerConfigDefaultsTest, TheDatabaseGoesToSystemdsStateDirectoryWhenItGivesOne) {
+  const ServerDefaults systemd{"/var/lib/tuneplane"};
+  auto config = parseServerConfig("slurm: {}\n", "/etc/tuneplane", systemd);
+  ASSERT_TRUE(config);
+  EXPECT_EQ(config->db, "/var/lib/tuneplane/tuneplane.db");
+  // StateDirectory=a b gives "a:b": the first is serve's.
+  EXPECT_EQ(defaultDbPath("/etc/tuneplane", {"/var/lib/tuneplane:/var/lib/other"}),
+            "/var/lib/tuneplane/tuneplane.db");
+  // Without it (or with a relative one, which systemd never gives), beside the site file.
+  EXPECT_EQ(defaultDbPath("/etc/tuneplane", {}), "/etc/tuneplane/tuneplane.db");
+  EXPECT_EQ(defaultDbPath("/etc/tuneplane", {""}), "/etc/tuneplane/tuneplane.db");
+  EXPECT_EQ(defaultDbPath("/etc/tuneplane", {"state"}), "/etc/tuneplane/tuneplane.db");
+  // server.db, when the site names it, wins.
+  auto named = parseServerConfig("server: {db: /srv/tp.db}\n", "/etc/tuneplane", systemd);
+  ASSERT_TRUE(named);
+  EXPECT_EQ(named->db, "/srv/tp.db");
+}
+
+TEST(ServerConfigProxiesTest, TrustedProxiesAreAddressesOrNetworksEachCheckedWithItsField) {
+  auto config =
+      parseServerConfig("server:\n  trusted_proxies: [127.0.0.1, 10.0.0.0/8, '::1']\n", "/srv");
+  ASSERT_TRUE(config) << config.error().front().describe();
+  ASSERT_EQ(config->http.trusted_proxies.size(), 3u);
+  EXPECT_EQ(config->http.trusted_proxies[1].text, "10.0.0.0/8");
+  EXPECT_TRUE(contains(config->http.trusted_proxies, "10.9.8.7"));
+  auto bad =
+      parseServerConfig("server:\n  trusted_proxies: [127.0.0.1, nginx, 10.0.0.0/40]\n", "/srv");
+  ASSERT_FALSE(bad);
+  const auto codes = codesOf(bad.error());
+  EXPECT_TRUE(codes.count("server.invalid_proxy@server.trusted_proxies[1]"));
+  EXPECT_TRUE(codes.count("server.invalid_proxy@server.trusted_proxies[2]"));
+  auto not_a_list = parseServerConfig("server:\n  trusted_proxies: 127.0.0.1\n", "/srv");
+  ASSERT_FALSE(not_a_list);
+  EXPECT_TRUE(codesOf(not_a_list.error()).count("server.wrong_type@server.trusted_proxies"));
+}
+
+TEST(ServerConfigTokensTest, ATokenCarriesItsSlurmAccountsAndQosFirstOneTheDefault) {
+  auto config = parseServerConfig(
+      "server:\n  tokens:\n"
+      "    - {user: alice, token_sha256: " +
+          kHash +
+          ", slurm_account: team-a, qos: [normal, high]}\n"
+          "    - {user: bob, token_sha256: " +
+          std::string(64, 'b') + ", slurm_account: [team-b, shared.gpu]}\n" +
+          "    - {user: ops, token_sha256: " + std::string(64, 'c') + "}\n",
+      "/srv");
+  ASSERT_TRUE(config) << config.error().front().describe();
+  ASSERT_EQ(config->tokens.size(), 3u);
+  EXPECT_EQ(config->tokens[0].slurm_accounts, (std::vector<std::string>{"team-a"}));
+  EXPECT_EQ(config->tokens[0].qos, (std::vector<std::string>{"normal", "high"}));
+  EXPECT_EQ(config->tokens[1].slurm_accounts, (std::vector<std::string>{"team-b", "shared.gpu"}));
+  EXPECT_TRUE(config->tokens[1].qos.empty());
+  EXPECT_TRUE(config->tokens[2].slurm_accounts.empty());
+
+  auto bad = parseServerConfig(
+      "server:\n  tokens:\n"
+      "    - {user: alice, token_sha256: " +
+          kHash +
+          ", slurm_account: 'team a', qos: []}\n"
+          "    - {user: bob, token_sha256: " +
+          std::string(64, 'b') + ", slurm_account: [x, x], qos: {a: 1}}\n",
+      "/srv");
+  ASSERT_FALSE(bad);
+  const auto codes = codesOf(bad.error());
+  EXPECT_TRUE(codes.count("server.invalid_value@server.tokens[0].slurm_account"))
+      << bad.error().front().describe();
+  EXPECT_TRUE(codes.count("server.invalid_value@server.tokens[0].qos"));
+  EXPECT_TRUE(codes.count("server.invalid_value@server.tokens[1].slurm_account[1]"));
+  EXPECT_TRUE(codes.count("server.wrong_type@server.tokens[1].qos"));
 }
 
 }  // namespace

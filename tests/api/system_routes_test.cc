@@ -6,7 +6,7 @@ namespace {
 
 class SystemRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, ServerOptions&) override {
+  void tune(ApiDependencies& deps, HttpOptions&) override {
     deps.slurm_ready = [this]() -> Status {
       if (slurm_up_) return ok();
       return fail("api.slurm_unavailable", "slurm", "connection refused");

@@ -121,6 +121,41 @@ TEST_F(AttemptFilesRead, LogsDirThatIsASymlinkIsNotFollowed) {
   EXPECT_FALSE(schedulerLogExists(attempt_, "a"));
 }
 
+TEST(AttemptFilesParse, AResumeRecordIsAStepOfZeroOrMore) {
+  EXPECT_EQ(parseResumeRecord(R"({"version":1,"step":0})"), 0);
+  EXPECT_EQ(parseResumeRecord(R"({"version":1,"step":1200})"
+                              "\n"),
+            1200);
+  for (const char* bad : {"", "garbage", R"({"version":2,"step":3})", R"({"version":1})",
+                          R"({"version":1,"step":-1})", R"({"version":1,"step":"3"})",
+                          R"({"version":1,"step":3.5})", "[3]"}) {
+    EXPECT_FALSE(parseResumeRecord(bad)) << bad;
+  }
+}
+
+// The step an attempt started from: the job writes logs/, so the record is read as safely as
+// the sentinels, and anything odd about it just leaves the step unknown.
+TEST_F(AttemptFilesRead, TheResumeStepIsReadFromTheRecordAndNothingElse) {
+  EXPECT_EQ(readResumeStep(attempt_), std::nullopt);  // not written (yet, or ever)
+  writeFile(attempt_ + "/logs/resume.json", R"({"version":1,"step":42})");
+  EXPECT_EQ(readResumeStep(attempt_), 42);
+  writeFile(attempt_ + "/logs/resume.json", R"({"version":1,"step":-3})");
+  EXPECT_EQ(readResumeStep(attempt_), std::nullopt);
+  fs::remove(attempt_ + "/logs/resume.json");
+  writeFile(root_ + "/planted.json", R"({"version":1,"step":7})");
+  fs::create_symlink(root_ + "/planted.json", attempt_ + "/logs/resume.json");
+  EXPECT_EQ(readResumeStep(attempt_), std::nullopt);  // never followed
+  fs::remove(attempt_ + "/logs/resume.json");
+  ASSERT_EQ(::mkfifo((attempt_ + "/logs/resume.json").c_str(), 0600), 0);
+  EXPECT_EQ(readResumeStep(attempt_), std::nullopt);  // and a FIFO does not block
+  fs::remove(attempt_ + "/logs/resume.json");
+  writeFile(attempt_ + "/logs/resume.json", std::string(kMaxSentinelBytes + 1, ' '));
+  EXPECT_EQ(readResumeStep(attempt_), std::nullopt);
+  fs::remove_all(attempt_ + "/logs");
+  EXPECT_EQ(readResumeStep(attempt_), std::nullopt);
+  EXPECT_EQ(readResumeStep(root_ + "/no-such-attempt"), std::nullopt);
+}
+
 TEST_F(AttemptFilesRead, NoLogsDirMeansNoSentinelsAndNoProblem) {
   fs::remove_all(attempt_ + "/logs");
   const AttemptSentinels s = readSentinels(attempt_, {"a"});

@@ -42,9 +42,10 @@ TEST(SiteLoader, ReadsThePyxisExampleCompletely) {
   EXPECT_EQ(site->slurm.url, "https://slurm-rest.example.org:6820");
   EXPECT_EQ(site->slurm.api_version, "v0.0.45");
   EXPECT_EQ(site->slurm.user, "tuneplane");
-  EXPECT_EQ(site->slurm.token_file, std::nullopt);
-  EXPECT_EQ(site->slurm.jwt_key_file, "/shared/tuneplane/secrets/jwt_hs256.key");
-  EXPECT_EQ(site->slurm.token_lifespan, std::chrono::seconds(1800));
+  // A token for slurm.user on serve's host, not the cluster's key on the shared filesystem.
+  EXPECT_EQ(site->slurm.token_file, "/etc/tuneplane/slurm.jwt");
+  EXPECT_EQ(site->slurm.jwt_key_file, std::nullopt);
+  EXPECT_FALSE(site->slurm.accept_exposed_credentials);
   EXPECT_EQ(site->slurm.account, "ml-research");
   EXPECT_EQ(site->slurm.qos, "normal");
   EXPECT_EQ(site->slurm.job_environment.at("PATH"), "/usr/local/bin:/usr/bin:/bin");
@@ -78,9 +79,22 @@ TEST(SiteLoader, ReadsTheApptainerExample) {
   ASSERT_TRUE(site.has_value()) << site.error().front().describe();
   EXPECT_EQ(site->container_runtime, ContainerRuntime::kApptainer);
   EXPECT_EQ(site->slurm.url, "unix:///run/slurmrestd/slurmrestd.socket");
-  EXPECT_EQ(site->slurm.token_file, "/shared/tuneplane/secrets/slurm.jwt");
+  EXPECT_EQ(site->slurm.token_file, "/etc/tuneplane/slurm.jwt");
   EXPECT_EQ(site->partitions.cpu, "batch");
   EXPECT_TRUE(site->slurm.job_environment.empty());
+}
+
+TEST(SiteLoader, AcceptingExposedCredentialsIsAnExplicitBoolean) {
+  const std::string with =
+      replaced(kMinimalSite, "token_file: /etc/tp/token",
+               "token_file: /etc/tp/token\n  accept_exposed_credentials: true");
+  const auto accepted = parseSiteConfig(with);
+  ASSERT_TRUE(accepted) << accepted.error().front().describe();
+  EXPECT_TRUE(accepted->slurm.accept_exposed_credentials);
+  const auto bad = parseSiteConfig(
+      replaced(with, "accept_exposed_credentials: true", "accept_exposed_credentials: please"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().front().field, "slurm.accept_exposed_credentials");
 }
 
 TEST(SiteLoader, DefaultsForOptionalSections) {

@@ -73,6 +73,8 @@ class CliFixture : public ::testing::Test {
     writeFile(artifact_, "not really squashfs, but bytes with a known digest\n");
     artifact_sha_ = sha256Of(readFile(artifact_));
     writeFile(dir_ + "/token.jwt", kSentinelToken);
+    std::filesystem::permissions(dir_ + "/token.jwt", std::filesystem::perms::owner_read |
+                                                          std::filesystem::perms::owner_write);
     writeRegistry(dir_ + "/runtimes.yaml", artifact_sha_);
     writeFile(dir_ + "/site.yaml", siteYaml("runtimes.yaml"));
   }
@@ -191,7 +193,11 @@ inline std::string heteroSpec(const std::string& second_series = "h100") {
          "    name: llamafactory\n"
          "    task: sft\n"
          "    runtime_id: llamafactory-0-9\n"
-         "    command: [\"llamafactory-cli\", \"train\"]\n"
+         "    config:\n"
+         "      model_name_or_path: /models/Qwen2.5-7B\n"
+         "      dataset: alpaca_en_demo\n"
+         "      finetuning_type: lora\n"
+         "      do_train: true\n"
          "  resources:\n"
          "    time_limit: 2h\n"
          "    pools:\n"

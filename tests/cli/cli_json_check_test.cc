@@ -10,7 +10,9 @@ namespace tuneplane::test {
 namespace {
 
 TEST(CliJsonCheck, AcceptsTheDocumentedShapesAndNamesWhatDiffers) {
-  EXPECT_EQ(checkCliJson({"whoami", "-o", "json"}, R"({"user": "alice", "admin": false})"), "");
+  EXPECT_EQ(checkCliJson({"whoami", "-o", "json"},
+                         R"({"user": "alice", "admin": false, "slurm_accounts": [], "qos": []})"),
+            "");
   EXPECT_EQ(checkCliJson({"get", "-o", "json"}, R"({"items": [], "continue": ""})"), "");
   EXPECT_EQ(checkCliJson({"events", "x", "-o", "json"}, R"({"items": []})"), "");
   EXPECT_EQ(checkCliJson({"get", "x"}, "not json: text output is not checked"), "");
@@ -18,7 +20,8 @@ TEST(CliJsonCheck, AcceptsTheDocumentedShapesAndNamesWhatDiffers) {
   const std::string missing = checkCliJson({"whoami", "-o", "json"}, R"({"user": "alice"})");
   EXPECT_NE(missing.find("no 'admin'"), std::string::npos) << missing;
   const std::string extra =
-      checkCliJson({"whoami", "-o", "json"}, R"({"user": "a", "admin": true, "x": 1})");
+      checkCliJson({"whoami", "-o", "json"},
+                   R"({"user": "a", "admin": true, "slurm_accounts": [], "qos": [], "x": 1})");
   EXPECT_NE(extra.find("$.x"), std::string::npos) << extra;
   const std::string job = checkCliJson({"get", "x", "-o", "json"}, R"({"id": "x"})");
   EXPECT_NE(job.find("required"), std::string::npos) << job;

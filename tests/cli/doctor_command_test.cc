@@ -38,11 +38,11 @@ TEST_F(DoctorCommandTest, AHealthySitePassesAsJsonAndText) {
   EXPECT_EQ(doc["passed"], true);
   EXPECT_EQ(doc["site"], site);
   const std::vector<std::string> names = test::expectEveryCheckOk(doc);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"slurmrestd", "slurmctld", "api_version", "token",
-                                      "partition/gpu", "partition/cpu", "gpu_series/h100",
-                                      "gpu_series/any", "staging/root", "staging/user",
-                                      "staging/filesystem", "registry", "artifact/custom-doctor"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"slurmrestd", "slurmctld", "api_version", "token",
+                                             "credential/slurm.jwt_key_file", "partition/gpu",
+                                             "partition/cpu", "gpu_series/h100", "gpu_series/any",
+                                             "staging/root", "staging/user", "staging/filesystem",
+                                             "registry", "artifact/custom-doctor"}));
   expectCheck(doc, "slurmrestd", "ok", "cluster lab, Slurm 26.05.3");
   expectCheck(doc, "api_version", "ok", "data_parser/v0.0.45");
   expectCheck(doc, "token", "ok", "each valid for 10m");
@@ -56,7 +56,7 @@ TEST_F(DoctorCommandTest, AHealthySitePassesAsJsonAndText) {
   const RunResult text = doctor(site);
   EXPECT_EQ(text.exit_code, kExitOk) << text.out << text.err;
   EXPECT_NE(text.out.find("  ok    slurmrestd "), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("13 checks: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("14 checks: "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("— passed"), std::string::npos) << text.out;
   EXPECT_EQ(text.err, "");  // no progress bar and no log lines when stderr is not a terminal
   EXPECT_EQ(sim_->jobCount(), 0u);  // nothing was submitted
@@ -93,22 +93,23 @@ TEST_F(DoctorCommandTest, TokenFilesReportTheirExpiryAndAnExpiredOneFails) {
   parts.auth = "  token_file: doctor.jwt\n";
   const std::string site = writeSite(parts);
 
-  writeFile(dir_ + "/doctor.jwt",
-            "SLURM_JWT=" +
-                jwt::mintHs256({currentUser(), now, now + 3 * 86400 + 1800}, kDoctorKey) + "\n");
+  testing::writeSecret(
+      dir_ + "/doctor.jwt",
+      "SLURM_JWT=" + jwt::mintHs256({currentUser(), now, now + 3 * 86400 + 1800}, kDoctorKey) +
+          "\n");
   const json valid = doctorJson(site, kExitOk);
   expectCheck(valid, "token", "ok", "valid for 3d (until");  // half an hour of slack
   expectCheck(valid, "token", "ok", "accepted by slurmrestd");
 
-  writeFile(dir_ + "/doctor.jwt",
-            jwt::mintHs256({currentUser(), now - 7200, now - 3600}, kDoctorKey));
+  testing::writeSecret(dir_ + "/doctor.jwt",
+                       jwt::mintHs256({currentUser(), now - 7200, now - 3600}, kDoctorKey));
   const json expired = doctorJson(site, kExitFailure);
   expectCheck(expired, "token", "fail", "expired 1h");
   EXPECT_NE(check(expired, "token")["fix"].get<std::string>().find("scontrol token"),
             std::string::npos);
 
   // Not a JWT at all (the fixture's sentinel): reported, never printed.
-  writeFile(dir_ + "/doctor.jwt", testing::kSentinelToken);
+  testing::writeSecret(dir_ + "/doctor.jwt", testing::kSentinelToken);
   const RunResult r = doctor(site);
   EXPECT_EQ(r.exit_code, kExitFailure);
   EXPECT_NE(r.out.find("does not hold a JWT"), std::string::npos) << r.out;

@@ -19,6 +19,14 @@
 
 namespace tuneplane::cli::testing {
 
+// A credential file of a test site: this user's alone (mode 0600), as serve and doctor's
+// credential/<field> checks require.
+inline void writeSecret(const std::string& path, const std::string& content) {
+  writeFile(path, content);
+  std::filesystem::permissions(
+      path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
 inline constexpr const char* kDoctorKey = "0123456789abcdef0123456789abcdef-cli-doctor-key";
 inline constexpr const char* kOtherKey = "fedcba9876543210fedcba9876543210-not-the-key";
 
@@ -51,7 +59,7 @@ class DoctorFixture : public CliFixture {
     CliFixture::SetUp();
     if (HasFatalFailure()) return;
     ASSERT_FALSE(currentUser().empty());
-    writeFile(dir_ + "/jwt.key", kDoctorKey);
+    writeSecret(dir_ + "/jwt.key", kDoctorKey);
     writeFile(dir_ + "/cluster.yaml", kDoctorCluster);
     std::filesystem::create_directories(dir_ + "/sim");
     sim::SimulatorOptions options;

@@ -97,12 +97,12 @@ std::string withoutTimes(const std::string& message) {
 class DoctorMatrixTest : public testing::DoctorFixture, public ::testing::WithParamInterface<Case> {
  public:
   void mintWithAnotherKey(SiteParts& parts) {
-    testing::writeFile(dir_ + "/other.key", testing::kOtherKey);
+    testing::writeSecret(dir_ + "/other.key", testing::kOtherKey);
     parts.auth = "  jwt_key_file: other.key\n";
   }
   void useTokenFile(SiteParts& parts, int64_t issued_at, int64_t expires_at) {
     token_ = jwt::mintHs256({parts.user, issued_at, expires_at}, testing::kDoctorKey);
-    testing::writeFile(dir_ + "/doctor.jwt", token_ + "\n");
+    testing::writeSecret(dir_ + "/doctor.jwt", token_ + "\n");
     parts.auth = "  token_file: doctor.jwt\n";
   }
   void expireTokensInTheSimulator(SiteParts& parts) {
@@ -122,6 +122,8 @@ class DoctorMatrixTest : public testing::DoctorFixture, public ::testing::WithPa
     }
     ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);  // mkdtemp's 0700 would stop nobody above it
     parts.user = "nobody";
+    // The key is the user serve runs as's alone: nobody's now (credential/slurm.jwt_key_file).
+    ASSERT_EQ(::chown((dir_ + "/jwt.key").c_str(), kNobody, kNobody), 0);
     as_ = {"setpriv", "--reuid=" + std::to_string(kNobody), "--regid=" + std::to_string(kNobody),
            "--clear-groups"};
   }

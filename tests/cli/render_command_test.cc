@@ -37,6 +37,24 @@ TEST_F(RenderCommandTest, HeterogeneousScriptParsesWithBash) {
   EXPECT_TRUE(bashParses(r.out)) << testing::readFile(dir_ + "/.bash-n.err");
 }
 
+// The config a llamafactory job stages, as LlamaFactory will read it; a custom job has none.
+TEST_F(RenderCommandTest, ConfigIsWhatALlamaFactoryJobStages) {
+  auto r = run({"render", "-f", spec("job.yaml", heteroSpec()), "--site", site(), "--what",
+                "config", "--job-id", kJobId});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const std::string& line :
+       {std::string("model_name_or_path: /models/Qwen2.5-7B\n"), std::string("stage: sft\n"),
+        "output_dir: " + dir_ + "/staging/jobs/" + kJobId + "/checkpoints\n",
+        std::string("overwrite_output_dir: false\n"), std::string("ray_num_workers: 18\n")}) {
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
+  }
+  EXPECT_TRUE(stagingIsEmpty());
+  auto none =
+      run({"render", "-f", spec("cpu.yaml", cpuSpec()), "--site", site(), "--what", "config"});
+  EXPECT_EQ(none.exit_code, 2);
+  EXPECT_NE(none.err.find("[cli.no_config]"), std::string::npos) << none.err;
+}
+
 TEST_F(RenderCommandTest, RequestIsASingleJobSubmitBody) {
   auto r = run({"render", "-f", spec("job.yaml", cpuSpec()), "--site", site(), "--what", "request",
                 "--job-id", kJobId, "--submit-token", kToken, "--attempt", "3"});

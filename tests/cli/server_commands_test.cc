@@ -397,6 +397,15 @@ TEST_F(ServerCommandsTest, WhoamiNamesTheUserAndWhereTheTokenCameFrom) {
   EXPECT_EQ(Json::parse(run({"whoami", "-o", "json"}).out)["user"], "alice");
 }
 
+TEST_F(ServerCommandsTest, WhoamiListsTheSlurmAccountsAndQosTheDefaultFirst) {
+  server_.on(
+      "GET", "/v1/whoami", 200,
+      R"({"user":"alice","admin":false,"slurm_accounts":["team-a","shared"],"qos":["normal"]})");
+  const Outcome r = run({"whoami"});
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_EQ(r.out, "alice\nSlurm accounts: team-a (default), shared\nQOS: normal (default)\n");
+}
+
 TEST_F(ServerCommandsTest, EachFailureHasItsExitCode) {
   server_.on("GET", "/v1/jobs/gone", 404, errorsJson("api.not_found", "id", "no job 'gone'"));
   server_.on("GET", "/v1/jobs/theirs", 403, errorsJson("auth.forbidden", "", "admins only"));

@@ -3,6 +3,8 @@
 // a constraint, the draft passes `tuneplane doctor`, an existing file is never overwritten,
 // and a refused token is exit 4.
 #include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -45,15 +47,18 @@ class SiteInitTest : public ::testing::Test {
     std::filesystem::remove_all(dir_);
   }
 
-  // A token for this process's user, signed with the key in `key_file`.
-  void writeToken(const std::string& key_file, const std::string& token_file) {
+  // A token for `user` (this process's by default), signed with the key in `key_file`, that
+  // user's alone (mode 0600), as serve and doctor require.
+  void writeToken(const std::string& key_file, const std::string& token_file,
+                  const std::string& user = test::currentUser()) {
     const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                             std::chrono::system_clock::now().time_since_epoch())
                             .count();
     std::ofstream(dir_ / token_file)
-        << "SLURM_JWT="
-        << jwt::mintHs256({test::currentUser(), now, now + 3600}, readText(dir_ / key_file))
+        << "SLURM_JWT=" << jwt::mintHs256({user, now, now + 3600}, readText(dir_ / key_file))
         << "\n";
+    std::filesystem::permissions(dir_ / token_file, std::filesystem::perms::owner_read |
+                                                        std::filesystem::perms::owner_write);
   }
 
   // The simulator on `cluster` (its YAML cluster file; empty: the default test cluster).
@@ -78,7 +83,8 @@ class SiteInitTest : public ::testing::Test {
                       "--runtime", "apptainer", "-o", (dir_ / output).string()});
   }
 
-  // The operator's next step: a runtime registry beside the draft (site init drafts none).
+  // The operator's next step: the runtime registry beside the draft (site init drafts it
+  // empty) lists an image.
   void expectDoctorPasses(const std::string& site) {
     const std::string image = "a stand-in for a SIF image\n";
     std::ofstream(dir_ / "demo.sif") << image;
@@ -143,6 +149,55 @@ partitions:
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(readText(dir_ / "site.yaml").find("gpu_series: []"), std::string::npos);
   expectDoctorPasses("site.yaml");
+}
+
+TEST_F(SiteInitTest, TheDraftIsCompleteAndReadableByTheJobUserAlone) {
+  startSim("");
+  const auto result = siteInit("site.yaml");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::string draft = readText(dir_ / "site.yaml");
+  EXPECT_NE(draft.find("server:"), std::string::npos) << draft;
+  EXPECT_NE(draft.find("  listen: \"127.0.0.1:8080\""), std::string::npos) << draft;
+  EXPECT_NE(draft.find("  db: \"/var/lib/tuneplane/tuneplane.db\""), std::string::npos) << draft;
+  EXPECT_NE(draft.find("tuneplane token add USER"), std::string::npos) << draft;
+  EXPECT_NE(draft.find("    PATH: /usr/local/bin:/usr/bin:/bin"), std::string::npos) << draft;
+  // The registry beside it: empty, with an example in comments.
+  const std::string registry = readText(dir_ / "runtimes.yaml");
+  EXPECT_NE(registry.find("\nruntimes: []\n"), std::string::npos) << registry;
+  for (const char* file : {"site.yaml", "runtimes.yaml"}) {
+    const auto mode = std::filesystem::status(dir_ / file).permissions();
+    EXPECT_EQ(static_cast<int>(mode), 0640) << file;
+  }
+  EXPECT_NE(result.err.find("tuneplane token add USER --site"), std::string::npos) << result.err;
+  // Doctor runs on the draft as it is: an empty registry is a warning, not a failure.
+  const auto doctor = tuneplane({"doctor", "--site", (dir_ / "site.yaml").string()});
+  EXPECT_EQ(doctor.exit_code, 0) << doctor.out << doctor.err;
+  EXPECT_NE(doctor.out.find("lists no runtime"), std::string::npos) << doctor.out;
+
+  // A second draft beside the first keeps the operator's registry.
+  std::ofstream(dir_ / "runtimes.yaml") << "runtimes: []  # mine\n";
+  const auto again = siteInit("site2.yaml");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("kept the existing"), std::string::npos) << again.err;
+  EXPECT_EQ(readText(dir_ / "runtimes.yaml"), "runtimes: []  # mine\n");
+}
+
+TEST_F(SiteInitTest, AsRootTheFilesGoToTheJobUsersGroup) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: it gives the files to another group";
+  startSim("");
+  writeToken("jwt.key", "slurm.jwt", "nobody");
+  const auto result = siteInit("site.yaml");
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  struct stat st {};
+  ASSERT_EQ(::stat((dir_ / "site.yaml").c_str(), &st), 0);
+  const passwd* nobody = ::getpwnam("nobody");
+  ASSERT_NE(nobody, nullptr);
+  EXPECT_EQ(st.st_uid, 0u);
+  EXPECT_EQ(st.st_gid, nobody->pw_gid);
+  EXPECT_EQ(st.st_mode & 07777, 0640u);
+  // The token file is root's, not nobody's: named with the command that fixes it.
+  EXPECT_NE(result.err.find("chown nobody: " + (dir_ / "slurm.jwt").string()), std::string::npos)
+      << result.err;
 }
 
 TEST_F(SiteInitTest, NeverOverwritesAnExistingFile) {

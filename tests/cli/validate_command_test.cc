@@ -304,6 +304,20 @@ TEST_F(ValidateCommandTest, MissingFileOptionAndBadOutputExitTwo) {
   EXPECT_NE(bad_output.err.find("[cli.invalid_output]"), std::string::npos) << bad_output.err;
 }
 
+// A llamafactory job's summary says what TunePlane will run for it, and where its
+// checkpoints go.
+TEST_F(ValidateCommandTest, ALlamaFactoryJobsSummarySaysWhatRunsAndWhereCheckpointsGo) {
+  auto text = run({"validate", "-f", spec("job.yaml", testing::heteroSpec()), "--site", site()});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("  launch: llamafactory-cli train "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("/llamafactory.yaml as the Ray driver, ray_num_workers 18, Ray told at "
+                          "least 10 CPUs per GPU\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("  checkpoints: " + dir_ + "/staging/jobs/"), std::string::npos)
+      << text.out;
+}
+
 // ---- who writes the attempt (staging.group, slurm.user) ----------------------------------
 
 class ValidateJobAccessTest : public ValidateCommandTest {

@@ -50,6 +50,29 @@ TEST(Decisions, ATooManyRequestsAnswerIsResentNotRefused) {
   EXPECT_EQ(classifySubmitFailure(e), SubmitFailure::kRefused);
 }
 
+// Issue 37, defect 7: by Slurm's error number, not by the HTTP status: slurmctld never took
+// the submit (connect failure, its rate limit) → sent again; any other 5xx → looked up.
+TEST(Decisions, ASubmitSlurmctldNeverTookIsResent) {
+  struct Row {
+    int slurm_error;
+    SubmitFailure expected;
+  };
+  for (const Row& row :
+       std::vector<Row>{{slurm::kSlurmControllerConnectFailure, SubmitFailure::kResend},
+                        {slurm::kSlurmControllerBackoff, SubmitFailure::kResend},
+                        {slurm::kSlurmControllerHardDrop, SubmitFailure::kResend},
+                        {1801, SubmitFailure::kLookUp},  // send failure
+                        {1802, SubmitFailure::kLookUp},  // receive failure
+                        {0, SubmitFailure::kLookUp}}) {
+    SCOPED_TRACE(row.slurm_error);
+    slurm::SlurmError e =
+        slurm::makeSlurmError(slurm::kErrServerError, "submit", "x", TransportClass::kRejected);
+    e.http_status = 502;
+    e.slurm_error_number = row.slurm_error;
+    EXPECT_EQ(classifySubmitFailure(e), row.expected);
+  }
+}
+
 TEST(Decisions, OnlyIoAndAnUnreadableArtifactMayPass) {
   auto errors = [](const char* code) { return Errors{{code, "", "x"}}; };
   EXPECT_TRUE(stagingMayPass(errors(staging::codes::kIo)));

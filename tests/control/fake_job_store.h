@@ -33,6 +33,8 @@ class FakeJobStore final : public store::JobStore {
     std::lock_guard<std::mutex> lock(mu_);
     if (jobs_.count(job.id)) return fail("store.job_exists", "id", "job " + job.id + " exists");
     jobs_[job.id].job = job;
+    jobs_[job.id].job.version = 0;
+    jobs_[job.id].job.change_seq = ++change_seq_;
     appendLocked(created);
     return ok();
   }
@@ -126,6 +128,12 @@ class FakeJobStore final : public store::JobStore {
       return fail("store.io", "", "injected commit failure");
     }
     // Validate everything before changing anything: all or nothing.
+    if (change.job) {
+      auto stored = jobs_.find(change.job->id);
+      if (stored != jobs_.end() && stored->second.job.version != change.job->version) {
+        return fail("store.stale", "job.version", "job " + change.job->id + " changed");
+      }
+    }
     for (const auto& a : change.attempts) {
       if (!jobs_.count(a.job_id) && !(change.job && change.job->id == a.job_id)) {
         return fail("store.io", "", "attempt of an unknown job " + a.job_id);
@@ -137,6 +145,8 @@ class FakeJobStore final : public store::JobStore {
       view.job = *change.job;
       view.job.cancel_requested = kept.cancel_requested;
       view.job.cancel_requested_by = kept.cancel_requested_by;
+      view.job.version = kept.version + 1;
+      view.job.change_seq = ++change_seq_;
     }
     for (const auto& a : change.attempts) {
       auto& attempts = jobs_[a.job_id].attempts;
@@ -175,6 +185,7 @@ class FakeJobStore final : public store::JobStore {
     if (job.cancel_requested) return ok();
     job.cancel_requested = true;
     job.cancel_requested_by = actor;
+    job.change_seq = ++change_seq_;
     store::EventRecord e;
     e.job_id = job_id;
     e.time_ms = now_ms;
@@ -198,6 +209,7 @@ class FakeJobStore final : public store::JobStore {
       a.abandon_requested = true;
       a.abandoned_by = actor;
       a.abandon_reason = reason;
+      it->second.job.change_seq = ++change_seq_;
       store::EventRecord e;
       e.job_id = job_id;
       e.attempt = attempt;
@@ -221,6 +233,7 @@ class FakeJobStore final : public store::JobStore {
   std::map<std::string, store::JobView> jobs_;
   std::vector<store::EventRecord> events_;
   int64_t seq_ = 0;
+  int64_t change_seq_ = 0;
   int skip_commits_ = 0;
   int fail_commits_ = 0;
   int commits_ = 0;

@@ -17,6 +17,7 @@
 
 #include "slurm/sluid.h"
 #include "slurm/slurm_client.h"
+#include "support/os_user.h"
 
 namespace tuneplane::control::testing {
 
@@ -67,6 +68,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
       r.job_id = next_id_++;
       r.sluid = newSluid();
       r.comment = token;
+      r.user_name = owner_;
       r.job_state = state;
       r.state_reason = reason;
       r.submit_time = {true, false, submitted};
@@ -78,6 +80,12 @@ class FakeSlurmClient final : public slurm::SlurmClient {
     }
     return jobs_[jobs_.size() - static_cast<size_t>(components)].sluid;
   }
+
+  // The Slurm user the next jobs made belong to: the site's (what TunePlane's JWT names, the
+  // test's own OS user), unless a test makes another user's job.
+  void ownJobsAs(std::string user) { owner_ = std::move(user); }
+  // The bulk state poll answers as if Slurm held none of the jobs (a stale or misrouted read).
+  void hideFromStateList(bool hide) { hide_states_ = hide; }
 
   slurm::JobRecord* find(const std::string& sluid) {
     for (auto& r : jobs_) {
@@ -219,6 +227,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
     calls_.push_back({Op::kListJobStates, std::to_string(job_ids.size())});
     if (auto f = scripted(Op::kListJobStates)) return slurm::slurmFail(f->error);
     slurm::JobStateList list;
+    if (hide_states_) return list;
     for (const auto& r : jobs_) {
       if (job_ids.empty() || std::find(job_ids.begin(), job_ids.end(), r.job_id) != job_ids.end()) {
         (void)list.add(std::to_string(r.job_id), r.job_state);
@@ -281,6 +290,8 @@ class FakeSlurmClient final : public slurm::SlurmClient {
   std::map<Op, std::deque<Failure>> failures_;
   std::vector<std::string> cancel_state_ = {"CANCELLED"};
   uint64_t next_id_ = 100;
+  std::string owner_ = test::currentUser();
+  bool hide_states_ = false;
   uint64_t next_sluid_ = 1;
   int64_t next_submit_time_ = 1'700'000'000;
   int submit_copies_ = 1;

@@ -69,9 +69,10 @@ TEST(StateMachine, SelectedJobTransitions) {
       {JobPhase::kStaging, JobPhase::kSubmitting, true},
       {JobPhase::kStaging, JobPhase::kQueued, false},  // never without a submit
       {JobPhase::kSubmitting, JobPhase::kSubmitUnknown, true},
-      {JobPhase::kSubmitting, JobPhase::kStaging, true},      // not sent: again
-      {JobPhase::kSubmitUnknown, JobPhase::kStaging, false},  // never a second submit blindly
-      {JobPhase::kSubmitUnknown, JobPhase::kRunning, true},   // found
+      {JobPhase::kSubmitting, JobPhase::kStaging, true},  // not sent: again
+      // Only when Slurm's own listing proved the token absent: the same attempt again.
+      {JobPhase::kSubmitUnknown, JobPhase::kStaging, true},
+      {JobPhase::kSubmitUnknown, JobPhase::kRunning, true},  // found
       {JobPhase::kQueued, JobPhase::kRunning, true},
       {JobPhase::kRunning, JobPhase::kQueued, false},  // no requeue
       {JobPhase::kRunning, JobPhase::kReleasing, true},

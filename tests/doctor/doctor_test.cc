@@ -71,12 +71,23 @@ class FakeTokens final : public slurm::TokenProvider {
   std::string token_;
 };
 
+constexpr uint64_t kLocalDiskType = 0xEF53;
+constexpr uint64_t kNfsType = 0x6969;
+
+// The host: the staging root (/shared/attempts, NFS) as `root` says, and every other file as
+// `files` says — by default tpuser's alone (0600) on a local disk, device 2 under /shared/
+// (the staging filesystem) and 1 elsewhere. `fs_types` answers statfs by path (the seam that
+// puts a file on "NFS" without one); `fs_type` answers for the rest.
 class FakeHost final : public HostProbe {
  public:
   PathInfo root{true, true, ""};
   Status probe = ok();
-  uint64_t fs_type = 0x6969;  // NFS
+  uint64_t fs_type = kNfsType;
+  std::map<std::string, uint64_t> fs_types;
+  std::map<std::string, FileInfo> files;
+  std::string host_name = "tp-host";
   std::map<std::string, int> calls;
+  std::map<std::string, int> statfs_calls;  // by path
 
   // HostProbe:
   PathInfo inspect(const std::string&) override {
@@ -87,10 +98,20 @@ class FakeHost final : public HostProbe {
     ++calls["probeWrite"];
     return probe;
   }
-  Result<uint64_t> filesystemType(const std::string&) override {
+  Result<uint64_t> filesystemType(const std::string& path) override {
     ++calls["filesystemType"];
+    ++statfs_calls[path];
+    if (auto it = fs_types.find(path); it != fs_types.end()) return it->second;
     return fs_type;
   }
+  FileInfo fileInfo(const std::string& path) override {
+    ++calls["fileInfo"];
+    if (auto it = files.find(path); it != files.end()) return it->second;
+    if (path == "/shared/attempts" && !root.exists) return FileInfo{};  // as inspect() says
+    const uint64_t device = path.rfind("/shared/", 0) == 0 ? 2 : 1;
+    return FileInfo{true, "", path, 1001, 1001, 0600, device};
+  }
+  std::string hostName() override { return host_name; }
 };
 
 class DoctorTest : public ::testing::Test {
@@ -101,6 +122,7 @@ class DoctorTest : public ::testing::Test {
         clock_(kNowMs) {
     input_.site = testing::site();
     input_.site.slurm.token_file = "/etc/tp/slurm.jwt";
+    host_.fs_types["/etc/tp/slurm.jwt"] = kLocalDiskType;
     input_.site.container_runtime = catalog::ContainerRuntime::kPyxis;
     artifact_ = dir_.write("image.sqsh", std::string(3 << 20, 'x'));  // three 1 MiB chunks
     catalog::RuntimeRegistry registry;
@@ -160,10 +182,11 @@ class DoctorTest : public ::testing::Test {
 
 TEST_F(DoctorTest, EveryCheckInItsOrderAndAllPassOnAHealthySite) {
   const auto checks = run();
-  EXPECT_EQ(names(checks), (std::vector<std::string>{
-                               "slurmrestd", "slurmctld", "api_version", "token", "partition/gpu",
-                               "partition/cpu", "gpu_series/h100", "staging/root", "staging/user",
-                               "staging/filesystem", "registry", "artifact/custom-image"}));
+  EXPECT_EQ(names(checks),
+            (std::vector<std::string>{
+                "slurmrestd", "slurmctld", "api_version", "token", "credential/slurm.token_file",
+                "partition/gpu", "partition/cpu", "gpu_series/h100", "staging/root", "staging/user",
+                "staging/filesystem", "registry", "artifact/custom-image"}));
   for (const auto& c : checks) {
     EXPECT_EQ(c.status, CheckStatus::kOk) << c.name << ": " << c.message << " / " << c.fix;
   }
@@ -224,7 +247,7 @@ TEST_F(DoctorTest, AMissingStagingRootIsNotProbed) {
   host_.root = {};
   const auto checks = run();
   EXPECT_EQ(host_.calls["probeWrite"], 0);
-  EXPECT_EQ(host_.calls["filesystemType"], 0);
+  EXPECT_EQ(host_.statfs_calls["/shared/attempts"], 0);
   EXPECT_EQ(named(checks, "staging/root").status, CheckStatus::kFail);
   EXPECT_EQ(named(checks, "staging/filesystem").status, CheckStatus::kSkip);
 }
@@ -282,6 +305,94 @@ TEST_F(DoctorTest, StagingUserAsksStagingsRuleWithTheSiteFilesGroup) {
   EXPECT_TRUE(contains(user.message, "staging.group 'tpstage'")) << user.message;
   EXPECT_EQ(user.details["mode"], "shared_group");
   EXPECT_EQ(user.details["writable_dir_mode"], "2775");
+}
+
+// The credential files as the gathering layer finds them, through the host seam: one case per
+// exposure, each failing its own check only, with the fix in the message's check.
+class DoctorCredentialTest : public DoctorTest {
+ protected:
+  // The checks that are not ok, by name.
+  std::vector<std::string> notOk() {
+    std::vector<std::string> out;
+    for (const auto& c : run()) {
+      if (c.status != CheckStatus::kOk) out.push_back(c.name);
+    }
+    return out;
+  }
+  const CheckResult credential(const std::string& field) {
+    const auto checks = run();
+    return named(checks, "credential/" + field);
+  }
+};
+
+TEST_F(DoctorCredentialTest, AKeyOnTheStagingFilesystemFails) {
+  input_.site.slurm.token_file.reset();
+  input_.site.slurm.jwt_key_file = "/shared/secrets/jwt.key";  // device 2: the staging root's
+  host_.fs_type = 0x65735546;  // FUSE: the staging filesystem is not known to be local
+  host_.fs_types["/shared/attempts"] = 0x65735546;
+  EXPECT_EQ(notOk(),
+            (std::vector<std::string>{"credential/slurm.jwt_key_file", "staging/filesystem"}));
+  const CheckResult c = credential("slurm.jwt_key_file");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_TRUE(contains(c.message, "on the staging filesystem")) << c.message;
+  EXPECT_TRUE(contains(c.message, "mints a token for any Slurm user")) << c.message;
+  EXPECT_TRUE(contains(c.fix, "install -m 0600 -o tpuser")) << c.fix;
+}
+
+TEST_F(DoctorCredentialTest, AKeyUnderAMountSourceFails) {
+  input_.site.slurm.token_file.reset();
+  input_.site.slurm.jwt_key_file = "/data/sets/.keys/jwt.key";
+  host_.fs_types["/data/sets/.keys/jwt.key"] = kLocalDiskType;
+  input_.site.mounts.push_back({"/data/sets", "/datasets", true});
+  EXPECT_EQ(notOk(), (std::vector<std::string>{"credential/slurm.jwt_key_file"}));
+  const CheckResult c = credential("slurm.jwt_key_file");
+  EXPECT_TRUE(contains(c.message, "under mounts[0].source (/data/sets)")) << c.message;
+  EXPECT_TRUE(contains(c.fix, "point slurm.jwt_key_file there")) << c.fix;
+}
+
+TEST_F(DoctorCredentialTest, AGroupOrWorldReadableTokenFails) {
+  for (const uint32_t mode : {0640u, 0604u}) {
+    host_.files["/etc/tp/slurm.jwt"] = FileInfo{true, "", "/etc/tp/slurm.jwt", 1001, 1001, mode, 1};
+    EXPECT_EQ(notOk(), (std::vector<std::string>{"credential/slurm.token_file"})) << mode;
+    const CheckResult c = credential("slurm.token_file");
+    EXPECT_TRUE(contains(c.message, "gives its group or others access")) << c.message;
+    EXPECT_TRUE(contains(c.fix, "chmod 0600 /etc/tp/slurm.jwt")) << c.fix;
+  }
+}
+
+TEST_F(DoctorCredentialTest, ATokenOnAnNfsLikeFilesystemFailsByItsStatfsType) {
+  for (const uint64_t type : {kNfsType, uint64_t{0x47504653} /* gpfs */}) {
+    host_.fs_types["/etc/tp/slurm.jwt"] = type;
+    EXPECT_EQ(notOk(), (std::vector<std::string>{"credential/slurm.token_file"})) << type;
+    const CheckResult c = credential("slurm.token_file");
+    EXPECT_TRUE(contains(c.message, "on a network filesystem")) << c.message;
+    EXPECT_TRUE(contains(c.fix, "local filesystem of serve's host")) << c.fix;
+  }
+}
+
+TEST_F(DoctorCredentialTest, ASigningKeyOnAHostThatIsANodeFails) {
+  input_.site.slurm.token_file.reset();
+  input_.site.slurm.jwt_key_file = "/etc/tp/jwt.key";
+  host_.fs_types["/etc/tp/jwt.key"] = kLocalDiskType;
+  EXPECT_TRUE(notOk().empty());
+  host_.host_name = "cpu1";  // the fake cluster's CPU node
+  const CheckResult c = credential("slurm.jwt_key_file");
+  EXPECT_EQ(c.status, CheckStatus::kFail);
+  EXPECT_TRUE(contains(c.message, "this host is also compute node cpu1")) << c.message;
+}
+
+TEST_F(DoctorCredentialTest, AcceptedExposuresWarnAndTheServerSecretsAreCheckedToo) {
+  input_.server_secrets = {{"server.tls.key", "/etc/tp/tls.key"}};
+  host_.fs_types["/etc/tp/tls.key"] = kLocalDiskType;
+  host_.files["/etc/tp/tls.key"] = FileInfo{true, "", "/etc/tp/tls.key", 0, 0, 0644, 1};
+  EXPECT_EQ(notOk(), (std::vector<std::string>{"credential/server.tls.key"}));
+  const CheckResult refused = credential("server.tls.key");
+  EXPECT_TRUE(contains(refused.fix, "chown tpuser /etc/tp/tls.key")) << refused.fix;
+  input_.site.slurm.accept_exposed_credentials = true;
+  const auto checks = run();
+  EXPECT_EQ(named(checks, "credential/server.tls.key").status, CheckStatus::kWarn);
+  EXPECT_TRUE(passed(checks, /*strict=*/false));
+  EXPECT_FALSE(passed(checks, /*strict=*/true));
 }
 
 TEST(StagingGroupTest, TheGroupComesFromTheSiteFile) {

@@ -19,8 +19,8 @@ using ::testing::Pair;
 using namespace tuneplane::launch::testing;
 
 TEST(Assembler, GpuJobIsFullyExplicit) {
-  const auto req =
-      assembleLaunch(parsed(kGpuSpec), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  const auto req = assembleLaunch(parsed(kGpuSpec), testSite(), testRegistry(), kIdentity,
+                                  kAttemptDir, kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_EQ(req->job_name, "job");
   EXPECT_EQ(req->identity.job_id, "job-0001");
@@ -40,7 +40,10 @@ TEST(Assembler, GpuJobIsFullyExplicit) {
                                        Mount{"/shared/scratch", "/scratch", false},
                                        Mount{kAttemptDir, kAttemptDir, true},
                                        Mount{std::string(kAttemptDir) + "/output",
-                                             std::string(kAttemptDir) + "/output", false}));
+                                             std::string(kAttemptDir) + "/output", false},
+                                       Mount{kCheckpointDir, kCheckpointDir, false}));
+  EXPECT_EQ(req->checkpoint_dir, kCheckpointDir);
+  EXPECT_EQ(req->container_checkpoint_dir, kCheckpointDir);
   ASSERT_EQ(req->components.size(), 1u);
   const Component& c = req->components[0];
   EXPECT_EQ(c.pool_name, "main");
@@ -55,22 +58,98 @@ TEST(Assembler, GpuJobIsFullyExplicit) {
   EXPECT_EQ(c.time_limit, std::chrono::minutes(120));
   EXPECT_TRUE(req->uses_gpus);
   EXPECT_THAT(req->command, ElementsAre("python", "train.py", "--epochs", "3"));
-  EXPECT_THAT(req->environment,
-              ElementsAre(Pair("ALPHA", "a"), Pair("ZED", "z"),
-                          Pair("TUNEPLANE_JOB_ID", "job-0001"), Pair("TUNEPLANE_ATTEMPT", "2"),
-                          Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output")));
+  EXPECT_THAT(
+      req->environment,
+      ElementsAre(Pair("ALPHA", "a"), Pair("ZED", "z"), Pair("TUNEPLANE_JOB_ID", "job-0001"),
+                  Pair("TUNEPLANE_ATTEMPT", "2"),
+                  Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output"),
+                  Pair("TUNEPLANE_CHECKPOINT_DIR", kCheckpointDir), Pair("TUNEPLANE_RESUME", "1")));
   EXPECT_THAT(req->scheduler_environment,
               ElementsAre(Pair("LANG", "C.UTF-8"), Pair("PATH", "/opt/slurm/bin:/usr/bin")));
   EXPECT_EQ(req->account, "acct");
   EXPECT_EQ(req->qos, "high");
   EXPECT_EQ(req->ray.port, 7000);
+  // A custom job runs its own command: no staged input, no resume record, Ray advertises the
+  // CPUs Slurm gave.
+  EXPECT_TRUE(req->inputs.empty());
+  EXPECT_EQ(req->resume_record, ResumeRecord::kNone);
+  EXPECT_EQ(req->ray_min_cpus_per_gpu, 0);
+}
+
+TEST(Assembler, ResumeOffTellsACustomJob) {
+  const auto req =
+      assembleLaunch(parsed(std::string(kGpuSpec) + "  retry: {resume: false}\n"), testSite(),
+                     testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  EXPECT_THAT(req->environment, ::testing::Contains(Pair("TUNEPLANE_RESUME", "0")));
+}
+
+TEST(Assembler, NoCheckpointDirMeansNoMountAndNoVariable) {
+  const auto req =
+      assembleLaunch(parsed(kGpuSpec), testSite(), testRegistry(), kIdentity, kAttemptDir, "");
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  EXPECT_EQ(req->mounts.size(), 4u);
+  for (const auto& [name, value] : req->environment) EXPECT_NE(name, "TUNEPLANE_CHECKPOINT_DIR");
+}
+
+// A llamafactory job: TunePlane writes the config and the command, and owns the keys that make
+// it train on every GPU and resume.
+TEST(Assembler, LlamaFactoryJobIsLaunchedFromItsConfig) {
+  const std::string two_pools = asLlamaFactory(kGpuSpec) +
+                                "      - {name: second, gpu_series: a100, nodes: 1, "
+                                "gpus_per_node: 4, cpus: 8, memory_gb: 32}\n";
+  const auto req = assembleLaunch(parsed(two_pools), testSite(), testRegistry(), kIdentity,
+                                  kAttemptDir, kCheckpointDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  EXPECT_EQ(req->framework, "llamafactory/sft");
+  const std::string config_path = std::string(kAttemptDir) + "/llamafactory.yaml";
+  EXPECT_THAT(req->command, ElementsAre("llamafactory-cli", "train", config_path));
+  EXPECT_THAT(req->environment, ::testing::Contains(Pair("USE_RAY", "1")));
+  EXPECT_EQ(req->ray_min_cpus_per_gpu, 10);
+  EXPECT_EQ(req->resume_record, ResumeRecord::kLastCheckpoint);
+  ASSERT_EQ(req->inputs.size(), 1u);
+  EXPECT_EQ(req->inputs[0].name, "llamafactory.yaml");
+  const std::string& yaml = req->inputs[0].content;
+  // The user's keys, typed as written, and TunePlane's: 2 nodes x 8 + 1 node x 4 GPUs.
+  for (const char* line :
+       {"model_name_or_path: /models/Qwen2.5-0.5B\n", "finetuning_type: lora\n",
+        "dataset: alpaca_en_demo\n", "learning_rate: 1.0e-04\n", "do_train: true\n", "stage: sft\n",
+        "overwrite_output_dir: false\n", "ray_num_workers: 20\n"}) {
+    EXPECT_NE(yaml.find(line), std::string::npos) << line << "\n" << yaml;
+  }
+  EXPECT_NE(yaml.find(std::string("output_dir: ") + kCheckpointDir + "\n"), std::string::npos)
+      << yaml;
+  EXPECT_TRUE(
+      yaml.starts_with("# LlamaFactory's training configuration for TunePlane job "
+                       "job-0001, attempt 2"))
+      << yaml;
+}
+
+TEST(Assembler, LlamaFactoryWithResumeOffStartsOver) {
+  const auto req =
+      assembleLaunch(parsed(asLlamaFactory(kGpuSpec) + "  retry: {resume: false}\n"), testSite(),
+                     testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  EXPECT_EQ(req->resume_record, ResumeRecord::kFromScratch);
+  ASSERT_EQ(req->inputs.size(), 1u);
+  EXPECT_NE(req->inputs[0].content.find("overwrite_output_dir: true\n"), std::string::npos);
+  // With a checkpoint of the user's own, where it starts is the user's: nothing recorded.
+  const std::string own =
+      replaced(asLlamaFactory(kGpuSpec), "      do_train: true\n",
+               "      do_train: true\n      resume_from_checkpoint: /models/ckpt/checkpoint-7\n") +
+      "  retry: {resume: false}\n";
+  const auto from_own = assembleLaunch(parsed(own), testSite(), testRegistry(), kIdentity,
+                                       kAttemptDir, kCheckpointDir);
+  ASSERT_TRUE(from_own.has_value()) << from_own.error().front().describe();
+  EXPECT_EQ(from_own->resume_record, ResumeRecord::kNone);
 }
 
 TEST(Assembler, CpuOnlyJobUsesTheCpuPartitionAndNoGpus) {
   catalog::SiteConfig site = testSite();
   site.slurm.job_environment.clear();
   site.slurm.account.reset();
-  const auto req = assembleLaunch(parsed(kCpuSpec), site, testRegistry(), kIdentity, kAttemptDir);
+  const auto req = assembleLaunch(parsed(kCpuSpec), site, testRegistry(), kIdentity, kAttemptDir,
+                                  kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   ASSERT_EQ(req->components.size(), 1u);
   EXPECT_EQ(req->components[0].partition, "cpu-part");
@@ -86,12 +165,23 @@ TEST(Assembler, CpuOnlyJobUsesTheCpuPartitionAndNoGpus) {
               ElementsAre(Pair("PATH", "/usr/local/bin:/usr/bin:/bin")));
 }
 
+TEST(Assembler, TheSpecsSchedulingChoiceIsChargedOverTheSitesDefault) {
+  spec::JobSpec job = parsed(kCpuSpec);
+  job.scheduling.account = "team-a";  // serve checked it against the user's token
+  const auto req = assembleLaunch(job, testSite(), testRegistry(), kIdentity, kAttemptDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  EXPECT_EQ(req->account, "team-a");
+  EXPECT_EQ(req->qos, "high");  // the site's, since the spec names none
+  job.scheduling.qos = "low";
+  EXPECT_EQ(assembleLaunch(job, testSite(), testRegistry(), kIdentity, kAttemptDir)->qos, "low");
+}
+
 TEST(Assembler, CpuOnlyJobWithScratchZeroIsTheJobWithoutScratch) {
-  const auto without =
-      assembleLaunch(parsed(kCpuSpec), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  const auto without = assembleLaunch(parsed(kCpuSpec), testSite(), testRegistry(), kIdentity,
+                                      kAttemptDir, kCheckpointDir);
   const auto zero = assembleLaunch(
       parsed(replaced(kCpuSpec, "memory_gb: 8", "memory_gb: 8\n        scratch_gb: 0")), testSite(),
-      testRegistry(), kIdentity, kAttemptDir);
+      testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
   ASSERT_TRUE(without.has_value()) << without.error().front().describe();
   ASSERT_TRUE(zero.has_value()) << zero.error().front().describe();
   // The script and the submit body are rendered from the components alone (slurm/), so equal
@@ -101,7 +191,7 @@ TEST(Assembler, CpuOnlyJobWithScratchZeroIsTheJobWithoutScratch) {
   // A positive amount is still refused.
   const auto one = assembleLaunch(
       parsed(replaced(kCpuSpec, "memory_gb: 8", "memory_gb: 8\n        scratch_gb: 1")), testSite(),
-      testRegistry(), kIdentity, kAttemptDir);
+      testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
   ASSERT_FALSE(one.has_value());
   ASSERT_EQ(one.error().size(), 1u);
   EXPECT_EQ(one.error()[0].code, "launch.cpu_only_scratch");
@@ -129,7 +219,8 @@ TEST(Assembler, TimeLimitComesFromTheSpecElseTheSiteElseThePartition) {
     SCOPED_TRACE(c.name);
     catalog::SiteConfig site = testSite();
     site.default_time_limit = c.site_default;
-    const auto req = assembleLaunch(parsed(c.spec), site, testRegistry(), kIdentity, kAttemptDir);
+    const auto req = assembleLaunch(parsed(c.spec), site, testRegistry(), kIdentity, kAttemptDir,
+                                    kCheckpointDir);
     ASSERT_TRUE(req.has_value()) << req.error().front().describe();
     EXPECT_EQ(req->time_limit_source, c.source);
     ASSERT_EQ(req->components.size(), 1u);
@@ -143,7 +234,8 @@ TEST(Assembler, EveryComponentGetsTheSiteDefaultTimeLimit) {
                            "memory_gb: 32}\n";
   catalog::SiteConfig site = testSite();
   site.default_time_limit = std::chrono::minutes(90);
-  const auto req = assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir);
+  const auto req =
+      assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   ASSERT_EQ(req->components.size(), 2u);
   for (const Component& c : req->components) EXPECT_EQ(c.time_limit, std::chrono::minutes(90));
@@ -154,7 +246,8 @@ TEST(Assembler, PoolPartitionAndScratchAreKept) {
   const std::string text =
       replaced(replaced(kGpuSpec, "memory_gb: 64", "memory_gb: 64\n        scratch_gb: 100"),
                "nodes: 2", "nodes: 2\n        partition: spot");
-  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir,
+                                  kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_EQ(req->components[0].partition, "spot");
   EXPECT_EQ(req->components[0].scratch_mb, 100 * 1024);
@@ -164,7 +257,8 @@ TEST(Assembler, HeterogeneousJobHasOneComponentPerPoolInOrder) {
   const std::string text = std::string(kGpuSpec) +
                            "      - {name: second, gpu_series: a100, gpus_per_node: 2, cpus: 8, "
                            "memory_gb: 32, partition: other}\n";
-  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  const auto req = assembleLaunch(parsed(text), testSite(), testRegistry(), kIdentity, kAttemptDir,
+                                  kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   ASSERT_EQ(req->components.size(), 2u);
   EXPECT_EQ(req->components[0].pool_name, "main");
@@ -179,11 +273,9 @@ TEST(Assembler, HeterogeneousJobHasOneComponentPerPoolInOrder) {
 TEST(Assembler, ApptainerSiteTakesSifRuntimes) {
   catalog::SiteConfig site = testSite();
   site.container_runtime = catalog::ContainerRuntime::kApptainer;
-  const std::string text =
-      replaced(replaced(replaced(kGpuSpec, "runtime_id: custom-torch", "runtime_id: lf-sif"),
-                        "name: custom", "name: llamafactory"),
-               "task: custom", "task: sft");
-  const auto req = assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir);
+  const std::string text = asLlamaFactory(kGpuSpec, "lf-sif");
+  const auto req =
+      assembleLaunch(parsed(text), site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_EQ(req->artifact.format, catalog::ArtifactFormat::kSif);
   EXPECT_EQ(req->container_runtime, catalog::ContainerRuntime::kApptainer);
@@ -197,8 +289,8 @@ TEST(Assembler, ReportsEveryViolationAtOnce) {
                "  resources:", "  data: {volumes: [{name: a}]}\n  resources:");
   std::string with_bad_series = replaced(text, "gpu_series: h100", "gpu_series: l40s");
   with_bad_series = replaced(with_bad_series, "gpus_per_node: 8", "gpus_per_node: 4");
-  const auto req =
-      assembleLaunch(parsed(with_bad_series), testSite(), testRegistry(), kIdentity, kAttemptDir);
+  const auto req = assembleLaunch(parsed(with_bad_series), testSite(), testRegistry(), kIdentity,
+                                  kAttemptDir, kCheckpointDir);
   ASSERT_FALSE(req.has_value());
   std::vector<std::string> codes;
   for (const Error& e : req.error()) codes.push_back(e.code);
@@ -210,8 +302,9 @@ TEST(Assembler, ReportsEveryViolationAtOnce) {
 
 TEST(Assembler, PrepareDoesNotReadTheArtifactWhenAssemblyFails) {
   catalog::ArtifactVerifier verifier;
-  const auto req = prepareLaunch(parsed(replaced(kGpuSpec, "gpu_series: h100", "gpu_series: v100")),
-                                 testSite(), testRegistry(), kIdentity, kAttemptDir, verifier);
+  const auto req =
+      prepareLaunch(parsed(replaced(kGpuSpec, "gpu_series: h100", "gpu_series: v100")), testSite(),
+                    testRegistry(), kIdentity, kAttemptDir, kCheckpointDir, verifier);
   ASSERT_FALSE(req.has_value());
   EXPECT_EQ(req.error()[0].code, "launch.unknown_gpu_series");
   EXPECT_EQ(verifier.fullReads(), 0);
@@ -228,7 +321,8 @@ TEST(Assembler, EveryExampleJobAssemblesAgainstTheExampleSite) {
     SCOPED_TRACE(file.string());
     const auto spec = spec::loadJobSpecFile(file.string());
     ASSERT_TRUE(spec.has_value()) << spec.error().front().describe();
-    const auto req = assembleLaunch(*spec, *site, *registry, kIdentity, kAttemptDir);
+    const auto req =
+        assembleLaunch(*spec, *site, *registry, kIdentity, kAttemptDir, kCheckpointDir);
     ASSERT_TRUE(req.has_value()) << req.error().front().describe();
     EXPECT_EQ(req->components.size(), spec->resources.pools.size());
     ++seen;

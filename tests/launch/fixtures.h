@@ -106,7 +106,43 @@ inline spec::JobSpec parsed(const std::string& text) {
   return *spec;
 }
 
+// `spec` (a custom job with a command and args lines, e.g. kGpuSpec) as a llamafactory/sft
+// job on runtime `runtime_id`: the command and args give way to a small LoRA SFT config.
+inline std::string asLlamaFactory(const std::string& spec, const std::string& runtime_id = "lf") {
+  std::string text = spec;
+  const auto replace = [&text](const std::string& from, const std::string& to) {
+    const auto at = text.find(from);
+    if (at == std::string::npos) {
+      ADD_FAILURE() << "test bug: '" << from << "' not in the spec";
+      return;
+    }
+    text.replace(at, from.size(), to);
+  };
+  replace("name: custom", "name: llamafactory");
+  replace("task: custom", "task: sft");
+  const auto runtime = text.find("runtime_id: ");
+  if (runtime != std::string::npos) {
+    text.replace(runtime, text.find('\n', runtime) - runtime, "runtime_id: " + runtime_id);
+  }
+  const auto command = text.find("    command: ");
+  const auto env = text.find("    env: ");
+  const auto end = env != std::string::npos ? env : text.find("  resources:");
+  if (command == std::string::npos || end == std::string::npos) {
+    ADD_FAILURE() << "test bug: no command in the spec";
+    return text;
+  }
+  text.replace(command, end - command,
+               "    config:\n"
+               "      model_name_or_path: /models/Qwen2.5-0.5B\n"
+               "      finetuning_type: lora\n"
+               "      dataset: alpaca_en_demo\n"
+               "      learning_rate: 1.0e-4\n"
+               "      do_train: true\n");
+  return text;
+}
+
 inline const AttemptIdentity kIdentity{"job-0001", 2, "tok-abc"};
 inline constexpr const char* kAttemptDir = "/shared/attempts/job-0001/2";
+inline constexpr const char* kCheckpointDir = "/shared/attempts/job-0001/checkpoints";
 
 }  // namespace tuneplane::launch::testing

@@ -25,6 +25,7 @@ struct RuleRow {
   const char* field;
   std::function<void(catalog::SiteConfig&, catalog::RuntimeRegistry&)> tweak = nullptr;
   std::string attempt_dir = kAttemptDir;
+  std::string checkpoint_dir = kCheckpointDir;
 };
 
 std::vector<RuleRow> rows() {
@@ -32,9 +33,7 @@ std::vector<RuleRow> rows() {
   const std::string c = kCpuSpec;
   auto gr = [&](const std::string& from, const std::string& to) { return replaced(g, from, to); };
   auto cr = [&](const std::string& from, const std::string& to) { return replaced(c, from, to); };
-  const std::string lf_gpu = replaced(replaced(gr("runtime_id: custom-torch", "runtime_id: lf"),
-                                               "name: custom", "name: llamafactory"),
-                                      "task: custom", "task: sft");
+  const std::string lf_gpu = asLlamaFactory(g);
   return {
       // Refused on the Slurm backend.
       {"Playground", gr("kind: TrainingJob", "kind: Playground"), "launch.kind_not_supported",
@@ -58,8 +57,7 @@ std::vector<RuleRow> rows() {
        [](catalog::SiteConfig& s, catalog::RuntimeRegistry&) {
          s.container_runtime = catalog::ContainerRuntime::kApptainer;
        }},
-      {"framework not offered by the runtime",
-       replaced(replaced(g, "name: custom", "name: llamafactory"), "task: custom", "task: sft"),
+      {"framework not offered by the runtime", asLlamaFactory(g, "custom-torch"),
        "launch.framework_not_in_runtime", "spec.framework.runtime_id"},
       {"custom framework on a non-custom runtime without it",
        gr("runtime_id: custom-torch", "runtime_id: lf"), "launch.framework_not_in_runtime",
@@ -98,6 +96,9 @@ std::vector<RuleRow> rows() {
       // The attempt directory goes into the mount list.
       {"attempt dir with a mount separator", g, "launch.invalid_attempt_dir", "", nullptr,
        "/shared/attempts/a:b"},
+      // So does the job's checkpoint directory.
+      {"checkpoint dir with a mount separator", g, "launch.invalid_checkpoint_dir", "", nullptr,
+       kAttemptDir, "/shared/attempts/job-0001/check,points"},
       // Artifact rules (prepareLaunch): checked only after assembly passed.
       {"artifact file missing", g, "artifact.missing", "spec.framework.runtime_id",
        [](catalog::SiteConfig&, catalog::RuntimeRegistry& r) { r.runtimes[0].path += ".gone"; }},
@@ -127,9 +128,10 @@ TEST(RulesTable, BothBaseSpecsPassEveryRule) {
   TempDir dir;
   catalog::ArtifactVerifier verifier;
   const catalog::RuntimeRegistry registry = realRegistry(dir, verifier);
-  for (const char* text : {kGpuSpec, kCpuSpec}) {
-    const auto req =
-        prepareLaunch(parsed(text), testSite(), registry, kIdentity, kAttemptDir, verifier);
+  for (const std::string& text :
+       {std::string(kGpuSpec), std::string(kCpuSpec), asLlamaFactory(kGpuSpec)}) {
+    const auto req = prepareLaunch(parsed(text), testSite(), registry, kIdentity, kAttemptDir,
+                                   kCheckpointDir, verifier);
     EXPECT_TRUE(req.has_value()) << req.error().front().describe();
   }
 }
@@ -143,8 +145,8 @@ TEST(RulesTable, EachRuleHasItsCodeAndField) {
     catalog::SiteConfig site = testSite();
     catalog::RuntimeRegistry registry = base_registry;
     if (row.tweak) row.tweak(site, registry);
-    const auto req =
-        prepareLaunch(parsed(row.spec), site, registry, kIdentity, row.attempt_dir, verifier);
+    const auto req = prepareLaunch(parsed(row.spec), site, registry, kIdentity, row.attempt_dir,
+                                   row.checkpoint_dir, verifier);
     ASSERT_FALSE(req.has_value());
     std::string all;
     for (const Error& e : req.error()) all += e.describe() + "\n";
@@ -165,7 +167,8 @@ TEST(RulesTable, JudgeSpecFindsEachAssemblyRuleToo) {
     if (row.tweak) row.tweak(site, registry);
     const Errors errors = judgeSpec(spec::parsePartialJobSpec(row.spec), site, registry);
     const std::string code = row.code;
-    if (!code.starts_with("launch.") || code == "launch.invalid_attempt_dir") {
+    if (!code.starts_with("launch.") || code == "launch.invalid_attempt_dir" ||
+        code == "launch.invalid_checkpoint_dir") {
       EXPECT_TRUE(errors.empty()) << errors.front().describe();
       continue;
     }

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "live_config.h"
+#include "live_site.h"
 #include "live_staging_group.h"
 #include "staging/os_users.h"
 #include "staging/stager.h"
@@ -77,8 +78,9 @@ TEST_F(DoctorLive, TheTestClusterPassesEveryCheck) {
             "    path: " +
                 dir_ + "/live-doctor.sif\n    sha256: " + staging::sha256Hex(image) +
                 "\n    frameworks: [custom]\n");
-  const std::string auth = live_.token_file ? "  token_file: " + *live_.token_file + "\n"
-                                            : "  jwt_key_file: " + *live_.key_file + "\n";
+  const auto credential = privateCredential(live_, dir_);
+  ASSERT_TRUE(credential) << "cannot copy the credential into " << dir_;
+  const std::string auth = credentialLine(live_, *credential);
   writeFile(dir_ + "/site.yaml",
             "slurm:\n  url: " + live_.url + "\n  user: " + live_.user + "\n" + auth +
                 "partitions: {gpu: gpu, cpu: cpu}\n"

@@ -43,6 +43,27 @@ shift
 exec "$@"
 )";
 
+// The cluster's credential (the token file, else the JWT key) copied into `dir`/secrets/ as this
+// process's alone (0600): serve refuses a credential others can read or another user owns
+// (doctor/credential_checks.h), and the cluster's own file is the cluster's to keep as it
+// likes. The copy's path, or nullopt when it cannot be made.
+inline std::optional<std::string> privateCredential(const Live& live, const std::string& dir) {
+  namespace fs = std::filesystem;
+  const std::string source = live.token_file ? *live.token_file : *live.key_file;
+  const std::string copy = dir + "/secrets/" + fs::path(source).filename().string();
+  std::error_code ec;
+  fs::create_directories(dir + "/secrets", ec);
+  fs::permissions(dir + "/secrets", fs::perms::owner_all, ec);
+  if (ec) return std::nullopt;
+  writeFile(copy, readFile(source), fs::perms::owner_read | fs::perms::owner_write);
+  return copy;
+}
+
+// The site file's credential line for `privateCredential`'s copy.
+inline std::string credentialLine(const Live& live, const std::string& copy) {
+  return (live.token_file ? "  token_file: " : "  jwt_key_file: ") + copy + "\n";
+}
+
 // A one-node CPU job of the site's runtime custom-demo named `name` that runs
 // `bash -c COMMAND` (five minutes at most): the job spec every live test submits. `command`
 // goes inside a YAML string in double quotes: it must not hold one unescaped.
@@ -84,12 +105,12 @@ inline std::optional<std::string> makeLiveSite(const Live& live, const std::stri
                 "\n    sha256: " + staging::sha256Hex(readFile(artifact)) +
                 "\n    frameworks: [custom]\n",
             readable);
+  const auto credential = privateCredential(live, dir);
+  if (!credential) return std::nullopt;
   writeFile(dir + "/site.yaml",
             "slurm:\n  url: " + url + "\n  user: " + live.user + "\n" +
-                (live.token_file ? "  token_file: " + *live.token_file
-                                 : "  jwt_key_file: " + *live.key_file) +
-                "\n" + extra_slurm + "  job_environment:\n    PATH: " + dir +
-                "/bin:" + live.slurm_bin +
+                credentialLine(live, *credential) + extra_slurm +
+                "  job_environment:\n    PATH: " + dir + "/bin:" + live.slurm_bin +
                 ":/usr/local/bin:/usr/bin:/bin\n"
                 "partitions:\n  gpu: gpu\n  cpu: cpu\n"
                 "gpu_series:\n  - name: h100\n    slurm_constraint: h100\n"

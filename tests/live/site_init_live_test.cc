@@ -29,10 +29,11 @@ class SiteInitLive : public LiveServeRun {
   }
 
   test::ProcessResult siteInit() {
-    return test::runProcess({test::tuneplaneBinary(), "site", "init", "--slurm", live_.url,
-                             "--token-file", *live_.token_file, "--staging-root", dir_ + "/staging",
-                             "--runtime", "apptainer", "-o", site()},
-                            {.scratch = dir_});
+    return test::runProcess(
+        {test::tuneplaneBinary(), "site", "init", "--slurm", live_.url, "--token-file",
+         dir_ + "/secrets/" + std::filesystem::path(*live_.token_file).filename().string(),
+         "--staging-root", dir_ + "/staging", "--runtime", "apptainer", "-o", site()},
+        {.scratch = dir_});
   }
   std::string site() const { return dir_ + "/site.yaml"; }
 };
@@ -55,14 +56,19 @@ TEST_F(SiteInitLive, TheDraftPassesDoctorAndRunsAJob) {
     EXPECT_NE(text.find(part), std::string::npos) << part << "\n" << text;
   }
 
-  // What the operator adds by hand: the stand-in apptainer on the jobs' PATH, the staging
-  // group when serve runs as root, and serve's own section.
-  const std::string slurm_line = "\nslurm:\n";
-  const size_t slurm_at = text.find(slurm_line);
-  ASSERT_NE(slurm_at, std::string::npos) << text;
-  text.insert(slurm_at + slurm_line.size(), "  job_environment:\n    PATH: " + dir_ +
-                                                "/bin:" + live_.slurm_bin +
-                                                ":/usr/local/bin:/usr/bin:/bin\n");
+  // The draft's own server: section, empty registry beside it kept (makeLiveSite wrote one).
+  EXPECT_NE(text.find("\nserver:\n  listen: "), std::string::npos) << text;
+  EXPECT_NE(drafted.err.find("kept the existing"), std::string::npos) << drafted.err;
+  // What the operator changes by hand: the stand-in apptainer on the jobs' PATH, the staging
+  // group when serve runs as root, and serve's section with a user (the draft's has none).
+  const std::string path_line = "    PATH: /usr/local/bin:/usr/bin:/bin\n";
+  const size_t path_at = text.find(path_line);
+  ASSERT_NE(path_at, std::string::npos) << text;
+  text.replace(path_at, path_line.size(),
+               "    PATH: " + dir_ + "/bin:" + live_.slurm_bin + ":/usr/local/bin:/usr/bin:/bin\n");
+  const size_t server_at = text.find("\nserver:");
+  ASSERT_NE(server_at, std::string::npos) << text;
+  text.resize(server_at + 1);  // the draft's server: section is its last
   writeFile(site(), text + stagingAndServerSections());
 
   const auto doctor = test::runProcess(

@@ -108,7 +108,8 @@ TEST_F(LaunchPipelineTest, StageWritesTheAttemptAndNeverTheToken) {
     EXPECT_EQ(content.find(testing::kSentinelToken), std::string::npos) << entry.path();
     EXPECT_EQ(content.find("token.jwt"), std::string::npos) << entry.path();
   }
-  EXPECT_EQ(scanned, 4);
+  EXPECT_EQ(scanned, 5);  // the four staged files and the job fence's mark of attempt 2
+  EXPECT_TRUE(std::filesystem::exists(dir_ + "/staging/jobs/hello-abababab/fence/2"));
   EXPECT_EQ(testing::readFile(staging::attemptFile(staged->dir, staging::kScriptFile)),
             prepared->script);
 

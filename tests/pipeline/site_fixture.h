@@ -42,8 +42,11 @@ class SiteDir {
     std::filesystem::create_directories(dir_ + "/staging");
     artifact_ = dir_ + "/artifacts/demo.sif";
     writeFile(artifact_, "a stand-in for a SIF image, with a known digest\n");
-    writeFile(dir_ + "/token.jwt", kSentinelToken);
-    writeFile(dir_ + "/jwt.key", kJwtKey);
+    // Credentials are this user's alone, as serve requires (doctor/credential_checks.h).
+    writeFile(dir_ + "/token.jwt", kSentinelToken,
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    writeFile(dir_ + "/jwt.key", kJwtKey,
+              std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     writeFile(dir_ + "/runtimes.yaml",
               "runtimes:\n"
               "  - id: custom-demo\n"

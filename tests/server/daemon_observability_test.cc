@@ -31,7 +31,7 @@ class DaemonObservabilityTest : public DaemonFixture {
         "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(spdlog_out_)));
     caller_ = kWatchedToken;
     DaemonOptions options;
-    options.server.tokens = {{"alice", sha256Hex(kWatchedToken), false}};
+    options.tokens = {{.user = "alice", .token_sha256 = sha256Hex(kWatchedToken), .admin = false}};
     options.access_log = [this](const std::string& line) { keep(access_, line); };
     options.event_log = [this](const LogRecord& record) { keep(records_, dumpRecord(record)); };
     startDaemon(std::move(options));

@@ -17,9 +17,9 @@ class DaemonTest : public DaemonFixture {
     DaemonFixture::SetUp();
     if (HasFatalFailure()) return;
     DaemonOptions options;
-    options.server.tokens = {{"alice", sha256Hex(kAliceToken), false},
-                             {"bob", sha256Hex(kBobToken), false},
-                             {"root", sha256Hex(kRootToken), true}};
+    options.tokens = {{.user = "alice", .token_sha256 = sha256Hex(kAliceToken), .admin = false},
+                      {.user = "bob", .token_sha256 = sha256Hex(kBobToken), .admin = false},
+                      {.user = "root", .token_sha256 = sha256Hex(kRootToken), .admin = true}};
     startDaemon(std::move(options));
   }
 };

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "api/server_config.h"
 #include "catalog/site_loader.h"
 
 namespace tuneplane::siteinit {
@@ -118,6 +119,34 @@ TEST(SiteDraftTest, ValuesAreQuotedSoNoNodeNameBreaksTheYaml) {
   auto site = parseDraft(yaml);
   ASSERT_TRUE(site) << yaml;
   EXPECT_EQ(site->staging_root, "/shared/tune plane #1");  // a bare # would start a comment
+}
+
+}  // namespace
+}  // namespace tuneplane::siteinit
+
+namespace tuneplane::siteinit {
+namespace {
+
+TEST(SiteDraftServerTest, TheDraftHasAServerSectionAndAnEmptyRegistryThatLoad) {
+  DraftInputs in = inputs();
+  in.listen = "127.0.0.1:9090";
+  in.state_dir = "/var/lib/tp";
+  const std::string draft = draftSiteYaml(in, {partition("cpu")}, {node("c1", {"cpu"}, {}, "")});
+  auto server = api::parseServerConfig(draft, "/etc/tuneplane");
+  ASSERT_TRUE(server) << server.error().front().describe() << "\n" << draft;
+  EXPECT_TRUE(server->present);
+  EXPECT_EQ(server->http.listen, (api::ListenAddress{"127.0.0.1", 9090}));
+  EXPECT_EQ(server->db, "/var/lib/tp/tuneplane.db");
+  EXPECT_TRUE(server->tokens.empty());
+  auto site = parseDraft(draft);
+  ASSERT_TRUE(site) << site.error().front().describe();
+  EXPECT_EQ(site->slurm.job_environment.at("PATH"), "/usr/local/bin:/usr/bin:/bin");
+  auto registry = catalog::parseRuntimeRegistry(draftRegistryYaml(in));
+  ASSERT_TRUE(registry) << registry.error().front().describe();
+  EXPECT_TRUE(registry->runtimes.empty());
+  EXPECT_NE(draftRegistryYaml(in).find("#       path: /shared/tuneplane/runtimes/python-3.11.sif"),
+            std::string::npos)
+      << draftRegistryYaml(in);
 }
 
 }  // namespace

@@ -165,6 +165,49 @@ TEST(SlurmRestClient, GetUnknownJobIsJobNotFound) {
   EXPECT_EQ(server.seen().size(), 1u);  // a 4xx is not retried
 }
 
+// Issue 37, defect 1: only Slurm's error 2017 says a job does not exist. A bare 404 (a proxy
+// that routes nowhere) and a success without the job and without Slurm's error prove nothing.
+TEST(SlurmRestClient, ABare404OrAnEmptyAnswerIsNotSlurmsNoSuchJob) {
+  ScriptedServer bare([](auto&, auto& res, int) {
+    res.status = 404;
+    res.set_content("<html>Not Found</html>", "text/html");
+  });
+  Harness h(bare.url());
+  auto jobs = h.client->getJob("sCC1M8VPKSJX00");
+  ASSERT_FALSE(jobs.has_value());
+  EXPECT_NE(jobs.error().error.code, "slurm.job_not_found") << jobs.error().describe();
+  auto cancelled = h.client->cancel("sCC1M8VPKSJX00", std::nullopt);
+  ASSERT_FALSE(cancelled.has_value());
+  EXPECT_NE(cancelled.error().error.code, "slurm.job_not_found");
+
+  ScriptedServer empty([](auto&, auto& res, int) {
+    reply(res, 200, json::parse(R"({"jobs": [], "errors": [], "warnings": []})"));
+  });
+  Harness e(empty.url());
+  auto none = e.client->getJob("sCC1M8VPKSJX00");
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().error.code, "slurm.bad_response") << none.error().describe();
+}
+
+// Issue 37, defect 7: slurmrestd's 502 naming Slurm's "Unable to contact slurm controller
+// (connect failure)" says slurmctld never took the request: not an unknown outcome.
+TEST(SlurmRestClient, AControllerThatCouldNotBeContactedIsNotAnUnknownOutcome) {
+  ScriptedServer server([](auto&, auto& res, int) {
+    reply(
+        res, 502,
+        json::parse(
+            R"json({"errors": [{"description": "Batch job submission failed", "error_number": 1800,)json"
+            R"json( "error": "Unable to contact slurm controller (connect failure)",)json"
+            R"json( "source": "slurm_submit_batch_job()"}], "warnings": []})json"));
+  });
+  Harness h(server.url());
+  auto receipt = h.client->submit(json::object());
+  ASSERT_FALSE(receipt.has_value());
+  EXPECT_EQ(receipt.error().slurm_error_number, slurm::kSlurmControllerConnectFailure);
+  EXPECT_EQ(receipt.error().transport, TransportClass::kRejected);
+  EXPECT_EQ(server.seen().size(), 1u);  // a submit is never repeated by the client
+}
+
 TEST(SlurmRestClient, ListJobsPassesUpdateTimeAndReportsNoChanges) {
   ScriptedServer server([](const httplib::Request& req, auto& res, int) {
     reply(res, 200,

@@ -134,7 +134,37 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"ray_dashboard_port_without_dashboard", [](auto& r) { r.ray.dashboard_port = 8265; },
              "render.bad_ray_port", "ray.dashboard_port"},
         Case{"ray_join_timeout", [](auto& r) { r.ray.join_timeout_seconds = 0; },
-             "render.bad_join_timeout", "ray.join_timeout_seconds"}),
+             "render.bad_join_timeout", "ray.join_timeout_seconds"},
+        Case{"ray_cpus_per_gpu_negative", [](auto& r) { r.ray_min_cpus_per_gpu = -1; },
+             "render.bad_ray_cpus", "ray_min_cpus_per_gpu"},
+        Case{"ray_cpus_per_gpu_huge", [](auto& r) { r.ray_min_cpus_per_gpu = 1025; },
+             "render.bad_ray_cpus", "ray_min_cpus_per_gpu"},
+        // The job's checkpoint directory.
+        Case{"checkpoint_dir_with_separator",
+             [](auto& r) {
+               r.checkpoint_dir = "/jobs/j/check:points";
+               r.container_checkpoint_dir = "/ckpt";
+             },
+             "render.bind_separator", "checkpoint_dir"},
+        Case{"checkpoint_dir_relative",
+             [](auto& r) {
+               r.checkpoint_dir = "jobs/j/checkpoints";
+               r.container_checkpoint_dir = "/ckpt";
+             },
+             "render.path_not_absolute", "checkpoint_dir"},
+        Case{"container_checkpoint_dir_missing",
+             [](auto& r) { r.checkpoint_dir = "/jobs/j/checkpoints"; },
+             "render.path_not_absolute", "container_checkpoint_dir"},
+        Case{"resume_record_without_checkpoints",
+             [](auto& r) { r.resume_record = launch::ResumeRecord::kLastCheckpoint; },
+             "render.resume_without_checkpoints", "resume_record"},
+        // Staged inputs (a framework's config).
+        Case{"input_name_with_slash", [](auto& r) { r.inputs = {{"../x.yaml", "a"}}; },
+             "render.bad_input_name", "inputs[0].name"},
+        Case{"input_name_hidden", [](auto& r) { r.inputs = {{".x.yaml", "a"}}; },
+             "render.bad_input_name", "inputs[0].name"},
+        Case{"input_content_nul", [](auto& r) { r.inputs = {{"x.yaml", std::string("a\0b", 3)}}; },
+             "render.nul_byte", "inputs[0].content"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(CheckRenderable, ReportsEveryProblemNotJustTheFirst) {

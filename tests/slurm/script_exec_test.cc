@@ -150,18 +150,29 @@ LaunchRequest hostileRequest(const ScriptRun& run, catalog::ContainerRuntime run
   sh::writeFile(artifact, sh::kImageContent);
   r.artifact = {artifact.string(), catalog::ArtifactFormat::kSqsh, sh::kImageSha256};
   r.attempt_dir = "/attempt/" + path_part;
-  r.logs_dir = "/logs/" + without(path_part, "\\");  // Slurm reads '\' as an escape
+  // Real directories (the claim and the job's fence are made and read there, failing closed
+  // when they cannot be), each one hostile path component. Slurm reads '\' in the logs path
+  // as an escape, so that one goes without.
+  r.logs_dir = (run.root() / ("logs " + without(path_part, "\\"))).string();
+  fs::create_directories(r.logs_dir);
+  r.fence_dir = (run.root() / ("fence " + path_part)).string();
+  fs::create_directories(r.fence_dir);
+  sh::writeFile(fs::path(r.fence_dir) / "3", "");
   r.output_dir = "/out/" + path_part;
   r.container_attempt_dir = "/in/attempt " + path_part;
   r.container_output_dir = "/in/output " + path_part;
+  r.checkpoint_dir = "/ckpt/" + path_part;
+  r.container_checkpoint_dir = "/in/ckpt " + path_part;
   r.mounts = {{"/site " + path_part, "/data " + path_part, true},
               {r.attempt_dir, r.container_attempt_dir, true},
-              {r.output_dir, r.container_output_dir, false}};
+              {r.output_dir, r.container_output_dir, false},
+              {r.checkpoint_dir, r.container_checkpoint_dir, false}};
   for (std::size_t i = 0; i < values.size(); ++i) {
     r.environment.emplace_back("TP_HOSTILE_" + std::to_string(i), values[i]);
   }
   r.environment.emplace_back("TP_HOSTILE_ALL", all);
   r.environment.emplace_back("TUNEPLANE_JOB_ID", r.identity.job_id);
+  r.environment.emplace_back("TUNEPLANE_CHECKPOINT_DIR", r.container_checkpoint_dir);
   r.command = {"-cmd " + all};
   for (const auto& v : values) r.command.push_back(v);
   Component c;
@@ -181,6 +192,11 @@ LaunchRequest hostileRequest(const ScriptRun& run, catalog::ContainerRuntime run
     r.components = {c, other};
     r.uses_gpus = true;
     r.ray.executable = "-ray " + all;
+    // A framework TunePlane launches: its staged config, 10 CPUs a GPU, the resume record
+    // (whose write into the unwritable logs_dir must not fail the job).
+    r.inputs = {{"llamafactory.yaml", all}};
+    r.ray_min_cpus_per_gpu = 10;
+    r.resume_record = launch::ResumeRecord::kLastCheckpoint;
   } else {
     r.components = {c};
   }
@@ -354,7 +370,8 @@ TEST_P(HostileRayTest, HeadWorkersWaitAndDriverGetExactArguments) {
     const Component& c = r.components[first ? 0 : 1];
     EXPECT_THAT(start, Contains(resources(c)));
     EXPECT_THAT(start, Contains("--num-gpus=" + std::to_string(c.gpus_per_node)));
-    EXPECT_THAT(start, Contains("--num-cpus=" + std::to_string(c.cpus_per_node)));
+    // Slurm gave 4 and 8 CPUs to nodes of 2 GPUs: each advertises 10 per GPU.
+    EXPECT_THAT(start, Contains("--num-cpus=20"));
     const int count = first ? c.nodes - 1 : c.nodes;
     EXPECT_THAT(w->srun, Contains("--nodes=" + std::to_string(count)));
     if (first) {
@@ -375,6 +392,7 @@ TEST_P(HostileRayTest, HeadWorkersWaitAndDriverGetExactArguments) {
   EXPECT_THAT(driver->srun, Contains("--overlap"));
   EXPECT_THAT(driver->srun, Contains("--nodelist=h0"));
   EXPECT_THAT(result.out, HasSubstr("the Ray head is up at " + address));
+  EXPECT_THAT(result.out, HasSubstr("tuneplane: this attempt starts from step 0"));
   run.expectNoCanaries();
 }
 
@@ -407,6 +425,83 @@ INSTANTIATE_TEST_SUITE_P(Runtimes, HostileRayTest,
                            return info.param == catalog::ContainerRuntime::kPyxis ? "Pyxis"
                                                                                   : "Apptainer";
                          });
+
+// The resume record (slurm/resume_record.h), run: the script reads the job's checkpoint
+// directory as transformers' get_last_checkpoint does — the highest N of the directories
+// named checkpoint-N, symlinks to directories included — whatever its path holds, and writes
+// logs/resume.json whole.
+class ResumeRecordTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    request_ = hostileRequest(run_, catalog::ContainerRuntime::kPyxis, /*gpu=*/true);
+    const std::string hostile = "ckpt it's \"q\" $(touch " + run_.canary(7) + ") `x` *\n ${HOME}";
+    request_.checkpoint_dir = (run_.root() / hostile).string();
+    request_.logs_dir = (run_.root() / ("logs " + hostile)).string();
+    request_.mounts.back().source = request_.checkpoint_dir;
+    fs::create_directories(request_.checkpoint_dir);
+    fs::create_directories(request_.logs_dir);
+  }
+
+  // The step logs/resume.json holds after a run, or -1 when there is none.
+  int64_t recordedStep() {
+    // Each run is a new Slurm job of the same attempt: the last one's claim and record go.
+    for (const char* name : {"claim", "resume.json"})
+      fs::remove(fs::path(request_.logs_dir) / name);
+    const auto result = run_.run(renderBatchScript(request_));
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    const fs::path file = fs::path(request_.logs_dir) / "resume.json";
+    if (!fs::exists(file)) return -1;
+    const std::string text = sh::readFile(file);
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    EXPECT_EQ(j, (nlohmann::json{{"version", 1}, {"step", j.value("step", -1)}})) << text;
+    for (const auto& entry : fs::directory_iterator(request_.logs_dir)) {
+      EXPECT_FALSE(entry.path().filename().string().starts_with(".resume"))
+          << "a temporary file stayed: " << entry.path();
+    }
+    return j.value("step", int64_t{-1});
+  }
+
+  void makeDir(const std::string& name) {
+    fs::create_directories(fs::path(request_.checkpoint_dir) / name);
+  }
+
+  ScriptRun run_;
+  LaunchRequest request_;
+};
+
+TEST_F(ResumeRecordTest, TheHighestCheckpointDirectoryIsWhereTheAttemptStarts) {
+  for (const char* name : {"checkpoint-2", "checkpoint-10", "checkpoint-9", "checkpoint-007",
+                           "checkpoint-abc", "checkpoint-", "checkpoint-12345678901234567890",
+                           "checkpoint-70x", "x-checkpoint-80", "deeper"}) {
+    makeDir(name);
+  }
+  makeDir("deeper/checkpoint-90");
+  sh::writeFile(fs::path(request_.checkpoint_dir) / "checkpoint-99", "a file, not a checkpoint");
+  fs::create_directory_symlink(fs::path(request_.checkpoint_dir) / "checkpoint-2",
+                               fs::path(request_.checkpoint_dir) / "checkpoint-50");
+  EXPECT_EQ(recordedStep(), 50);
+  run_.expectNoCanaries();
+}
+
+TEST_F(ResumeRecordTest, NoCheckpointIsStepZero) {
+  EXPECT_EQ(recordedStep(), 0);
+  fs::remove_all(request_.checkpoint_dir);  // not even the directory: still step 0
+  EXPECT_EQ(recordedStep(), 0);
+}
+
+TEST_F(ResumeRecordTest, StartingOverIsStepZeroWhateverTheCheckpoints) {
+  makeDir("checkpoint-40");
+  request_.resume_record = launch::ResumeRecord::kFromScratch;
+  EXPECT_EQ(recordedStep(), 0);
+}
+
+TEST_F(ResumeRecordTest, AFrameworkThatDoesNotSayGetsNoRecord) {
+  makeDir("checkpoint-40");
+  request_.resume_record = launch::ResumeRecord::kNone;
+  const std::string script = renderBatchScript(request_);
+  EXPECT_EQ(script.find("resume.json"), std::string::npos);
+  EXPECT_EQ(recordedStep(), -1);
+}
 
 TEST(ScriptExitCodes, ArtifactMismatchStopsBeforeAnyContainer) {
   ScriptRun run;

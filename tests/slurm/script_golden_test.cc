@@ -1,4 +1,4 @@
-// Golden files for the batch script and the submit body of five representative requests,
+// Golden files for the batch script and the submit body of seven representative requests,
 // and shell checks (bash -n, shellcheck) of every rendered script.
 // Regenerate the golden files with TUNEPLANE_UPDATE_GOLDEN=1 and review the diff.
 #include <cstdlib>
@@ -33,6 +33,7 @@ LaunchRequest baseRequest(const std::string& job_id) {
   r.attempt_dir = "/shared/tuneplane/jobs/" + job_id + "/attempts/1";
   r.logs_dir = r.attempt_dir + "/logs";
   r.output_dir = "/shared/tuneplane/jobs/" + job_id + "/output";
+  r.fence_dir = "/shared/tuneplane/jobs/" + job_id + "/fence";
   r.container_attempt_dir = "/tuneplane/attempt";
   r.container_output_dir = "/tuneplane/output";
   r.mounts = {{"/datasets", "/datasets", true},
@@ -155,6 +156,45 @@ LaunchRequest gpuPinnedPortsRequest() {
   return r;
 }
 
+// A llamafactory/sft job on the test cluster's shape (an H100 node and an A100 node, 2 GPUs
+// and 4 CPUs each), as launch/ assembles it: llamafactory-cli train with the staged config,
+// USE_RAY=1, 10 logical CPUs per GPU advertised to Ray, the job's checkpoint directory mounted,
+// and the resume record written before the driver.
+LaunchRequest gpuLlamaFactoryRequest() {
+  LaunchRequest r = baseRequest("job-lf-het");
+  r.job_name = "lora-sft";
+  r.framework = "llamafactory/sft";
+  r.container_runtime = catalog::ContainerRuntime::kPyxis;
+  r.artifact = {"/shared/runtimes/llamafactory-0.9.5.sqsh", catalog::ArtifactFormat::kSqsh, kSha};
+  Component h100;
+  h100.pool_name = "h100s";
+  h100.partition = "gpu";
+  h100.constraint = "h100";
+  h100.nodes = 1;
+  h100.gpus_per_node = 2;
+  h100.gres_type = "h100";
+  h100.cpus_per_node = 4;
+  h100.memory_mb = 4096;
+  h100.time_limit = std::chrono::minutes(60);
+  Component a100 = h100;
+  a100.pool_name = "a100s";
+  a100.constraint = "a100";
+  a100.gres_type = "a100";
+  r.components = {h100, a100};
+  r.uses_gpus = true;
+  r.checkpoint_dir = "/shared/tuneplane/jobs/job-lf-het/checkpoints";
+  r.container_checkpoint_dir = r.checkpoint_dir;
+  r.mounts.push_back({r.checkpoint_dir, r.container_checkpoint_dir, false});
+  r.environment.emplace_back("TUNEPLANE_CHECKPOINT_DIR", r.container_checkpoint_dir);
+  r.environment.emplace_back("TUNEPLANE_RESUME", "1");
+  r.environment.emplace_back("USE_RAY", "1");
+  r.inputs = {{"llamafactory.yaml", "stage: sft\n"}};
+  r.command = {"llamafactory-cli", "train", r.container_attempt_dir + "/llamafactory.yaml"};
+  r.resume_record = launch::ResumeRecord::kLastCheckpoint;
+  r.ray_min_cpus_per_gpu = 10;
+  return r;
+}
+
 struct GoldenCase {
   std::string name;
   LaunchRequest request;
@@ -170,7 +210,8 @@ std::vector<GoldenCase> goldenCases() {
           {"cpu_pyxis_no_time_limit", cpuRequestWithoutTimeLimit()},
           {"gpu_single_pool_2node", gpuSinglePoolRequest()},
           {"gpu_het_h100_a100", gpuHetRequest()},
-          {"gpu_pinned_ports_apptainer", gpuPinnedPortsRequest()}};
+          {"gpu_pinned_ports_apptainer", gpuPinnedPortsRequest()},
+          {"gpu_llamafactory_het_pyxis", gpuLlamaFactoryRequest()}};
 }
 
 void expectGolden(const fs::path& file, const std::string& actual) {

@@ -78,7 +78,9 @@ class Job {
         other_(std::move(other)),
         dir_(root / name_),
         slurm_job_id_(slurm_job_id) {
-    for (const fs::path& d : {bin(), dir_ / "records", dir_ / "tmp"}) fs::create_directories(d);
+    for (const fs::path& d : {bin(), dir_ / "records", dir_ / "tmp", dir_ / "logs"}) {
+      fs::create_directories(d);
+    }
     for (const char* stub : {"srun", "apptainer", "scontrol", "getent", "ray"}) {
       fs::copy_file(kStubs / stub, bin() / stub);
       fs::permissions(bin() / stub, fs::perms::owner_all);

@@ -96,11 +96,80 @@ TEST_F(SentinelRun, SuccessWritesExitCodeZero) {
   EXPECT_EQ(sentinel(kExitSentinel, "main")["exit_code"], 0);
 }
 
-TEST_F(SentinelRun, AnUnwritableLogsDirNeverChangesTheOutcome) {
+// Issue 37, defect 5: the claim fails closed. A logs/ where the claim cannot be created, or a
+// claim that exists but is empty (its write failed), runs nothing: exit 72, no step, no
+// sentinel (a second copy that could also not claim must not run beside it).
+TEST_F(SentinelRun, AClaimThatCannotBeMadeRunsNothing) {
   fs::remove_all(root() / "logs");
-  const auto result = run(renderBatchScript(request("main", "5")));
-  EXPECT_EQ(result.exit_code, 5) << result.err;
+  const auto missing = run(renderBatchScript(request("main", "5")));
+  EXPECT_EQ(missing.exit_code, kExitCannotClaim) << missing.err;
+  EXPECT_NE(missing.err.find("runs nothing"), std::string::npos) << missing.err;
   EXPECT_FALSE(fs::exists(root() / "logs"));
+  EXPECT_TRUE(fs::is_empty(root() / "records")) << "srun ran without a claim";
+
+  fs::create_directories(root() / "logs");
+  sh::writeFile(root() / "logs/claim", "");  // created, but its write failed
+  const auto empty = run(renderBatchScript(request("main", "5")));
+  EXPECT_EQ(empty.exit_code, kExitCannotClaim) << empty.err;
+  EXPECT_TRUE(fs::is_empty(root() / "records"));
+  EXPECT_FALSE(fs::exists(root() / "logs/start-main.json"));
+
+  fs::remove(root() / "logs/claim");
+  fs::create_directories(root() / "logs/claim");  // a claim that is not a file
+  const auto odd = run(renderBatchScript(request("main", "5")));
+  EXPECT_EQ(odd.exit_code, kExitCannotClaim) << odd.err;
+  EXPECT_TRUE(fs::is_empty(root() / "records"));
+}
+
+// The job's fence (staging/job_fence.h): an attempt runs only while no later attempt of its
+// job has been staged, and fails closed when it cannot tell.
+TEST_F(SentinelRun, ASupersededAttemptRunsNothingAndAnUnreadableFenceFailsClosed) {
+  launch::LaunchRequest r = request("main", "7");
+  r.identity.attempt = 2;
+  r.fence_dir = (root() / "fence").string();
+  fs::create_directories(root() / "fence");
+  auto fresh = [this] {
+    fs::remove_all(root() / "logs");
+    fs::create_directories(root() / "logs");
+    fs::remove_all(root() / "records");
+    fs::create_directories(root() / "records");
+  };
+  // Its own mark missing (a fence it cannot see whole): nothing runs.
+  fresh();
+  auto unseen = run(renderBatchScript(r));
+  EXPECT_EQ(unseen.exit_code, kExitCannotClaim) << unseen.err;
+  EXPECT_TRUE(fs::is_empty(root() / "records"));
+  // Its own mark, an earlier one, and names that are not attempt numbers: it runs.
+  for (const char* name : {"1", "2", "10abc", ".2", "x"})
+    sh::writeFile(root() / "fence" / name, "");
+  fresh();
+  EXPECT_EQ(run(renderBatchScript(r)).exit_code, 7);
+  EXPECT_FALSE(fs::is_empty(root() / "records"));
+  // A later attempt staged: this one (a late start, or a copy) exits 73 before anything.
+  sh::writeFile(root() / "fence" / "3", "");
+  fresh();
+  auto superseded = run(renderBatchScript(r), "SLURM_JOB_ID=77");
+  EXPECT_EQ(superseded.exit_code, kExitSuperseded) << superseded.err;
+  EXPECT_NE(superseded.err.find("attempt 3 of this job was staged after this one (2)"),
+            std::string::npos)
+      << superseded.err;
+  EXPECT_TRUE(fs::is_empty(root() / "records")) << "a superseded attempt ran";
+  EXPECT_FALSE(fs::exists(root() / "logs/start-main.json"));
+  // Numbers compare as numbers: 10 is later than 9, 009 is 9.
+  r.identity.attempt = 9;
+  fs::remove_all(root() / "fence");
+  fs::create_directories(root() / "fence");
+  for (const char* name : {"9", "009", "8"}) sh::writeFile(root() / "fence" / name, "");
+  fresh();
+  EXPECT_EQ(run(renderBatchScript(r)).exit_code, 7);
+  sh::writeFile(root() / "fence" / "10", "");
+  fresh();
+  EXPECT_EQ(run(renderBatchScript(r)).exit_code, kExitSuperseded);
+  // The fence directory gone (an unmounted or stale filesystem): nothing runs.
+  fs::remove_all(root() / "fence");
+  fresh();
+  EXPECT_EQ(run(renderBatchScript(r)).exit_code, kExitCannotClaim);
+  EXPECT_TRUE(fs::is_empty(root() / "records"));
 }
 
 TEST_F(SentinelRun, ArtifactFailureStillWritesTheExitSentinel) {

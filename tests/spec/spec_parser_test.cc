@@ -21,10 +21,10 @@ metadata:
   labels: {team: nlp, tier: "2"}
 spec:
   framework:
-    name: llamafactory
-    task: sft
-    runtime_id: lf-0.9
-    command: [llamafactory-cli, train]
+    name: custom
+    task: custom
+    runtime_id: torch-2
+    command: [python, train.py]
     args: [cfg.yaml, --lr, 0.001, --epochs, 3]
     env: {HF_HOME: /models/hf, WORKERS: 4}
   resources:
@@ -34,15 +34,15 @@ spec:
       - {name: b, gpu_series: a100, gpus_per_node: 4, cpus: 8, memory_gb: 64}
   data:
     volumes: []
-  retry: {max_attempts: 3, backoff_seconds: 30, on: any}
+  retry: {max_attempts: 3, backoff_seconds: 30, on: any, resume: false}
 )";
 
 constexpr const char* kFullJson = R"({
   "apiVersion": "tuneplane.io/v1", "kind": "TrainingJob",
   "metadata": {"name": "train-1", "labels": {"team": "nlp", "tier": "2"}},
   "spec": {
-    "framework": {"name": "llamafactory", "task": "sft", "runtime_id": "lf-0.9",
-      "command": ["llamafactory-cli", "train"],
+    "framework": {"name": "custom", "task": "custom", "runtime_id": "torch-2",
+      "command": ["python", "train.py"],
       "args": ["cfg.yaml", "--lr", 0.001, "--epochs", 3],
       "env": {"HF_HOME": "/models/hf", "WORKERS": 4}},
     "resources": {"time_limit": "1h30m", "pools": [
@@ -50,7 +50,7 @@ constexpr const char* kFullJson = R"({
        "memory_gb": 1024, "scratch_gb": 100, "partition": "p1"},
       {"name": "b", "gpu_series": "a100", "gpus_per_node": 4, "cpus": 8, "memory_gb": 64}]},
     "data": {"volumes": []},
-    "retry": {"max_attempts": 3, "backoff_seconds": 30, "on": "any"}
+    "retry": {"max_attempts": 3, "backoff_seconds": 30, "on": "any", "resume": false}
   }
 })";
 
@@ -95,11 +95,12 @@ TEST(SpecParser, ReadsEveryFieldOfAFullSpec) {
   EXPECT_EQ(spec->metadata.name, "train-1");
   EXPECT_THAT(spec->metadata.labels, UnorderedElementsAre(Pair("team", "nlp"), Pair("tier", "2")));
   const Framework& f = spec->framework;
-  EXPECT_EQ(f.name, "llamafactory");
-  EXPECT_EQ(f.task, "sft");
-  EXPECT_EQ(f.runtime_id, "lf-0.9");
+  EXPECT_EQ(f.name, "custom");
+  EXPECT_EQ(f.task, "custom");
+  EXPECT_EQ(f.runtime_id, "torch-2");
   EXPECT_EQ(f.image, std::nullopt);
-  EXPECT_EQ(f.command, (std::vector<std::string>{"llamafactory-cli", "train"}));
+  EXPECT_EQ(f.command, (std::vector<std::string>{"python", "train.py"}));
+  EXPECT_EQ(f.config, std::nullopt);
   // Scalars in argv are kept exactly as written.
   EXPECT_EQ(f.args, (std::vector<std::string>{"cfg.yaml", "--lr", "0.001", "--epochs", "3"}));
   EXPECT_THAT(f.env, UnorderedElementsAre(Pair("HF_HOME", "/models/hf"), Pair("WORKERS", "4")));
@@ -122,6 +123,7 @@ TEST(SpecParser, ReadsEveryFieldOfAFullSpec) {
   EXPECT_EQ(spec->retry.max_attempts, 3);
   EXPECT_EQ(spec->retry.backoff_seconds, 30);
   EXPECT_EQ(spec->retry.on, RetryOn::kAny);
+  EXPECT_FALSE(spec->retry.resume);
 }
 
 TEST(SpecParser, YamlAndJsonFormsGiveTheSameSpec) {
@@ -140,6 +142,7 @@ TEST(SpecParser, MinimalSpecGetsDefaults) {
   EXPECT_EQ(spec->retry.max_attempts, 1);
   EXPECT_EQ(spec->retry.backoff_seconds, 0);
   EXPECT_EQ(spec->retry.on, RetryOn::kInfrastructure);
+  EXPECT_TRUE(spec->retry.resume);
   EXPECT_EQ(spec->framework.runtime_id, std::nullopt);
 }
 
@@ -152,6 +155,23 @@ TEST(SpecParser, TimeLimitIsOptional) {
     ASSERT_TRUE(spec.has_value()) << spec.error().front().describe();
     EXPECT_EQ(spec->resources.time_limit, std::nullopt);
   }
+}
+
+TEST(SpecParser, SchedulingNamesTheSlurmAccountAndQos) {
+  const auto spec = parseJobSpec(std::string(kMinimal) +
+                                 "  scheduling:\n    account: team-a\n    qos: high.prio\n");
+  ASSERT_TRUE(spec) << spec.error().front().describe();
+  EXPECT_EQ(spec->scheduling.account, "team-a");
+  EXPECT_EQ(spec->scheduling.qos, "high.prio");
+  EXPECT_EQ(parseJobSpec(kMinimal)->scheduling, Scheduling{});
+  const auto bad = parsePartialJobSpec(std::string(kMinimal) +
+                                       "  scheduling:\n    account: \"team a\"\n    qos: 7\n"
+                                       "    partition: x\n");
+  std::set<std::string> codes;
+  for (const auto& e : bad.errors) codes.insert(e.code + "@" + e.field);
+  EXPECT_TRUE(codes.count("spec.invalid_name@spec.scheduling.account"));
+  EXPECT_TRUE(codes.count("spec.wrong_type@spec.scheduling.qos"));
+  EXPECT_TRUE(codes.count("spec.unknown_field@spec.scheduling.partition"));
 }
 
 TEST(SpecParser, PartialSpecKeepsWhatItReadBesideTheErrors) {
@@ -384,6 +404,8 @@ std::vector<ParserRow> structuralRows() {
       {"negative backoff", m + "  retry: {backoff_seconds: -1}\n", "spec.negative",
        "spec.retry.backoff_seconds"},
       {"bad retry.on", m + "  retry: {on: sometimes}\n", "spec.invalid_value", "spec.retry.on"},
+      {"retry.resume not a boolean", m + "  retry: {resume: \"no\"}\n", "spec.wrong_type",
+       "spec.retry.resume"},
       // Size limits (spec_limits.h, document_measure.h).
       {"too many command entries",
        r("command: [run]", "command: [run" + repeated(", a", 4096) + "]"), "spec.too_many_entries",

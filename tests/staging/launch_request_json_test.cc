@@ -65,6 +65,13 @@ TEST(LaunchRequestJsonTest, EveryFieldRoundTrips) {
   EXPECT_EQ(out->ray.dashboard, in.ray.dashboard);
   EXPECT_EQ(out->ray.join_timeout_seconds, in.ray.join_timeout_seconds);
   EXPECT_EQ(out->ray.executable, in.ray.executable);
+  EXPECT_EQ(out->inputs, in.inputs);
+  EXPECT_EQ(out->checkpoint_dir, in.checkpoint_dir);
+  EXPECT_EQ(out->container_checkpoint_dir, in.container_checkpoint_dir);
+  EXPECT_EQ(out->resume_record, in.resume_record);
+  EXPECT_EQ(out->ray_min_cpus_per_gpu, in.ray_min_cpus_per_gpu);
+  // Every field is compared above: a new one must be added there and to launch.json.
+  EXPECT_EQ(launchRequestToJson(*out), launchRequestToJson(in));
 }
 
 TEST(LaunchRequestJsonTest, UnsetOptionalsAndPyxisRoundTrip) {
@@ -114,6 +121,9 @@ TEST(LaunchRequestJsonTest, BadInputNamesTheField) {
       {nlohmann::json::json_pointer("/ray/port"), "6379", "launch.ray.port"},
       {nlohmann::json::json_pointer("/ray/dashboard"), nullptr, "launch.ray.dashboard"},
       {nlohmann::json::json_pointer("/time_limit_source"), "slurm", "launch.time_limit_source"},
+      {nlohmann::json::json_pointer("/resume_record"), "sometimes", "launch.resume_record"},
+      {nlohmann::json::json_pointer("/inputs/0/content"), 1, "launch.inputs[0].content"},
+      {nlohmann::json::json_pointer("/ray_min_cpus_per_gpu"), 1.5, "launch.ray_min_cpus_per_gpu"},
   };
   for (const auto& c : cases) {
     auto bad = good;

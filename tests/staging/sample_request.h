@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "launch/attempt_identity.h"
 #include "launch/launch_request.h"
 
 namespace tuneplane::staging::testing {
@@ -42,8 +43,16 @@ inline launch::LaunchRequest sampleRequest(const std::string& attempt_dir) {
   r.attempt_dir = attempt_dir;
   r.logs_dir = attempt_dir + "/logs";
   r.output_dir = attempt_dir + "/output";
+  r.fence_dir = launch::fenceDirFor(attempt_dir);
   r.container_attempt_dir = attempt_dir;
   r.container_output_dir = attempt_dir + "/output";
+  // <job dir>/checkpoints, beside <job dir>/attempts/<n>.
+  const std::string job_dir = attempt_dir.substr(0, attempt_dir.rfind("/attempts/"));
+  r.checkpoint_dir = job_dir + "/checkpoints";
+  r.container_checkpoint_dir = "/checkpoints";
+  r.resume_record = launch::ResumeRecord::kLastCheckpoint;
+  r.ray_min_cpus_per_gpu = 10;
+  r.inputs = {{"llamafactory.yaml", "stage: sft\nnote: \"it's $(not) a `command`\"\n"}};
   r.account = "ml";
   r.qos = "high";
   r.ray.port = 7000;

@@ -13,7 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "launch/attempt_identity.h"
 #include "sample_request.h"
+#include "staging/job_fence.h"
 #include "staging/launch_request_json.h"
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
@@ -228,10 +230,43 @@ TEST_F(StagerTest, WritesTheLayoutWithFaithfulContents) {
 
   auto entries = entriesOf(attempt_dir_);
   std::sort(entries.begin(), entries.end());
-  EXPECT_EQ(entries, (std::vector<std::string>{"job.sh", "launch.json", "logs", "manifest.json",
-                                               "output", "submit.json"}));
+  EXPECT_EQ(entries, (std::vector<std::string>{"job.sh", "launch.json", "llamafactory.yaml", "logs",
+                                               "manifest.json", "output", "submit.json"}));
+  EXPECT_EQ(readFile(attemptFile(attempt_dir_, "llamafactory.yaml")), request_.inputs[0].content);
+  EXPECT_TRUE(fs::is_directory(request_.checkpoint_dir));
   // Nothing but the attempt in the attempts folder: the temporary directory was renamed.
   EXPECT_EQ(entriesOf(attemptsDir()), std::vector<std::string>{"2"});
+}
+
+// The job's fence (job_fence.h): staging attempt n adds fence/<n> beside the attempts, before
+// the attempt's directory exists, read-only, once; a later stage of the same attempt (a crashed
+// try) finds it made.
+TEST_F(StagerTest, StagingAnAttemptMarksTheJobsFenceFirst) {
+  const std::string fence = launch::fenceDirFor(attempt_dir_);
+  EXPECT_EQ(fence, parentDir(attemptsDir()) + "/fence");
+  FaultyStagingFs counting(-1);
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, access_, counting));
+  EXPECT_EQ(entriesOf(fence), std::vector<std::string>{"2"});
+  EXPECT_EQ(fs::status(fence + "/2").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  EXPECT_EQ(fs::status(fence).permissions() & fs::perms::all,
+            fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                fs::perms::others_read | fs::perms::others_exec);
+  // The mark goes first: a stage that fails on its first write of the attempt leaves the mark
+  // and no attempt; the retry finds it and does not make it again.
+  for (int fail_at = 0;; ++fail_at) {
+    fs_.removeTree(root_ + "/jobs");
+    FaultyStagingFs faulty(fail_at);
+    auto staged = stageAttempt(request_, script_, body_, access_, faulty);
+    ASSERT_FALSE(staged);
+    if (faulty.failedCall() == "makeTempDir") break;  // the first step of the attempt's own
+    ASSERT_LT(fail_at, 10) << "no temporary directory made in the first steps";
+  }
+  EXPECT_TRUE(fs::exists(fence + "/2"));
+  EXPECT_FALSE(fs::exists(attempt_dir_));
+  ASSERT_TRUE(markAttemptStaged(fence, 2, fs_));  // idempotent
+  EXPECT_TRUE(stageAttempt(request_, script_, body_, access_, fs_));
+  EXPECT_EQ(entriesOf(fence), std::vector<std::string>{"2"});
 }
 
 TEST_F(StagerTest, ManifestHoldsTheSha256OfEveryStagedFile) {
@@ -239,8 +274,8 @@ TEST_F(StagerTest, ManifestHoldsTheSha256OfEveryStagedFile) {
   ASSERT_TRUE(staged) << staged.error().describe();
   const auto manifest = nlohmann::json::parse(readFile(attemptFile(attempt_dir_, kManifestFile)));
   EXPECT_EQ(manifest, manifestJson(*staged));
-  ASSERT_EQ(manifest["files"].size(), 3u);
-  for (const char* name : {"launch.json", "job.sh", "submit.json"}) {
+  ASSERT_EQ(manifest["files"].size(), 4u);
+  for (const char* name : {"launch.json", "job.sh", "submit.json", "llamafactory.yaml"}) {
     const std::string content = readFile(attemptFile(attempt_dir_, name));
     EXPECT_EQ(manifest["files"][name]["sha256"], sha256Hex(content)) << name;
     EXPECT_EQ(manifest["files"][name]["bytes"], content.size()) << name;
@@ -254,7 +289,8 @@ TEST_F(StagerTest, FilesAndAttemptDirAreReadOnlyButLogsAndOutputAreWritable) {
   auto staged = stageAttempt(request_, script_, body_, access_, fs_);
   ::umask(old_umask);
   ASSERT_TRUE(staged) << staged.error().describe();
-  for (auto name : {kLaunchFile, kScriptFile, kSubmitFile, kManifestFile}) {
+  for (std::string_view name : {kLaunchFile, kScriptFile, kSubmitFile, kManifestFile,
+                                std::string_view("llamafactory.yaml")}) {
     EXPECT_EQ(modeOf(attemptFile(attempt_dir_, name)), 0444u) << name;
   }
   EXPECT_EQ(modeOf(attempt_dir_), 0555u);
@@ -340,6 +376,10 @@ TEST_F(StagerTest, AFailureAtAnyStepLeavesNoAttemptAndNoTemporaryDirectory) {
 
     // Every call but the last: the last is the parent's fsync after the rename, tested below.
     for (int fail_at = 0; fail_at < total - 1; ++fail_at) {
+      // A failure may leave the job's fence marked (what a later stage of the attempt needs
+      // anyway); each step starts as the first try did.
+      fs_.removeTree(launch::fenceDirFor(attempt_dir_));
+      fs_.removeTree(request_.checkpoint_dir);  // each try makes it, as the first stage does
       FaultyStagingFs faulty(fail_at);
       auto staged = stageAttempt(request_, script_, body_, access, faulty);
       ASSERT_FALSE(staged) << "step " << fail_at << " (" << faulty.failedCall() << ")";
@@ -389,16 +429,23 @@ TEST_F(StagerTest, EveryFileIsWrittenBeforeAnyIsSyncedAndAllAreDurableBeforeTheR
     if (!call.starts_with("chmod")) io.push_back(call);
   }
   const std::string attempt = fs::path(attempt_dir_).filename().string();
-  ASSERT_EQ(io.size(), 11u) << ::testing::PrintToString(io);
+  // The checkpoint directory first, made and synced into the job's directory; then the job's
+  // fence: its mark, made durable before anything of the attempt; then the files.
+  ASSERT_EQ(io.size(), 16u) << ::testing::PrintToString(io);
+  EXPECT_EQ(io[0], "syncdir " + fs::path(parentDir(attemptsDir())).filename().string());
+  EXPECT_EQ(io[1], "write " + attempt);
+  EXPECT_EQ(io[2], "syncdir fence");
+  io.erase(io.begin(), io.begin() + 3);
   const std::vector<std::string> files = {std::string(kLaunchFile), std::string(kScriptFile),
-                                          std::string(kSubmitFile), std::string(kManifestFile)};
+                                          std::string(kSubmitFile), "llamafactory.yaml",
+                                          std::string(kManifestFile)};
   for (size_t i = 0; i < files.size(); ++i) {
     EXPECT_EQ(io[i], "write " + files[i]);
-    EXPECT_EQ(io[i + 4], "sync " + files[i]);
+    EXPECT_EQ(io[i + 5], "sync " + files[i]);
   }
-  EXPECT_TRUE(io[8].starts_with("syncdir ") && io[8] != "syncdir " + attempt) << io[8];
-  EXPECT_EQ(io[9], "rename to " + attempt);
-  EXPECT_EQ(io[10], "syncdir " + fs::path(attemptsDir()).filename().string());
+  EXPECT_TRUE(io[10].starts_with("syncdir ") && io[10] != "syncdir " + attempt) << io[10];
+  EXPECT_EQ(io[11], "rename to " + attempt);
+  EXPECT_EQ(io[12], "syncdir " + fs::path(attemptsDir()).filename().string());
   for (const auto& file : files) {
     EXPECT_EQ(modeOf(attemptFile(attempt_dir_, file)), 0444u) << file;
   }
@@ -423,12 +470,14 @@ TEST_F(StagerTest, ASharedGroupGetsLogsAndOutputGroupWritableAndSetgid) {
     }
   }
   EXPECT_EQ(group_calls,
-            (std::vector<std::string>{"chgrp " + gid + " logs", "chmod 2775 logs",
+            (std::vector<std::string>{"chgrp " + gid + " checkpoints", "chmod 2775 checkpoints",
+                                      "chgrp " + gid + " logs", "chmod 2775 logs",
                                       "chgrp " + gid + " output", "chmod 2775 output"}));
-  for (auto dir : {kLogsDir, kOutputDir}) {
-    EXPECT_EQ(modeOf(attemptFile(attempt_dir_, dir)), 02775u) << dir;
+  for (const std::string& dir : {attemptFile(attempt_dir_, kLogsDir),
+                                 attemptFile(attempt_dir_, kOutputDir), request_.checkpoint_dir}) {
+    EXPECT_EQ(modeOf(dir), 02775u) << dir;
     struct stat st {};
-    ASSERT_EQ(::stat(attemptFile(attempt_dir_, dir).c_str(), &st), 0);
+    ASSERT_EQ(::stat(dir.c_str(), &st), 0);
     EXPECT_EQ(st.st_gid, access.group->gid) << dir;
   }
   // Everything else stays read-only for all.
@@ -471,6 +520,89 @@ TEST_F(StagerTest, AFailedFsyncAfterTheRenameReportsAnErrorButTheAttemptIsComple
   EXPECT_EQ(faulty.failedCall(), "syncDir");
   EXPECT_EQ(readFile(attemptFile(attempt_dir_, kScriptFile)), script_);
   EXPECT_TRUE(fs::exists(attemptFile(attempt_dir_, kManifestFile)));
+}
+
+// The job's checkpoint directory: made with the first attempt, then never touched, so the next
+// attempt finds what the last one saved, with the modes the job gave it.
+TEST_F(StagerTest, TheCheckpointDirIsMadeOnceAndLeftAsTheJobLeftIt) {
+  const mode_t old_umask = ::umask(0077);
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, access_, fs_));
+  ::umask(old_umask);
+  const std::string checkpoints = request_.checkpoint_dir;
+  EXPECT_EQ(checkpoints, parentDir(attemptsDir()) + "/checkpoints");
+  EXPECT_EQ(modeOf(checkpoints), 0755u);  // writable by the job user, who is TunePlane's here
+
+  // What attempt 2 saved, as the job left it.
+  ASSERT_TRUE(fs::create_directory(checkpoints + "/checkpoint-20"));
+  test::writeFile(checkpoints + "/checkpoint-20/trainer_state.json", "{\"global_step\": 20}");
+  ASSERT_EQ(::chmod(checkpoints.c_str(), 0700), 0);
+
+  launch::LaunchRequest next = testing::sampleRequest(*attemptDir(root_, "hello-0a1b2c3d", 3));
+  ASSERT_EQ(next.checkpoint_dir, checkpoints);
+  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);  // the shared-group job user must get through
+  RecordingStagingFs recording;
+  ASSERT_TRUE(stageAttempt(next, script_, body_, sharedGroup(), recording));
+  EXPECT_EQ(readFile(checkpoints + "/checkpoint-20/trainer_state.json"), "{\"global_step\": 20}");
+  EXPECT_EQ(modeOf(checkpoints), 0700u);
+  for (const auto& call : recording.calls) {
+    EXPECT_EQ(call.find("checkpoints"), std::string::npos) << call;
+  }
+  EXPECT_EQ(entriesOf(attemptsDir()).size(), 2u);
+}
+
+TEST_F(StagerTest, ACheckpointDirThatIsNotADirectoryIsRefusedBeforeTheAttemptIsMade) {
+  ASSERT_TRUE(fs_.makeDirs(parentDir(request_.checkpoint_dir), 0755));
+  test::writeFile(request_.checkpoint_dir, "not a directory");
+  auto staged = stageAttempt(request_, script_, body_, access_, fs_);
+  ASSERT_FALSE(staged);
+  EXPECT_EQ(staged.error().code, "staging.invalid_checkpoint_dir");
+  EXPECT_FALSE(fs::exists(attempt_dir_));
+  for (const std::string dir : {"relative/checkpoints", "/shared/../etc", "/"}) {
+    request_.checkpoint_dir = dir;
+    auto refused = stageAttempt(request_, script_, body_, access_, fs_);
+    ASSERT_FALSE(refused) << dir;
+    EXPECT_EQ(refused.error().code, "staging.invalid_checkpoint_dir") << dir;
+  }
+  EXPECT_FALSE(fs::exists(attempt_dir_));
+}
+
+TEST_F(StagerTest, AJobWithoutACheckpointDirGetsNone) {
+  request_.checkpoint_dir.clear();
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, access_, fs_));
+  EXPECT_EQ(entriesOf(parentDir(attemptsDir())), std::vector<std::string>{"attempts"});
+}
+
+// A shared-group grant that fails leaves no checkpoint directory without the job's access:
+// the next stage makes it again.
+TEST_F(StagerTest, ACheckpointDirWhoseGrantFailedIsMadeAgainByTheNextStage) {
+  ASSERT_EQ(::chmod(root_.c_str(), 0755), 0);
+  int fail_at = -1;
+  for (int at = 0; at < 8 && fail_at < 0; ++at) {
+    fs_.removeTree(root_ + "/jobs");
+    FaultyStagingFs faulty(at);
+    (void)stageAttempt(request_, script_, body_, sharedGroup(), faulty);
+    if (faulty.failedCall() == "changeGroup") fail_at = at;
+  }
+  ASSERT_GE(fail_at, 0) << "no changeGroup among the first calls";
+  EXPECT_FALSE(fs::exists(request_.checkpoint_dir));
+  EXPECT_FALSE(fs::exists(attempt_dir_));
+  ASSERT_TRUE(stageAttempt(request_, script_, body_, sharedGroup(), fs_));
+  EXPECT_EQ(modeOf(request_.checkpoint_dir), 02775u);
+}
+
+TEST_F(StagerTest, InputsWithNamesThatAreNotPlainAreRefused) {
+  for (const std::string name : {"", ".hidden", "a/b", "../x", "job.sh", "launch.json",
+                                 "manifest.json", "logs", "output", "sub mit", "x\ny"}) {
+    request_.inputs = {{name, "content"}};
+    auto staged = stageAttempt(request_, script_, body_, access_, fs_);
+    ASSERT_FALSE(staged) << name;
+    EXPECT_EQ(staged.error().code, "staging.invalid_input") << name;
+  }
+  request_.inputs = {{"same.yaml", "a"}, {"same.yaml", "b"}};
+  auto twice = stageAttempt(request_, script_, body_, access_, fs_);
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().code, "staging.invalid_input");
+  EXPECT_FALSE(fs::exists(attempt_dir_));
 }
 
 TEST_F(StagerTest, RemoveTreeDeletesReadOnlyTrees) {

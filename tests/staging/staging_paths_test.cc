@@ -18,6 +18,12 @@ TEST(StagingPathsTest, AttemptDirFollowsTheLayout) {
   auto job = jobDir("/shared/tp", "hello-0a1b2c3d");
   ASSERT_TRUE(job);
   EXPECT_EQ(*job, "/shared/tp/jobs/hello-0a1b2c3d");
+  // The job's checkpoints live beside its attempts, shared by them all.
+  auto checkpoints = checkpointDir("/shared/tp", "hello-0a1b2c3d");
+  ASSERT_TRUE(checkpoints);
+  EXPECT_EQ(*checkpoints, "/shared/tp/jobs/hello-0a1b2c3d/checkpoints");
+  EXPECT_FALSE(checkpointDir("/shared/tp", "../etc-0a1b2c3d"));
+  EXPECT_FALSE(checkpointDir("shared", "hello-0a1b2c3d"));
 }
 
 TEST(StagingPathsTest, RootDirectoryAsStagingRoot) {

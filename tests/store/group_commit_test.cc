@@ -36,12 +36,14 @@ std::string jobId(const std::string& name, int i) {
 }
 
 // One protocol step of an attempt, as the launch stage commits it: the job, the attempt in
-// `phase` and the event of the change.
-Change step(const JobRecord& job, AttemptPhase phase, const std::string& to) {
+// `phase` and the event of the change; `version` is the job's as the step read it (its
+// writes before, since no one else writes it).
+Change step(const JobRecord& job, AttemptPhase phase, const std::string& to, int64_t version = 0) {
   AttemptRecord attempt = sampleAttempt(job.id, 1, 1);
   attempt.phase = phase;
   attempt.reason = to;
   JobRecord updated = job;
+  updated.version = version;
   updated.phase = JobPhase::kRunning;
   updated.reason = to;
   return Change{updated, {attempt}, {event(job.id, 1, "x", to)}};
@@ -74,7 +76,7 @@ TEST_P(GroupCommitTest, ConcurrentWritersAreAllDurable) {
         const JobRecord job = sampleJob(jobId("burst", t * 100 + i));
         if (!store_->createJob(job, created(job))) ++failures[t];
         if (!store_->commit(step(job, AttemptPhase::kStaging, "staging"))) ++failures[t];
-        if (!store_->commit(step(job, AttemptPhase::kSubmitting, "submitting"))) ++failures[t];
+        if (!store_->commit(step(job, AttemptPhase::kSubmitting, "submitting", 1))) ++failures[t];
       }
     });
   }
@@ -116,7 +118,7 @@ TEST_P(GroupCommitTest, OneWritersWritesKeepTheirOrderAmongOthers) {
   std::vector<int> failures(kOthers + 1, 0);
   threads.emplace_back([&] {
     for (int s = 1; s <= kSteps; ++s) {
-      if (!store_->commit(step(ordered, AttemptPhase::kRunning, std::to_string(s)))) {
+      if (!store_->commit(step(ordered, AttemptPhase::kRunning, std::to_string(s), s - 1))) {
         ++failures[0];
       }
     }
@@ -124,7 +126,8 @@ TEST_P(GroupCommitTest, OneWritersWritesKeepTheirOrderAmongOthers) {
   for (int t = 0; t < kOthers; ++t) {
     threads.emplace_back([&, t] {
       for (int s = 1; s <= kSteps; ++s) {
-        if (!store_->commit(step(others[t], AttemptPhase::kRunning, "o" + std::to_string(s)))) {
+        if (!store_->commit(
+                step(others[t], AttemptPhase::kRunning, "o" + std::to_string(s), s - 1))) {
           ++failures[t + 1];
         }
       }
@@ -151,7 +154,7 @@ TEST_P(GroupCommitTest, AnUnsyncedCommitIsSeenAtOnceAndKeptByTheSyncedOneAfterIt
   EXPECT_EQ(sql().writeStats().unsynced, before.unsynced + 1);
   EXPECT_EQ(store_->getJob(job.id).value()->job.reason, "receipt");  // no sync to wait for
 
-  ASSERT_TRUE(store_->commit(step(job, AttemptPhase::kQueued, "queued")));
+  ASSERT_TRUE(store_->commit(step(job, AttemptPhase::kQueued, "queued", 1)));
   EXPECT_EQ(sql().writeStats().unsynced, before.unsynced + 1);  // this one was synced
   JobStore& store = reopened();
   auto events = store.events(job.id);
@@ -173,6 +176,7 @@ TEST_P(GroupCommitTest, ABatchIsSyncedUnlessNoneOfItsChangesAsksForIt) {
   ASSERT_TRUE(store_->commitAll({first, second}));
   EXPECT_EQ(sql().writeStats().unsynced, before.unsynced + 1);
   second.synced = true;
+  first.job->version = second.job->version = 1;
   ASSERT_TRUE(store_->commitAll({first, second}));
   EXPECT_EQ(sql().writeStats().unsynced, before.unsynced + 1);
   EXPECT_EQ(sql().writeStats().transactions, before.transactions + 2);

@@ -37,8 +37,10 @@ TEST_P(JobStoreConcurrencyTest, ReadersSeeWholeCommitsWhileOneThreadWrites) {
   // Each commit writes the same step number into the job, its attempt, every component and a
   // new event: a reader that sees two different numbers saw half a commit.
   std::thread writer([&] {
+    std::vector<int64_t> versions(kJobs, 0);  // the writer's own: it alone commits
     for (int step = 1; step <= kCommits; ++step) {
       JobRecord job = jobs[step % kJobs];
+      job.version = versions[step % kJobs]++;
       job.reason = std::to_string(step);
       job.phase = JobPhase::kRunning;
       AttemptRecord attempt = sampleAttempt(job.id, 1, 1 + step % 3);

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "store/error_codes.h"
 #include "store_fixtures.h"
 
 namespace tuneplane::store {
@@ -207,16 +208,81 @@ TEST_P(JobWritesTest, CancelRacingStaleCommitsIsNeverLost) {
   std::atomic<bool> go{false};
   std::thread reconciler([&] {
     while (!go.load()) std::this_thread::yield();
+    JobRecord job = stale.job;  // read before the request, as the reconciler reads
     for (int i = 0; i < 50; ++i) {
-      JobRecord job = stale.job;
       job.updated_ms = kT0 + i;
       EXPECT_TRUE(store_->commit(Change{job, stale.attempts, {}}));
+      ++job.version;  // what it committed is what it holds next (a request moves no version)
     }
   });
   go = true;
   EXPECT_TRUE(store_->requestCancel(stale.job.id, "bob", kT0));
   reconciler.join();
   EXPECT_TRUE(viewOf(stale.job.id).job.cancel_requested);
+}
+
+// ---- the fence by the read (issue 37, defect 2) ----
+
+TEST_P(JobWritesTest, ACommitBuiltFromAStaleReadIsRefusedAndChangesNothing) {
+  const JobView read = jobWithAttempt("ver-00000001", AttemptPhase::kQueued);
+  JobRecord first = read.job;
+  first.phase = JobPhase::kRunning;
+  commitOk(Change{first, read.attempts, {event(read.job.id, 0, "Queued", "Running")}});
+  EXPECT_EQ(viewOf(read.job.id).job.version, read.job.version + 1);
+
+  JobRecord second = read.job;  // built from the same, now stale, read
+  second.phase = JobPhase::kFailed;
+  AttemptRecord ended = read.attempts[0];
+  ended.phase = AttemptPhase::kFailed;
+  auto refused =
+      store_->commit(Change{second, {ended}, {event(read.job.id, 0, "Queued", "Failed")}});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, codes::kStale) << refused.error().describe();
+  const JobView after = viewOf(read.job.id);
+  EXPECT_EQ(after.job.phase, JobPhase::kRunning);
+  EXPECT_EQ(after.attempts[0].phase, AttemptPhase::kQueued);  // the whole change was refused
+  EXPECT_EQ(store_->events(read.job.id)->size(), 2u);         // created, Queued → Running
+}
+
+TEST_P(JobWritesTest, TwoConnectionsAStaleWriteOfOneIsRefused) {
+  if (db_.backend() == Backend::kSqliteMemory) GTEST_SKIP() << "one connection only";
+  auto other = db_.open();  // another process, or another replica
+  ASSERT_NE(other, nullptr);
+  const JobView read = jobWithAttempt("ver-00000002", AttemptPhase::kQueued);
+  const JobView theirs = **other->getJob(read.job.id);
+  JobRecord moved = theirs.job;
+  moved.phase = JobPhase::kRunning;
+  ASSERT_TRUE(other->commit(Change{moved, theirs.attempts, {}}));
+
+  JobRecord mine = read.job;  // read on this connection before the other wrote
+  mine.reason = "stale";
+  std::vector<std::size_t> stale;
+  const JobRecord fresh_job = sampleJob("ver-00000003");
+  create(fresh_job);
+  ASSERT_TRUE(store_->commitAll(
+      {Change{mine, read.attempts, {}}, Change{viewOf(fresh_job.id).job, {}, {}}}, &stale));
+  EXPECT_EQ(stale, std::vector<std::size_t>{0});
+  EXPECT_EQ(viewOf(read.job.id).job.phase, JobPhase::kRunning);
+  EXPECT_EQ(viewOf(fresh_job.id).job.version, 1);
+  // Without a place to report it, a stale change fails the whole batch.
+  auto all = store_->commitAll({Change{mine, read.attempts, {}}});
+  ASSERT_FALSE(all);
+  EXPECT_EQ(all.error().code, codes::kStale);
+}
+
+TEST_P(JobWritesTest, RequestsMoveTheChangeSequenceButNotTheVersion) {
+  const JobView read = jobWithAttempt("seq-00000001", AttemptPhase::kSubmitUnknown);
+  ASSERT_TRUE(store_->requestCancel(read.job.id, "bob", kT0));
+  const JobView cancelled = viewOf(read.job.id);
+  EXPECT_EQ(cancelled.job.version, read.job.version);
+  EXPECT_GT(cancelled.job.change_seq, read.job.change_seq);
+  ASSERT_TRUE(store_->requestAbandon(read.job.id, 1, "admin", "gone", kT0));
+  EXPECT_GT(viewOf(read.job.id).job.change_seq, cancelled.job.change_seq);
+  // A decision read before the requests still commits (they wrote columns it never writes).
+  JobRecord job = read.job;
+  job.reason = "observed";
+  commitOk(Change{job, read.attempts, {}});
+  EXPECT_TRUE(viewOf(read.job.id).job.cancel_requested);
 }
 
 // ---- requestAbandon ----

@@ -9,7 +9,10 @@
 #include <chrono>
 #include <thread>
 
+#include <libpq-fe.h>
+
 #include "store/error_codes.h"
+#include "store/pg_connection.h"
 #include "store/postgres_job_store.h"
 #include "store_fixtures.h"
 
@@ -121,6 +124,129 @@ TEST_F(LeaderLeaseTest, ALeaderThatGoesIsReplacedWithoutWaitingForItsLease) {
   const JobRecord job = sampleJob("lease-00000003");
   ASSERT_TRUE(b_->createJob(job, created(job)));
   EXPECT_TRUE(b_->commit(running(job)));
+}
+
+// Issue 37, defect 2: the fence checks the epoch under which the state was read, and the row's
+// version. A leader reads, stalls, loses the lease, takes it back at a newer epoch: what it
+// built from its old read changes nothing, even though it leads again.
+TEST_F(LeaderLeaseTest, AWriteBuiltFromAReadBeforeTheLeaseMovedIsRefusedAfterItIsRetaken) {
+  const JobRecord job = sampleJob("lease-00000004");
+  ASSERT_TRUE(a_->createJob(job, created(job)));
+  const int64_t read_epoch = a_->fenceEpoch();
+  const JobRecord read = a_->getJob(job.id).value()->job;  // A's read
+
+  a_->lease()->freeze();  // A stalls mid-tick
+  ASSERT_TRUE(takenOver([&] { return b_->lease()->isLeader(); }));
+  Change b_wrote = running(b_->getJob(job.id).value()->job);  // B decides from its own read
+  b_wrote.read_epoch = b_->fenceEpoch();
+  ASSERT_TRUE(b_->commit(b_wrote));
+  b_.reset();           // B goes; A comes back and takes the lease again, at a newer epoch
+  a_->lease()->step();  // renew fails: steps down
+  ASSERT_TRUE(takenOver([&] {
+    a_->lease()->step();
+    return a_->lease()->isLeader();
+  }));
+  ASSERT_GT(a_->fenceEpoch(), read_epoch);
+
+  Change stale = running(read);
+  stale.job->reason = "from A's read before it lost the lease";
+  stale.read_epoch = read_epoch;
+  auto fenced = a_->commit(stale);
+  ASSERT_FALSE(fenced);
+  EXPECT_EQ(fenced.error().code, codes::kFenced) << fenced.error().describe();
+  // Even stamped with the new epoch, a change built from the old row is refused by version.
+  stale.read_epoch = a_->fenceEpoch();
+  auto refused = a_->commit(stale);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, codes::kStale) << refused.error().describe();
+  EXPECT_NE(a_->getJob(job.id).value()->job.reason, stale.job->reason);  // B's write stands
+  // In a batch, the stale change is left out and the rest is written.
+  const JobRecord other = sampleJob("lease-00000005");
+  ASSERT_TRUE(a_->createJob(other, created(other)));
+  Change fresh = running(a_->getJob(other.id).value()->job);
+  fresh.read_epoch = a_->fenceEpoch();
+  std::vector<std::size_t> skipped;
+  ASSERT_TRUE(a_->commitAll({stale, fresh}, &skipped));
+  EXPECT_EQ(skipped, std::vector<std::size_t>{0});
+  EXPECT_EQ(a_->getJob(other.id).value()->job.phase, JobPhase::kRunning);
+}
+
+// A session of PostgreSQL's own (not a store's), named as replica `holder`'s sessions are,
+// that takes the writers' lock inside a transaction and then stops, as a SIGSTOPped or
+// partitioned writer does; `idle_ms` is its idle_in_transaction_session_timeout (0: none).
+class StuckWriter {
+ public:
+  StuckWriter(const std::string& uri, const std::string& holder, int idle_ms) {
+    const std::string name = sessionName(holder);
+    const char* keys[] = {"application_name", "dbname", nullptr};
+    const char* values[] = {name.c_str(), uri.c_str(), nullptr};
+    conn_ = PQconnectdbParams(keys, values, 1);
+    ok_ = PQstatus(conn_) == CONNECTION_OK &&
+          exec("SET idle_in_transaction_session_timeout = " + std::to_string(idle_ms)) &&
+          exec("BEGIN") &&
+          exec("SELECT pg_advisory_xact_lock(" + std::to_string(kWriteLockKey) + ")");
+  }
+  ~StuckWriter() { PQfinish(conn_); }
+  bool ok() const { return ok_; }
+  // Whether the server has ended this session (a query on it fails).
+  bool ended() { return !exec("SELECT 1"); }
+
+ private:
+  bool exec(const std::string& sql) {
+    PGresult* r = PQexec(conn_, sql.c_str());
+    const bool done = PQresultStatus(r) == PGRES_TUPLES_OK || PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    return done;
+  }
+  PGconn* conn_ = nullptr;
+  bool ok_ = false;
+};
+
+// Issue 37, defect 3: one stuck session stalls no replica. Writes that cannot have the
+// writers' lock fail "store.busy" within lock_timeout instead of hanging; the lease's renewal
+// is never behind the writers' lock; and a replica taking over ends the stuck session of the
+// one it replaces, so writes resume at once.
+TEST_F(LeaderLeaseTest, AWriterStuckInsideItsTransactionStallsNoReplica) {
+  auto c = PostgresJobStore::open(
+      db_.location(),
+      {.reader_connections = 1, .application_name = sessionName("c"), .lock_timeout_ms = 300});
+  ASSERT_TRUE(c) << c.error().describe();
+  StuckWriter stuck(db_.location(), "a", /*idle_ms=*/0);  // one of A's, stopped mid-write
+  ASSERT_TRUE(stuck.ok());
+
+  const JobRecord job = sampleJob("lease-00000006");
+  auto busy = (*c)->createJob(job, created(job));  // an API write on any replica
+  ASSERT_FALSE(busy);
+  EXPECT_EQ(busy.error().code, codes::kBusy) << busy.error().describe();
+  // The leader keeps its lease although no write can be made.
+  for (int i = 0; i < 3; ++i) {
+    std::this_thread::sleep_for(400ms);
+    a_->lease()->step();
+    ASSERT_TRUE(a_->lease()->isLeader()) << "the renewal waited behind the stuck writer";
+  }
+  // A stops altogether (its lease thread frozen): B takes over and ends A's stuck session.
+  a_->lease()->freeze();
+  ASSERT_TRUE(takenOver([&] { return b_->lease()->isLeader(); }));
+  EXPECT_TRUE(stuck.ended());
+  ASSERT_TRUE((*c)->createJob(job, created(job)));
+  Change change = running(b_->getJob(job.id).value()->job);
+  change.read_epoch = b_->fenceEpoch();
+  EXPECT_TRUE(b_->commit(change));
+}
+
+// A stuck session that is no replica's, with the idle timeout TunePlane's own sessions set:
+// the server ends it, and writes resume within that timeout.
+TEST_F(LeaderLeaseTest, AStuckSessionIsEndedByTheServersIdleTimeout) {
+  StuckWriter stuck(db_.location(), "someone-else", /*idle_ms=*/800);
+  ASSERT_TRUE(stuck.ok());
+  const JobRecord job = sampleJob("lease-00000007");
+  ASSERT_TRUE(eventually(
+      [&] {
+        auto made = a_->createJob(job, created(job));
+        return made || made.error().code == codes::kJobExists;
+      },
+      kTakeoverLimit, 50ms));
+  EXPECT_TRUE(stuck.ended());
 }
 
 }  // namespace

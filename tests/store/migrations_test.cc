@@ -88,10 +88,12 @@ JobView version1Want() {
   return view;
 }
 
-// Rows in version 1's columns.
-constexpr const char* kVersion1Rows = R"sql(
+// Rows in version 1's columns: the job's, then the rest (which no later version changed).
+constexpr const char* kVersion1JobRow = R"sql(
 INSERT INTO jobs VALUES ('old-00000001', 'old', 'alice', 'spec: ''ü''', 'SubmitUnknown',
   'looking', 100, 200, 0, 1, 'bob');
+)sql";
+constexpr const char* kRowsAfterTheJob = R"sql(
 INSERT INTO job_labels VALUES ('old-00000001', 'team', 'nlp');
 INSERT INTO attempts VALUES ('old-00000001', 1, 'SubmitUnknown', 'no receipt', 'none',
   'tp-old-1', '/shared/jobs/old-00000001/attempts/1', 4294967295, 110, 120, 0, 4, 130, 2,
@@ -103,10 +105,26 @@ INSERT INTO events (job_id, attempt, time_ms, from_phase, to_phase, reason, acto
          ('old-00000001', 1, 120, 'Submitting', 'SubmitUnknown', 'no receipt', 'reconciler');
 )sql";
 
+// Version 3's jobs carry their version and change sequence.
+constexpr const char* kVersion3JobRow = R"sql(
+INSERT INTO jobs VALUES ('old-00000001', 'old', 'alice', 'spec: ''ü''', 'SubmitUnknown',
+  'looking', 100, 200, 0, 1, 'bob', 4, 9);
+)sql";
+
+JobView version3Want() {
+  JobView view = version1Want();
+  view.job.version = 4;
+  view.job.change_seq = 9;
+  return view;
+}
+
 const std::vector<EarlierVersion>& earlierVersions() {
+  static const std::string version1 = std::string(kVersion1JobRow) + kRowsAfterTheJob;
+  static const std::string version3 = std::string(kVersion3JobRow) + kRowsAfterTheJob;
   static const std::vector<EarlierVersion> rows = {
-      {1, kVersion1Rows, version1Want(), 2},
-      {2, kVersion1Rows, version1Want(), 2},  // version 2 added a table only
+      {1, version1.c_str(), version1Want(), 2},
+      {2, version1.c_str(), version1Want(), 2},  // version 2 added a table only
+      {3, version3.c_str(), version3Want(), 2},
   };
   return rows;
 }

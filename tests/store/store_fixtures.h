@@ -176,6 +176,15 @@ class BackendDatabase {
   std::string location_;
 };
 
+// `want` as the store keeps it after `commits` commits: its version counts them, and its change
+// sequence is the store's (checked to be set, then taken from `got`).
+inline JobRecord asStored(JobRecord want, const JobRecord& got, int64_t commits) {
+  EXPECT_GT(got.change_seq, 0) << want.id;
+  want.version = commits;
+  want.change_seq = got.change_seq;
+  return want;
+}
+
 // Runs a suite against every backend, since each takes a different path through the store.
 class StoreTest : public ::testing::TestWithParam<Backend> {
  protected:

@@ -45,6 +45,8 @@ set -euo pipefail
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
 #   70 Slurm started this job again (a requeue); nothing ran the second time
 #   71 another Slurm job (a submit that reached Slurm twice) claimed this attempt first
+#   72 the attempt's claim or the job's fence could not be made or read (nothing ran)
+#   73 a later attempt of this job was staged: this one is superseded (nothing ran)
 
 # An attempt runs once. Slurm starts a requeued job's script again (an administrator's
 # requeue, ForceRequeueOnFail) as soon as its BeginTime passes, which TunePlane may not see
@@ -62,15 +64,47 @@ tp_sentinel_pools=('h100-pool' 'a100-pool')
 
 # One Slurm job runs the attempt. A submit that reached Slurm twice (a proxy sending it again)
 # makes two jobs of this script, which can start at once; the first creates logs/claim (an
-# exclusive create, atomic on NFS too), and any other exits 71 having run nothing. A logs/
-# that cannot be written claims nothing: the job runs, as it would have without the claim.
-if ! (set -C && printf '%s\n' "${SLURM_JOB_ID:-}" >"$tp_logs_dir/claim") 2>/dev/null &&
-  [[ -e $tp_logs_dir/claim ]]; then
-  tp_claimant=$(head -c 32 "$tp_logs_dir/claim" 2>/dev/null) || true
+# exclusive create, atomic on NFS too), and any other exits 71 having run nothing. Fails
+# closed: a claim that cannot be made for any other reason (permissions, a full or stale
+# filesystem), or that stays empty (its write failed; the other copy writes its id right after
+# creating it, so a few reads are waited for) exits 72, and nothing runs.
+if ! (set -C && printf '%s\n' "${SLURM_JOB_ID:-}" >"$tp_logs_dir/claim") 2>/dev/null; then
+  if [[ ! -e $tp_logs_dir/claim ]]; then
+    printf 'tuneplane: cannot create %s, so this job (%s) runs nothing\n' \
+      "$tp_logs_dir/claim" "${SLURM_JOB_ID:-}" >&2
+    exit 72
+  fi
+  for tp_try in 1 2 3 4 5 6; do
+    tp_claimant=$(head -c 32 "$tp_logs_dir/claim" 2>/dev/null) || true
+    tp_claimant=${tp_claimant//[^0-9]/}
+    [[ -n $tp_claimant || $tp_try == 6 ]] && break
+    sleep 0.5
+  done
+  if [[ -z $tp_claimant ]]; then
+    printf 'tuneplane: %s is empty or unreadable, so this job (%s) runs nothing\n' \
+      "$tp_logs_dir/claim" "${SLURM_JOB_ID:-}" >&2
+    exit 72
+  fi
   printf 'tuneplane: Slurm job %s already runs this attempt, so this one (%s) runs nothing\n' \
-    "${tp_claimant//[^0-9]/}" "${SLURM_JOB_ID:-}" >&2
+    "$tp_claimant" "${SLURM_JOB_ID:-}" >&2
   exit 71
 fi
+
+# The job's fence: a later attempt staged means this one is superseded (73).
+tp_fence_dir='/shared/tuneplane/jobs/job-het/fence'
+tp_attempt=1
+if [[ ! -e $tp_fence_dir/$tp_attempt ]] || ! tp_fence=$(ls -1A -- "$tp_fence_dir" 2>&1); then
+  printf 'tuneplane: cannot read the job fence %s, so this job (%s) runs nothing\n' \
+    "$tp_fence_dir" "${SLURM_JOB_ID:-}" >&2
+  exit 72
+fi
+while IFS= read -r tp_mark; do
+  if [[ $tp_mark =~ ^[0-9]{1,9}$ ]] && ((10#$tp_mark > tp_attempt)); then
+    printf 'tuneplane: attempt %s of this job was staged after this one (%s), so this job (%s) runs nothing\n' \
+      "$tp_mark" "$tp_attempt" "${SLURM_JOB_ID:-}" >&2
+    exit 73
+  fi
+done <<<"$tp_fence"
 
 # Sentinels, written whole or not at all.
 printf -v tp_start_time '%(%s)T' -1

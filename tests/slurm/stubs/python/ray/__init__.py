@@ -1,6 +1,7 @@
 """SIMULATOR STAND-IN for the `ray` package, for TunePlane's tests only: the part of Ray's
-API that the batch script's wait program and a test driver use (init, is_initialized,
-nodes, shutdown), asking a stand-in head (see _standin.py). It is not Ray."""
+API that the batch script's wait program, a test driver and the LlamaFactory stand-in use
+(init, is_initialized, nodes, cluster_resources, shutdown), asking a stand-in head (see
+_standin.py). It is not Ray."""
 
 import os
 
@@ -34,3 +35,13 @@ def nodes():
 def shutdown():
     global _address
     _address = None
+
+
+def cluster_resources():
+    """Every alive node's resources summed, as Ray's cluster_resources() does."""
+    total = {}
+    for node in nodes():
+        if node.get("Alive"):
+            for name, amount in node.get("Resources", {}).items():
+                total[name] = total.get(name, 0) + amount
+    return total

@@ -1,0 +1,162 @@
+// See job_charge.h.
+#include "api/job_charge.h"
+
+#include <algorithm>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+#include <nlohmann/json.hpp>
+
+#include "spec/spec_parser.h"
+
+namespace tuneplane::api {
+namespace {
+
+std::string listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// The choice of `field` ("account" or "qos") against what the user may use.
+std::optional<Error> judge(const std::optional<std::string>& chosen,
+                           const std::vector<std::string>& allowed, const std::string& user,
+                           const char* field, const char* code, const char* token_key) {
+  if (!chosen) return std::nullopt;
+  const std::string path = std::string("spec.scheduling.") + field;
+  if (allowed.empty()) {
+    return Error{code, path,
+                 "'" + *chosen + "': the site gives " + user + " no choice of " + field +
+                     " (server.tokens[]." + token_key +
+                     "); leave it out and the site's default applies"};
+  }
+  if (std::find(allowed.begin(), allowed.end(), *chosen) == allowed.end()) {
+    return Error{code, path,
+                 "'" + *chosen + "' is not one of the " + field + "s " + user +
+                     " may use: " + listed(allowed)};
+  }
+  return std::nullopt;
+}
+
+// `"key": "value"` added to the mapping `map` of `text`: after a flow mapping's '{', or as a
+// line of its own before a block mapping's first key. False when the mapping starts with
+// anything else (an anchor, a tag), where a text insertion could not be trusted.
+bool insertInto(std::string& text, const YAML::Node& map, const std::string& entry) {
+  const std::size_t at = map.Mark().pos;
+  if (at >= text.size()) return false;
+  if (text[at] == '{') {
+    const std::size_t next = text.find_first_not_of(" \t\r\n", at + 1);
+    const bool empty = next != std::string::npos && text[next] == '}';
+    text.insert(at + 1, entry + (empty ? "" : ", "));
+    return true;
+  }
+  if (text[at] == '&' || text[at] == '!' || text[at] == '-' || text[at] == '[') return false;
+  text.insert(at, entry + "\n" + std::string(static_cast<std::size_t>(map.Mark().column), ' '));
+  return true;
+}
+
+std::string quotedEntry(const char* key, const std::string& value) {
+  return nlohmann::json(key).dump() + ": " + nlohmann::json(value).dump();
+}
+
+// `text` with the defaults added to spec.scheduling; nullopt when that cannot be done safely.
+std::optional<std::string> withDefaults(std::string_view spec_text,
+                                        const std::optional<std::string>& account,
+                                        const std::optional<std::string>& qos) {
+  std::string text(spec_text);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+  if (!root.IsMap() || !root["spec"] || !root["spec"].IsMap()) return std::nullopt;
+  const YAML::Node spec = root["spec"];
+  const YAML::Node scheduling = spec["scheduling"];
+  if (scheduling && scheduling.IsMap() && scheduling.size() > 0) {
+    // Into the existing mapping, one entry at a time (the second after re-reading the text,
+    // since the first moved every position after it).
+    std::string done = text;
+    for (auto [key, value] : {std::pair{"account", account}, std::pair{"qos", qos}}) {
+      if (!value) continue;
+      YAML::Node again;
+      try {
+        again = YAML::Load(done);
+      } catch (const YAML::Exception&) {
+        return std::nullopt;
+      }
+      if (!insertInto(done, again["spec"]["scheduling"], quotedEntry(key, *value))) {
+        return std::nullopt;
+      }
+    }
+    return done;
+  }
+  if (scheduling) return std::nullopt;  // `scheduling:` with no mapping: the user's to fix
+  std::string inner;
+  if (account) inner += quotedEntry("account", *account);
+  if (qos) inner += (inner.empty() ? "" : ", ") + quotedEntry("qos", *qos);
+  if (!insertInto(text, spec, "\"scheduling\": {" + inner + "}")) return std::nullopt;
+  return text;
+}
+
+}  // namespace
+
+JobCharge chargeOf(std::string_view spec_text, const catalog::SlurmSite& site) {
+  JobCharge charge{site.account, site.qos};
+  if (spec_text.find("scheduling") == std::string_view::npos) return charge;
+  const spec::PartialSpec parsed = spec::parsePartialJobSpec(spec_text);
+  if (parsed.spec.scheduling.account) charge.account = parsed.spec.scheduling.account;
+  if (parsed.spec.scheduling.qos) charge.qos = parsed.spec.scheduling.qos;
+  return charge;
+}
+
+Checked<std::string> chargeSpec(std::string_view spec_text, const Principal& who) {
+  const bool has_defaults = !who.slurm_accounts.empty() || !who.qos.empty();
+  // Nothing to check or add: the common case costs no parse.
+  if (!has_defaults && spec_text.find("scheduling") == std::string_view::npos) {
+    return std::string(spec_text);
+  }
+  const spec::PartialSpec parsed = spec::parsePartialJobSpec(spec_text);
+  if (!parsed.readable("spec.scheduling")) return std::string(spec_text);
+  const spec::Scheduling& chosen = parsed.spec.scheduling;
+  Errors errors;
+  if (auto e = judge(chosen.account, who.slurm_accounts, who.user, "account",
+                     "api.account_not_allowed", "slurm_account")) {
+    errors.push_back(*e);
+  }
+  if (auto e = judge(chosen.qos, who.qos, who.user, "qos", "api.qos_not_allowed", "qos")) {
+    errors.push_back(*e);
+  }
+  if (!errors.empty()) return failAll(std::move(errors));
+
+  std::optional<std::string> add_account;
+  std::optional<std::string> add_qos;
+  if (!chosen.account && !who.slurm_accounts.empty()) add_account = who.slurm_accounts.front();
+  if (!chosen.qos && !who.qos.empty()) add_qos = who.qos.front();
+  if (!add_account && !add_qos) return std::string(spec_text);
+  // A spec the parser cannot read whole keeps its text: its problems are reported as they are.
+  if (!parsed.complete()) return std::string(spec_text);
+
+  auto rewritten = withDefaults(spec_text, add_account, add_qos);
+  // The new text must read as the old one plus the defaults, and nothing else.
+  if (rewritten) {
+    spec::PartialSpec again = spec::parsePartialJobSpec(*rewritten);
+    spec::JobSpec expected = parsed.spec;
+    if (add_account) expected.scheduling.account = add_account;
+    if (add_qos) expected.scheduling.qos = add_qos;
+    if (!again.complete() || !(again.spec == expected)) rewritten.reset();
+  }
+  if (!rewritten) {
+    const bool account = add_account.has_value();
+    return failAll(
+        {Error{"api.charge_not_added", account ? "spec.scheduling.account" : "spec.scheduling.qos",
+               "the default " + std::string(account ? "account" : "qos") + " of " + who.user +
+                   " (" + (account ? *add_account : *add_qos) +
+                   ") cannot be written into this spec's text (an anchor or a tag on spec or "
+                   "spec.scheduling): name spec.scheduling." +
+                   (account ? "account" : "qos") + " yourself"}});
+  }
+  return *rewritten;
+}
+
+}  // namespace tuneplane::api

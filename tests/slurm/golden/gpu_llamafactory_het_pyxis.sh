@@ -1,0 +1,369 @@
+#!/bin/bash
+# shellcheck disable=SC2016,SC1003,SC2317 # values are single-quoted on purpose: never expanded; trap handlers
+# TunePlane batch script: job job-lf-het (lora-sft), attempt 1. Rendered; do not edit.
+# The #SBATCH lines only mirror the submit request for people: slurmrestd does not read
+# them, every option is in the request's JSON. Values in them are shown with control
+# characters replaced by '?'.
+#SBATCH --job-name=lora-sft
+#SBATCH --comment=tp-job-lf-het-a1-7f3c9e
+#SBATCH --partition=gpu
+#SBATCH --constraint=h100
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=4
+#SBATCH --mem=4096M
+#SBATCH --gres=gpu:h100:2
+#SBATCH --time=60
+#SBATCH --no-requeue
+#SBATCH --open-mode=append
+#SBATCH --chdir=/shared/tuneplane/jobs/job-lf-het/attempts/1
+#SBATCH --output=/shared/tuneplane/jobs/job-lf-het/attempts/1/logs/h100s.out
+#SBATCH --error=/shared/tuneplane/jobs/job-lf-het/attempts/1/logs/h100s.err
+#SBATCH hetjob
+#SBATCH --job-name=lora-sft
+#SBATCH --comment=tp-job-lf-het-a1-7f3c9e
+#SBATCH --partition=gpu
+#SBATCH --constraint=a100
+#SBATCH --nodes=1
+#SBATCH --ntasks-per-node=1
+#SBATCH --cpus-per-task=4
+#SBATCH --mem=4096M
+#SBATCH --gres=gpu:a100:2
+#SBATCH --time=60
+#SBATCH --no-requeue
+#SBATCH --open-mode=append
+#SBATCH --chdir=/shared/tuneplane/jobs/job-lf-het/attempts/1
+#SBATCH --output=/shared/tuneplane/jobs/job-lf-het/attempts/1/logs/a100s.out
+#SBATCH --error=/shared/tuneplane/jobs/job-lf-het/attempts/1/logs/a100s.err
+set -euo pipefail
+
+# Exit codes of this script itself (any other code is the entrypoint's own):
+#   64 the request could not be rendered safely    65 artifact SHA-256 mismatch
+#   66 artifact missing or unreadable               67 not every node joined Ray in time
+#   68 no usable IP address for the Ray head        69 the Ray head did not start
+#   70 Slurm started this job again (a requeue); nothing ran the second time
+#   71 another Slurm job (a submit that reached Slurm twice) claimed this attempt first
+
+# An attempt runs once. Slurm starts a requeued job's script again (an administrator's
+# requeue, ForceRequeueOnFail) as soon as its BeginTime passes, which TunePlane may not see
+# in time: then this start does nothing, before it touches a sentinel or a file.
+if [[ ${SLURM_RESTART_COUNT:-0} != 0 ]]; then
+  printf 'tuneplane: Slurm started this job again (SLURM_RESTART_COUNT=%s); an attempt runs once, so nothing runs now\n' \
+    "$SLURM_RESTART_COUNT" >&2
+  exit 70
+fi
+
+# Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this
+# script ends by itself (not when a signal kills it). Written whole or not at all.
+tp_logs_dir='/shared/tuneplane/jobs/job-lf-het/attempts/1/logs'
+tp_sentinel_pools=('h100s' 'a100s')
+
+# One Slurm job runs the attempt. A submit that reached Slurm twice (a proxy sending it again)
+# makes two jobs of this script, which can start at once; the first creates logs/claim (an
+# exclusive create, atomic on NFS too), and any other exits 71 having run nothing. A logs/
+# that cannot be written claims nothing: the job runs, as it would have without the claim.
+if ! (set -C && printf '%s\n' "${SLURM_JOB_ID:-}" >"$tp_logs_dir/claim") 2>/dev/null &&
+  [[ -e $tp_logs_dir/claim ]]; then
+  tp_claimant=$(head -c 32 "$tp_logs_dir/claim" 2>/dev/null) || true
+  printf 'tuneplane: Slurm job %s already runs this attempt, so this one (%s) runs nothing\n' \
+    "${tp_claimant//[^0-9]/}" "${SLURM_JOB_ID:-}" >&2
+  exit 71
+fi
+
+# Sentinels, written whole or not at all.
+printf -v tp_start_time '%(%s)T' -1
+tp_node=${SLURMD_NODENAME:-$(hostname 2>/dev/null || echo unknown)}
+tp_node=${tp_node//[^A-Za-z0-9._-]/_}
+tp_write_sentinels() { # KIND JSON-MEMBERS
+  local pool tmp
+  for pool in "${tp_sentinel_pools[@]}"; do
+    tmp="$tp_logs_dir/.$1-$pool.json.$$"
+    { printf '{"version":1,%s}\n' "$2" >"$tmp" && mv -f "$tmp" "$tp_logs_dir/$1-$pool.json"; } \
+      2>/dev/null || rm -f "$tmp" 2>/dev/null || true
+  done
+}
+tp_killed=0
+tp_on_exit() { # STATUS
+  [[ $BASHPID == "$$" ]] || return 0 # a subshell (bash can run it in one killed as it forks)
+  if declare -F tp_stop_background >/dev/null; then tp_stop_background; fi
+  if [[ $tp_killed == 0 ]]; then
+    local end_time
+    printf -v end_time '%(%s)T' -1
+    tp_write_sentinels exit "\"node\":\"$tp_node\",\"exit_code\":$1,\"start_time\":$tp_start_time,\"end_time\":$end_time"
+  fi
+}
+trap 'tp_on_exit "$?"' EXIT
+trap 'tp_killed=1; exit 143' TERM
+trap 'tp_killed=1; exit 130' INT
+tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
+
+# srun is found before any job variable is exported: a user's PATH must not pick it.
+tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }
+
+# The image is verified here, once, before any container starts.
+tp_artifact='/shared/runtimes/llamafactory-0.9.5.sqsh'
+tp_artifact_sha256='9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08'
+if [[ ! -f $tp_artifact ]] || ! tp_actual_sha256=$(sha256sum <"$tp_artifact"); then
+  printf 'tuneplane: artifact missing or unreadable: %s (expected sha256 %s)\n' \
+    "$tp_artifact" "$tp_artifact_sha256" >&2
+  exit 66
+fi
+tp_actual_sha256=${tp_actual_sha256%% *}
+if [[ $tp_actual_sha256 != "$tp_artifact_sha256" ]]; then
+  printf 'tuneplane: artifact sha256 mismatch: %s (expected %s, actual %s)\n' \
+    "$tp_artifact" "$tp_artifact_sha256" "$tp_actual_sha256" >&2
+  exit 65
+fi
+
+# The job's environment. Exported only in each step's subshell, so user values never
+# change this script's own environment. Pyxis: --container-env lists these names so
+# they win over the image's.
+tp_export_job_env() {
+  export TUNEPLANE_JOB_ID='job-lf-het'
+  export TUNEPLANE_ATTEMPT='1'
+  export TUNEPLANE_OUTPUT_DIR='/tuneplane/output'
+  export TUNEPLANE_CHECKPOINT_DIR='/shared/tuneplane/jobs/job-lf-het/checkpoints'
+  export TUNEPLANE_RESUME='1'
+  export USE_RAY='1'
+}
+
+# The container every step runs in.
+tp_container=(
+  --container-image='/shared/runtimes/llamafactory-0.9.5.sqsh'
+  --container-mounts='/datasets:/datasets:ro,/shared/tuneplane/jobs/job-lf-het/attempts/1:/tuneplane/attempt:ro,/shared/tuneplane/jobs/job-lf-het/output:/tuneplane/output,/shared/tuneplane/jobs/job-lf-het/checkpoints:/shared/tuneplane/jobs/job-lf-het/checkpoints'
+  --container-workdir='/tuneplane/output'
+  --no-container-mount-home
+)
+
+# Ray across all 2 nodes of 2 components.
+# Counts are rendered as numbers: REST jobs get no SLURM_CPUS_PER_TASK or
+# SLURM_GPUS_PER_NODE.
+# Each node advertises at least 10 logical CPUs per GPU to Ray (--num-cpus): the framework's
+# placement group asks that many per GPU and waits until it fits.
+tp_head_nodes=$(scontrol show hostnames "$SLURM_JOB_NODELIST_HET_GROUP_0")
+tp_head_node=${tp_head_nodes%%$'\n'*}
+
+# The head's IP address, as the other nodes reach it. Not `hostname --ip-address`: on
+# Debian that is 127.0.1.1 from /etc/hosts. The head node's name is resolved the way the
+# cluster resolves it, loopback skipped; else the first address `hostname -I` lists.
+# (This script runs on the head node: the first node of component 0.)
+tp_head_ip=$(getent ahostsv4 "$tp_head_node" | awk '$1 !~ /^127\./ { print $1; exit }') || true
+if [[ -z $tp_head_ip ]]; then
+  tp_head_ip=$(hostname -I | awk '{ print $1 }') || true
+fi
+if [[ -z $tp_head_ip ]]; then
+  echo "tuneplane: no IP address found for the Ray head node $tp_head_node" >&2
+  exit 68
+fi
+
+# Only this job's steps know the cluster's token, made here at run time and passed on in the
+# steps' environment (never in an argument, a file or the log): Ray 2.52 and later refuse a
+# node or a driver without it (RAY_AUTH_MODE=token). The head's address comes back through a
+# node-local private directory.
+tp_ray_token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n') || true
+if [[ ${#tp_ray_token} -ne 32 ]]; then
+  echo "tuneplane: could not read 16 random bytes for the Ray cluster's token" >&2
+  exit 69
+fi
+tp_ray_run_dir=$(mktemp -d) || {
+  echo "tuneplane: could not make a private directory for the Ray head's address" >&2
+  exit 69
+}
+
+# Background steps (head, workers) are stopped when this script ends, however it ends
+# (the EXIT trap of the prologue calls tp_stop_background).
+tp_background_pids=()
+tp_stop_background() {
+  local pid
+  for pid in "${tp_background_pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  rm -rf -- "$tp_ray_run_dir"
+}
+
+# The cluster's token, for each Ray step: exported only in the step's subshell.
+tp_export_ray_env() {
+  export RAY_AUTH_MODE=token
+  export RAY_AUTH_TOKEN="$tp_ray_token"
+}
+
+# Starts Ray on one node: python3 -c PROGRAM head|worker [FLAG...] -- RAY ARG...
+# Each FLAG gets a port found free on that node just before Ray starts; the head
+# prints its address once Ray has written it into its own temporary directory.
+tp_ray_node_program='import importlib.util, os, re, shutil, signal, socket, subprocess, sys, tempfile, time
+role = sys.argv[1]
+split = sys.argv.index("--")
+flags, ray = sys.argv[2:split], sys.argv[split + 1:]
+flags = [flag for flag in flags
+         if flag != "--ray-client-server-port" or importlib.util.find_spec("grpc") is not None]
+temp_dir = tempfile.mkdtemp(prefix="tp-ray-") if role == "head" else None
+# A port found free can be taken before Ray binds it (by another Ray on this node): a head
+# that exits before it reports its address is started again, with other ports, twice.
+starts = 3 if temp_dir and flags else 1
+child = None
+stopping = False
+
+
+def free_ports(count):
+    probes = []
+    try:
+        for _ in range(count):
+            probes.append(socket.socket())
+            probes[-1].bind(("", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+def stop(number, frame):
+    global stopping
+    stopping = True
+    if child is not None:
+        child.send_signal(number)
+
+
+for signum in (signal.SIGTERM, signal.SIGINT):
+    signal.signal(signum, stop)
+for start in range(1, starts + 1):
+    args = list(ray) + [flag + "=" + str(port) for flag, port in zip(flags, free_ports(len(flags)))]
+    if temp_dir:
+        args.append("--temp-dir=" + temp_dir)
+    try:
+        child = subprocess.Popen(args, stdout=sys.stderr)
+    except OSError as error:
+        print("tuneplane: cannot run", " ".join(ray[:1]), "-", error, file=sys.stderr)
+        sys.exit(127)
+    if stopping:  # a signal came before there was a child to pass it to
+        child.terminate()
+    reported = False
+    while temp_dir and not stopping and child.poll() is None:
+        try:
+            with open(os.path.join(temp_dir, "ray_current_cluster")) as reported_file:
+                address = reported_file.read().strip()
+        except OSError:
+            address = ""
+        if re.fullmatch(r"\S+:[0-9]+", address):
+            print(address, flush=True)
+            reported = True
+            break
+        time.sleep(0.2)
+    code = child.wait()
+    if reported or stopping or code == 0 or start == starts:
+        break
+    print("tuneplane: the Ray head exited with code", code, "before it reported its address;",
+          "starting it again with other ports", file=sys.stderr, flush=True)
+if temp_dir:
+    shutil.rmtree(temp_dir, ignore_errors=True)
+sys.exit(code if code >= 0 else 128 - code)
+'
+
+# Head: first node of component 0 (h100s). Its GCS port is Ray's free choice
+# (--port=0).
+(
+  tp_export_job_env
+  tp_export_ray_env
+  exec "$tp_srun" --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=4 --nodelist="$tp_head_node" \
+    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    -- python3 -c "$tp_ray_node_program" head --ray-client-server-port --dashboard-agent-listen-port -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=0 --include-dashboard=false --min-worker-port=0 --max-worker-port=0 --num-cpus=20 --num-gpus=2 --resources='{"h100s":2}' --block
+) >"$tp_ray_run_dir/head-address" &
+tp_head_pid=$!
+tp_background_pids+=("$tp_head_pid")
+
+# The head's address, as its launcher printed it once Ray had started. A step that ends
+# without one stops the wait at once.
+tp_ray_address=""
+tp_read_head_address() {
+  local line=""
+  { IFS= read -r line <"$tp_ray_run_dir/head-address"; } 2>/dev/null || return 1
+  [[ $line =~ ^[^[:space:]]+:[0-9]+$ ]] || return 1
+  tp_ray_address=$line
+}
+tp_head_deadline=$((SECONDS + 300))
+until tp_read_head_address; do
+  if ! kill -0 "$tp_head_pid" 2>/dev/null; then
+    tp_read_head_address && break
+    echo "tuneplane: the Ray head stopped before it reported its address" >&2
+    exit 69
+  fi
+  if ((SECONDS >= tp_head_deadline)); then
+    echo "tuneplane: the Ray head reported no address within 300 s" >&2
+    exit 69
+  fi
+  sleep 1
+done
+echo "tuneplane: the Ray head is up at $tp_ray_address"
+
+# Workers: 1 node(s) of component 1 (a100s).
+(
+  tp_export_job_env
+  tp_export_ray_env
+  exec "$tp_srun" --het-group=1 --nodes=1 --ntasks=1 --ntasks-per-node=1 --cpus-per-task=4 \
+    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    -- python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=20 --num-gpus=2 --resources='{"a100s":2}' --block
+) &
+tp_background_pids+=("$!")
+
+# Polls the head until N nodes are alive, at most TIMEOUT s: python3 -c PROGRAM ADDRESS
+# N TIMEOUT.
+tp_wait_program='import sys, time
+import ray
+address, want, timeout = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+deadline = time.monotonic() + timeout
+alive = 0
+while True:
+    try:
+        if not ray.is_initialized():
+            ray.init(address=address, logging_level="ERROR")
+        alive = sum(1 for node in ray.nodes() if node["Alive"])
+    except Exception as error:
+        print("tuneplane: waiting for Ray at", address, "-", error, file=sys.stderr)
+    if alive >= want:
+        sys.exit(0)
+    if time.monotonic() >= deadline:
+        print("tuneplane:", alive, "of", want, "Ray nodes had joined", address, "after", timeout,
+              "s", file=sys.stderr)
+        sys.exit(1)
+    time.sleep(1)
+'
+
+# Wait until all 2 nodes joined.
+if ! (
+  tp_export_job_env
+  tp_export_ray_env
+  exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
+    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    -- python3 -c "$tp_wait_program" "$tp_ray_address" 2 300
+); then
+  echo "tuneplane: the Ray cluster at $tp_ray_address did not reach 2 nodes within 300 s" >&2
+  exit 67
+fi
+
+# Where this attempt starts, for `tuneplane describe`: logs/resume.json.
+# The framework resumes from the highest checkpoint-N in the job's checkpoint
+# directory (transformers' get_last_checkpoint); no such directory: step 0.
+tp_checkpoint_dir='/shared/tuneplane/jobs/job-lf-het/checkpoints'
+tp_resume_step=0
+for tp_checkpoint in "$tp_checkpoint_dir"/checkpoint-*; do
+  tp_step=${tp_checkpoint##*/checkpoint-}
+  if [[ -d $tp_checkpoint && $tp_step =~ ^[0-9]{1,18}$ ]] && ((10#$tp_step > tp_resume_step)); then
+    tp_resume_step=$((10#$tp_step))
+  fi
+done
+{ printf '{"version":1,"step":%s}\n' "$tp_resume_step" >"$tp_logs_dir/.resume.json.$$" &&
+  mv -f "$tp_logs_dir/.resume.json.$$" "$tp_logs_dir/resume.json"; } 2>/dev/null ||
+  rm -f "$tp_logs_dir/.resume.json.$$" 2>/dev/null || true
+echo "tuneplane: this attempt starts from step $tp_resume_step"
+
+# The driver: the framework command on the head node, given the head's address
+# explicitly (each pyxis step has its own /tmp). Its exit code is the job's.
+tp_driver_status=0
+(
+  tp_export_job_env
+  tp_export_ray_env
+  export RAY_ADDRESS="$tp_ray_address"
+  exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=4 --nodelist="$tp_head_node" \
+    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN,RAY_ADDRESS' \
+    -- 'llamafactory-cli' 'train' '/tuneplane/attempt/llamafactory.yaml'
+) || tp_driver_status=$?
+exit "$tp_driver_status"
