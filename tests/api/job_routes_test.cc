@@ -258,7 +258,7 @@ TEST_F(JobRoutesTest, AnAttemptShowsTheStepItsScriptRecorded) {
 
 class ResumeRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, ServerOptions&) override {
+  void tune(ApiDependencies& deps, HttpOptions&) override {
     deps.resume_step = [this](const std::string& dir) -> std::optional<int64_t> {
       std::lock_guard<std::mutex> lock(asked_mu_);
       asked_.push_back(dir);
@@ -382,7 +382,7 @@ namespace {
 // estimate and its place, from the queue the server shares — asked only for jobs that wait.
 class WaitingRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, ServerOptions&) override {
+  void tune(ApiDependencies& deps, HttpOptions&) override {
     deps.pending_queue = [this](int64_t newer_than_ms) {
       ++asked_;
       newer_than_ms_ = newer_than_ms;
