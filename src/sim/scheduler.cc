@@ -46,4 +46,37 @@ void addUsage(ClusterUsage& usage, const Allocation& a) {
   }
 }
 
+StartEstimate estimateStart(const std::vector<const JobRequest*>& components,
+                            const ClusterConfig& cluster, std::vector<HeldAllocation> held,
+                            int64_t now) {
+  for (auto& h : held) {
+    if (h.end_time != 0 && h.end_time <= now) h.end_time = now + 1;
+  }
+  // Those without an end first (never released), then the latest end first, so that
+  // releasing from the back releases the soonest end first.
+  std::sort(held.begin(), held.end(), [](const HeldAllocation& a, const HeldAllocation& b) {
+    if ((a.end_time == 0) != (b.end_time == 0)) return a.end_time == 0;
+    return a.end_time > b.end_time;
+  });
+  // The components' allocations while held[0, kept) still hold their share, if they fit.
+  const auto fitWith = [&](std::size_t kept) -> std::optional<std::vector<Allocation>> {
+    ClusterUsage usage;
+    for (std::size_t i = 0; i < kept; ++i) addUsage(usage, held[i].allocation);
+    std::vector<Allocation> out;
+    for (const JobRequest* c : components) {
+      auto a = allocate(*c, cluster, usage);
+      if (!a) return std::nullopt;
+      addUsage(usage, *a);
+      out.push_back(std::move(*a));
+    }
+    return out;
+  };
+  for (std::size_t kept = held.size(); kept > 0; --kept) {
+    const HeldAllocation& released = held[kept - 1];
+    if (released.end_time == 0) return {};  // what is left never ends
+    if (auto allocations = fitWith(kept - 1)) return {released.end_time, std::move(*allocations)};
+  }
+  return {};
+}
+
 }  // namespace tuneplane::sim
