@@ -25,6 +25,10 @@ std::optional<Allocation> allocate(const JobRequest& r, const ClusterConfig& clu
   for (const auto& name : part->nodes) {
     const NodeConfig* n = cluster.node(name);
     if (!n || !featuresMatch(r.constraints, n->features)) continue;
+    if (std::find(r.excluded_nodes.begin(), r.excluded_nodes.end(), name) !=
+        r.excluded_nodes.end()) {
+      continue;  // the job asked Slurm to keep it off this node
+    }
     if (a.gpus_per_node > 0 && !r.gpu_type.empty() && r.gpu_type != n->gpu_type) continue;
     NodeUsage used;
     if (const auto it = usage.find(name); it != usage.end()) used = it->second;

@@ -44,5 +44,25 @@ TEST(StartEstimate, IsTheEndAfterWhichTheJobFits) {
   EXPECT_EQ(estimateStart({&three}, cluster, {{h100Held(2), 1500}}, now).start, 0);
 }
 
+// Slurm's excluded_nodes: an excluded node is never allocated, even when it is the only one
+// free; the job then waits.
+TEST(Allocate, NeverGivesAnExcludedNode) {
+  const ClusterConfig c = defaultCluster();
+  JobRequest r;
+  r.partition = "cpu";
+  r.cpus_per_task = 1;
+  auto free = allocate(r, c, {});
+  ASSERT_TRUE(free);
+  ASSERT_EQ(free->nodes.size(), 1u);
+  const std::string only = free->nodes.front();
+  r.excluded_nodes = {only};
+  EXPECT_FALSE(allocate(r, c, {}).has_value()) << "the cpu partition has one node";
+  JobRequest gpu = h100Job(1);
+  auto first = allocate(gpu, c, {});
+  ASSERT_TRUE(first);
+  gpu.excluded_nodes = first->nodes;
+  EXPECT_FALSE(allocate(gpu, c, {}).has_value()) << "gpu1 is the only h100 node";
+}
+
 }  // namespace
 }  // namespace tuneplane::sim
