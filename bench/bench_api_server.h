@@ -36,8 +36,8 @@ class BenchApiServer {
   // Starts serving on a free loopback port with every limit at its default and one user,
   // alice, whose bearer token is `token`. Errors: ApiServer::start's.
   Result<std::unique_ptr<api::ApiServer>> start(const std::string& token) {
-    api::ApiDependencies deps{service_, store_, launcher_, metrics_, api::readLog,       {},
-                              {},       {},     {},        {},       api::readResumeStep};
+    api::ApiDependencies deps{service_, store_, launcher_, metrics_, api::readLog,        {},
+                              {},       {},     {},        {},       api::readResumeStep, {}};
     return api::ApiServer::start(std::move(deps), api::HttpOptions{}, aliceToken(token));
   }
 

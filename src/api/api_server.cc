@@ -30,6 +30,9 @@ struct RequestContext {
   std::string_view route;  // the route's template (route_templates.h); empty until routed
   std::string user;        // authenticated user; "" when none
   std::string proxy;       // the trusted proxy the request came through; "" when direct
+  // A streamed body (sendStream), handed to the transport with the answer.
+  std::shared_ptr<BodyStream> stream;
+  std::uint64_t stream_length = 0;
 };
 thread_local RequestContext t_request;
 
@@ -63,10 +66,26 @@ void sendError(httplib::Response& res, int status, Error error) {
   sendErrors(res, status, {std::move(error)});
 }
 
+void sendStream(httplib::Response& res, int status, std::uint64_t length,
+                std::shared_ptr<BodyStream> stream) {
+  res.status = status;
+  res.body.clear();
+  t_request.stream = std::move(stream);
+  t_request.stream_length = length;
+}
+
 int statusFor(const std::string& code) {
-  if (code == store::codes::kNotFound) return 404;
+  if (code == store::codes::kNotFound || code == attempt::codes::kFilesNotFound) return 404;
   // The database could not be had in time (a writer that holds it is stuck): try again.
   if (code == store::codes::kBusy) return 503;
+  if (code == attempt::codes::kFilesInvalidPath || code == attempt::codes::kFilesTooManyEntries) {
+    return 400;
+  }
+  if (code == attempt::codes::kFilesSymlink || code == attempt::codes::kFilesHardLink ||
+      code == attempt::codes::kFilesNotRegularFile || code == attempt::codes::kFilesNotDirectory ||
+      code == attempt::codes::kFilesIsDirectory) {
+    return 409;  // the job's doing, or the wrong kind of entry for the route
+  }
   if (code == attempt::codes::kLogsSymlink || code == attempt::codes::kLogsNotRegularFile) {
     return 409;  // the job's doing
   }
@@ -93,6 +112,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, HttpOp
   std::unique_ptr<ApiServer> server(
       new ApiServer(std::move(deps), std::move(http), std::move(tokens)));
   server->installJobRoutes();
+  server->installFileRoutes();
   server->installSystemRoutes();
   server->installConsoleRoutes();
   // The table is what the server serves: every entry has its handler, once.
@@ -190,6 +210,7 @@ ApiServer::Guarded ApiServer::guard(std::string_view route, Access access, Handl
     try {
       handler(req, res, who);
     } catch (const std::exception& e) {
+      t_request.stream.reset();
       // Nothing below throws across a module boundary; this is the last line (e.g. bad_alloc).
       sendError(res, 500, {"api.internal", "", "internal error; see the server's log"});
     }
@@ -197,7 +218,7 @@ ApiServer::Guarded ApiServer::guard(std::string_view route, Access access, Handl
 }
 
 TransportResponse ApiServer::dispatch(TransportRequest& request) {
-  t_request = RequestContext{Steady::now(), {}, {}, {}};
+  t_request = RequestContext{Steady::now(), {}, {}, {}, {}, 0};
   httplib::Request req;
   req.method = std::move(request.method);
   req.target = std::move(request.target);
@@ -215,6 +236,7 @@ TransportResponse ApiServer::dispatch(TransportRequest& request) {
   try {
     route(req, res);
   } catch (const std::exception&) {
+    t_request.stream.reset();
     sendError(res, 500, {"api.internal", "", "internal error; see the server's log"});
   }
   // What a browser must not do with an API answer: guess its type, or keep it (it may
@@ -222,9 +244,15 @@ TransportResponse ApiServer::dispatch(TransportRequest& request) {
   if (!res.has_header("X-Content-Type-Options"))
     res.set_header("X-Content-Type-Options", "nosniff");
   if (!res.has_header("Cache-Control")) res.set_header("Cache-Control", "no-store");
-  accessLog(req, res);
+  std::shared_ptr<BodyStream> stream = std::move(t_request.stream);
+  const std::uint64_t stream_length = t_request.stream_length;
+  accessLog(req, res, stream ? stream_length : res.body.size());
   TransportResponse answer = toTransport(res);
   answer.head = req.method == "HEAD";
+  if (stream) {
+    answer.stream = std::move(stream);
+    answer.stream_length = stream_length;
+  }
   return answer;
 }
 
@@ -292,11 +320,12 @@ TransportResponse ApiServer::refusal(TransportRefusal why, const TransportReques
   req.remote_addr = request.remote_addr;
   t_request = RequestContext{};
   t_request.proxy = request.proxy_addr;
-  accessLog(req, res);
+  accessLog(req, res, res.body.size());
   return toTransport(res);
 }
 
-void ApiServer::accessLog(const httplib::Request& req, const httplib::Response& res) {
+void ApiServer::accessLog(const httplib::Request& req, const httplib::Response& res,
+                          std::uint64_t bytes) {
   const bool timed = t_request.start != Steady::time_point{};
   const double seconds =
       timed ? std::chrono::duration<double>(Steady::now() - t_request.start).count() : 0.0;
@@ -315,7 +344,7 @@ void ApiServer::accessLog(const httplib::Request& req, const httplib::Response& 
         {"path", req.path},
         {"route", route},
         {"status", res.status},
-        {"bytes", res.body.size()},
+        {"bytes", bytes},
         {"ms", seconds * 1000.0},
         {"user", t_request.user.empty() ? nlohmann::json() : nlohmann::json(t_request.user)}};
     deps_.access_log(dump(line));

@@ -19,6 +19,7 @@
 // REQUIRES: the dependencies outlive the server.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -29,9 +30,11 @@
 #include <vector>
 
 #include "api/authenticator.h"
+#include "api/body_stream.h"
 #include "api/log_source.h"
 #include "api/metrics.h"
 #include "api/server_config.h"
+#include "api/slurm_queue.h"
 #include "common/clock.h"
 #include "common/result.h"
 #include "control/job_service.h"
@@ -65,6 +68,10 @@ struct ApiDependencies {
   // The step an attempt started from, read from its staging dir for GET /v1/jobs/{id}
   // (attempt::readResumeStep; nullptr: never read).
   ResumeStepReader resume_step = readResumeStep;
+  // Slurm's queue (slurm_queue.h), asked only for jobs that wait in it: why and until when
+  // (job_waiting.h). The argument: a wall-clock time the snapshot should be newer than.
+  // Empty: what the control loop stored only.
+  std::function<std::shared_ptr<const QueueSnapshot>(int64_t newer_than_ms)> pending_queue;
 };
 
 class HttpTransport;
@@ -101,6 +108,7 @@ class ApiServer {
   std::shared_ptr<const Authenticator> authenticator() const;
   void installRoutes();         // api_server.cc: middleware and system routes
   void installJobRoutes();      // job_routes.cc
+  void installFileRoutes();     // file_routes.cc: a job's outputs
   void installSystemRoutes();   // system_routes.cc
   void installConsoleRoutes();  // console_routes.cc: the web console's files
 
@@ -120,7 +128,8 @@ class ApiServer {
   // On an I/O thread: the JSON answer to what the transport refused.
   TransportResponse refusal(TransportRefusal why, const TransportRequest& request);
   void route(httplib::Request& req, httplib::Response& res);
-  void accessLog(const httplib::Request& req, const httplib::Response& res);
+  // `bytes`: the body's size (a streamed body's promised length).
+  void accessLog(const httplib::Request& req, const httplib::Response& res, std::uint64_t bytes);
 
   struct Route {
     std::string method;
@@ -144,6 +153,10 @@ void sendJson(httplib::Response& res, int status, const nlohmann::json& body);
 void sendJsonText(httplib::Response& res, int status, std::string json);
 void sendErrors(httplib::Response& res, int status, const Errors& errors);
 void sendError(httplib::Response& res, int status, Error error);
+// Answers `status` with a body of `length` bytes read from `stream` (body_stream.h) a chunk
+// at a time after the handler returns; the handler sets the other headers on `res`.
+void sendStream(httplib::Response& res, int status, std::uint64_t length,
+                std::shared_ptr<BodyStream> stream);
 // The HTTP status for an error code from below (store.not_found → 404, …; else 500).
 int statusFor(const std::string& code);
 

@@ -8,6 +8,7 @@
 #include <array>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -428,11 +429,12 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   void write(TransportResponse answer, bool keep_alive) {
+    if (answer.stream && !answer.head) return writeStreamed(std::move(answer), keep_alive);
     response_ = {static_cast<http::status>(answer.status), 11};
     for (auto& [name, value] : answer.headers) response_.insert(name, value);
     response_.keep_alive(keep_alive);
     if (answer.head) {
-      response_.content_length(answer.body.size());
+      response_.content_length(answer.stream ? answer.stream_length : answer.body.size());
     } else {
       response_.body() = std::move(answer.body);
       response_.prepare_payload();
@@ -448,6 +450,60 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
           if (!keep_alive) return self->linger();
           self->waitForRequest();
         });
+  }
+
+  // A streamed answer (body_stream.h): the header, then one chunk at a time — read on the
+  // worker pool (a slow filesystem blocks no I/O thread), written here under its own
+  // deadline — so the connection holds one chunk buffer, never the body.
+  void writeStreamed(TransportResponse answer, bool keep_alive) {
+    streamed_header_ = {static_cast<http::status>(answer.status), 11};
+    for (auto& [name, value] : answer.headers) streamed_header_.insert(name, value);
+    streamed_header_.keep_alive(keep_alive);
+    streamed_header_.content_length(answer.stream_length);
+    header_serializer_.emplace(streamed_header_);
+    body_ = std::move(answer.stream);
+    remaining_ = answer.stream_length;
+    lowest(stream_).expires_after(transport_.options().request_timeout);
+    http::async_write_header(
+        stream_, *header_serializer_,
+        [self = this->shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
+          if (ec) return self->close();
+          self->nextChunk(keep_alive);
+        });
+  }
+
+  void nextChunk(bool keep_alive) {
+    if (remaining_ == 0) {
+      endStream();
+      if (!keep_alive) return linger();
+      return waitForRequest();
+    }
+    if (!chunk_) chunk_ = std::make_unique<char[]>(kStreamChunkBytes);
+    const std::size_t want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, kStreamChunkBytes));
+    net::post(transport_.workers(), [self = this->shared_from_this(), body = body_,
+                                     buffer = chunk_.get(), want, keep_alive] {
+      auto got = body->read(buffer, want);
+      const std::size_t n = got ? std::min(*got, want) : 0;
+      net::dispatch(self->stream_.get_executor(), [self, n, keep_alive] {
+        // The body ended early or failed: the promised length cannot be kept.
+        if (n == 0) return self->close();
+        self->remaining_ -= n;
+        lowest(self->stream_).expires_after(self->transport_.options().request_timeout);
+        net::async_write(self->stream_, net::buffer(self->chunk_.get(), n),
+                         [self, keep_alive](beast::error_code ec, std::size_t) {
+                           if (ec) return self->close();
+                           self->nextChunk(keep_alive);
+                         });
+      });
+    });
+  }
+
+  void endStream() {
+    body_.reset();  // the file's descriptor
+    chunk_.reset();
+    header_serializer_.reset();
+    streamed_header_ = {};
   }
 
   // After a final answer: stop sending, read and drop what the client still sends (bounded
@@ -467,6 +523,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   void close() {
+    endStream();
     beast::error_code ignored;
     lowest(stream_).socket().shutdown(tcp::socket::shutdown_both, ignored);
     lowest(stream_).close();
@@ -483,6 +540,12 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> response_;
+  // A streamed answer in progress (writeStreamed).
+  http::response<http::empty_body> streamed_header_;
+  std::optional<http::response_serializer<http::empty_body>> header_serializer_;
+  std::shared_ptr<BodyStream> body_;
+  std::uint64_t remaining_ = 0;
+  std::unique_ptr<char[]> chunk_;
   std::array<char, 1024> scratch_{};
 };
 

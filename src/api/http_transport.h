@@ -10,6 +10,8 @@
 //     ─► read headers + body under one deadline (request_timeout), header and body limits
 //     ─► handler on the worker pool (`workers` threads; the I/O threads never run one)
 //     ─► write the answer (request_timeout) ─► next request (pipelined bytes kept, in order)
+//        or, for a streamed answer (body_stream.h): its header, then one chunk at a time,
+//        each read on the worker pool and written under its own request_timeout
 //
 // Everything on a connection is asynchronous on `kIoThreads` I/O threads, so a slow or idle
 // client costs a socket and a small buffer, never a thread. A request without
@@ -21,6 +23,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -28,6 +31,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/body_stream.h"
 #include "api/server_config.h"
 #include "common/result.h"
 
@@ -51,6 +55,10 @@ struct TransportResponse {
   HeaderList headers;  // Content-Length and Connection are the transport's
   std::string body;
   bool head = false;  // an answer to HEAD: Content-Length of `body`, no body bytes
+  // When set, the body is `stream_length` bytes read from `stream`, not `body` (a HEAD
+  // answer gets the Content-Length alone).
+  std::shared_ptr<BodyStream> stream;
+  std::uint64_t stream_length = 0;
 };
 
 // What the transport refused before a handler saw the request.

@@ -8,9 +8,10 @@
 #include "api/api_server.h"
 #include "api/body_checks.h"
 #include "api/job_charge.h"
+#include "api/job_lookup.h"
 #include "api/job_queries.h"
+#include "api/job_waiting.h"
 #include "api/json_views.h"
-#include "launch/attempt_identity.h"
 #include "store/error_codes.h"
 
 namespace tuneplane::api {
@@ -34,11 +35,14 @@ int submitStatus(const Errors& errors) {
   return 422;
 }
 
-json withCurrentAttempt(const store::JobRecord& job, const store::AttemptSummary& attempts) {
+json withCurrentAttempt(const store::JobRecord& job, const store::AttemptSummary& attempts,
+                        const QueueSnapshot* queue) {
   json item = jobSummaryJson(job);
   item["attempt_count"] = attempts.count;
   item["current_attempt"] =
       attempts.last ? attemptJson(*attempts.last, /*with_components=*/false) : json();
+  item["waiting"] =
+      waitingJson(attempts.last ? summaryWaiting(*attempts.last, queue) : std::nullopt);
   return item;
 }
 
@@ -76,10 +80,20 @@ class JobRoutes {
     if (!query) return sendErrors(res, query.error().status, query.error().errors);
     auto page = deps_.jobs.list(*query);
     if (!page) return sendError(res, statusFor(page.error().code), page.error());
+    // Slurm's queue, only when a job of the page waits in it.
+    std::shared_ptr<const QueueSnapshot> queue;
+    int64_t newest = 0;
+    for (const auto& attempts : page->attempts) {
+      if (attempts.last && waitsInQueue(*attempts.last)) {
+        newest = std::max(newest, attempts.last->submitted_ms);
+      }
+    }
+    if (newest > 0 && deps_.pending_queue) queue = deps_.pending_queue(newest);
     json items = json::array();
     for (std::size_t i = 0; i < page->jobs.size(); ++i) {
       items.push_back(withCurrentAttempt(
-          page->jobs[i], i < page->attempts.size() ? page->attempts[i] : store::AttemptSummary{}));
+          page->jobs[i], i < page->attempts.size() ? page->attempts[i] : store::AttemptSummary{},
+          queue.get()));
     }
     sendJson(res, 200, {{"items", std::move(items)}, {"continue", page->continue_token}});
   }
@@ -87,7 +101,7 @@ class JobRoutes {
   // GET /v1/jobs/{id}
   void get(const Request& req, Response& res, const Principal& who) const {
     if (auto view = visibleJob(req.matches[1], who, res)) {
-      sendJsonText(res, 200, jobJsonText(*view, charge(view->job.spec), resumeSteps(*view)));
+      sendJsonText(res, 200, jobText(*view));
     }
   }
 
@@ -193,24 +207,19 @@ class JobRoutes {
   }
 
  private:
-  // Reads a job the caller may see; otherwise answers 404 (or 500) and returns nullopt.
+  // The job's JSON, with why it waits when it waits in Slurm's queue.
+  std::string jobText(const store::JobView& view) const {
+    std::shared_ptr<const QueueSnapshot> queue;
+    if (!view.attempts.empty() && waitsInQueue(view.attempts.back()) && deps_.pending_queue) {
+      queue = deps_.pending_queue(view.attempts.back().submitted_ms);
+    }
+    return jobJsonText(view, charge(view.job.spec), resumeSteps(view),
+                       jobWaiting(view, queue.get()));
+  }
+
   std::optional<store::JobView> visibleJob(const std::string& id, const Principal& who,
                                            Response& res) const {
-    const auto not_found = [&id] { return notFound("id", "no job '" + id + "'"); };
-    if (!launch::isValidJobId(id)) {
-      sendError(res, 404, not_found());
-      return std::nullopt;
-    }
-    auto view = deps_.jobs.get(id);
-    if (!view) {
-      sendError(res, statusFor(view.error().code), view.error());
-      return std::nullopt;
-    }
-    if (!*view || (!who.admin && (*view)->job.owner != who.user)) {
-      sendError(res, 404, not_found());
-      return std::nullopt;
-    }
-    return std::move(**view);
+    return api::visibleJob(deps_.jobs, id, who, res);
   }
 
   // Answers 202 with the job as it is now.
@@ -219,7 +228,7 @@ class JobRoutes {
     if (!view || !*view) {
       return sendError(res, 500, {"api.internal", "id", "the job could not be read back"});
     }
-    sendJsonText(res, 202, jobJsonText(**view, charge((*view)->job.spec), resumeSteps(**view)));
+    sendJsonText(res, 202, jobText(**view));
   }
 
   // The step each attempt started from, where its script recorded one: read only for

@@ -120,9 +120,10 @@ json jobSummaryJson(const store::JobRecord& job) {
           {"next_attempt_at", timeJson(job.next_attempt_ms)}};
 }
 
-json jobJson(const store::JobView& view, const JobCharge& charge,
-                   const ResumeSteps& steps) {
+json jobJson(const store::JobView& view, const JobCharge& charge, const ResumeSteps& steps,
+             const std::optional<JobWaiting>& waiting) {
   json out = jobSummaryJson(view.job);
+  out["waiting"] = waitingJson(waiting);
   out["spec"] = view.job.spec;
   out["scheduling"] = {{"account", charge.account ? json(*charge.account) : json(nullptr)},
                        {"qos", charge.qos ? json(*charge.qos) : json(nullptr)}};
@@ -218,7 +219,7 @@ void writeAttempt(JsonText& out, const store::AttemptRecord& a,
 }  // namespace
 
 std::string jobJsonText(const store::JobView& view, const JobCharge& charge,
-                        const ResumeSteps& steps) {
+                        const ResumeSteps& steps, const std::optional<JobWaiting>& waiting) {
   const store::JobRecord& job = view.job;
   std::string text;
   text.reserve(1024 + job.spec.size());
@@ -252,6 +253,7 @@ std::string jobJsonText(const store::JobView& view, const JobCharge& charge,
   out.key("spec").string(job.spec);
   out.key("terminal").boolean(phase::isTerminal(job.phase));
   writeTime(out.key("updated"), job.updated_ms);
+  writeWaiting(out.key("waiting"), waiting);
   out.endObject();
   return text;
 }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/job_charge.h"
+#include "api/job_waiting.h"
 #include "common/result.h"
 #include "store/job_store.h"
 
@@ -30,14 +31,17 @@ using ResumeSteps = std::map<int, int64_t>;
 // components nor resume_from_step (the list reads no files).
 nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components,
                            std::optional<int64_t> resume_from_step = std::nullopt);
-// GET /v1/jobs/{id}: the job with its spec, every attempt (with `steps`), and what Slurm
-// charges it to (`charge`: job_charge.h's chargeOf, as "scheduling": {"account", "qos"}).
+// GET /v1/jobs/{id}: the job with its spec, every attempt (with `steps`), what Slurm
+// charges it to (`charge`: job_charge.h's chargeOf, as "scheduling": {"account", "qos"}),
+// and why it waits in Slurm's queue (`waiting`: job_waiting.h; null when it does not).
 nlohmann::json jobJson(const store::JobView& view, const JobCharge& charge = {},
-                       const ResumeSteps& steps = {});
-// dump(jobJson(view, charge, steps)), byte for byte, written without building the tree first
-// (json_text.h): the answer of the API's most frequent call.
+                       const ResumeSteps& steps = {},
+                       const std::optional<JobWaiting>& waiting = std::nullopt);
+// dump(jobJson(view, charge, steps, waiting)), byte for byte, written without building the
+// tree first (json_text.h): the answer of the API's most frequent call.
 std::string jobJsonText(const store::JobView& view, const JobCharge& charge = {},
-                        const ResumeSteps& steps = {});
+                        const ResumeSteps& steps = {},
+                        const std::optional<JobWaiting>& waiting = std::nullopt);
 // One item of GET /v1/jobs: no spec and no attempts; attempt_count and current_attempt
 // instead. `attempts` may be empty (the list does not read them).
 nlohmann::json jobSummaryJson(const store::JobRecord& job);

@@ -1,5 +1,5 @@
 // The routes of the API server, in one table: every (method, path template) pair it answers
-// and the pattern its router matches for it. The route files (job_routes.cc,
+// and the pattern its router matches for it. The route files (job_routes.cc, file_routes.cc,
 // system_routes.cc, console_routes.cc) register their handlers by (method, template), and
 // ApiServer::start refuses a registration that is not in the table and a table entry that
 // has no handler, so the table is what the server serves. It is also the fixed set of the
@@ -22,7 +22,7 @@ struct RouteTemplate {
   std::string_view pattern;  // the router's regular expression (ECMAScript, whole path)
 };
 
-inline constexpr std::array<RouteTemplate, 20> kRouteTable = {{
+inline constexpr std::array<RouteTemplate, 22> kRouteTable = {{
     {"POST", "/v1/jobs", "/v1/jobs"},
     {"GET", "/v1/jobs", "/v1/jobs"},
     {"GET", "/v1/jobs/{id}", R"(/v1/jobs/([^/]+))"},
@@ -30,6 +30,8 @@ inline constexpr std::array<RouteTemplate, 20> kRouteTable = {{
     {"POST", "/v1/jobs/{id}/cancel", R"(/v1/jobs/([^/]+)/cancel)"},
     {"POST", "/v1/jobs/{id}/attempts/{n}/abandon", R"(/v1/jobs/([^/]+)/attempts/([0-9]+)/abandon)"},
     {"GET", "/v1/jobs/{id}/logs", R"(/v1/jobs/([^/]+)/logs)"},
+    {"GET", "/v1/jobs/{id}/files", R"(/v1/jobs/([^/]+)/files)"},
+    {"GET", "/v1/jobs/{id}/files/content", R"(/v1/jobs/([^/]+)/files/content)"},
     {"POST", "/v1/validate", "/v1/validate"},
     {"POST", "/v1/playgrounds", "/v1/playgrounds"},
     {"POST", "/v1/deployments", "/v1/deployments"},

@@ -18,4 +18,17 @@ inline constexpr const char* kLogsIo = "logs.io";
 inline constexpr const char* kLogsInvalidPool = "logs.invalid_pool";
 inline constexpr const char* kLogsInvalidAttemptDir = "logs.invalid_attempt_dir";
 
+// The output readers' (output_files.h). A path breaking a rule is the caller's mistake
+// (400); a symlink, a hard link, a special file or a wrong kind of entry is the job's doing
+// (409), as for the logs.
+inline constexpr const char* kFilesInvalidPath = "files.invalid_path";
+inline constexpr const char* kFilesNotFound = "files.not_found";
+inline constexpr const char* kFilesSymlink = "files.symlink";
+inline constexpr const char* kFilesHardLink = "files.hard_link";
+inline constexpr const char* kFilesNotRegularFile = "files.not_regular_file";
+inline constexpr const char* kFilesNotDirectory = "files.not_a_directory";
+inline constexpr const char* kFilesIsDirectory = "files.is_directory";
+inline constexpr const char* kFilesTooManyEntries = "files.too_many_entries";
+inline constexpr const char* kFilesIo = "files.io";
+
 }  // namespace tuneplane::attempt::codes

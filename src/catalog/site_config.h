@@ -36,6 +36,10 @@ struct SlurmSite {
   // (slurm/pending_reasons.h) before TunePlane cancels it (cause rejected): time for an
   // administrator to fix the partition, account or QOS.
   std::chrono::milliseconds unrunnable_grace{300'000};
+  // How long a node that failed an attempt of any job (NODE_FAIL, the script's node trouble)
+  // is kept out of every job's next attempts too; 0 (the default): only the failed job's own
+  // later attempts avoid it. Held in serve's memory: a restart forgets it.
+  std::chrono::milliseconds failed_node_quarantine{0};
   // The operator accepts that a credential file (the JWT key or token, the TLS or client key,
   // the database password) is within the jobs' reach or readable by others: doctor warns
   // instead of failing, and serve starts (doctor/credential_checks.h).

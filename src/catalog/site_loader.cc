@@ -101,7 +101,7 @@ class SiteParser {
                      {"url", "api_version", "user", "token_file", "jwt_key_file", "token_lifespan",
                       "account", "qos", "job_environment", "ca_file", "client_cert", "client_key",
                       "connect_timeout", "request_timeout", "unrunnable_grace",
-                      "accept_exposed_credentials"}))
+                      "failed_node_quarantine", "accept_exposed_credentials"}))
       return;
     SlurmSite& s = site_.slurm;
     const YAML::Node url = r_.require(node, "url", path);
@@ -172,6 +172,7 @@ class SiteParser {
     if (auto v = duration(node, "connect_timeout", path)) s.connect_timeout = *v;
     if (auto v = duration(node, "request_timeout", path)) s.request_timeout = *v;
     if (auto v = duration(node, "unrunnable_grace", path)) s.unrunnable_grace = *v;
+    if (auto v = duration(node, "failed_node_quarantine", path)) s.failed_node_quarantine = *v;
     const YAML::Node accept = R::get(node, "accept_exposed_credentials");
     if (R::present(accept)) {
       if (auto v = r_.boolean(accept, R::child(path, "accept_exposed_credentials"))) {

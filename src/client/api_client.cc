@@ -2,6 +2,9 @@
 
 #include <curl/curl.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <utility>
 
 #include <fmt/format.h>
@@ -79,19 +82,14 @@ std::string ApiClient::redact(std::string text) const {
   return text;
 }
 
-ApiResult<Json> ApiClient::call(std::string method, std::string target, std::string body,
-                                std::string content_type) {
-  http::HttpRequest request;
-  request.method = std::move(method);
-  request.target = std::move(target);
-  request.body = std::move(body);
-  request.headers.emplace_back("Accept", "application/json");
+ApiResult<http::HttpResponse> ApiClient::exchange(http::HttpRequest request,
+                                                  const http::HttpDownload* download) {
   request.headers.emplace_back("User-Agent", kUserAgent);
-  if (!content_type.empty()) request.headers.emplace_back("Content-Type", content_type);
   if (token_) request.headers.emplace_back("Authorization", "Bearer " + *token_);
   const std::string what = request.method + " " + request.target;
 
-  auto response = transport_->perform(request);
+  auto response =
+      download ? transport_->download(request, *download) : transport_->perform(request);
   if (!response) {
     const http::TransportFailure& f = response.error();
     ApiError error;
@@ -117,23 +115,11 @@ ApiResult<Json> ApiClient::call(std::string method, std::string target, std::str
     }
     return tl::unexpected(std::move(error));
   }
+  if (response->status >= 200 && response->status < 300) return std::move(*response);
 
-  Json json = Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
-  const bool is_json = !json.is_discarded();
-  if (response->status >= 200 && response->status < 300) {
-    if (is_json && json.is_object()) return json;
-    ApiError error{FailureKind::kBadResponse, response->status, {}};
-    error.errors.push_back(
-        {kErrBadResponse, "",
-         redact(fmt::format(
-             "{}: the answer (HTTP {}, {}) is not a JSON object; is the server a "
-             "TunePlane server?",
-             what, response->status,
-             response->content_type.empty() ? "no content type" : response->content_type))});
-    return tl::unexpected(std::move(error));
-  }
-
-  ApiError error{FailureKind::kHttp, response->status, is_json ? serverErrors(json) : Errors{}};
+  const Json json = Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  ApiError error{FailureKind::kHttp, response->status,
+                 json.is_discarded() ? Errors{} : serverErrors(json)};
   if (error.errors.empty()) {
     error.errors.push_back(
         {kErrHttp, "",
@@ -144,6 +130,30 @@ ApiResult<Json> ApiClient::call(std::string method, std::string target, std::str
     e.field = redact(std::move(e.field));
     e.message = redact(std::move(e.message));
   }
+  return tl::unexpected(std::move(error));
+}
+
+ApiResult<Json> ApiClient::call(std::string method, std::string target, std::string body,
+                                std::string content_type) {
+  http::HttpRequest request;
+  request.method = std::move(method);
+  request.target = std::move(target);
+  request.body = std::move(body);
+  request.headers.emplace_back("Accept", "application/json");
+  if (!content_type.empty()) request.headers.emplace_back("Content-Type", content_type);
+  const std::string what = request.method + " " + request.target;
+  auto response = exchange(std::move(request));
+  if (!response) return tl::unexpected(std::move(response.error()));
+  Json json = Json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_discarded() && json.is_object()) return json;
+  ApiError error{FailureKind::kBadResponse, response->status, {}};
+  error.errors.push_back(
+      {kErrBadResponse, "",
+       redact(fmt::format(
+           "{}: the answer (HTTP {}, {}) is not a JSON object; is the server a "
+           "TunePlane server?",
+           what, response->status,
+           response->content_type.empty() ? "no content type" : response->content_type))});
   return tl::unexpected(std::move(error));
 }
 
@@ -197,6 +207,106 @@ ApiResult<Json> ApiClient::abandonAttempt(std::string_view id, int attempt,
 
 ApiResult<Json> ApiClient::whoami() {
   return call("GET", "/v1/whoami");
+}
+
+}  // namespace tuneplane::client
+
+namespace tuneplane::client {
+namespace {
+
+// The query of a file route: area, attempt, path (the server's defaults when unset).
+std::string fileTarget(std::string_view id, std::string_view route, const FileLocation& where) {
+  std::string target = "/v1/jobs/" + escapeUriComponent(id) + std::string(route);
+  target += "?area=" + escapeUriComponent(where.area);
+  if (where.attempt) target += fmt::format("&attempt={}", *where.attempt);
+  if (!where.path.empty()) target += "&path=" + escapeUriComponent(where.path);
+  return target;
+}
+
+// "bytes 100-199/1000" → {100, 1000}.
+std::optional<std::pair<uint64_t, uint64_t>> parseContentRange(const std::string& text) {
+  unsigned long long first = 0, last = 0, total = 0;
+  if (std::sscanf(text.c_str(), "bytes %llu-%llu/%llu", &first, &last, &total) != 3) {
+    return std::nullopt;
+  }
+  return std::make_pair(static_cast<uint64_t>(first), static_cast<uint64_t>(total));
+}
+
+}  // namespace
+
+ApiResult<Json> ApiClient::listFiles(std::string_view id, const FileLocation& where,
+                                     const FilesPage& page) {
+  std::string target = fileTarget(id, "/files", where);
+  if (page.limit) target += fmt::format("&limit={}", *page.limit);
+  if (!page.continue_token.empty())
+    target += "&continue=" + escapeUriComponent(page.continue_token);
+  return call("GET", target);
+}
+
+ApiResult<DownloadHead> ApiClient::downloadFile(std::string_view id, const FileLocation& where,
+                                                uint64_t offset, const std::string& if_range,
+                                                const DownloadSink& sink) {
+  http::HttpRequest request;
+  request.method = "GET";
+  request.target = fileTarget(id, "/files/content", where);
+  request.headers.emplace_back("Accept", "application/octet-stream, application/json");
+  if (offset > 0) {
+    request.headers.emplace_back("Range", fmt::format("bytes={}-", offset));
+    if (!if_range.empty()) request.headers.emplace_back("If-Range", if_range);
+  }
+  http::HttpDownload download;
+  download.keep_headers = {"ETag", "Content-Range", "Content-Length"};
+  std::optional<DownloadHead> head;
+  const auto headOf = [](int status, const auto& headers) -> std::optional<DownloadHead> {
+    DownloadHead out;
+    out.status = status;
+    out.etag = headers("ETag");
+    if (status == 206) {
+      auto range = parseContentRange(headers("Content-Range"));
+      if (!range) return std::nullopt;
+      out.offset = range->first;
+      out.total = range->second;
+    } else {
+      out.total = std::strtoull(headers("Content-Length").c_str(), nullptr, 10);
+    }
+    return out;
+  };
+  bool bad_head = false;
+  download.sink = [&](const http::HttpResponseHead& h, std::string_view chunk) {
+    if (!head) {
+      head = headOf(h.status, [&h](std::string_view name) { return h.header(name); });
+      if (!head) {
+        bad_head = true;
+        return false;
+      }
+    }
+    return sink(*head, chunk);
+  };
+  const std::string what = "GET " + request.target;
+  auto response = exchange(std::move(request), &download);
+  if (bad_head) {
+    ApiError error{FailureKind::kBadResponse, 206, {}};
+    error.errors.push_back({kErrBadResponse, "Content-Range",
+                            what + ": a partial answer without a usable Content-Range"});
+    return tl::unexpected(std::move(error));
+  }
+  if (!response) return tl::unexpected(std::move(response.error()));
+  if (!head) {  // an empty body: the sink was never called
+    const auto header = [&](std::string_view name) {
+      for (const auto& [key, value] : response->headers) {
+        if (key == name) return value;
+      }
+      return std::string();
+    };
+    head = headOf(response->status, header);
+    if (!head)
+      return tl::unexpected(ApiError{FailureKind::kBadResponse,
+                                     response->status,
+                                     {{kErrBadResponse, "Content-Range",
+                                       what + ": a partial answer without a usable "
+                                              "Content-Range"}}});
+  }
+  return *head;
 }
 
 }  // namespace tuneplane::client

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -42,6 +44,30 @@ struct LogsQuery {
   bool stderr_stream = false;  // stream=stderr instead of stdout
 };
 
+// Where a job's file is: an area — an attempt's output/ or the job's checkpoints/ — and a
+// path in it ("" is the area's root). The server's defaults where unset.
+struct FileLocation {
+  std::string area = "output";  // "output" or "checkpoints"
+  std::optional<int> attempt;   // output only; unset: the latest attempt
+  std::string path;
+};
+
+// One page of GET /v1/jobs/{id}/files.
+struct FilesPage {
+  std::optional<int> limit;
+  std::string continue_token;  // "" for the first page
+};
+
+// What a download's answer says before its first byte.
+struct DownloadHead {
+  int status = 200;     // 200: the whole file; 206: from `offset`
+  uint64_t offset = 0;  // where the body starts in the file
+  uint64_t total = 0;   // the file's size
+  std::string etag;     // the file's version, for If-Range on a resume
+};
+// Each piece of the body as it arrives; false stops the download.
+using DownloadSink = std::function<bool(const DownloadHead& head, std::string_view chunk)>;
+
 struct ClientTimeouts {
   std::chrono::milliseconds connect{5000};
   std::chrono::milliseconds request{30000};
@@ -70,8 +96,24 @@ class ApiClient {
   ApiResult<Json> abandonAttempt(std::string_view id, int attempt, std::string_view reason);
   // GET /v1/whoami → {"user": "alice", "admin": false}.
   ApiResult<Json> whoami();
+  // GET /v1/jobs/{id}/files → {"area", "attempt", "path", "items", "total", "continue",
+  // "areas"}: one page of a directory of the job's outputs.
+  ApiResult<Json> listFiles(std::string_view id, const FileLocation& where,
+                            const FilesPage& page = {});
+  // GET /v1/jobs/{id}/files/content: the file's bytes to `sink` as they arrive, never held
+  // whole. With `offset` > 0, asks for the rest from there (Range), only while the file is
+  // still the version `if_range` names (If-Range): a changed file comes whole (status 200),
+  // and the sink, told by the head, starts over. A download stalls out after the request
+  // timeout without a byte; it has no limit on its length.
+  ApiResult<DownloadHead> downloadFile(std::string_view id, const FileLocation& where,
+                                       uint64_t offset, const std::string& if_range,
+                                       const DownloadSink& sink);
 
  private:
+  // One request: the token and User-Agent added; a 2xx answer, or the ApiError of a
+  // transport failure or of a 4xx/5xx (the server's errors[]).
+  ApiResult<http::HttpResponse> exchange(http::HttpRequest request,
+                                         const http::HttpDownload* download = nullptr);
   ApiResult<Json> call(std::string method, std::string target, std::string body = "",
                        std::string content_type = "");
   std::string redact(std::string text) const;

@@ -81,6 +81,22 @@ AttemptView attemptFromJson(const Json& j) {
   return a;
 }
 
+std::optional<WaitingView> waitingFromJson(const Json& j) {
+  if (!j.is_object()) return std::nullopt;
+  WaitingView w;
+  w.attempt = optInt32(j, "attempt").value_or(0);
+  w.as_of = optText(j, "as_of");
+  if (auto it = j.find("components"); it != j.end() && it->is_array()) {
+    for (const Json& c : *it) {
+      if (!c.is_object()) continue;
+      w.components.push_back({text(c, "pool"), text(c, "reason"), text(c, "reason_text"),
+                              text(c, "partition"), optText(c, "estimated_start"),
+                              optInt32(c, "position"), optInt32(c, "pending_in_partition")});
+    }
+  }
+  return w;
+}
+
 template <typename T, typename F>
 Result<std::vector<T>> itemsOf(const Json& list, F&& one) {
   if (!list.is_object() || !list.contains("items") || !list["items"].is_array()) {
@@ -153,6 +169,7 @@ Result<JobView> jobFromJson(const Json& j) {
     for (const Json& a : *it) job.attempts.push_back(attemptFromJson(a));
   }
   job.attempt_count = optInt32(j, "attempt_count").value_or(static_cast<int>(job.attempts.size()));
+  if (auto it = j.find("waiting"); it != j.end()) job.waiting = waitingFromJson(*it);
   if (auto it = j.find("current_attempt"); it != j.end() && it->is_object()) {
     job.current_attempt = attemptFromJson(*it);
   } else if (!job.attempts.empty()) {

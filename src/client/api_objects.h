@@ -53,6 +53,24 @@ struct AttemptView {
   bool terminal() const;  // by phase::AttemptPhase; an unknown phase is not terminal
 };
 
+// One pending component of a job that waits in Slurm's queue (the API's ComponentWaiting).
+struct ComponentWaitingView {
+  std::string pool;         // "" in a list item
+  std::string reason;       // Slurm's code
+  std::string reason_text;  // in words; "" when the server has none
+  std::string partition;
+  std::optional<std::string> estimated_start;  // RFC 3339; Slurm's estimate
+  std::optional<int> position;
+  std::optional<int> pending_in_partition;
+};
+
+// Why a job waits in Slurm's queue, and until when (the API's `waiting`).
+struct WaitingView {
+  int attempt = 0;
+  std::optional<std::string> as_of;  // when Slurm's queue was read; unset: stored values
+  std::vector<ComponentWaitingView> components;
+};
+
 struct JobView {
   std::string id;
   std::string name;
@@ -71,6 +89,7 @@ struct JobView {
   int attempt_count = 0;                       // the list's attempt_count, else attempts.size()
   std::optional<AttemptView> current_attempt;  // the list's summary, else the last attempt
   std::vector<AttemptView> attempts;           // only in GET /v1/jobs/{id}
+  std::optional<WaitingView> waiting;          // while it waits in Slurm's queue
 
   bool terminal() const;   // Succeeded, Failed or Cancelled
   bool succeeded() const;  // Succeeded

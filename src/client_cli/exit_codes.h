@@ -3,7 +3,7 @@
 // reference):
 //   0   success; with --wait, the job Succeeded
 //   1   the job ended Failed or Cancelled (--wait); for the offline and `slurm` commands,
-//       an operational failure (I/O, slurmrestd unreachable)
+//       an operational failure (I/O, slurmrestd unreachable); `cp`: a local write failed
 //   2   invalid input or refusal: a bad flag, spec or config, a spec the server refused
 //       (422, every error printed with its field), another 4xx
 //   3   not found: no such job or attempt (404; another user's job reads as not found)
@@ -13,7 +13,7 @@
 //   6   outcome unknown: a request that changes something (submit, cancel, abandon; a
 //       `slurm submit`) was sent but no answer came back — it may have been carried out
 //   7   --timeout passed before the job (or the followed attempt) ended; nothing cancelled
-//   130 interrupted (Ctrl-C) while waiting or following; the job was not cancelled
+//   130 interrupted (Ctrl-C) while waiting, following or copying; the job was not cancelled
 #pragma once
 
 namespace tuneplane::cli {

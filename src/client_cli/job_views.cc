@@ -81,10 +81,46 @@ void describeAttempt(std::string& out, const AttemptView& a, const ViewOptions& 
   for (const ComponentView& c : a.components) {
     table.add({std::to_string(c.index), orDash(c.pool), c.job_id ? std::to_string(*c.job_id) : "-",
                orDash(c.sluid), orDash(joined(c.state, ",")), orDash(c.reason), exitText(c),
-               orDash(c.nodes), showTime(c.start_time, view.now_ms, view.terminal),
+               orDash(c.nodes),
+               // A pending component's start_time is Slurm's estimate (the Waiting block).
+               !c.state.empty() && c.state.front() == "PENDING"
+                   ? "-"
+                   : showTime(c.start_time, view.now_ms, view.terminal),
                showTime(c.end_time, view.now_ms, view.terminal)});
   }
   out += table.render(true, in + "  ");
+}
+
+// "in 12m" on a terminal, the RFC 3339 text for a pipe; "" when unset.
+std::string estimateText(const std::optional<std::string>& time, const ViewOptions& view) {
+  if (!time || time->empty()) return "";
+  return view.terminal ? showTime(time, view.now_ms, true) : *time;
+}
+
+std::string placeText(const client::ComponentWaitingView& c) {
+  if (!c.position || !c.pending_in_partition) return "";
+  return fmt::format("#{} of {} in {}", *c.position, *c.pending_in_partition,
+                     c.partition.empty() ? "its partition" : c.partition);
+}
+
+void describeWaiting(std::string& out, const client::WaitingView& w, const ViewOptions& view) {
+  field(out, "", "Waiting",
+        fmt::format("attempt {} in Slurm's queue ({})", w.attempt,
+                    w.as_of ? "the queue as read " + longTime(w.as_of, view)
+                            : "as the control loop last saw it; the queue was not read"));
+  for (const client::ComponentWaitingView& c : w.components) {
+    const std::string in = "    ";
+    out += fmt::format("  {}:\n", c.pool.empty() ? "Job" : "Pool " + c.pool);
+    const std::string reason = c.reason.empty() ? "-" : c.reason;
+    field(out, in, "Reason",
+          c.reason_text.empty() ? reason : fmt::format("{} ({})", reason, c.reason_text));
+    const std::string place = placeText(c);
+    field(out, in, "Queue place",
+          place.empty() ? "-" : place + " (pending jobs ahead of it, by Slurm's priority)");
+    field(out, in, "Start",
+          c.estimated_start ? longTime(c.estimated_start, view) + ", Slurm's estimate"
+                            : "Slurm has no estimate yet");
+  }
 }
 
 Table eventRows(const std::vector<EventView>& events, const ViewOptions& view) {
@@ -99,13 +135,29 @@ Table eventRows(const std::vector<EventView>& events, const ViewOptions& view) {
 
 }  // namespace
 
+std::string waitingLine(const JobView& job, const ViewOptions& view) {
+  if (!job.waiting || job.waiting->components.empty()) return "";
+  // The component furthest from starting: the last place, else the first.
+  const client::ComponentWaitingView* shown = &job.waiting->components.front();
+  for (const auto& c : job.waiting->components) {
+    if (c.position.value_or(0) > shown->position.value_or(0)) shown = &c;
+  }
+  std::vector<std::string> parts;
+  if (const std::string place = placeText(*shown); !place.empty()) parts.push_back(place);
+  const std::string when = estimateText(shown->estimated_start, view);
+  parts.push_back(when.empty() ? "no start estimate yet" : "est. start " + when);
+  const std::string reason = shown->reason.empty() ? "queued" : shown->reason;
+  return fmt::format("{}: {}", reason, joined(parts, ", "));
+}
+
 std::string jobsTable(const std::vector<JobView>& jobs, const ViewOptions& view) {
   if (jobs.empty()) return "No jobs found.\n";
   Table table({"ID", "NAME", "OWNER", "PHASE", "ATTEMPTS", "CREATED", "REASON"});
   for (const JobView& job : jobs) {
+    const std::string waiting = waitingLine(job, view);
     table.add({job.id, orDash(job.name), orDash(job.owner), job.phase,
                std::to_string(job.attempt_count), showTime(job.created, view.now_ms, view.terminal),
-               reasonCell(job.reason, view)});
+               reasonCell(waiting.empty() ? job.reason : waiting, view)});
   }
   return table.render(view.terminal);
 }
@@ -138,6 +190,7 @@ std::string describeJob(const JobView& job, const std::vector<EventView>& events
           "requested" + (job.cancel_requested_by ? " by " + *job.cancel_requested_by : ""));
   }
   if (job.next_attempt_at) field(out, "", "Next attempt", longTime(job.next_attempt_at, view));
+  if (job.waiting) describeWaiting(out, *job.waiting, view);
   field(out, "", "Attempts", std::to_string(job.attempts.size()));
   for (const AttemptView& a : job.attempts) describeAttempt(out, a, view);
 

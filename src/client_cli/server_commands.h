@@ -10,6 +10,7 @@
 //   logs ID [--attempt N] [--component POOL] [--stream stderr] [-f [--timeout D]]
 //   cancel ID                                     POST /v1/jobs/{id}/cancel
 //   attempt abandon ID N --reason TEXT            POST /v1/jobs/{id}/attempts/{n}/abandon
+//   cp [-r] JOB[:ATTEMPT|:checkpoints][/PATH] LOCAL  GET /v1/jobs/{id}/files[/content]
 //   whoami                                        GET /v1/whoami
 #pragma once
 
@@ -72,6 +73,14 @@ struct LogsFlags {
 };
 int runLogs(const LogsFlags& flags, CommandIo& io);
 
+struct CpFlags {
+  ServerFlags server;
+  std::string source;       // JOB[:ATTEMPT|:checkpoints][/PATH]
+  std::string destination;  // LOCAL
+  bool recursive = false;   // -r
+};
+int runCp(const CpFlags& flags, CommandIo& io);
+
 struct WhoamiFlags {
   ServerFlags server;
 };
@@ -83,6 +92,7 @@ void addSubmitCommand(CLI::App& app, IoSource io);      // submit_command.cc
 void addGetCommands(CLI::App& app, IoSource io);        // get_commands.cc: get, describe, events
 void addLogsCommand(CLI::App& app, IoSource io);        // logs_command.cc
 void addJobActionCommands(CLI::App& app, IoSource io);  // job_action_commands.cc: cancel, attempt
+void addCpCommand(CLI::App& app, IoSource io);          // cp_command.cc
 void addWhoamiCommand(CLI::App& app, IoSource io);      // whoami_command.cc
 void addServerCommands(CLI::App& app, IoSource io);     // all of the above
 void addServerCommands(CLI::App& app);  // … with processIo (the `tuneplane` binary)

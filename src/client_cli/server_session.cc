@@ -66,7 +66,8 @@ CommandIo& processIo() {
                       clock,
                       interruptSleeper(),
                       client::ClientEnvironment::fromProcess(),
-                      {}};
+                      {},
+                      ::isatty(STDERR_FILENO) == 1};
   return io;
 }
 

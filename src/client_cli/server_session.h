@@ -43,6 +43,7 @@ struct CommandIo {
   client::Sleeper& sleeper;
   client::ClientEnvironment env;
   client::ClientTimeouts timeouts;
+  bool err_terminal = false;  // stderr is a terminal: progress bars (`cp`)
 };
 
 // std::cout/std::cerr, isatty(stdout), the system clock, the Ctrl-C-aware sleeper, getenv.

@@ -24,11 +24,12 @@ std::string phaseLine(const client::JobView& job) {
 
 const char* const kServerExitCodes =
     "Exit codes: 0 success (with --wait: the job Succeeded); 1 the job ended Failed or\n"
-    "Cancelled (--wait); 2 invalid input or refusal (a bad flag or config, a refused spec —\n"
-    "every error printed with its field — another 4xx); 3 no such job (404); 4 authentication\n"
-    "(401/403); 5 the server unreachable or failing (5xx); 6 a submit/cancel/abandon sent\n"
-    "without an answer (it may have happened); 7 --timeout passed (nothing cancelled);\n"
-    "130 interrupted by Ctrl-C while waiting (nothing cancelled).";
+    "Cancelled (--wait), or cp could not write a local file; 2 invalid input or refusal (a\n"
+    "bad flag or config, a refused spec — every error printed with its field — another 4xx);\n"
+    "3 no such job or file (404); 4 authentication (401/403); 5 the server unreachable or\n"
+    "failing (5xx); 6 a submit/cancel/abandon sent without an answer (it may have happened);\n"
+    "7 --timeout passed (nothing cancelled); 130 interrupted by Ctrl-C while waiting or\n"
+    "copying (nothing cancelled; cp keeps its partial file to resume).";
 
 int runSubmit(const SubmitFlags& flags, CommandIo& io) {
   auto session = ServerSession::open(flags.server, io);

@@ -60,6 +60,7 @@ void addServerCommands(CLI::App& app, IoSource io) {
   addGetCommands(app, io);
   addLogsCommand(app, io);
   addJobActionCommands(app, io);
+  addCpCommand(app, io);
   addWhoamiCommand(app, std::move(io));
 }
 

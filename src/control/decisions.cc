@@ -10,6 +10,7 @@
 #include "control/change_builder.h"
 #include "control/retry_policy.h"
 #include "control/status_mapping.h"
+#include "slurm/hostlist.h"
 #include "slurm/script_renderer.h"
 #include "slurm/sluid.h"
 #include "staging/error_codes.h"
@@ -176,12 +177,43 @@ Result<store::Change> cancelBeforeSubmit(const store::JobView& view, int64_t now
   return b.build();
 }
 
-Result<store::Change> markSubmitting(const store::JobView& view, int number, int64_t now_ms) {
+Result<store::Change> markSubmitting(const store::JobView& view, int number, int64_t now_ms,
+                                     const std::vector<std::string>& notes) {
   ChangeBuilder b(view, now_ms);
   b.editAttempt(number, [&](store::AttemptRecord& a) { a.submitted_ms = now_ms; });
-  b.moveAttempt(number, AttemptPhase::kSubmitting, "submitting to slurmrestd");
+  std::string why = "submitting to slurmrestd";
+  for (const auto& note : notes) why += "; " + note;
+  b.moveAttempt(number, AttemptPhase::kSubmitting, why);
   mirror(b, b.attempt(number));
   return b.build();
+}
+
+std::map<std::string, std::string> nodesToAvoid(const store::JobView& view) {
+  std::map<std::string, std::string> avoid;
+  for (const auto& a : view.attempts) {
+    if (!phase::isTerminal(a.phase) || a.cause != EndCause::kInfrastructure) continue;
+    const std::string in = " in attempt " + std::to_string(a.number);
+    for (const auto& c : a.components) {
+      const std::string base = c.state.empty() ? std::string() : c.state.front();
+      const std::vector<std::string> nodes = slurm::expandHostlist(c.nodes);
+      if (base == "NODE_FAIL") {
+        for (const auto& node : nodes) avoid.emplace(node, "NODE_FAIL" + in);
+        continue;
+      }
+      const bool node_trouble =
+          base == "FAILED" && c.exit_code &&
+          (*c.exit_code == slurm::kExitArtifactMismatch ||
+           *c.exit_code == slurm::kExitArtifactMissing || *c.exit_code == slurm::kExitNoHeadAddress ||
+           *c.exit_code == slurm::kExitRayHeadFailed || *c.exit_code == slurm::kExitCannotClaim);
+      // The batch script runs on the first node of component 0.
+      if (node_trouble && c.index == 0 && !nodes.empty()) {
+        avoid.emplace(nodes.front(),
+                      std::string(scriptFailure(*c.exit_code)) + " (exit " +
+                          std::to_string(*c.exit_code) + in + ")");
+      }
+    }
+  }
+  return avoid;
 }
 
 Result<store::Change> deferSubmit(const store::JobView& view, int number, const std::string& why,

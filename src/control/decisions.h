@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,8 +86,17 @@ Result<store::Change> beginAttempt(const store::JobView& view, int number,
 // with its attempt still Staging.
 Result<store::Change> cancelBeforeSubmit(const store::JobView& view, int64_t now_ms);
 
-// The submit intent is durable: the request may leave as soon as this is committed.
-Result<store::Change> markSubmitting(const store::JobView& view, int number, int64_t now_ms);
+// The submit intent is durable: the request may leave as soon as this is committed. `notes`:
+// what the stage decided for people (nodes kept out, or why not), added to the reason.
+Result<store::Change> markSubmitting(const store::JobView& view, int number, int64_t now_ms,
+                                     const std::vector<std::string>& notes = {});
+
+// Retries that learn: the nodes the job's ended attempts failed on through no fault of the
+// job's (node → why, for the event): every node of a component that ended NODE_FAIL, and the
+// batch host of a script that stopped on the node's trouble (the image unreadable or not as
+// registered, no address or no Ray head there, its claim or fence unreadable). A Ray node that
+// never joined (exit 67) is not named: the script does not say which one it was.
+std::map<std::string, std::string> nodesToAvoid(const store::JobView& view);
 
 // The submit provably never reached slurmrestd (`not_sent`, or a refused token), or staging
 // failed for a reason that may pass (I/O): the attempt is (back) in Staging and tried

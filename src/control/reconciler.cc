@@ -196,6 +196,7 @@ Reconciler::Driven Reconciler::drive(const store::JobView& view, JobFacts facts,
   if (plan.write) {
     if (!commit(view, *plan.write, plan.what)) return {};
     driven.after = afterChange(view, **plan.write);
+    quarantineFailedNodes(view, *driven.after);
   }
   const store::JobView& now = driven.after ? *driven.after : view;
   for (const auto& [memory_key, sluid] : plan.cancel_after) {
@@ -206,6 +207,24 @@ Reconciler::Driven Reconciler::drive(const store::JobView& view, JobFacts facts,
   if (plan.launch != LaunchKind::kNone) queueLaunch(now, plan.launch == LaunchKind::kFresh);
   driven.follow = plan.poll && !phase::isTerminal(now.job.phase);
   return driven;
+}
+
+void Reconciler::quarantineFailedNodes(const store::JobView& before, const store::JobView& after) {
+  const auto quarantine = launcher_.site().site.slurm.failed_node_quarantine;
+  if (quarantine.count() <= 0 || after.attempts.empty()) return;
+  const store::AttemptRecord& ended = after.attempts.back();
+  const bool ended_now =
+      phase::isTerminal(ended.phase) &&
+      (before.attempts.empty() || !phase::isTerminal(before.attempts.back().phase));
+  if (!ended_now) return;
+  store::JobView just_this = after;
+  just_this.attempts = {ended};
+  for (const auto& [node, why] : nodesToAvoid(just_this)) {
+    quarantine_[node] = {steady_now_ + quarantine.count(), why + " of job " + after.job.id};
+    spdlog::warn("reconciler: node {} is kept out of every job's next attempts for {} s: {} of "
+                 "job {}",
+                 node, quarantine.count() / 1000, why, after.job.id);
+  }
 }
 
 void Reconciler::gather(const store::JobView& view, const StepPlan& plan, JobFacts& facts) {

@@ -150,6 +150,9 @@ class Reconciler {
     TickReport tally;    // the task's counts, added to the tick's once it is done
     std::optional<store::JobView> submitted;  // receipt stored: settled on the loop's thread
     std::optional<slurm::SlurmResult<std::vector<slurm::JobRecord>>> records;  // GET /job/<id>
+    // Nodes to keep out of a new stage (node → why): the job's earlier attempts' failures and
+    // the site's quarantine (decisions.h, nodesToAvoid; pipeline/node_exclusion.h).
+    std::map<std::string, std::string> avoid;
   };
   // An active job as last read from the store, with its spec's retry policy once parsed.
   struct Known {
@@ -168,6 +171,9 @@ class Reconciler {
   };
   Driven drive(const store::JobView& view, JobFacts facts, bool polled);
   void gather(const store::JobView& view, const StepPlan& plan, JobFacts& facts);
+  // slurm.failed_node_quarantine: the nodes the attempt that `after` ended (and `before` had
+  // not) failed on, into quarantine_.
+  void quarantineFailedNodes(const store::JobView& before, const store::JobView& after);
   StepSettings settingsFor(const store::JobView& view);
   bool commit(const store::JobView& view, const Result<store::Change>& change, const char* what);
   // Commits at once (never batched), counting into `tally`: the launch tasks' way.
@@ -196,7 +202,8 @@ class Reconciler {
                       const spec::PartialSpec* parsed = nullptr);
   // Submitting is committed, or — its commit's answer lost — found stored by a re-read.
   std::optional<store::JobView> commitSubmitting(TickReport& tally, const store::JobView& view,
-                                                 int number);
+                                                 int number,
+                                                 const std::vector<std::string>& notes = {});
 
   // reconciler_track.cc: polling, the lookup by token, cancel.
   void poll(const std::vector<const store::JobView*>& tracked, std::stop_token stop);
@@ -247,6 +254,10 @@ class Reconciler {
   // (SLUID → job id) whose DELETE Slurm has not heard yet, sent again every cycle.
   std::map<AttemptKey, AttemptMemory> memory_;
   std::map<std::string, std::string> stray_cancels_;
+  // slurm.failed_node_quarantine: nodes an attempt of any job failed on, kept out of every
+  // new stage until (Clock::steadyMs) — with why. Read and written on the loop's thread only
+  // (the launch tasks get a copy in their Launch).
+  std::map<std::string, std::pair<int64_t, std::string>> quarantine_;
 };
 
 }  // namespace tuneplane::control

@@ -36,7 +36,16 @@ void Reconciler::queueLaunch(store::JobView view, bool fresh) {
     report_.relaunch_in_ms = 0;  // the budget is used: the next tick takes the rest at once
     return;
   }
-  launches_.push_back(Launch{std::move(view), fresh, {}, {}, {}});
+  std::map<std::string, std::string> avoid = nodesToAvoid(view);
+  for (auto it = quarantine_.begin(); it != quarantine_.end();) {
+    if (it->second.first <= steady_now_) {
+      it = quarantine_.erase(it);
+      continue;
+    }
+    avoid.emplace(it->first, it->second.second + "; kept out of every job for a while");
+    ++it;
+  }
+  launches_.push_back(Launch{std::move(view), fresh, {}, {}, {}, std::move(avoid)});
 }
 
 void Reconciler::runLaunches() {
@@ -145,8 +154,17 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
   TickReport& tally = launch.tally;
   const store::AttemptRecord attempt = view.attempts.back();
   const int n = attempt.number;
-  auto staged = parsed != nullptr ? launcher_.stageOrLoad(*parsed, attempt)
-                                  : launcher_.stageOrLoad(view.job.spec, attempt);
+  // Retries that learn: Slurm's node list, to keep out the nodes to avoid where the pools
+  // still fit without them (read only when there are any).
+  pipeline::NodeAvoidance avoidance;
+  avoidance.avoid = launch.avoid;
+  if (!avoidance.avoid.empty()) {
+    ++tally.fetches;
+    if (auto nodes = slurm.listNodes()) avoidance.inventory = std::move(*nodes);
+  }
+  std::optional<spec::PartialSpec> own;
+  if (parsed == nullptr) own = spec::parsePartialJobSpec(view.job.spec);
+  auto staged = launcher_.stageOrLoad(parsed != nullptr ? *parsed : *own, attempt, avoidance);
   if (!staged) {
     const std::string why = describeAll(staged.error());
     if (stagingMayPass(staged.error())) {
@@ -164,7 +182,7 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
   // The last point to stop before sending: once Submitting is durable, the POST goes out
   // and its answer is recorded, so a stop never strands an attempt that was not sent.
   if (stop_.stop_requested()) return;
-  auto submitting = commitSubmitting(tally, view, n);
+  auto submitting = commitSubmitting(tally, view, n, staged->notes);
   if (!submitting) return;
   hook(SubmitStep::kSubmittingDurable, *submitting, n);
 
@@ -209,8 +227,9 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
 }
 
 std::optional<store::JobView> Reconciler::commitSubmitting(TickReport& tally,
-                                                           const store::JobView& view, int number) {
-  auto change = markSubmitting(view, number, now_);
+                                                           const store::JobView& view, int number,
+                                                           const std::vector<std::string>& notes) {
+  auto change = markSubmitting(view, number, now_, notes);
   if (!change) {
     commitNow(tally, view, change, "submitting");
     return std::nullopt;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstring>
 #include <new>
+#include <optional>
 
 namespace tuneplane::http {
 namespace {
@@ -16,7 +17,23 @@ struct BodySink {
   CURL* curl = nullptr;
   std::string* body = nullptr;
   bool sized = false;
+  // A download (HttpTransport::download): a 2xx answer's body goes to its sink instead.
+  const HttpDownload* download = nullptr;
+  std::optional<HttpResponseHead> head;  // read at the first body byte
 };
+
+std::vector<std::pair<std::string, std::string>> keptHeaders(
+    CURL* curl, const std::vector<std::string>& names) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& name : names) {
+    curl_header* h = nullptr;
+    // The last request's (-1), the answer's own headers, not a 1xx's or a redirect's.
+    if (curl_easy_header(curl, name.c_str(), 0, CURLH_HEADER, -1, &h) == CURLHE_OK && h) {
+      out.emplace_back(name, h->value);
+    }
+  }
+  return out;
+}
 
 // Larger Content-Length claims are not trusted for the first allocation; the buffer then
 // grows as the bytes arrive.
@@ -27,6 +44,17 @@ size_t appendBody(char* data, size_t size, size_t count, void* user) {
   const size_t n = size * count;
   std::string& body = *sink->body;
   try {
+    if (sink->download != nullptr) {
+      if (!sink->head) {
+        long status = 0;
+        curl_easy_getinfo(sink->curl, CURLINFO_RESPONSE_CODE, &status);
+        sink->head = HttpResponseHead{static_cast<int>(status),
+                                      keptHeaders(sink->curl, sink->download->keep_headers)};
+      }
+      if (sink->head->status >= 200 && sink->head->status < 300) {
+        return sink->download->sink(*sink->head, std::string_view(data, n)) ? n : 0;
+      }
+    }
     if (!sink->sized) {
       sink->sized = true;
       curl_off_t length = -1;
@@ -167,8 +195,31 @@ CurlHttpTransport::CurlHttpTransport(HttpOptions options, std::string url_prefix
 
 CurlHttpTransport::~CurlHttpTransport() = default;
 
+tl::expected<HttpResponse, TransportFailure> HttpTransport::download(const HttpRequest& request,
+                                                                     const HttpDownload& download) {
+  auto response = perform(request);
+  if (!response || response->status < 200 || response->status >= 300) return response;
+  if (!response->body.empty() &&
+      !download.sink(HttpResponseHead{response->status, response->headers}, response->body)) {
+    return tl::unexpected(TransportFailure{TransportClass::kUnknown, CURLE_WRITE_ERROR,
+                                           "the download's sink stopped it"});
+  }
+  response->body.clear();
+  return response;
+}
+
 tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::perform(
     const HttpRequest& request) {
+  return run(request, nullptr);
+}
+
+tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::download(
+    const HttpRequest& request, const HttpDownload& download) {
+  return run(request, &download);
+}
+
+tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::run(const HttpRequest& request,
+                                                                    const HttpDownload* download) {
   std::lock_guard lock(mu_);
   CURL* curl = static_cast<CURL*>(handle_.get());
   // Reset clears the options but keeps the connection cache: keep-alive survives.
@@ -181,8 +232,16 @@ tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::perform(
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS,
                    static_cast<long>(options_.connect_timeout.count()));
-  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
-  BodySink sink{curl, &response.body};
+  if (download != nullptr) {
+    // A download lasts as long as it needs: what is bounded is a stall.
+    const long stall_seconds =
+        std::max<long>(1, static_cast<long>(options_.request_timeout.count() / 1000));
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, stall_seconds);
+  } else {
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
+  }
+  BodySink sink{curl, &response.body, false, download, std::nullopt};
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, appendBody);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
   curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
@@ -247,7 +306,15 @@ tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::perform(
   char* content_type = nullptr;
   curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
   if (content_type) response.content_type = content_type;
+  if (download != nullptr) response.headers = keptHeaders(curl, download->keep_headers);
   return response;
+}
+
+std::string HttpResponseHead::header(std::string_view name) const {
+  for (const auto& [key, value] : headers) {
+    if (key == name) return value;
+  }
+  return {};
 }
 
 }  // namespace tuneplane::http

@@ -9,10 +9,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -36,11 +38,33 @@ const char* toString(TransportClass transport);  // "not_sent", "unknown", "reje
 // codes: the Slurm client answers "slurm.config", the API client "cli.invalid_server").
 inline constexpr const char* kErrBadUrl = "http.bad_url";
 
+// What a download's sink sees of the answer before its first byte: the status and the
+// response headers named in HttpRequest::keep_headers.
+struct HttpResponseHead {
+  int status = 0;
+  std::vector<std::pair<std::string, std::string>> headers;  // names as requested
+  // The value of `name` (as named in keep_headers), "" when the answer has none.
+  std::string header(std::string_view name) const;
+};
+
+// A download's sink: each piece of a 2xx answer's body as it arrives; false stops the
+// transfer (it then fails with CURLE_WRITE_ERROR).
+using BodySinkFn = std::function<bool(const HttpResponseHead& head, std::string_view chunk)>;
+
 struct HttpRequest {
   std::string method;  // GET, POST, DELETE
   std::string target;  // path and query, e.g. "/slurm/v0.0.45/jobs/?update_time=5"
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+};
+
+// How HttpTransport::download hands out an answer.
+struct HttpDownload {
+  // Response headers to keep (HttpResponse::headers, HttpResponseHead), e.g. "ETag".
+  std::vector<std::string> keep_headers;
+  // Each piece of a 2xx answer's body (any other answer's body fills HttpResponse::body,
+  // for its errors).
+  BodySinkFn sink;
 };
 
 // Spare capacity CurlHttpTransport leaves after every response body, so that a JSON decoder
@@ -53,6 +77,7 @@ struct HttpResponse {
   // From CurlHttpTransport: capacity() >= size() + kBodyPadding. Move it along; a copy
   // keeps the bytes but not the spare capacity (the decoder then copies it once more).
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // HttpRequest::keep_headers
 };
 
 struct TransportFailure {
@@ -65,6 +90,11 @@ class HttpTransport {
  public:
   virtual ~HttpTransport() = default;
   virtual tl::expected<HttpResponse, TransportFailure> perform(const HttpRequest& request) = 0;
+  // A download: as perform(), but a 2xx answer's body goes to `download.sink` as it arrives,
+  // never held whole. This default (a transport that cannot stream) performs the request
+  // and hands the body over in one piece.
+  virtual tl::expected<HttpResponse, TransportFailure> download(const HttpRequest& request,
+                                                                const HttpDownload& download);
 };
 
 struct HttpOptions {
@@ -89,12 +119,18 @@ class CurlHttpTransport : public HttpTransport {
 
   // HttpTransport:
   tl::expected<HttpResponse, TransportFailure> perform(const HttpRequest& request) override;
+  // The body as it arrives; request_timeout bounds a stall (no byte for that long), not the
+  // whole transfer.
+  tl::expected<HttpResponse, TransportFailure> download(const HttpRequest& request,
+                                                        const HttpDownload& download) override;
 
  private:
   struct CurlDeleter {
     void operator()(void* handle) const;
   };
   CurlHttpTransport(HttpOptions options, std::string url_prefix, std::string unix_socket);
+  tl::expected<HttpResponse, TransportFailure> run(const HttpRequest& request,
+                                                   const HttpDownload* download);
 
   HttpOptions options_;
   std::string url_prefix_;   // what targets are appended to

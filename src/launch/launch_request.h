@@ -44,6 +44,9 @@ struct Component {
   int scratch_mb = 0;     // per node local disk (spec scratch_gb * 1024); 0: none requested.
                           // Submit body: temporary_disk_per_node. GPU pools only.
   std::chrono::minutes time_limit{0};  // 0: none sent, the partition's default applies
+  // Nodes this component must not get (Slurm's excluded_nodes): the ones an earlier attempt of
+  // the job failed on, when the pool still fits without them (pipeline: retries that learn).
+  std::vector<std::string> excluded_nodes;
 
   bool operator==(const Component&) const = default;
 };

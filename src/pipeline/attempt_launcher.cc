@@ -71,8 +71,11 @@ Checked<StagedSubmit> AttemptLauncher::stageOrLoad(std::string_view spec_text,
 }
 
 Checked<StagedSubmit> AttemptLauncher::stageOrLoad(const spec::PartialSpec& parsed,
-                                                   const store::AttemptRecord& attempt) {
+                                                   const store::AttemptRecord& attempt,
+                                                   const NodeAvoidance& avoidance) {
   PrepareOptions options;
+  options.avoid_nodes = avoidance.avoid;
+  options.nodes = avoidance.inventory;
   options.job_id = attempt.job_id;
   options.attempt = attempt.number;
   options.submit_token = attempt.submit_token;
@@ -92,7 +95,7 @@ Checked<StagedSubmit> AttemptLauncher::stageOrLoad(const spec::PartialSpec& pars
   if (fs_.exists(attempt.staging_dir)) return load(attempt);
   auto staged = stage(*prepared, access_, fs_);
   if (!staged) return failAll({staged.error()});
-  return StagedSubmit{staged->dir, std::move(prepared->submit_body)};
+  return StagedSubmit{staged->dir, std::move(prepared->submit_body), std::move(prepared->notes)};
 }
 
 Checked<StagedSubmit> AttemptLauncher::load(const store::AttemptRecord& attempt) {
@@ -114,7 +117,7 @@ Checked<StagedSubmit> AttemptLauncher::load(const store::AttemptRecord& attempt)
   if (!first.is_object() || first.value("comment", "") != attempt.submit_token) {
     return failAll({invalid(dir, "its submit token is not this attempt's")});
   }
-  return StagedSubmit{dir, std::move(body)};
+  return StagedSubmit{dir, std::move(body), {}};
 }
 
 }  // namespace tuneplane::pipeline

@@ -10,8 +10,10 @@
 // replaceRegistry (serve's SIGHUP) may run at the same time as all of them.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +30,14 @@ namespace tuneplane::pipeline {
 struct StagedSubmit {
   std::string dir;
   nlohmann::json body;  // POST /job/submit, as staged in submit.json
+  std::vector<std::string> notes;  // staged now: which nodes were kept out, or why not
+};
+
+// Nodes an earlier attempt failed on (node → why) and Slurm's node list, for a new stage
+// (node_exclusion.h); a loaded attempt keeps what was staged.
+struct NodeAvoidance {
+  std::map<std::string, std::string> avoid;
+  std::optional<std::vector<slurm::NodeInfo>> inventory;
 };
 
 class AttemptLauncher {
@@ -72,7 +82,8 @@ class AttemptLauncher {
                                     const store::AttemptRecord& attempt);
   // The same from the spec parsed already (spec::parsePartialJobSpec of the stored text).
   Checked<StagedSubmit> stageOrLoad(const spec::PartialSpec& parsed,
-                                    const store::AttemptRecord& attempt);
+                                    const store::AttemptRecord& attempt,
+                                    const NodeAvoidance& avoidance = {});
 
  private:
   Checked<StagedSubmit> load(const store::AttemptRecord& attempt);

@@ -12,6 +12,7 @@
 #include "launch/assembler.h"
 #include "launch/attempt_identity.h"
 #include "pipeline/error_codes.h"
+#include "pipeline/node_exclusion.h"
 #include "slurm/script_checks.h"
 #include "slurm/script_renderer.h"
 #include "slurm/submit_body.h"
@@ -178,6 +179,7 @@ Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const Sit
   auto request = launch::prepareLaunch(spec, context.site, context.registry, identity, attempt_dir,
                                        *checkpoint_dir, verifier);
   if (!request) return failAll(request.error());
+  std::vector<std::string> notes = applyExclusions(*request, options.avoid_nodes, options.nodes);
   // The renderer's own limits (it would otherwise render a script that refuses to run).
   if (auto renderable = slurm::checkRenderable(*request); !renderable) {
     return failAll(renderable.error());
@@ -187,6 +189,7 @@ Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const Sit
   prepared.script = slurm::renderBatchScript(*request);
   prepared.submit_body = slurm::buildSubmitBody(*request, prepared.script);
   prepared.request = std::move(*request);
+  prepared.notes = std::move(notes);
   return prepared;
 }
 

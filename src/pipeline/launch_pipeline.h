@@ -13,9 +13,11 @@
 // ArtifactVerifier must be safe to share (catalog/artifact_verifier.h).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -23,6 +25,7 @@
 #include "catalog/site_config.h"
 #include "common/result.h"
 #include "launch/launch_request.h"
+#include "slurm/job_record.h"
 #include "spec/partial_spec.h"
 #include "staging/job_access.h"
 #include "staging/stager.h"
@@ -83,12 +86,17 @@ struct PrepareOptions {
   int attempt = 1;                          // >= 1
   std::optional<std::string> submit_token;  // else a fresh "tp-<32 hex>"
   std::optional<std::string> attempt_dir;   // else <staging_root>/jobs/<id>/attempts/<n>
+  // Retries that learn (node_exclusion.h): nodes an earlier attempt failed on (node → why)
+  // and Slurm's node list, to keep them out where the pools still fit without them.
+  std::map<std::string, std::string> avoid_nodes;
+  std::optional<std::vector<slurm::NodeInfo>> nodes;
 };
 
 struct PreparedLaunch {
   launch::LaunchRequest request;
   std::string script;          // the batch script (slurm::renderBatchScript)
   nlohmann::json submit_body;  // POST /slurm/v0.0.45/job/submit (slurm::buildSubmitBody)
+  std::vector<std::string> notes;  // for people: which nodes were kept out, or why not
 };
 
 // Errors, all found in one pass and in this order: the options' ("cli.invalid_attempt",

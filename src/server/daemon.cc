@@ -66,10 +66,24 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   d->loop_ = std::make_unique<control::ControlLoop>(*d->reconciler_, options.poll_interval,
                                                     d->observer_.get());
 
+  // Slurm's queue, read by the API only for jobs that wait in it: one try per listing.
+  slurm::RestClientOptions queue_options = slurm::restClientOptionsFromSite(site.site.slurm);
+  queue_options.retry.max_attempts = 1;
+  auto queue_tokens = slurm::makeTokenProvider(site.site.slurm);
+  if (!queue_tokens) return tl::unexpected(queue_tokens.error());
+  auto queue_client =
+      slurm::SlurmRestClient::create(std::move(queue_options), std::move(*queue_tokens));
+  if (!queue_client) return tl::unexpected(queue_client.error());
+  d->queue_slurm_ = std::move(*queue_client);
+  d->queue_metered_ =
+      std::make_unique<MeteredSlurmClient>(*d->queue_slurm_, d->metrics_, d->events_.get());
+  d->queue_ = std::make_unique<api::SlurmQueue>(
+      [client = d->queue_metered_.get()] { return client->listJobs(std::nullopt); }, d->clock_);
+
   Daemon* self = d.get();
   api::ApiDependencies deps{
-      *d->service_, store, *d->launcher_,      d->metrics_, api::readLog, {}, {}, {},
-      {},           {},    api::readResumeStep};
+      *d->service_, store, *d->launcher_,       d->metrics_, api::readLog, {}, {}, {},
+      {},           {},    api::readResumeStep, {}};
   deps.slurm_ready = [self]() -> Status {
     auto pinged = self->probe_->ping();
     if (!pinged) return fail("api.slurm_unavailable", "slurm", pinged.error().describe());
@@ -81,6 +95,9 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   };
   deps.access_log = std::move(options.access_log);
   deps.doctor = [self] { return self->doctorReport(); };
+  deps.pending_queue = [self](int64_t newer_than_ms) {
+    return self->queue_->current(newer_than_ms);
+  };
   d->token_count_ = options.tokens.size();
   d->server_secrets_ = std::move(options.server_secrets);
   auto server =

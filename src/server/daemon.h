@@ -100,6 +100,10 @@ class Daemon {
   std::unique_ptr<control::JobService> service_;
   std::unique_ptr<control::Reconciler> reconciler_;
   std::unique_ptr<control::ControlLoop> loop_;
+  // Slurm's queue for the API (api/slurm_queue.h): its own connection, one try, metered.
+  std::unique_ptr<slurm::SlurmRestClient> queue_slurm_;
+  std::unique_ptr<MeteredSlurmClient> queue_metered_;
+  std::unique_ptr<api::SlurmQueue> queue_;
   std::unique_ptr<api::ApiServer> server_;
   std::mutex doctor_mu_;
   std::mutex reload_mu_;  // one reload at a time

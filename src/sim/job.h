@@ -26,6 +26,7 @@ struct JobRequest {
   std::string standard_input;
   std::string comment;
   std::string constraints;
+  std::vector<std::string> excluded_nodes;  // never allocated (a list, or a CSV string)
   std::string tres_per_node;
   std::string tres_per_job;
   std::string script;  // component 0 only

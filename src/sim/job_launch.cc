@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "sim/batch_env.h"
 #include "sim/job_record.h"
@@ -47,7 +48,11 @@ void SimulatorImpl::scheduleLocked() {
                                job.alloc_gpus_per_node});
   }
   // Every pending job in submit order gets a try (a FIFO with backfill of whatever fits):
-  // a job that does not fit waits with reason Resources and holds nothing back.
+  // a job that does not fit holds nothing back. It waits with reason Resources when it is
+  // the first of its partition that does not fit, else Priority (a job ahead of it waits
+  // too), as slurmctld says; its start_time is the backfill scheduler's estimate.
+  std::set<std::string> blocked_partitions;
+  std::vector<std::vector<Job*>> waiting;
   for (auto& [id, job] : jobs_) {
     if (job.base_state != "PENDING" || job.request.hold || job.completing) continue;
     if (job.reason == "PartitionConfig") continue;     // can never start as asked
@@ -64,12 +69,17 @@ void SimulatorImpl::scheduleLocked() {
       allocs.push_back(*a);
     }
     if (allocs.size() != comps.size()) {
+      bool behind = false;
+      for (Job* c : comps) behind = behind || blocked_partitions.count(c->request.partition) > 0;
+      const char* reason = behind ? "Priority" : "Resources";
       for (Job* c : comps) {
-        if (c->reason != "Resources") {
-          c->reason = "Resources";
+        blocked_partitions.insert(c->request.partition);
+        if (c->reason != reason) {
+          c->reason = reason;
           touchLocked(*c);
         }
       }
+      waiting.push_back(std::move(comps));
       continue;
     }
     for (size_t i = 0; i < comps.size(); ++i) {
@@ -82,6 +92,39 @@ void SimulatorImpl::scheduleLocked() {
     }
     usage = trial;
     startLocked(comps);
+  }
+  estimateStartsLocked(waiting);
+}
+
+void SimulatorImpl::estimateStartsLocked(const std::vector<std::vector<Job*>>& waiting) {
+  if (waiting.empty()) return;
+  std::vector<HeldAllocation> held;
+  for (const auto& [id, job] : jobs_) {
+    if (!job.resources_held) continue;
+    held.push_back({Allocation{job.alloc_nodes, job.alloc_cpus_per_node, job.alloc_mem_per_node,
+                               job.alloc_gpus_per_node},
+                    job.end_time});
+  }
+  const int64_t now = nowUnix();
+  // In submit order (the sim's priority), each estimate reserves what the job would take
+  // until its time limit, as the backfill scheduler plans: a job behind it starts later.
+  for (const std::vector<Job*>& comps : waiting) {
+    std::vector<const JobRequest*> requests;
+    for (const Job* c : comps) requests.push_back(&c->request);
+    const StartEstimate estimate = estimateStart(requests, cluster_, held, now);
+    for (std::size_t i = 0; i < comps.size(); ++i) {
+      Job* c = comps[i];
+      // Like slurmctld's backfill, an estimate only moves later (a job that starts early
+      // does so by starting); none at all until the jobs ahead have ends.
+      if (estimate.start > c->start_time) {
+        c->start_time = estimate.start;
+        touchLocked(*c);
+      }
+      if (estimate.start > 0) {
+        const auto limit = c->request.time_limit_min;
+        held.push_back({estimate.allocations[i], limit ? estimate.start + *limit * 60 : 0});
+      }
+    }
   }
 }
 

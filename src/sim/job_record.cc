@@ -166,6 +166,9 @@ json jobRecord(const Job& job, const ClusterConfig& cluster) {
   r["exit_code"] = exitCodeJson(job.exit_code);
   r["derived_exit_code"] = exitCodeJson(ExitCode{});
   r["features"] = q.constraints;
+  std::string excluded;
+  for (const auto& n : q.excluded_nodes) excluded += (excluded.empty() ? "" : ",") + n;
+  r["excluded_nodes"] = excluded;
   r["gres_detail"] = json::array();
   if (allocated && job.alloc_gpus_per_node > 0) {
     for (const auto& name : job.alloc_nodes) {

@@ -43,9 +43,10 @@ Result<pid_t> launchBatchStep(const LaunchSpec& spec) {
     for (int fd = 3; fd < 1024; ++fd) close(fd);
     // ETXTBSY: the script was written by this process, and a child another thread forked
     // meanwhile holds its write descriptor until that child closes it above or execs. Wait for
-    // that (bounded: 1 s) instead of failing the job with 26 as its exit code, which a test
-    // starting many jobs at once on a loaded machine saw. Both calls are async-signal-safe.
-    for (int tries = 0; tries < 100; ++tries) {
+    // that (bounded: 5 s; 1 s was seen to fall short on a loaded 2-core machine, where that
+    // child may wait that long for a core) instead of failing the job with 26 as its exit
+    // code, which a test starting many jobs at once saw. Both calls are async-signal-safe.
+    for (int tries = 0; tries < 500; ++tries) {
       execve(argv[0], argv, envp.data());
       if (errno != ETXTBSY) break;
       const timespec pause{0, 10'000'000};

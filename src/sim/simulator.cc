@@ -573,6 +573,8 @@ void SimulatorImpl::cancelLocked(Job& leader) {
   const int64_t now = nowUnix();
   for (Job* c : componentsLocked(leader)) {
     c->base_state = "CANCELLED";
+    // As slurmctld ends a pending job: start and end now (no estimate left behind).
+    c->start_time = now;
     c->end_time = now;
     c->epilog_end = Clock::now();
     touchLocked(*c);

@@ -70,6 +70,8 @@ class SimulatorImpl final : public Simulator {
   Job& leaderLocked(Job& any);                   // the het job's leader, or the job itself
   void tickLocked();
   void scheduleLocked();
+  // The backfill scheduler's start_time of each job (its components) that could not start.
+  void estimateStartsLocked(const std::vector<std::vector<Job*>>& waiting);
   bool startLocked(std::vector<Job*> comps);
   void beginKillLocked(Job& leader, const std::string& state, const std::string& reason, int sig);
   // scancel: a pending job (every component) is CANCELLED at once; a running one is sent

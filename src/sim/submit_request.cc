@@ -46,6 +46,8 @@ std::string parserTypeName(const json& v) {
   return "null";
 }
 
+std::vector<std::string> splitAny(const std::string& s, const std::string& seps);
+
 JobRequest parseComponent(const json& job, const std::string& path, json& warnings) {
   JobRequest r;
   for (const auto& [key, value] : job.items()) {
@@ -67,6 +69,14 @@ JobRequest parseComponent(const json& job, const std::string& path, json& warnin
   r.standard_input = stringField(job, "standard_input");
   r.comment = stringField(job, "comment");
   r.constraints = stringField(job, "constraints");
+  if (const auto x = job.find("excluded_nodes"); x != job.end()) {
+    if (x->is_array()) {
+      for (const auto& n : *x)
+        if (n.is_string()) r.excluded_nodes.push_back(n.get<std::string>());
+    } else if (x->is_string()) {
+      r.excluded_nodes = splitAny(x->get<std::string>(), ",");
+    }
+  }
   r.tres_per_node = stringField(job, "tres_per_node");
   r.tres_per_job = stringField(job, "tres_per_job");
   r.script = stringField(job, "script");

@@ -65,6 +65,8 @@ struct JobRecord {
   NoValNumber memory_per_node;  // MiB
   NoValNumber memory_per_cpu;
   NoValNumber submit_time;  // Unix seconds
+  // When it started; while PENDING, Slurm's own estimate of when it will (set by the
+  // backfill scheduler or a begin time; 0 while Slurm has none).
   NoValNumber start_time;
   NoValNumber end_time;
   NoValNumber time_limit;       // minutes
@@ -80,6 +82,9 @@ struct JobRecord {
   bool requeue = false;
   bool hold = false;
   int64_t restart_cnt = 0;
+  // Slurm's scheduling priority (higher goes first; 0 while held). With start_time, what
+  // a PENDING job's place in its partition's queue is read from (api/slurm_queue.h).
+  NoValNumber priority;
 
   // The base state ("" when the record has none).
   const std::string& baseState() const;

@@ -84,6 +84,7 @@ enum JobKey {
   kRequeue,
   kHold,
   kRestartCnt,
+  kPriority,
 };
 
 const KeyIndex kJobKeys{
@@ -127,6 +128,7 @@ const KeyIndex kJobKeys{
     "requeue",
     "hold",
     "restart_cnt",
+    "priority",
 };
 
 // step_id.sluid; anything but an object gives "".
@@ -221,6 +223,8 @@ error_code readJobField(int key, ondemand::value& v, JobRecord& job, NoValNumber
       return readBool(v, job.hold);
     case kRestartCnt:
       return readInt(v, job.restart_cnt);
+    case kPriority:
+      return readNoVal(v, job.priority);
     default:
       return SUCCESS;  // a field the control plane does not need
   }

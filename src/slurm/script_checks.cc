@@ -103,6 +103,9 @@ Checked<void> checkRenderable(const launch::LaunchRequest& request) {
     c.noNul(comp.partition, field + ".partition");
     if (comp.constraint) c.noNul(*comp.constraint, field + ".constraint");
     c.noNul(comp.gres_type, field + ".gres_type");
+    for (std::size_t k = 0; k < comp.excluded_nodes.size(); ++k) {
+      c.noNul(comp.excluded_nodes[k], field + ".excluded_nodes[" + std::to_string(k) + "]");
+    }
     if (comp.nodes < 1) c.add("render.bad_nodes", field + ".nodes", "must be at least 1");
     if (comp.cpus_per_node < 1) {
       c.add("render.bad_cpus", field + ".cpus_per_node", "must be at least 1");

@@ -50,6 +50,11 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
     } else {
       out += "# (no --time: the partition's default time limit applies)\n";
     }
+    if (!c.excluded_nodes.empty()) {
+      std::string nodes;
+      for (const auto& n : c.excluded_nodes) nodes += (nodes.empty() ? "" : ",") + n;
+      line("--exclude=" + commentSafe(nodes));
+    }
     if (needsWholeNodes(request)) line("--exclusive");
     line("--no-requeue");
     line("--open-mode=append");

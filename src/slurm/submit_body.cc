@@ -27,6 +27,7 @@ nlohmann::json componentJson(const launch::LaunchRequest& request, const launch:
   // --tmp: MiB of node-local disk (TmpFS), like sbatch's default unit.
   if (c.scratch_mb > 0) job["temporary_disk_per_node"] = c.scratch_mb;
   if (c.time_limit.count() > 0) job["time_limit"] = noValNumber(c.time_limit.count());
+  if (!c.excluded_nodes.empty()) job["excluded_nodes"] = c.excluded_nodes;
   if (needsWholeNodes(request)) job["shared"] = nlohmann::json::array({"none"});
   job["requeue"] = false;
   job["current_working_directory"] = request.attempt_dir;

@@ -154,6 +154,16 @@ launch::LaunchRequest readRequest(const json& j) {
     component.memory_mb = integer(c, "memory_mb", at);
     component.scratch_mb = integer(c, "scratch_mb", at);
     component.time_limit = std::chrono::minutes(integer(c, "time_limit_minutes", at));
+    // Absent from snapshots staged before exclusions existed.
+    if (c.contains("excluded_nodes")) {
+      const json& excluded = array(c, "excluded_nodes", at);
+      for (std::size_t k = 0; k < excluded.size(); ++k) {
+        if (!excluded[k].is_string()) {
+          throw BadField{indexed(at, "excluded_nodes", k), "must be a string"};
+        }
+        component.excluded_nodes.push_back(excluded[k].get<std::string>());
+      }
+    }
     r.components.push_back(std::move(component));
   }
 
@@ -245,7 +255,8 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
                           {"cpus_per_node", c.cpus_per_node},
                           {"memory_mb", c.memory_mb},
                           {"scratch_mb", c.scratch_mb},
-                          {"time_limit_minutes", c.time_limit.count()}});
+                          {"time_limit_minutes", c.time_limit.count()},
+                          {"excluded_nodes", c.excluded_nodes}});
   }
   return json{
       {"version", kLaunchJsonVersion},

@@ -374,3 +374,84 @@ TEST_F(LogRoutesTest, AnAttemptWithoutComponentsIsAnInternalError) {
 
 }  // namespace
 }  // namespace tuneplane::api::testing
+
+namespace tuneplane::api::testing {
+namespace {
+
+// Why a queued job waits: GET /v1/jobs/{id} and the list say Slurm's reason in words, its
+// estimate and its place, from the queue the server shares — asked only for jobs that wait.
+class WaitingRoutesTest : public ApiFixture {
+ protected:
+  void tune(ApiDependencies& deps, HttpOptions&) override {
+    deps.pending_queue = [this](int64_t newer_than_ms) {
+      ++asked_;
+      newer_than_ms_ = newer_than_ms;
+      slurm::JobRecord ahead, ours;
+      ahead.job_id = 41;
+      ahead.sluid = "sAHEAD";
+      ahead.partition = ours.partition = "gpu";
+      ahead.job_state = ours.job_state = {"PENDING"};
+      ahead.priority = {true, false, 9};
+      ours.priority = {true, false, 1};
+      ours.job_id = 42;
+      ours.sluid = "sOURS";
+      ours.state_reason = "Priority";
+      ours.start_time = {true, false, 1'796'105'000};
+      return std::make_shared<const QueueSnapshot>(queueSnapshot({ahead, ours}, 1'796'101'000'000));
+    };
+  }
+  std::string queuedJob() {
+    const std::string id = submitJob();
+    store::AttemptRecord attempt =
+        firstAttempt(id, phase::AttemptPhase::kQueued, "/staging/jobs/" + id + "/attempts/1");
+    attempt.slurm_job_id = 42;
+    attempt.submitted_ms = 1'796'100'000'000;
+    attempt.components.push_back(
+        {0, "main", 42, "sOURS", {"PENDING"}, "Resources", {}, {}, "", 0, 0});
+    commitAttempt(attempt, phase::JobPhase::kQueued);
+    return id;
+  }
+  int asked_ = 0;
+  int64_t newer_than_ms_ = 0;
+};
+
+TEST_F(WaitingRoutesTest, AQueuedJobSaysWhyItWaitsUntilWhenAndItsPlace) {
+  const std::string id = queuedJob();
+  auto res = get("/v1/jobs/" + id);
+  ASSERT_TRUE(res && res->status == 200) << (res ? res->body : "");
+  const json waiting = body(res)["waiting"];
+  EXPECT_EQ(waiting["attempt"], 1);
+  EXPECT_EQ(waiting["as_of"], "2026-12-01T04:56:40.000Z");
+  ASSERT_EQ(waiting["components"].size(), 1u);
+  const json c = waiting["components"][0];
+  EXPECT_EQ(c["pool"], "main");
+  EXPECT_EQ(c["reason"], "Priority");  // the queue's word, fresher than the stored one
+  EXPECT_EQ(c["reason_text"], "jobs of higher priority are ahead of it in the partition's queue");
+  EXPECT_EQ(c["partition"], "gpu");
+  EXPECT_EQ(c["position"], 2);
+  EXPECT_EQ(c["pending_in_partition"], 2);
+  EXPECT_EQ(c["estimated_start"], "2026-12-01T06:03:20.000Z");
+  EXPECT_EQ(newer_than_ms_, 1'796'100'000'000);  // the snapshot must be newer than the submit
+
+  auto list = get("/v1/jobs");
+  ASSERT_TRUE(list && list->status == 200);
+  const json item = body(list)["items"][0];
+  EXPECT_EQ(item["waiting"]["components"][0]["position"], 2);
+  EXPECT_EQ(item["waiting"]["components"][0]["pool"], nullptr);
+  EXPECT_EQ(asked_, 2);
+}
+
+TEST_F(WaitingRoutesTest, AJobThatDoesNotWaitDoesNotAskTheQueue) {
+  const std::string id = submitJob();
+  addRunningAttempt(id, "/staging/jobs/" + id + "/attempts/1");
+  auto res = get("/v1/jobs/" + id);
+  ASSERT_TRUE(res && res->status == 200);
+  EXPECT_EQ(body(res)["waiting"], nullptr);
+  auto list = get("/v1/jobs");
+  ASSERT_TRUE(list && list->status == 200);
+  EXPECT_EQ(body(list)["items"][0]["waiting"], nullptr);
+  EXPECT_EQ(asked_, 0);
+}
+
+}  // namespace
+}  // namespace tuneplane::api::testing

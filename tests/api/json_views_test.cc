@@ -144,6 +144,21 @@ TEST(JsonViewsTest, JobJsonTextIsDumpOfJobJson) {
   // With the step an attempt started from (read from its files by the route).
   const ResumeSteps steps = {{1, 1200}, {7, 3}};
   EXPECT_EQ(jobJsonText(full, {}, steps), dump(jobJson(full, {}, steps)));
+  // With why it waits: from the queue (every member set), and from the store alone.
+  JobWaiting from_queue{2,
+                        1'796'101'660'500,
+                        {{"main", "Priority", "gpu", 1'796'105'000'000, 3, 7},
+                         {"aux", "Unheard\"Of", std::nullopt, 0, std::nullopt, std::nullopt}}};
+  JobWaiting from_store{2, 0, {{"", "", std::nullopt, 0, std::nullopt, std::nullopt}}};
+  for (const JobWaiting* waiting : {&from_queue, &from_store}) {
+    EXPECT_EQ(jobJsonText(full, {}, steps, *waiting), dump(jobJson(full, {}, steps, *waiting)));
+  }
+  const nlohmann::json with = jobJson(full, {}, {}, from_queue);
+  EXPECT_EQ(with["waiting"]["components"][0]["reason_text"],
+            "jobs of higher priority are ahead of it in the partition's queue");
+  EXPECT_EQ(with["waiting"]["components"][0]["estimated_start"], "2026-12-01T06:03:20.000Z");
+  EXPECT_EQ(with["waiting"]["components"][1]["reason_text"], nullptr);  // not in the table
+  EXPECT_EQ(jobJson(full)["waiting"], nullptr);
 }
 
 // resume_from_step: the step the attempt's framework said it started from; null when it did

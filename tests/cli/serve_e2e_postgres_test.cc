@@ -5,7 +5,10 @@
 // (support/pg_cluster.h), where the role used here must authenticate with its password.
 #include <signal.h>
 
+#include <libpq-fe.h>
+
 #include "postgres_e2e_fixture.h"
+#include "store/pg_connection.h"
 
 namespace tuneplane::cli::testing {
 namespace {
@@ -94,6 +97,41 @@ TEST_F(ServeE2ePostgresTest, WithoutThePasswordServeDoesNotStartAndSaysWhy) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("cannot connect to PostgreSQL"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find(kPostgresPassword), std::string::npos);
+}
+
+// Issue 37, defect 3: one PostgreSQL session stopped inside a write transaction (holding the
+// writers' lock, as a SIGSTOPped replica's would) stalls no one for long. A submit answers 503
+// store.busy within serve's lock_timeout instead of hanging; once the server ends that session
+// (its idle_in_transaction_session_timeout, as TunePlane's own sessions set it), submits go
+// through again.
+TEST_F(ServeE2ePostgresTest, AWriterStuckInsideATransactionGets503NotAHang) {
+  const std::string conninfo =
+      db() + (db().find('?') == std::string::npos ? "?" : "&") + "password=" + kPostgresPassword;
+  PGconn* stuck = PQconnectdb(conninfo.c_str());
+  ASSERT_EQ(PQstatus(stuck), CONNECTION_OK) << PQerrorMessage(stuck);
+  auto exec = [&](const std::string& sql) {
+    PGresult* r = PQexec(stuck, sql.c_str());
+    const bool done = PQresultStatus(r) == PGRES_TUPLES_OK || PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    return done;
+  };
+  ASSERT_TRUE(exec("SET idle_in_transaction_session_timeout = 8000"));
+  ASSERT_TRUE(exec("BEGIN"));
+  ASSERT_TRUE(exec("SELECT pg_advisory_xact_lock(" + std::to_string(store::kWriteLockKey) + ")"));
+
+  const std::string spec = site_->specFile("busy.yaml", cpuSpec("echo hi"));
+  const auto busy = alice_->run({"submit", "-f", spec, "-o", "json"});
+  EXPECT_NE(busy.exit_code, 0) << busy.out;
+  EXPECT_NE((busy.out + busy.err).find("store.busy"), std::string::npos) << busy.out << busy.err;
+
+  // The server ends the stuck session; a submit then goes through, and the job runs.
+  ASSERT_TRUE(test::pollUntil(
+      [&] {
+        const auto r = alice_->run({"submit", "-f", spec, "-o", "json"});
+        return r.exit_code == 0;
+      },
+      kJobLimit));
+  PQfinish(stuck);
 }
 
 }  // namespace

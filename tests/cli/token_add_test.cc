@@ -20,7 +20,7 @@
 namespace tuneplane::cli {
 namespace {
 
-std::string readText(const std::filesystem::path& path) {
+std::string readSiteText(const std::filesystem::path& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -80,7 +80,7 @@ TEST_F(TokenAddTest, TheTokenIsPrintedOnceAndOnlyItsHashIsWritten) {
   EXPECT_TRUE(token.starts_with("tp_")) << token;
   EXPECT_EQ(token.size(), 46u);
   EXPECT_NE(added.err.find("systemctl reload tuneplane"), std::string::npos) << added.err;
-  const std::string text = readText(site_);
+  const std::string text = readSiteText(site_);
   EXPECT_EQ(text.find(token), std::string::npos);  // never the token itself
   EXPECT_NE(text.find("# The operator's site file: these comments stay."), std::string::npos);
   EXPECT_NE(text.find("listen: \"127.0.0.1:8080\"  # loopback"), std::string::npos) << text;
@@ -115,11 +115,11 @@ TEST_F(TokenAddTest, ASiteWithoutAServerSectionGetsOne) {
 
 TEST_F(TokenAddTest, WhatCannotBeEditedOrReadIsExit2WithNothingWrittenOrPrinted) {
   std::ofstream(site_) << "slurm: {}\nserver:\n  tokens: not-a-list\n";
-  const std::string before = readText(site_);
+  const std::string before = readSiteText(site_);
   const auto refused = tokenAdd({"alice", "--site", site_});
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
   EXPECT_EQ(refused.out, "");
-  EXPECT_EQ(readText(site_), before);
+  EXPECT_EQ(readSiteText(site_), before);
 
   const auto missing = tokenAdd({"alice", "--site", (dir_ / "nope.yaml").string()});
   EXPECT_EQ(missing.exit_code, 2);
@@ -130,7 +130,7 @@ TEST_F(TokenAddTest, WhatCannotBeEditedOrReadIsExit2WithNothingWrittenOrPrinted)
   EXPECT_EQ(bad_user.exit_code, 2);
   const auto bad_account = tokenAdd({"alice", "--slurm-account", "team a", "--site", site_});
   EXPECT_EQ(bad_account.exit_code, 2);
-  EXPECT_EQ(readText(site_), before);
+  EXPECT_EQ(readSiteText(site_), before);
 }
 
 }  // namespace

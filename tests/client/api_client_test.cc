@@ -207,3 +207,123 @@ TEST(ApiClientTest, AnAnswerThatNeverComesIsNoAnswer) {
 
 }  // namespace
 }  // namespace tuneplane::client
+
+namespace tuneplane::client {
+namespace {
+
+TEST(ApiClientFilesTest, AListingSendsTheAreaAttemptPathAndPage) {
+  FakeApiServer server;
+  server.on("GET", "/v1/jobs/j-1a2b3c4d/files", 200, R"({"items":[],"continue":""})");
+  auto client = clientFor(server.url());
+  ASSERT_TRUE(client->listFiles("j-1a2b3c4d", {"output", 2, "a b/c"}, {50, "tok"}));
+  ASSERT_TRUE(client->listFiles("j-1a2b3c4d", {"checkpoints", std::nullopt, ""}));
+  const auto sent = server.requests("GET", "/v1/jobs/j-1a2b3c4d/files");
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].param("area"), "output");
+  EXPECT_EQ(sent[0].param("attempt"), "2");
+  EXPECT_EQ(sent[0].param("path"), "a b/c");
+  EXPECT_EQ(sent[0].param("limit"), "50");
+  EXPECT_EQ(sent[0].param("continue"), "tok");
+  EXPECT_EQ(sent[1].param("area"), "checkpoints");
+  EXPECT_EQ(sent[1].params.count("attempt"), 0u);
+  EXPECT_EQ(sent[1].params.count("path"), 0u);
+}
+
+TEST(ApiClientFilesTest, ADownloadStreamsTheBodyToTheSinkWithItsHead) {
+  FakeApiServer server;
+  const std::string data(200'000, 'x');
+  server.on("GET", "/v1/jobs/j-1a2b3c4d/files/content",
+            CannedReply{200, data, "application/octet-stream", false, {{"ETag", "\"abc\""}}});
+  auto client = clientFor(server.url());
+  std::string got;
+  int calls = 0;
+  auto head = client->downloadFile("j-1a2b3c4d", {"output", std::nullopt, "m.bin"}, 0, "",
+                                   [&](const DownloadHead& h, std::string_view chunk) {
+                                     ++calls;
+                                     EXPECT_EQ(h.status, 200);
+                                     EXPECT_EQ(h.total, data.size());
+                                     EXPECT_EQ(h.etag, "\"abc\"");
+                                     got.append(chunk);
+                                     return true;
+                                   });
+  ASSERT_TRUE(head) << head.error().errors.front().message;
+  EXPECT_EQ(got, data);
+  EXPECT_GE(calls, 1);
+  const auto sent = server.requests("GET", "/v1/jobs/j-1a2b3c4d/files/content");
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].param("path"), "m.bin");
+  EXPECT_EQ(sent[0].header("Range"), "");  // from the start: no range
+  EXPECT_EQ(sent[0].header("Authorization"), std::string("Bearer ") + kToken);
+}
+
+TEST(ApiClientFilesTest, AResumeAsksForTheRestOfTheSameVersion) {
+  FakeApiServer server;
+  server.on("GET", "/v1/jobs/j-1a2b3c4d/files/content",
+            CannedReply{206,
+                        "6789",
+                        "application/octet-stream",
+                        false,
+                        {{"ETag", "\"v1\""}, {"Content-Range", "bytes 6-9/10"}}});
+  // The version changed: the whole file, from its start.
+  server.on(
+      "GET", "/v1/jobs/j-1a2b3c4d/files/content",
+      CannedReply{200, "0123456789", "application/octet-stream", false, {{"ETag", "\"v2\""}}});
+  auto client = clientFor(server.url());
+  std::string got;
+  DownloadHead seen;
+  const auto sink = [&](const DownloadHead& h, std::string_view chunk) {
+    seen = h;
+    got.append(chunk);
+    return true;
+  };
+  auto rest = client->downloadFile("j-1a2b3c4d", {"output", 1, "f"}, 6, "\"v1\"", sink);
+  ASSERT_TRUE(rest) << rest.error().errors.front().message;
+  EXPECT_EQ(got, "6789");
+  EXPECT_EQ(seen.status, 206);
+  EXPECT_EQ(seen.offset, 6u);
+  EXPECT_EQ(seen.total, 10u);
+  got.clear();
+  auto whole = client->downloadFile("j-1a2b3c4d", {"output", 1, "f"}, 6, "\"v1\"", sink);
+  ASSERT_TRUE(whole);
+  EXPECT_EQ(seen.status, 200);
+  EXPECT_EQ(seen.offset, 0u);
+  EXPECT_EQ(seen.total, 10u);
+  EXPECT_EQ(seen.etag, "\"v2\"");
+  EXPECT_EQ(got, "0123456789");
+  const auto sent = server.requests("GET", "/v1/jobs/j-1a2b3c4d/files/content");
+  ASSERT_EQ(sent.size(), 2u);
+  EXPECT_EQ(sent[0].header("Range"), "bytes=6-");
+  EXPECT_EQ(sent[0].header("If-Range"), "\"v1\"");
+}
+
+TEST(ApiClientFilesTest, ARefusedDownloadIsTheServersErrorAndTheSinkSeesNothing) {
+  FakeApiServer server;
+  server.on(
+      "GET", "/v1/jobs/j-1a2b3c4d/files/content", 409,
+      R"({"errors":[{"code":"files.symlink","field":"path","message":"output/x is a symbolic link"}]})");
+  auto client = clientFor(server.url());
+  bool called = false;
+  auto head = client->downloadFile("j-1a2b3c4d", {"output", std::nullopt, "x"}, 0, "",
+                                   [&](const DownloadHead&, std::string_view) {
+                                     called = true;
+                                     return true;
+                                   });
+  ASSERT_FALSE(head);
+  EXPECT_FALSE(called);
+  EXPECT_EQ(head.error().http_status, 409);
+  EXPECT_EQ(head.error().errors.at(0).code, "files.symlink");
+}
+
+TEST(ApiClientFilesTest, ASinkThatStopsEndsTheDownload) {
+  FakeApiServer server;
+  server.on("GET", "/v1/jobs/j-1a2b3c4d/files/content",
+            CannedReply{200, std::string(1 << 20, 'y'), "application/octet-stream"});
+  auto client = clientFor(server.url());
+  auto head = client->downloadFile("j-1a2b3c4d", {"output", std::nullopt, "big"}, 0, "",
+                                   [](const DownloadHead&, std::string_view) { return false; });
+  ASSERT_FALSE(head);
+  EXPECT_EQ(head.error().kind, FailureKind::kNoAnswer);
+}
+
+}  // namespace
+}  // namespace tuneplane::client

@@ -8,6 +8,7 @@
 #include "catalog/error_codes.h"
 #include "control/change_builder.h"
 #include "control/error_codes.h"
+#include "slurm/script_renderer.h"
 #include "staging/error_codes.h"
 
 namespace tuneplane::control {
@@ -71,6 +72,39 @@ TEST(Decisions, ASubmitSlurmctldNeverTookIsResent) {
     e.slurm_error_number = row.slurm_error;
     EXPECT_EQ(classifySubmitFailure(e), row.expected);
   }
+}
+
+// Retries that learn: the nodes an ended attempt failed on through no fault of the job's.
+TEST(Decisions, NodesToAvoidAreTheInfrastructuresFailures) {
+  auto ended = [](int number, phase::EndCause cause, std::vector<std::string> state,
+                  std::string nodes, std::optional<int> exit_code) {
+    store::AttemptRecord a;
+    a.number = number;
+    a.phase = phase::AttemptPhase::kFailed;
+    a.cause = cause;
+    store::ComponentRecord c;
+    c.state = std::move(state);
+    c.nodes = std::move(nodes);
+    c.exit_code = exit_code;
+    a.components = {c};
+    return a;
+  };
+  store::JobView view;
+  view.attempts = {
+      ended(1, phase::EndCause::kInfrastructure, {"NODE_FAIL"}, "gpu[1-2]", std::nullopt),
+      ended(2, phase::EndCause::kInfrastructure, {"FAILED"}, "gpu3,gpu4",
+            slurm::kExitArtifactMismatch),
+      ended(3, phase::EndCause::kInfrastructure, {"FAILED"}, "gpu5", slurm::kExitRayJoinTimeout),
+      ended(4, phase::EndCause::kUser, {"FAILED"}, "gpu6", 1),
+  };
+  const auto avoid = nodesToAvoid(view);
+  EXPECT_EQ(avoid.size(), 3u);
+  EXPECT_EQ(avoid.at("gpu1"), "NODE_FAIL in attempt 1");
+  EXPECT_EQ(avoid.count("gpu2"), 1u);
+  EXPECT_NE(avoid.at("gpu3").find("SHA-256"), std::string::npos) << avoid.at("gpu3");
+  EXPECT_EQ(avoid.count("gpu4"), 0u);  // the batch host only
+  EXPECT_EQ(avoid.count("gpu5"), 0u);  // which node never joined Ray is not known
+  EXPECT_EQ(avoid.count("gpu6"), 0u);  // the user's failure
 }
 
 TEST(Decisions, OnlyIoAndAnUnreadableArtifactMayPass) {

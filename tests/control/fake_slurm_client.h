@@ -86,6 +86,11 @@ class FakeSlurmClient final : public slurm::SlurmClient {
   void ownJobsAs(std::string user) { owner_ = std::move(user); }
   // The bulk state poll answers as if Slurm held none of the jobs (a stale or misrouted read).
   void hideFromStateList(bool hide) { hide_states_ = hide; }
+  // What GET /nodes/ answers; a record's `nodes` is set by the test (setNodes).
+  void setNodeList(std::vector<slurm::NodeInfo> nodes) { node_list_ = std::move(nodes); }
+  void setNodes(const std::string& sluid, const std::string& nodes) { record(sluid).nodes = nodes; }
+  // Every submit body sent, in order.
+  const std::vector<nlohmann::json>& submitBodies() const { return submit_bodies_; }
 
   slurm::JobRecord* find(const std::string& sluid) {
     for (auto& r : jobs_) {
@@ -184,6 +189,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
     const nlohmann::json& first = het ? body["jobs"][0] : body["job"];
     const std::string token = first.value("comment", "");
     calls_.push_back({Op::kSubmit, token});
+    submit_bodies_.push_back(body);
     auto f = scripted(Op::kSubmit);
     if (f && !f->acted) return slurm::slurmFail(f->error);
     std::string leader;
@@ -260,7 +266,8 @@ class FakeSlurmClient final : public slurm::SlurmClient {
   }
   slurm::SlurmResult<std::vector<slurm::NodeInfo>> listNodes() override {
     calls_.push_back({Op::kNodes, ""});
-    return std::vector<slurm::NodeInfo>{};
+    if (auto f = scripted(Op::kNodes)) return slurm::slurmFail(f->error);
+    return node_list_;
   }
 
  private:
@@ -292,6 +299,8 @@ class FakeSlurmClient final : public slurm::SlurmClient {
   uint64_t next_id_ = 100;
   std::string owner_ = test::currentUser();
   bool hide_states_ = false;
+  std::vector<slurm::NodeInfo> node_list_;
+  std::vector<nlohmann::json> submit_bodies_;
   uint64_t next_sluid_ = 1;
   int64_t next_submit_time_ = 1'700'000'000;
   int submit_copies_ = 1;

@@ -108,7 +108,8 @@ TEST_F(DoctorLive, TheTestClusterPassesEveryCheck) {
   }
   const std::vector<std::string> names = test::expectEveryCheckOk(doc);
   EXPECT_EQ(names, (std::vector<std::string>{
-                       "slurmrestd", "slurmctld", "api_version", "token", "partition/gpu",
+                       "slurmrestd", "slurmctld", "api_version", "token",
+                       "credential/slurm.token_file", "partition/gpu",
                        "partition/cpu", "gpu_series/h100", "gpu_series/a100", "staging/root",
                        "staging/user", "staging/filesystem", "registry", "artifact/live-doctor"}));
 }

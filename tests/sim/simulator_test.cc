@@ -226,6 +226,38 @@ TEST_F(SimulatorTest, BusyGpusLeaveTheNextJobPendingOnResources) {
   EXPECT_TRUE(waitState(std::to_string(b), {"COMPLETED"}));
 }
 
+// What a pending job's place and estimate are read from (api/slurm_queue.h): the first job
+// blocked in a partition waits on Resources, the next on Priority (one is ahead of it); each
+// start_time is the backfill estimate — the running job's end, then that plus the first
+// one's time limit — and a held job has none, as on a real slurmctld.
+TEST_F(SimulatorTest, PendingJobsCarryResourcesOrPriorityAndAStartEstimate) {
+  const json gpu = {{"partition", "gpu"},
+                    {"constraints", "h100"},
+                    {"tres_per_node", "gres/gpu:2"},
+                    {"time_limit", {{"set", true}, {"number", 10}}}};
+  const int a = submit(jobBody("sleep 300", gpu));
+  ASSERT_TRUE(waitState(std::to_string(a), {"RUNNING"}));
+  const int b = submit(jobBody("true", gpu));
+  const int c = submit(jobBody("true", gpu));
+  json held = gpu;
+  held["hold"] = true;
+  const int d = submit(jobBody("true", held));
+  const json rec_a = job(std::to_string(a))[0];
+  const json rec_b = job(std::to_string(b))[0];
+  const json rec_c = job(std::to_string(c))[0];
+  const json rec_d = job(std::to_string(d))[0];
+  EXPECT_EQ(rec_b["state_reason"], "Resources");
+  EXPECT_EQ(rec_c["state_reason"], "Priority");
+  const int64_t a_end = rec_a["end_time"]["number"];
+  EXPECT_EQ(rec_b["start_time"]["number"], a_end);
+  EXPECT_EQ(rec_c["start_time"]["number"], a_end + 600);
+  EXPECT_EQ(rec_b["priority"]["number"], 1);
+  EXPECT_EQ(rec_d["state_reason"], "JobHeldUser");
+  EXPECT_EQ(rec_d["start_time"]["number"], 0);
+  EXPECT_EQ(rec_d["priority"]["number"], 0);
+  for (const int id : {a, b, c, d}) ASSERT_TRUE(del("/job/" + std::to_string(id)));
+}
+
 TEST_F(SimulatorTest, HetJobHasOneRecordPerComponent) {
   json c0 = jobBody("")["job"];
   c0.erase("script");

@@ -96,6 +96,30 @@ TEST_P(Decode, FailedJobCarriesExitCodeAndReason) {
   EXPECT_EQ(job.time_limit.value(), 5);
 }
 
+// What a pending job's place in the queue is read from (api/slurm_queue.h): its reason, its
+// partition, its priority, and start_time — 0 until Slurm estimates one, a begin time after
+// a requeue.
+TEST_P(Decode, APendingJobCarriesItsReasonPriorityAndStartEstimate) {
+  auto pending = decodeJobs(
+      answer("09_gpu_and_pending_resources.json", "GET B PENDING (Resources)"), options());
+  ASSERT_TRUE(pending.has_value()) << pending.error().describe();
+  EXPECT_EQ(pending->front().baseState(), "PENDING");
+  EXPECT_EQ(pending->front().state_reason, "Resources");
+  EXPECT_EQ(pending->front().partition, "gpu");
+  EXPECT_EQ(pending->front().priority, (NoValNumber{true, false, 1}));
+  EXPECT_EQ(pending->front().start_time.value(), 0);
+  auto begin = decodeJobs(
+      answer("17_requeue_running.json", "GET /job/{id} requeued, pending with a new SLUID"),
+      options());
+  ASSERT_TRUE(begin.has_value()) << begin.error().describe();
+  EXPECT_EQ(begin->front().state_reason, "BeginTime");
+  EXPECT_EQ(begin->front().start_time.value(), 1796328683);
+  auto held = decodeJobs(
+      answer("07_pending_held_then_cancel.json", "GET /job/{job_id} PENDING held"), options());
+  ASSERT_TRUE(held.has_value()) << held.error().describe();
+  EXPECT_EQ(held->front().priority.value(), 0);
+}
+
 TEST_P(Decode, HetLeaderAnswerHasOneRecordPerComponent) {
   auto jobs = decodeJobs(answer("11_hetjob.json", "GET /job/{leader_id} RUNNING"), options());
   ASSERT_TRUE(jobs.has_value()) << jobs.error().describe();

@@ -173,6 +173,7 @@ inline Result<JobRecord> decodeJobRecord(const json& record) {
   job.requeue = boolean(record, "requeue");
   job.hold = boolean(record, "hold");
   job.restart_cnt = integer(record, "restart_cnt");
+  job.priority = noval(record, "priority");
   return job;
 }
 

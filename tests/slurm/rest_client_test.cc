@@ -190,15 +190,13 @@ TEST(SlurmRestClient, ABare404OrAnEmptyAnswerIsNotSlurmsNoSuchJob) {
 }
 
 // Issue 37, defect 7: slurmrestd's 502 naming Slurm's "Unable to contact slurm controller
-// (connect failure)" says slurmctld never took the request: not an unknown outcome.
+// (connect failure)" says slurmctld never took the request: not an unknown outcome. (The real
+// answer of a slurmrestd 26.05.3 whose slurmctld was stopped: transcript 18.)
 TEST(SlurmRestClient, AControllerThatCouldNotBeContactedIsNotAnUnknownOutcome) {
   ScriptedServer server([](auto&, auto& res, int) {
-    reply(
-        res, 502,
-        json::parse(
-            R"json({"errors": [{"description": "Batch job submission failed", "error_number": 1800,)json"
-            R"json( "error": "Unable to contact slurm controller (connect failure)",)json"
-            R"json( "source": "slurm_submit_batch_job()"}], "warnings": []})json"));
+    reply(res, 502,
+          transcriptResponseBody("18_controller_down.json",
+                                 "POST /job/submit while slurmctld is stopped"));
   });
   Harness h(server.url());
   auto receipt = h.client->submit(json::object());

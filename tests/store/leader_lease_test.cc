@@ -207,26 +207,36 @@ class StuckWriter {
 // is never behind the writers' lock; and a replica taking over ends the stuck session of the
 // one it replaces, so writes resume at once.
 TEST_F(LeaderLeaseTest, AWriterStuckInsideItsTransactionStallsNoReplica) {
+  // The rounds are driven by hand (a sanitizer build is slow enough for a 1 s lease to expire
+  // between two rounds of a thread).
+  b_->lease()->freeze();
   auto c = PostgresJobStore::open(
       db_.location(),
       {.reader_connections = 1, .application_name = sessionName("c"), .lock_timeout_ms = 300});
   ASSERT_TRUE(c) << c.error().describe();
-  StuckWriter stuck(db_.location(), "a", /*idle_ms=*/0);  // one of A's, stopped mid-write
-  ASSERT_TRUE(stuck.ok());
-
   const JobRecord job = sampleJob("lease-00000006");
-  auto busy = (*c)->createJob(job, created(job));  // an API write on any replica
-  ASSERT_FALSE(busy);
-  EXPECT_EQ(busy.error().code, codes::kBusy) << busy.error().describe();
-  // The leader keeps its lease although no write can be made.
-  for (int i = 0; i < 3; ++i) {
-    std::this_thread::sleep_for(400ms);
-    a_->lease()->step();
-    ASSERT_TRUE(a_->lease()->isLeader()) << "the renewal waited behind the stuck writer";
+  {
+    StuckWriter stuck(db_.location(), "someone", /*idle_ms=*/0);
+    ASSERT_TRUE(stuck.ok());
+    auto busy = (*c)->createJob(job, created(job));  // an API write on any replica
+    ASSERT_FALSE(busy);
+    EXPECT_EQ(busy.error().code, codes::kBusy) << busy.error().describe();
+    // The leader keeps its lease although no write can be made.
+    for (int i = 0; i < 3; ++i) {
+      std::this_thread::sleep_for(400ms);
+      a_->lease()->step();
+      ASSERT_TRUE(a_->lease()->isLeader()) << "the renewal waited behind the stuck writer";
+    }
   }
-  // A stops altogether (its lease thread frozen): B takes over and ends A's stuck session.
+  // One of A's own sessions stuck, then A stops altogether (its lease thread frozen): B takes
+  // over and ends that session, so writes resume at once.
+  StuckWriter stuck(db_.location(), "a", /*idle_ms=*/0);
+  ASSERT_TRUE(stuck.ok());
   a_->lease()->freeze();
-  ASSERT_TRUE(takenOver([&] { return b_->lease()->isLeader(); }));
+  ASSERT_TRUE(takenOver([&] {
+    b_->lease()->step();
+    return b_->lease()->isLeader();
+  }));
   EXPECT_TRUE(stuck.ended());
   ASSERT_TRUE((*c)->createJob(job, created(job)));
   Change change = running(b_->getJob(job.id).value()->job);

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -46,6 +47,7 @@ struct CannedReply {
   std::string body;
   std::string content_type = "application/json; charset=utf-8";
   bool hold = false;  // answer only when the fake is destroyed (the client times out first)
+  std::vector<std::pair<std::string, std::string>> headers = {};  // more response headers
 };
 
 class FakeApiServer {
@@ -117,6 +119,9 @@ class FakeApiServer {
         R"({"errors":[{"code":"api.not_found","field":"","message":"no such route or job"}]})"};
     std::unique_lock lock(mutex_);
     requests_.push_back({req.method, req.path, req.params, req.headers, req.body});
+    // The canned reply is the answer, byte for byte: cpp-httplib would otherwise cut a 2xx
+    // body to the request's Range itself (keeping the canned status).
+    const_cast<httplib::Request&>(req).ranges.clear();
     auto it = replies_.find(req.method + " " + req.path);
     if (it != replies_.end() && !it->second.empty()) {
       reply = it->second.front();
@@ -127,6 +132,7 @@ class FakeApiServer {
       released_.wait_for(lock, std::chrono::seconds(10), [this] { return stopping_; });
     }
     res.status = reply.status;
+    for (const auto& [name, value] : reply.headers) res.set_header(name, value);
     res.set_content(reply.body, reply.content_type.c_str());
   }
 

@@ -76,7 +76,10 @@ class WebDriver:
             args.append("--no-sandbox")
         caps = {"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
-            "goog:chromeOptions": {"binary": chromium, "args": args},
+            "goog:chromeOptions": {"binary": chromium, "args": args, "prefs": {
+                # Downloads land here without a prompt (the console's Download buttons).
+                "download.default_directory": os.path.join(profile, "downloads"),
+                "download.prompt_for_download": False}},
             "goog:loggingPrefs": {"browser": "ALL"},
             "timeouts": {"script": 20000, "pageLoad": 30000, "implicit": 0}}}}
         self.session = self._call("POST", "/session", caps)["sessionId"]

@@ -7,6 +7,8 @@ and the slurmrestd simulator, all on loopback, all started here and stopped at t
 
 Checks: the security headers; token entry; the list shows a submitted job and it moves to
 Succeeded without a reload; the job page shows attempts, Slurm job ids, SLUIDs and the log;
+its files: folders to open, a download saved byte for byte, links listed and not served;
+a job waiting in Slurm's queue shows its reason, place and Slurm's estimate (list and page);
 cancel with its confirmation; a refused spec shows each error at its field; a hostile spec
 (labels/env) and a hostile log line render as text and run nothing; an admin's site page
 shows capabilities and doctor's checks. --screenshots writes the list, job, submit and site
@@ -219,6 +221,7 @@ class ConsoleTest:
     def run(self):
         steps = [self.security_headers, self.list_follows_a_job_to_succeeded,
                  self.job_page_shows_attempts_sluids_and_log, self.hostile_spec_and_log_render_as_text,
+                 self.files_are_listed_and_downloaded, self.waiting_job_shows_place_and_estimate,
                  self.cancel_with_confirmation, self.refused_spec_shows_errors_at_fields,
                  self.field_lines_table,
                  self.valid_spec_submits_and_opens_the_job, self.admin_sees_all_and_site_checks,
@@ -283,6 +286,66 @@ class ConsoleTest:
         events = self.wd.text("#events") or ""
         check("Succeeded" in events and "Running" in events, f"events timeline: {events!r}")
         self.shot("job", full=True)
+
+    def files_are_listed_and_downloaded(self):
+        # A job whose output/ holds a folder with binary weights, a file named with markup and
+        # a link to /etc/passwd: the page lists them, opens the folder, downloads the weights
+        # byte for byte (into the browser's download folder) and never serves the link.
+        command = ["python3", "-c",
+                   "import os\nout = os.environ['TUNEPLANE_OUTPUT_DIR']\n"
+                   "os.makedirs(out + '/model')\n"
+                   "open(out + '/model/weights.bin', 'wb').write(bytes(range(256)) * 400)\n"
+                   f"open(out + '/' + {HOSTILE_IMG.replace('/', '_')!r}, 'w').write('x')\n"
+                   "os.symlink('/etc/passwd', out + '/passwd')\nprint('done')"]
+        status, job = self.api("POST", "/v1/jobs", spec("console-files", command))
+        check(status == 201, f"submit: {status} {job}")
+        self.wd.go(f"{self.base}/ui/job.html?id={job['id']}")
+        wait_for("Succeeded", lambda: self.wd.text("#job-phase") == "Succeeded", 120)
+        self.wd.click("#files-refresh")
+        wait_for("the files", lambda: self.wd.find('#files-body tr[data-path="model"]'), 30)
+        link = self.wd.text('#files-body tr[data-path="passwd"]') or ""
+        check("not served" in link, f"the link's row: {link!r}")
+        check(self.wd.js("return document.querySelectorAll('#files-body tr[data-path=\"passwd\"] button').length;") == 0,
+              "a link has a download button")
+        self.not_pwned("job page (hostile file name)")
+        self.wd.click('#files-body tr[data-path="model"] button.link')
+        wait_for("the model folder", lambda: self.wd.find('#files-body tr[data-path="model/weights.bin"]'), 30)
+        crumbs = self.wd.text("#files-path") or ""
+        check("model" in crumbs, f"breadcrumbs {crumbs!r}")
+        self.wd.click('#files-body tr[data-path="model/weights.bin"] button.download')
+        wait_for("saved", lambda: "Saved weights.bin" in (self.wd.text("#files-status") or ""), 30)
+        saved = os.path.join(self.stack.dir, "profile", "downloads", "weights.bin")
+        wait_for("the downloaded file", lambda: os.path.exists(saved) and os.path.getsize(saved) == 102400, 30)
+        with open(saved, "rb") as f:
+            check(f.read() == bytes(range(256)) * 400, "the downloaded weights differ from the job's")
+        hint = self.wd.text("#files-hint") or ""
+        check(f"tuneplane cp -r {job['id']}:1/model ." in hint, f"the cp hint: {hint!r}")
+
+    def waiting_job_shows_place_and_estimate(self):
+        # A job takes every CPU of the simulator's cpu1 (4); the next one waits on Resources,
+        # with Slurm's estimate (the first one's time limit) and its place.
+        status, big = self.api("POST", "/v1/jobs", spec("console-big", ["sleep", "300"], cpus=4))
+        check(status == 201, f"submit: {status} {big}")
+        self.wd.go(self.base + "/")
+        wait_for("the big job running", lambda: self.phase_in_list(big["id"]) == "Running", 60)
+        status, small = self.api("POST", "/v1/jobs", spec("console-small", ["true"]))
+        check(status == 201, f"submit: {status} {small}")
+        line = wait_for("the waiting line in the list",
+                        lambda: self.wd.text(f'#jobs-body tr[data-id="{small["id"]}"] .waiting'), 60)
+        check("#1 of 1 in cpu" in line and "starts in" in line, f"the list's waiting line: {line!r}")
+        self.wd.go(f"{self.base}/ui/job.html?id={small['id']}")
+        why = wait_for("the waiting card", lambda: self.wd.text("#waiting .waiting-reason"), 30)
+        check("(Resources)" in why and "become free" in why, f"why: {why!r}")
+        place = self.wd.text("#waiting .waiting-place") or ""
+        check(place.startswith("1 of 1 pending jobs in partition cpu"), f"place: {place!r}")
+        start = self.wd.text("#waiting .waiting-start") or ""
+        check(start.startswith("in ") and "Slurm's estimate" in start, f"start: {start!r}")
+        self.shot("waiting")
+        for job in (small, big):
+            check(self.api("POST", f"/v1/jobs/{job['id']}/cancel")[0] == 202, "cancel")
+        wait_for("the waiting card gone", lambda: not self.wd.find("#waiting section"), 60)
+        wait_for("both cancelled", lambda: all(
+            self.api("GET", f"/v1/jobs/{j['id']}")[1]["phase"] == "Cancelled" for j in (small, big)), 60)
 
     def hostile_spec_and_log_render_as_text(self):
         # The log of the job above holds HOSTILE_IMG and HOSTILE_SCRIPT as lines.

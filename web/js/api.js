@@ -57,6 +57,30 @@ export async function api(method, path, { body, contentType } = {}) {
   return data;
 }
 
+// REQUIRES: path starts with /v1/. A download: resolves to the body as a Blob, with the
+// same errors as api().
+export async function apiBlob(path) {
+  let response;
+  try {
+    response = await fetch(path, {
+      headers: { Accept: 'application/octet-stream, application/json', Authorization: `Bearer ${token()}` },
+      cache: 'no-store', credentials: 'omit', redirect: 'error',
+    });
+  } catch (e) {
+    throw new ApiError(0, [{ code: 'console.network', field: '', message: `the server did not answer (${e.message})` }]);
+  }
+  if (response.ok) return response.blob();
+  let data = null;
+  try {
+    data = JSON.parse(await response.text());
+  } catch {
+    data = null;
+  }
+  if (response.status === 401) window.dispatchEvent(new Event(kUnauthorized));
+  throw new ApiError(response.status, data && Array.isArray(data.errors)
+    ? data.errors : [{ code: 'console.http', field: '', message: `HTTP ${response.status}` }]);
+}
+
 export const jobPath = (id) => `/v1/jobs/${encodeURIComponent(id)}`;
 
 export function query(params) {

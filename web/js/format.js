@@ -57,6 +57,26 @@ export function age(iso, now = Date.now()) {
   return `${Math.floor(s / 86400)}d`;
 }
 
+// "in 12m" (or "3m ago") for an RFC 3339 time; "" when unset.
+export function until(iso, now = Date.now()) {
+  if (!iso) return '';
+  const ms = Date.parse(iso) - now;
+  if (Math.abs(ms) < 1000) return 'now';
+  const span = age(new Date(now - Math.abs(ms)).toISOString(), now);
+  return ms > 0 ? `in ${span}` : `${span} ago`;
+}
+
+// Why a job waits in Slurm's queue (the API's `waiting`), in one line for a list:
+// "#2 of 7 in gpu · starts in 12m (Slurm's estimate)"; "" when it does not wait.
+export function waitingLine(waiting, now = Date.now()) {
+  const c = waiting && waiting.components && waiting.components[0];
+  if (!c) return '';
+  const parts = [];
+  if (c.position) parts.push(`#${c.position} of ${c.pending_in_partition} in ${c.partition}`);
+  parts.push(c.estimated_start ? `starts ${until(c.estimated_start, now)} (Slurm's estimate)` : 'no start estimate yet');
+  return parts.join(' · ');
+}
+
 // "2026-12-03 12:01:02 UTC"; "—" when unset.
 export function when(iso) {
   if (!iso) return '—';

@@ -1,11 +1,13 @@
-// The job page (/ui/job.html?id=ID): the job and its reason, Cancel (with a confirmation),
-// every attempt with its Slurm components (job ids, SLUIDs, states, exit codes, nodes), the
-// log viewer (the server's 64 KiB / 2,000-line tail per component and stream, followed while
-// the attempt runs), the events timeline and the spec as submitted. Refreshes every 2 s
-// until the job has ended.
+// The job page (/ui/job.html?id=ID): the job and its reason, why it waits in Slurm's queue
+// and until when, Cancel (with a confirmation), every attempt with its Slurm components (job
+// ids, SLUIDs, states, exit codes, nodes), the log viewer (the server's 64 KiB / 2,000-line
+// tail per component and stream, followed while the attempt runs), the job's files
+// (files_view.js), the events timeline and the spec as submitted. Refreshes every 2 s until
+// the job has ended.
 import { api, ApiError, jobPath, query } from './api.js';
 import { fill, h } from './dom.js';
-import { age, bytes, isTerminal, orDash, phaseClass, reasonInWords, when } from './format.js';
+import { age, bytes, isTerminal, orDash, phaseClass, reasonInWords, until, when } from './format.js';
+import { FilesView } from './files_view.js';
 import { errorList, poll, startPage } from './shell.js';
 
 const kRefreshMs = 2000;
@@ -25,12 +27,31 @@ function componentsTable(attempt) {
     h('td', { class: 'num exit-code' }, orDash(c.exit_code)),
     h('td', { class: 'num' }, orDash(c.signal)),
     h('td', { class: 'mono nodes' }, orDash(c.nodes)),
-    h('td', {}, when(c.start_time)),
+    // A pending component's start_time is Slurm's estimate, shown in the waiting card.
+    h('td', {}, (c.state || [])[0] === 'PENDING' ? '—' : when(c.start_time)),
     h('td', {}, when(c.end_time))));
   if (!rows.length) return h('p', { class: 'muted' }, 'Slurm has not reported this attempt\'s components yet.');
   return h('table', { class: 'table components' },
     h('thead', {}, h('tr', {}, ['#', 'Pool', 'Slurm job', 'SLUID', 'State', 'Reason', 'Exit', 'Signal', 'Nodes', 'Start', 'End'].map((c) => h('th', {}, c)))),
     h('tbody', {}, rows));
+}
+
+// Why the job waits in Slurm's queue and until when (the API's `waiting`), per component.
+function waitingCard(waiting) {
+  if (!waiting) return null;
+  const from = waiting.as_of ? `Slurm's queue as read at ${when(waiting.as_of)}` : 'as the control loop last saw it';
+  return h('section', { id: 'waiting', class: 'card' },
+    h('h2', {}, `Waiting in Slurm's queue (attempt ${waiting.attempt})`),
+    waiting.components.map((c) => h('div', { class: 'waiting-component', dataset: { pool: c.pool || '' } },
+      c.pool ? h('h3', {}, `Pool ${c.pool}`) : null,
+      definitions([
+        ['Why', h('span', { class: 'waiting-reason' }, c.reason_text ? `${c.reason_text} (${c.reason})` : orDash(c.reason))],
+        ['Place', h('span', { class: 'waiting-place' }, c.position
+          ? `${c.position} of ${c.pending_in_partition} pending jobs in partition ${c.partition} (by Slurm's priority)` : '—')],
+        ['Expected start', h('span', { class: 'waiting-start' }, c.estimated_start
+          ? `${until(c.estimated_start)} (${when(c.estimated_start)}), Slurm's estimate` : 'Slurm has no estimate yet')],
+      ]))),
+    h('p', { class: 'muted' }, from));
 }
 
 function attemptCard(a) {
@@ -166,13 +187,15 @@ function cancelBox(job, onDone) {
 startPage('job', (who, main) => {
   const id = new URLSearchParams(window.location.search).get('id') || '';
   const head = h('div', { id: 'job-head' });
+  const waiting = h('div', { id: 'job-waiting' });
   const actions = h('div', { id: 'job-actions' });
   const attempts = h('div', { id: 'attempts' });
   const events = h('ol', { id: 'events', class: 'timeline' });
   const spec = h('pre', { id: 'spec', class: 'spec' });
   const logs = new LogViewer(id);
-  fill(main, head, actions,
-    h('h2', {}, 'Attempts'), attempts, logs.node,
+  const files = new FilesView(id);
+  fill(main, head, waiting, actions,
+    h('h2', {}, 'Attempts'), attempts, logs.node, files.node,
     h('section', { class: 'card' }, h('h2', {}, 'Events'), events),
     h('section', { class: 'card' }, h('h2', {}, 'Spec as submitted'), spec));
 
@@ -197,6 +220,7 @@ startPage('job', (who, main) => {
         ['Cancel requested', job.cancel_requested ? `by ${job.cancel_requested_by}` : undefined],
         ['Next attempt at', job.next_attempt_at ? when(job.next_attempt_at) : undefined],
       ]));
+    fill(waiting, waitingCard(job.waiting));
     const cancellable = !isTerminal(job) && !job.cancel_requested;
     if (cancellable !== shownCancel) {
       fill(actions, cancellable ? cancelBox(job, () => refresh()) : null);
@@ -206,6 +230,7 @@ startPage('job', (who, main) => {
       : h('p', { class: 'muted' }, 'No attempt yet: the control loop stages the first one shortly.'));
     if (spec.textContent !== job.spec) fill(spec, job.spec);
     logs.update(job);
+    files.update(job);
     try {
       const list = await api('GET', `${jobPath(id)}/events`);
       fill(events, list.items.map(eventItem));

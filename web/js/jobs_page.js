@@ -1,9 +1,9 @@
 // The jobs page (/): the caller's jobs (an admin's: everyone's), newest first, filtered by
 // phase (on the server) and by a part of the name (here), refreshed every 2 s without a
-// reload.
+// reload; a job waiting in Slurm's queue says its place and Slurm's start estimate.
 import { api, query } from './api.js';
 import { byId, fill, h } from './dom.js';
-import { age, kJobPhases, phaseClass, reasonInWords } from './format.js';
+import { age, kJobPhases, phaseClass, reasonInWords, waitingLine } from './format.js';
 import { poll, startPage } from './shell.js';
 
 const kRefreshMs = 2000;
@@ -15,7 +15,8 @@ function row(job) {
     h('td', { class: 'name' }, h('a', { href: `/ui/job.html?id=${encodeURIComponent(job.id)}` }, job.name),
       h('div', { class: 'sub' }, job.id)),
     h('td', {}, h('span', { class: phaseClass(job.phase) }, job.phase)),
-    h('td', { class: 'reason' }, reasonInWords(job.reason)),
+    h('td', { class: 'reason' }, reasonInWords(job.reason),
+      job.waiting ? h('div', { class: 'sub waiting' }, waitingLine(job.waiting)) : null),
     h('td', { class: 'num' }, String(attempts)),
     h('td', { class: 'num', title: job.created || '' }, age(job.created)),
     h('td', {}, job.owner));

@@ -1,0 +1,194 @@
+// See file_queries.h.
+#include "api/file_queries.h"
+
+#include <charconv>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "common/jwt.h"
+
+namespace tuneplane::api {
+namespace {
+
+// The first value of `key`, or nullopt when absent (names unique in the api module's unity
+// batches: job_queries.cc has its own).
+std::optional<std::string> fileParam(const QueryParams& params, const std::string& key) {
+  const auto it = params.find(key);
+  if (it == params.end()) return std::nullopt;
+  return it->second;
+}
+
+Error invalidFileParam(const std::string& name, const std::string& why) {
+  return {"api.invalid_parameter", name, why};
+}
+
+std::string_view trimSpaces(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
+enum class Digits { kOk, kOverflow, kBad };
+Digits parseDigits(std::string_view text, uint64_t& out) {
+  if (text.empty()) return Digits::kBad;
+  for (char c : text) {
+    if (c < '0' || c > '9') return Digits::kBad;
+  }
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  if (ec == std::errc::result_out_of_range) return Digits::kOverflow;
+  return ec == std::errc() && end == text.data() + text.size() ? Digits::kOk : Digits::kBad;
+}
+
+}  // namespace
+
+tl::expected<FilesQuery, Refusal> parseFilesQuery(const QueryParams& params, FilesRoute route) {
+  FilesQuery query;
+  Errors errors;
+  if (auto area = fileParam(params, "area")) {
+    if (auto parsed = attempt::parseOutputArea(*area)) {
+      query.area = *parsed;
+    } else {
+      errors.push_back(invalidFileParam("area", "must be output or checkpoints"));
+    }
+  }
+  if (auto number = fileParam(params, "attempt")) {
+    if (query.area == attempt::OutputArea::kCheckpoints) {
+      errors.push_back(invalidFileParam(
+          "attempt", "checkpoints/ belongs to the job, not to an attempt: leave attempt out"));
+    } else if (auto parsed = parseBoundedInt(*number, 1, 1'000'000)) {
+      query.attempt = *parsed;
+    } else {
+      errors.push_back(invalidFileParam("attempt", "must be an integer 1..1000000"));
+    }
+  }
+  const std::optional<std::string> path = fileParam(params, "path");
+  if (path) {
+    if (auto parts = attempt::checkOutputPath(*path)) {
+      query.path = std::move(*parts);
+    } else {
+      errors.push_back(parts.error());
+    }
+  }
+  if (route == FilesRoute::kContent) {
+    if (!path || (query.path.empty() && errors.empty())) {
+      errors.push_back(invalidFileParam("path", "required: the file to download, in its area"));
+    }
+    for (const char* listing_only : {"limit", "continue"}) {
+      if (fileParam(params, listing_only)) {
+        errors.push_back(invalidFileParam(listing_only, "only a listing takes it"));
+      }
+    }
+  } else {
+    if (auto limit = fileParam(params, "limit")) {
+      if (auto parsed = parseBoundedInt(*limit, 1, static_cast<int>(attempt::kMaxListLimit))) {
+        query.limit = static_cast<std::size_t>(*parsed);
+      } else {
+        errors.push_back(invalidFileParam(
+            "limit", fmt::format("must be an integer 1..{}", attempt::kMaxListLimit)));
+      }
+    }
+    if (auto token = fileParam(params, "continue"); token && !token->empty()) {
+      if (auto after = parseFilesContinueToken(*token)) {
+        query.after = std::move(*after);
+      } else {
+        errors.push_back(
+            invalidFileParam("continue", "not a token this listing gave (start again without it)"));
+      }
+    }
+  }
+  if (!errors.empty()) return tl::unexpected(Refusal{400, std::move(errors)});
+  return query;
+}
+
+std::string filesContinueToken(std::string_view last_name) {
+  return jwt::base64UrlEncode(last_name);
+}
+
+std::optional<std::string> parseFilesContinueToken(std::string_view token) {
+  // A name is at most kMaxNameBytes; its token at most 4/3 of that.
+  if (token.size() > 2 * attempt::kMaxNameBytes) return std::nullopt;
+  auto name = jwt::base64UrlDecode(token);
+  if (!name || name->empty() || name->size() > attempt::kMaxNameBytes ||
+      name->find('/') != std::string::npos || name->find('\0') != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::move(*name);
+}
+
+ByteRange parseByteRange(std::string_view header, uint64_t size) {
+  const ByteRange whole;
+  header = trimSpaces(header);
+  constexpr std::string_view kUnit = "bytes=";
+  if (header.size() < kUnit.size()) return whole;
+  for (std::size_t i = 0; i < kUnit.size(); ++i) {
+    const char c = header[i];
+    if ((c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c) != kUnit[i]) return whole;
+  }
+  const std::string_view spec = trimSpaces(header.substr(kUnit.size()));
+  if (spec.find(',') != std::string_view::npos) return whole;  // several: the whole body
+  const auto dash = spec.find('-');
+  if (dash == std::string_view::npos) return whole;
+  const std::string_view first_text = trimSpaces(spec.substr(0, dash));
+  const std::string_view last_text = trimSpaces(spec.substr(dash + 1));
+  const ByteRange unsatisfiable{RangeKind::kUnsatisfiable, 0, 0};
+  if (first_text.empty()) {  // "-N": the last N bytes
+    uint64_t suffix = 0;
+    const Digits d = parseDigits(last_text, suffix);
+    if (d == Digits::kBad) return whole;
+    if (d == Digits::kOverflow) suffix = size;
+    if (suffix == 0 || size == 0) return unsatisfiable;
+    return {RangeKind::kPartial, size - std::min(suffix, size), size - 1};
+  }
+  uint64_t first = 0;
+  const Digits f = parseDigits(first_text, first);
+  if (f == Digits::kBad) return whole;
+  uint64_t last = UINT64_MAX;
+  if (!last_text.empty()) {
+    const Digits l = parseDigits(last_text, last);
+    if (l == Digits::kBad) return whole;
+    if (l == Digits::kOverflow) last = UINT64_MAX;
+    if (f == Digits::kOk && last < first) return whole;  // invalid: ignored
+  }
+  if (f == Digits::kOverflow || first >= size) return unsatisfiable;
+  return {RangeKind::kPartial, first, std::min(last, size - 1)};
+}
+
+bool ifRangeHolds(std::string_view if_range, std::string_view etag,
+                  std::string_view last_modified) {
+  if_range = trimSpaces(if_range);
+  if (if_range.empty()) return true;
+  if (if_range.starts_with("W/")) return false;  // a weak tag never matches (strong comparison)
+  return if_range == etag || if_range == last_modified;
+}
+
+std::string httpDate(int64_t unix_ms) {
+  using namespace std::chrono;
+  const sys_seconds time = floor<seconds>(sys_time<milliseconds>(milliseconds(unix_ms)));
+  const sys_days day = floor<days>(time);
+  const year_month_day date(day);
+  const hh_mm_ss clock(time - day);
+  static constexpr const char* kDays[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static constexpr const char* kMonths[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                            "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  return fmt::format("{}, {:02} {} {:04} {:02}:{:02}:{:02} GMT", kDays[weekday(day).c_encoding()],
+                     static_cast<unsigned>(date.day()),
+                     kMonths[static_cast<unsigned>(date.month()) - 1],
+                     static_cast<int>(date.year()), clock.hours().count(), clock.minutes().count(),
+                     clock.seconds().count());
+}
+
+std::string contentDisposition(std::string_view name) {
+  std::string ascii;
+  std::string encoded;
+  for (const char c : name) {
+    const auto b = static_cast<unsigned char>(c);
+    ascii += (b < 0x20 || b >= 0x7f || c == '"' || c == '\\') ? '_' : c;
+    const bool plain = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') ||
+                       c == '-' || c == '.' || c == '_' || c == '~';
+    encoded += plain ? std::string(1, c) : fmt::format("%{:02X}", b);
+  }
+  return fmt::format("attachment; filename=\"{}\"; filename*=UTF-8''{}", ascii, encoded);
+}
+
+}  // namespace tuneplane::api
