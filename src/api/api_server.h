@@ -65,6 +65,10 @@ struct ApiDependencies {
   // The step an attempt started from, read from its staging dir for GET /v1/jobs/{id}
   // (attempt::readResumeStep; nullptr: never read).
   ResumeStepReader resume_step = readResumeStep;
+  // The Slurm REST API version in use, for GET /v1/capabilities (slurm::choiceJson: the
+  // configured one, the one negotiated, what the server offers, what degrades). Empty: the
+  // configured slurm.api_version alone.
+  std::function<nlohmann::json()> slurm_api;
 };
 
 class HttpTransport;

@@ -192,8 +192,8 @@ SlurmRestClient::SlurmRestClient(RestClientOptions options,
   if (options_.api_version != kAutoApiVersion) {
     const SlurmApi* api = findSlurmApi(options_.api_version);
     if (api != nullptr) {
-      api_ = api;
       choice_ = ApiChoice{api, options_.api_version, {}, "", "slurm.api_version"};
+      api_ = api;
     }
   }
 }

@@ -79,6 +79,8 @@ class SlurmRestClient : public SlurmClient {
   SlurmResult<ApiChoice> negotiate();
   // The version chosen so far; nullptr until negotiate() succeeded.
   const SlurmApi* api() const { return api_.load(); }
+  // The choice, once made (never changed after): nullptr before, and while negotiating.
+  const ApiChoice* choice() const { return api_.load() != nullptr ? &choice_ : nullptr; }
 
   // Ids per /jobs/state/ request; longer lists are split (URL length).
   static constexpr size_t kMaxIdsPerStateQuery = 256;
@@ -109,8 +111,9 @@ class SlurmRestClient : public SlurmClient {
   RestClientOptions options_;
   std::unique_ptr<http::HttpTransport> transport_;
   std::unique_ptr<TokenProvider> tokens_;
+  // Set once, after choice_ is written (so a reader that sees it may read choice_ unlocked).
   std::atomic<const SlurmApi*> api_{nullptr};
-  std::mutex negotiate_mu_;  // one negotiation at a time; guards choice_
+  std::mutex negotiate_mu_;  // one negotiation at a time; guards choice_ until api_ is set
   ApiChoice choice_;
 };
 

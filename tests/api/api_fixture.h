@@ -64,7 +64,7 @@ class ApiFixture : public ::testing::Test {
 
   void startServer() {
     ApiDependencies deps{*service_, *store_, *launcher_, metrics_, readLog,       {},
-                         {},        {},      {},         {},       readResumeStep};
+                         {},        {},      {},         {},       readResumeStep, {}};
     deps.job_submitted = [this] { ++wakes_; };
     deps.access_log = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(mu_);

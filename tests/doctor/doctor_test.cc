@@ -229,7 +229,8 @@ TEST_F(DoctorTest, ARefusedTokenIsNotRepeatedForPartitionsAndNodes) {
 TEST_F(DoctorTest, NoTokenSourceMeansSlurmrestdIsNotAsked) {
   DoctorEnv env{
       SlurmAccess{nullptr, nullptr,
-                  Error{"slurm.config", "slurm.jwt_key_file", "cannot read the key"}, std::nullopt},
+                  Error{"slurm.config", "slurm.jwt_key_file", "cannot read the key"}, std::nullopt,
+                  nullptr},
       host_,
       users_,
       fs_,
