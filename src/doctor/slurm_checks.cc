@@ -237,7 +237,7 @@ CheckResult checkApiVersion(const SlurmFacts& f) {
     auto why = whyNoClusterFacts(f);
     return skipCheck(name, why.value_or("no ping answer"));
   }
-  const std::string expected = "data_parser/" + version;
+  const std::string expected = fmt::format("data_parser/{}", version);
   const std::string& parser = (*f.ping)->data_parser;
   if (!parser.empty() && parser != expected) {
     return warnCheck(name,
