@@ -124,10 +124,10 @@ TEST_F(DoctorLive, TheTestClusterPassesEveryCheck) {
   judged["checks"] = checks;
   const std::vector<std::string> names = test::expectEveryCheckOk(judged);
   // The credential checks (issue 39) judge the copy privateCredential made.
-  const std::string credential =
+  const std::string credential_check =
       live_.token_file ? "credential/slurm.token_file" : "credential/slurm.jwt_key_file";
   EXPECT_EQ(names, (std::vector<std::string>{
-                       "slurmrestd", "slurmctld", "api_version", "token", credential,
+                       "slurmrestd", "slurmctld", "api_version", "token", credential_check,
                        "partition/gpu", "partition/cpu", "gpu_series/h100", "gpu_series/a100",
                        "staging/root", "staging/user", "staging/filesystem", "registry",
                        "artifact/live-doctor"}));
