@@ -36,7 +36,7 @@ class BenchApiServer {
   // Starts serving on a free loopback port with every limit at its default and one user,
   // alice, whose bearer token is `token`. Errors: ApiServer::start's.
   Result<std::unique_ptr<api::ApiServer>> start(const std::string& token) {
-    api::ApiDependencies deps{service_, store_, launcher_, metrics_, api::readLog,       {},
+    api::ApiDependencies deps{service_, store_, launcher_, metrics_, api::readLog,        {},
                               {},       {},     {},        {},       api::readResumeStep, {}};
     return api::ApiServer::start(std::move(deps), api::HttpOptions{}, aliceToken(token));
   }

@@ -22,15 +22,16 @@ Error kindRefusal(const std::string& kind) {
 json capabilitiesJson(const pipeline::SiteContext& context, const json& slurm_api) {
   const catalog::SiteConfig& site = context.site;
   // The version spoken: negotiated (auto) when the server says, else as configured.
-  json api = slurm_api.is_object() ? slurm_api
-                                   : json{{"configured", site.slurm.api_version},
-                                          {"version", site.slurm.api_version == "auto"
-                                                          ? json(nullptr)
-                                                          : json(site.slurm.api_version)},
-                                          {"negotiated", false},
-                                          {"offered", json::array()},
-                                          {"release", nullptr},
-                                          {"degradations", json::array()}};
+  json api =
+      slurm_api.is_object()
+          ? slurm_api
+          : json{{"configured", site.slurm.api_version},
+                 {"version",
+                  site.slurm.api_version == "auto" ? json(nullptr) : json(site.slurm.api_version)},
+                 {"negotiated", false},
+                 {"offered", json::array()},
+                 {"release", nullptr},
+                 {"degradations", json::array()}};
   const json spoken = api["version"].is_string() ? api["version"] : api["configured"];
   json series = json::array();
   for (const auto& s : site.gpu_series) {

@@ -140,8 +140,9 @@ class SiteParser {
     if (auto v = r_.optStr(node, "api_version", path)) {
       if (!isApiVersionForm(*v)) {
         r_.report("unsupported_api_version", R::child(path, "api_version"),
-                  "'" + *v + "' is not a REST API version: auto (the newest both slurmrestd and "
-                  "TunePlane speak) or one such as v0.0.45");
+                  "'" + *v +
+                      "' is not a REST API version: auto (the newest both slurmrestd and "
+                      "TunePlane speak) or one such as v0.0.45");
       }
       s.api_version = *v;
     }

@@ -522,8 +522,8 @@ class Step {
     for (const auto& a : change.attempts) {
       if (a.number == observed.number) phase = a.phase;
     }
-    change.events.push_back(attemptEvent(view_.job.id, observed.number, phase, phase, now_,
-                                         numericIdNote(observed)));
+    change.events.push_back(
+        attemptEvent(view_.job.id, observed.number, phase, phase, now_, numericIdNote(observed)));
   }
 
   // The verdict on `observed` from Slurm's states; a failure of the user's whose scheduler log

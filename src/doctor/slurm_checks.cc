@@ -244,11 +244,12 @@ CheckResult checkApiVersion(const SlurmFacts& f) {
                      fmt::format("GET {} answered, but meta.plugin.data_parser is '{}', not '{}'",
                                  route, parser, expected),
                      "check slurmrestd's data parser plugins (`slurmrestd -d list`); TunePlane "
-                     "reads " + version + " shapes",
+                     "reads " +
+                         version + " shapes",
                      pingDetails(f));
   }
   std::string how = f.api_version == slurm::kAutoApiVersion ? "chosen by slurm.api_version: auto"
-                                                             : "set by slurm.api_version";
+                                                            : "set by slurm.api_version";
   if (f.api && *f.api && !(*f.api)->offered.empty()) {
     how += fmt::format(" from what it serves: {}", fmt::join((*f.api)->offered, ", "));
   }
@@ -262,14 +263,14 @@ CheckResult checkApiVersion(const SlurmFacts& f) {
     for (const slurm::Degradation& d : api->degradations) {
       lost.push_back(fmt::format("{} — {}", d.what, d.instead));
     }
-    return warnCheck(name,
-                     fmt::format("{}; on {} TunePlane degrades: {}", found, version,
-                                 fmt::join(lost, "; ")),
-                     "nothing is needed for TunePlane to stay correct here; to follow jobs by "
-                     "SLUID again, serve a newer REST API (Slurm 26.05 serves v0.0.45; with "
-                     "slurm.api_version: auto TunePlane picks it up at its next start) — "
-                     "docs/operators.md, \"REST API versions\"",
-                     pingDetails(f));
+    return warnCheck(
+        name,
+        fmt::format("{}; on {} TunePlane degrades: {}", found, version, fmt::join(lost, "; ")),
+        "nothing is needed for TunePlane to stay correct here; to follow jobs by "
+        "SLUID again, serve a newer REST API (Slurm 26.05 serves v0.0.45; with "
+        "slurm.api_version: auto TunePlane picks it up at its next start) — "
+        "docs/operators.md, \"REST API versions\"",
+        pingDetails(f));
   }
   return okCheck(name, found, pingDetails(f));
 }

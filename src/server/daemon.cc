@@ -43,9 +43,10 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
              chosen.error().error.code == slurm::kErrConfig) {
     return tl::unexpected(chosen.error().error);
   } else {
-    spdlog::warn("slurm: the REST API version is not negotiated yet ({}); it will be at the "
-                 "first request",
-                 chosen.error().describe());
+    spdlog::warn(
+        "slurm: the REST API version is not negotiated yet ({}); it will be at the "
+        "first request",
+        chosen.error().describe());
   }
   // The readiness probe: its own connection, one try, a short timeout.
   slurm::RestClientOptions probe_options = slurm::restClientOptionsFromSite(site.site.slurm);
@@ -86,7 +87,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
 
   Daemon* self = d.get();
   api::ApiDependencies deps{
-      *d->service_, store, *d->launcher_,      d->metrics_, api::readLog, {}, {}, {},
+      *d->service_, store, *d->launcher_,       d->metrics_, api::readLog, {}, {}, {},
       {},           {},    api::readResumeStep, {}};
   deps.slurm_ready = [self]() -> Status {
     auto pinged = self->probe_->ping();

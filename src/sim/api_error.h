@@ -1,5 +1,5 @@
-// The error shapes slurmrestd answers with (v0.0.44 and v0.0.45 alike): an HTTP status plus one entry of
-// `errors[]` ({description, error_number, error, source}) or a plain-text body. The
+// The error shapes slurmrestd answers with (v0.0.44 and v0.0.45 alike): an HTTP status plus one
+// entry of `errors[]` ({description, error_number, error, source}) or a plain-text body. The
 // strings are Slurm's own (slurm_strerror), as seen in tests/data/slurm/transcripts/.
 #pragma once
 

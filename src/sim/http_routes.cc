@@ -242,10 +242,11 @@ void SimulatorImpl::routeLicenses(const SimApi& api, httplib::Response& res, boo
                      {"last_update", noVal(0)},
                      {"errors", json::array({e.toJson()})}});
   }
-  sendJson(api, res, 200,
-           {{"licenses", json::array()},
-            {"last_update", noVal(nowUnix())},
-            {"warnings", json::array({{{"description", "Zero licenses to dump"}, {"source", ""}}})}});
+  sendJson(
+      api, res, 200,
+      {{"licenses", json::array()},
+       {"last_update", noVal(nowUnix())},
+       {"warnings", json::array({{{"description", "Zero licenses to dump"}, {"source", ""}}})}});
 }
 
 void SimulatorImpl::routeSubmit(const SimApi& api, const httplib::Request& req,
@@ -336,7 +337,8 @@ void SimulatorImpl::routeJobDelete(const SimApi& api, const std::string& id,
   std::unique_lock<std::mutex> lock(mu_);
   Job* job = findLocked(id.substr(0, id.find('.')));
   if (!job) {
-    return sendJson(api, res, 200, {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
+    return sendJson(api, res, 200,
+                    {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
   }
   if (stallDeleteLocked(lock, *job)) {  // a cancel that times out: no answer, nothing done
     lock.unlock();
@@ -346,7 +348,8 @@ void SimulatorImpl::routeJobDelete(const SimApi& api, const std::string& id,
   }
   job = findLocked(id.substr(0, id.find('.')));  // the table may have changed while stalled
   if (!job) {
-    return sendJson(api, res, 200, {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
+    return sendJson(api, res, 200,
+                    {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
   }
   Job& lead = leaderLocked(*job);
   // A requeue still completing is PENDING, not finished: a kill stops the requeue.
@@ -554,11 +557,10 @@ void SimulatorImpl::routePartitions(const SimApi& api, httplib::Response& res, b
   sendJson(api, res, 200,
            {{"partitions", parts},
             {"last_update", noVal(nowUnix())},
-            {"warnings",
-             json::array({{{"description",
-                            "Slurm accounting storage is disabled. Could not query the "
-                            "following: [TRES]."},
-                           {"source", ""}}})}});
+            {"warnings", json::array({{{"description",
+                                        "Slurm accounting storage is disabled. Could not query the "
+                                        "following: [TRES]."},
+                                       {"source", ""}}})}});
 }
 
 void SimulatorImpl::routeNodes(const SimApi& api, httplib::Response& res, bool auth_ok) {

@@ -95,8 +95,7 @@ int main(int argc, char** argv) {
   // The URL on a line of its own on stdout, so scripts can read it.
   std::cout << (*sim)->baseUrl() << std::endl;
   std::cerr << "tuneplane-slurmsim: serving REST API " << api_versions << "; listening on "
-            << (*sim)->baseUrl()
-            << " (state: " << (*sim)->stateDir() << ")\n";
+            << (*sim)->baseUrl() << " (state: " << (*sim)->stateDir() << ")\n";
   int sig = 0;
   sigwait(&stop, &sig);
   std::cerr << "tuneplane-slurmsim: stopping (signal " << sig << ")\n";

@@ -9,9 +9,9 @@
 
 namespace tuneplane::sim {
 
-#define TP_SIM_API(ns)   \
-  namespace ns {         \
-  const SimApi& api();   \
+#define TP_SIM_API(ns) \
+  namespace ns {       \
+  const SimApi& api(); \
   }
 #include "sim_api_list.inc"
 #undef TP_SIM_API
@@ -37,7 +37,8 @@ nlohmann::json SimApi::pingEntry(bool responding) const {
   ping["hostname"] = "localhost";
   ping["responding"] = responding;
   ping["latency"] = responding ? 500 : 10000;
-  if (ping.contains("status")) ping["status"] = responding ? "No error" : "Protocol authentication error";
+  if (ping.contains("status"))
+    ping["status"] = responding ? "No error" : "Protocol authentication error";
   if (ping.contains("pinged")) ping["pinged"] = responding ? "UP" : "DOWN";
   return ping;
 }
@@ -47,7 +48,8 @@ nlohmann::json SimApi::meta(const SimRelease& server, const std::string& client_
   nlohmann::json m = meta_template;
   m["plugin"]["data_parser"] = "data_parser/" + name;
   m["client"]["source"] = client_source;
-  m["slurm"]["version"] = {{"major", server.major}, {"micro", server.micro}, {"minor", server.minor}};
+  m["slurm"]["version"] = {
+      {"major", server.major}, {"micro", server.micro}, {"minor", server.minor}};
   m["slurm"]["release"] = server.release;
   m["slurm"]["cluster"] = cluster;
   return m;
@@ -75,7 +77,8 @@ const SimApi* findSimApi(std::string_view name) {
   return nullptr;
 }
 
-nlohmann::json openApiDocument(const std::vector<const SimApi*>& served, const SimRelease& release) {
+nlohmann::json openApiDocument(const std::vector<const SimApi*>& served,
+                               const SimRelease& release) {
   nlohmann::json parsers = nlohmann::json::array();
   nlohmann::json paths = nlohmann::json::object();
   for (const SimApi* api : served) {

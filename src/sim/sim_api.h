@@ -35,12 +35,12 @@ struct SimRelease {
 };
 
 struct SimApi {
-  std::string name;  // "v0.0.44": routes /slurm/<name>/…
-  nlohmann::json job_template;        // a real GET /job/{id} record of this version
-  nlohmann::json node_template;       // a real /nodes/ record
-  nlohmann::json partition_template;  // a real /partitions/ record
-  nlohmann::json meta_template;       // a real answer's `meta`
-  nlohmann::json ping_template;       // a real pings[] entry of a responding controller
+  std::string name;                     // "v0.0.44": routes /slurm/<name>/…
+  nlohmann::json job_template;          // a real GET /job/{id} record of this version
+  nlohmann::json node_template;         // a real /nodes/ record
+  nlohmann::json partition_template;    // a real /partitions/ record
+  nlohmann::json meta_template;         // a real answer's `meta`
+  nlohmann::json ping_template;         // a real pings[] entry of a responding controller
   std::set<std::string> submit_fields;  // <name>_job_desc_msg's properties
   std::vector<std::string> paths;       // the paths of its OpenAPI document
   SimRelease release;                   // the release whose newest REST API this is

@@ -59,9 +59,9 @@ Result<std::unique_ptr<Simulator>> Simulator::start(const SimulatorOptions& opti
     if (findSimApi(version) == nullptr) {
       std::string known;
       for (const SimApi* api : simApis()) known += (known.empty() ? "" : ", ") + api->name;
-      return fail("sim.api_versions", "--api-versions",
-                  "the simulator does not serve REST API '" + version + "' (it serves " + known +
-                      ")");
+      return fail(
+          "sim.api_versions", "--api-versions",
+          "the simulator does not serve REST API '" + version + "' (it serves " + known + ")");
     }
   }
   std::string state_dir;

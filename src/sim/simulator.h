@@ -2,8 +2,9 @@
 // serving REST API v0.0.45 (as Slurm 26.05.3), v0.0.44 (as Slurm 25.11.7), or both (as 26.05
 // does): same routes and JSON shapes as the real servers (proven against the real transcripts
 // of each in tests/data/slurm/; the versions: sim_api.h), JWT HS256 checked like the real
-// server, batch scripts run as local processes, faults injectable. This header is the in-process API that tests use;
-// the binary (main.cc) wraps it. Thread-safety: all methods may be called from any thread.
+// server, batch scripts run as local processes, faults injectable. This header is the in-process
+// API that tests use; the binary (main.cc) wraps it. Thread-safety: all methods may be called from
+// any thread.
 #pragma once
 
 #include <chrono>

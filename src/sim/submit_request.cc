@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <sstream>
 
-
 namespace tuneplane::sim {
 namespace {
 
@@ -191,7 +190,8 @@ SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster, const S
                      "_job_post", ""});
     for (size_t i = 0; i < jobs.size(); ++i)
       plan.components.push_back(parseComponent(jobs[i].is_object() ? jobs[i] : json::object(),
-                                               "#/jobs/" + std::to_string(i) + "/", plan.warnings, api));
+                                               "#/jobs/" + std::to_string(i) + "/", plan.warnings,
+                                               api));
   } else {
     plan.components.push_back(
         parseComponent(has_job && body["job"].is_object() ? body["job"] : json::object(), "#/job/",
@@ -213,13 +213,15 @@ SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster, const S
     if (c.cwd.empty())
       return reject(submitError(plan.het, kErrMissingCwd, release), partial, plan.components);
     if (c.environment.empty())
-      return reject(submitError(plan.het, release.missing_environment_error, release), partial, plan.components);
+      return reject(submitError(plan.het, release.missing_environment_error, release), partial,
+                    plan.components);
     if (c.partition.empty()) {
       const auto* def = cluster.defaultPartition();
       c.partition = def ? def->name : "";
     }
     const PartitionConfig* part = cluster.partition(c.partition);
-    if (!part) return reject(submitError(plan.het, kErrInvalidPartition, release), partial, plan.components);
+    if (!part)
+      return reject(submitError(plan.het, kErrInvalidPartition, release), partial, plan.components);
     for (const auto& f : splitAny(c.constraints, "&,|"))
       if (!knownFeature(cluster, f))
         return reject(submitError(plan.het, kErrInvalidFeature, release), partial, plan.components);

@@ -33,7 +33,8 @@ std::string joined(const std::vector<std::string>& names) {
 Result<OfferedApis> offeredApis(std::string_view document) {
   const nlohmann::json doc = nlohmann::json::parse(document, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("openapi")) {
-    return fail("slurm.bad_response", "openapi", "GET /openapi/v3 did not answer an OpenAPI document");
+    return fail("slurm.bad_response", "openapi",
+                "GET /openapi/v3 did not answer an OpenAPI document");
   }
   OfferedApis out;
   if (auto paths = doc.find("paths"); paths != doc.end() && paths->is_object()) {
@@ -43,8 +44,8 @@ Result<OfferedApis> offeredApis(std::string_view document) {
       }
     }
   }
-  const nlohmann::json x_slurm = doc.value("info", nlohmann::json::object())
-                                     .value("x-slurm", nlohmann::json::object());
+  const nlohmann::json x_slurm =
+      doc.value("info", nlohmann::json::object()).value("x-slurm", nlohmann::json::object());
   if (out.versions.empty()) {
     for (const auto& parser : x_slurm.value("data_parsers", nlohmann::json::array())) {
       if (parser.is_object() && parser.contains("plugin") && parser["plugin"].is_string()) {
@@ -93,8 +94,8 @@ Result<const SlurmApi*> chooseSlurmApi(std::string_view configured,
 
 std::string describeChoice(const ApiChoice& choice) {
   if (choice.api == nullptr) return "no REST API version chosen";
-  std::string out = fmt::format("REST API {} (slurm.api_version: {}", choice.api->name,
-                                choice.configured);
+  std::string out =
+      fmt::format("REST API {} (slurm.api_version: {}", choice.api->name, choice.configured);
   if (!choice.offered.empty()) {
     out += fmt::format("; slurmrestd serves {}", joined(choice.offered));
     if (!choice.release.empty()) out += ", Slurm " + choice.release;
@@ -105,19 +106,17 @@ std::string describeChoice(const ApiChoice& choice) {
 }
 
 nlohmann::json choiceJson(const std::string& configured, const ApiChoice* choice) {
-  nlohmann::json out = {{"configured", configured},
-                        {"version", nullptr},
-                        {"negotiated", false},
-                        {"offered", nlohmann::json::array()},
-                        {"release", nullptr},
-                        {"degradations", nlohmann::json::array()}};
+  nlohmann::json out = {{"configured", configured}, {"version", nullptr},
+                        {"negotiated", false},      {"offered", nlohmann::json::array()},
+                        {"release", nullptr},       {"degradations", nlohmann::json::array()}};
   if (choice == nullptr || choice->api == nullptr) return out;
   out["version"] = std::string(choice->api->name);
   out["negotiated"] = true;
   out["offered"] = choice->offered;
   if (!choice->release.empty()) out["release"] = choice->release;
   for (const Degradation& d : choice->api->degradations) {
-    out["degradations"].push_back({{"what", std::string(d.what)}, {"instead", std::string(d.instead)}});
+    out["degradations"].push_back(
+        {{"what", std::string(d.what)}, {"instead", std::string(d.instead)}});
   }
   return out;
 }

@@ -43,10 +43,10 @@ Result<const SlurmApi*> chooseSlurmApi(std::string_view configured,
 // The choice a client made, for the log, doctor, /v1/capabilities and the console.
 struct ApiChoice {
   const SlurmApi* api = nullptr;
-  std::string configured;           // slurm.api_version: "auto" or a version
+  std::string configured;            // slurm.api_version: "auto" or a version
   std::vector<std::string> offered;  // what the server serves; empty when not asked
-  std::string release;              // the server's Slurm release, when it said
-  std::string how;                  // how `offered` was learned, for people
+  std::string release;               // the server's Slurm release, when it said
+  std::string how;                   // how `offered` was learned, for people
 };
 
 // One line for the log: "REST API v0.0.44 (slurm.api_version: auto; slurmrestd serves

@@ -166,9 +166,9 @@ Confirmed confirmJob(const JobKey& key, const std::vector<JobRecord>& records) {
   }
   const auto submitted = record->submit_time.value();
   if (!submitted) {
-    return {Confirmation::kUnproven,
-            fmt::format("Slurm's record of job {} has no submit time to confirm it by",
-                        key.job_id)};
+    return {
+        Confirmation::kUnproven,
+        fmt::format("Slurm's record of job {} has no submit time to confirm it by", key.job_id)};
   }
   if (*submitted != key.submit_time) {
     return {Confirmation::kGone,

@@ -210,8 +210,10 @@ Result<std::unique_ptr<SlurmRestClient>> SlurmRestClient::fromSite(const catalog
                                                                    UnixClock clock) {
   if (!isKnownApiVersion(site.api_version)) {
     return fail("slurm.config", "slurm.api_version",
-                "TunePlane speaks REST API " + slurmApiNames() + " (or auto, the newest the "
-                "server serves), not '" + site.api_version + "'");
+                "TunePlane speaks REST API " + slurmApiNames() +
+                    " (or auto, the newest the "
+                    "server serves), not '" +
+                    site.api_version + "'");
   }
   auto tokens = makeTokenProvider(site, std::move(clock));
   if (!tokens) return tl::unexpected(tokens.error());
@@ -255,10 +257,10 @@ SlurmResult<ApiChoice> SlurmRestClient::negotiate() {
   }
   auto chosen = chooseSlurmApi(choice.configured, choice.offered);
   if (!chosen) {
-    SlurmError e = makeSlurmError(chosen.error().code, chosen.error().field,
-                                  "slurmrestd at " + options_.http.base_url + ": " +
-                                      chosen.error().message,
-                                  TransportClass::kNotSent);
+    SlurmError e =
+        makeSlurmError(chosen.error().code, chosen.error().field,
+                       "slurmrestd at " + options_.http.base_url + ": " + chosen.error().message,
+                       TransportClass::kNotSent);
     spdlog::error("slurm: {}", e.error.message);
     return slurmFail(std::move(e));
   }
@@ -398,8 +400,8 @@ SlurmResult<PingResult> SlurmRestClient::ping() {
   if (!pinged || (*api)->ping_names_refusal || pinged->anyResponding()) return pinged;
   // This version's ping does not say why no controller responds, and a refused token reads
   // the same as a controller that is down: a request that does say it decides.
-  auto probe = call("ping", "GET", (*api)->route(std::string((*api)->auth_probe)), "",
-                    RetryMode::kReads);
+  auto probe =
+      call("ping", "GET", (*api)->route(std::string((*api)->auth_probe)), "", RetryMode::kReads);
   if (!probe) {
     const std::string& code = probe.error().error.code;
     if (code == kErrAuthFailed || code == kErrTokenUnavailable) return slurmFail(probe.error());
@@ -414,8 +416,8 @@ SlurmResult<SubmitReceipt> SlurmRestClient::submit(const nlohmann::json& body) {
   if (!api) return slurmFail(api.error());
   auto versioned = submitBodyFor(**api, body);
   if (!versioned) {
-    return slurmFail(makeSlurmError(kErrConfig, versioned.error().field,
-                                    versioned.error().message, TransportClass::kNotSent));
+    return slurmFail(makeSlurmError(kErrConfig, versioned.error().field, versioned.error().message,
+                                    TransportClass::kNotSent));
   }
   auto exchange =
       call("submit", "POST", (*api)->route("/job/submit"), versioned->dump(), RetryMode::kNever);
@@ -449,8 +451,8 @@ SlurmResult<std::vector<JobRecord>> SlurmRestClient::getJob(const std::string& j
   if (needsConfirmation(addressing, *key)) {
     const Confirmed confirmed = confirmJob(*key, *records);
     if (confirmed.verdict == Confirmation::kGone) {
-      return slurmFail(makeSlurmError(kErrJobNotFound, "get_job", confirmed.why,
-                                      TransportClass::kRejected));
+      return slurmFail(
+          makeSlurmError(kErrJobNotFound, "get_job", confirmed.why, TransportClass::kRejected));
     }
     if (confirmed.verdict == Confirmation::kUnproven) {
       return slurmFail(makeSlurmError(kErrBadResponse, "get_job",
@@ -468,7 +470,8 @@ SlurmResult<uint64_t> SlurmRestClient::numericIdOf(const SlurmApi& api, const ch
   if (!exchange) return slurmFail(exchange.error());
   auto listing = decodeJobListing(exchange->response.body);
   if (!listing) {
-    return slurmFail(badResponse(op, exchange->response, listing.error(), TransportClass::kRejected));
+    return slurmFail(
+        badResponse(op, exchange->response, listing.error(), TransportClass::kRejected));
   }
   for (const auto& record : listing->jobs) {
     if (Sluid(record.sluid) == Sluid(sluid)) return record.job_id;
@@ -482,13 +485,12 @@ SlurmResult<uint64_t> SlurmRestClient::numericIdOf(const SlurmApi& api, const ch
 
 SlurmResult<std::vector<JobRecord>> SlurmRestClient::readJob(const SlurmApi& api, const char* op,
                                                              const std::string& job) {
-  auto exchange = call(op, "GET", api.route("/job/" + encodePathSegment(job)), "",
-                       RetryMode::kReads);
+  auto exchange =
+      call(op, "GET", api.route("/job/" + encodePathSegment(job)), "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
   auto jobs = decodeJobs(exchange->response.body);
   if (!jobs) {
-    return slurmFail(
-        badResponse(op, exchange->response, jobs.error(), TransportClass::kRejected));
+    return slurmFail(badResponse(op, exchange->response, jobs.error(), TransportClass::kRejected));
   }
   if (jobs->empty()) {
     // A success status with no job in it and no error of Slurm's: not Slurm's "invalid job
@@ -542,8 +544,8 @@ SlurmResult<JobStateList> SlurmRestClient::listJobStates(const std::vector<uint6
     for (; next < end; ++next) {
       query += (query.empty() ? "?" : "&") + fmt::format("job_id={}", job_ids[next]);
     }
-    auto exchange =
-        call("list_job_states", "GET", (*api)->route("/jobs/state/") + query, "", RetryMode::kReads);
+    auto exchange = call("list_job_states", "GET", (*api)->route("/jobs/state/") + query, "",
+                         RetryMode::kReads);
     if (!exchange) return slurmFail(exchange.error());
     auto states = decodeJobStates(exchange->response.body);
     if (!states) {
@@ -583,11 +585,11 @@ SlurmStatus SlurmRestClient::cancel(const std::string& sluid,
       }
       for (const auto& record : *records) {
         if (record.job_id == key->job_id && !mayStillRun(record)) {
-          return slurmFail(makeSlurmError(
-              kErrAlreadyCompleting, "cancel",
-              fmt::format("not sent: job {} ({}) already ended ({})", key->job_id, sluid,
-                          fmt::join(record.job_state, ",")),
-              TransportClass::kRejected));
+          return slurmFail(
+              makeSlurmError(kErrAlreadyCompleting, "cancel",
+                             fmt::format("not sent: job {} ({}) already ended ({})", key->job_id,
+                                         sluid, fmt::join(record.job_state, ",")),
+                             TransportClass::kRejected));
         }
       }
     }

@@ -1,11 +1,12 @@
 // SlurmRestClient: the SlurmClient over slurmrestd's REST API (JWT auth), in the version
 // RestClientOptions::api_version names, or — "auto" — the one it negotiates with the server
 // before its first request (api_negotiation.h); what differs between versions is the
-// version's SlurmApi (slurm_api.h), never a branch here. It adds the auth headers, refreshes the token once when the server refuses it, retries idempotent
-// reads with bounded exponential backoff and jitter, never retries a submit, and turns every
-// answer into typed records or a SlurmError (see rest_error.h). Time and randomness of the
-// backoff are injected so tests never sleep. Thread-safety: all methods may be called from
-// any thread; requests are serialised on the transport's one connection.
+// version's SlurmApi (slurm_api.h), never a branch here. It adds the auth headers, refreshes the
+// token once when the server refuses it, retries idempotent reads with bounded exponential backoff
+// and jitter, never retries a submit, and turns every answer into typed records or a SlurmError
+// (see rest_error.h). Time and randomness of the backoff are injected so tests never sleep.
+// Thread-safety: all methods may be called from any thread; requests are serialised on the
+// transport's one connection.
 #pragma once
 
 #include <atomic>

@@ -63,7 +63,7 @@ class ApiFixture : public ::testing::Test {
   }
 
   void startServer() {
-    ApiDependencies deps{*service_, *store_, *launcher_, metrics_, readLog,       {},
+    ApiDependencies deps{*service_, *store_, *launcher_, metrics_, readLog,        {},
                          {},        {},      {},         {},       readResumeStep, {}};
     deps.job_submitted = [this] { ++wakes_; };
     deps.access_log = [this](const std::string& line) {

@@ -132,8 +132,8 @@ TEST(SlurmChecksTest, ApiVersion) {
 }
 
 // Issue 40: the version TunePlane speaks, negotiated (auto) or set, and what it costs.
-SlurmFacts onVersion(const char* configured, const char* version,
-                     std::vector<std::string> offered, std::string release) {
+SlurmFacts onVersion(const char* configured, const char* version, std::vector<std::string> offered,
+                     std::string release) {
   SlurmFacts f = answered();
   f.api_version = configured;
   (*f.ping)->data_parser = std::string("data_parser/") + version;
@@ -167,9 +167,8 @@ TEST(SlurmChecksTest, ApiVersionNegotiatedAndWhatItCosts) {
           {"auto on 25.11: v0.0.44, and what degrades",
            onVersion("auto", "v0.0.44", {"v0.0.44"}, "25.11.7"), CheckStatus::kWarn,
            "on v0.0.44 TunePlane degrades: no SLUID in paths"},
-          {"v0.0.44 set on 26.05 degrades the same",
-           onVersion("v0.0.44", "v0.0.44", {}, "26.05.3"), CheckStatus::kWarn,
-           "set by slurm.api_version"},
+          {"v0.0.44 set on 26.05 degrades the same", onVersion("v0.0.44", "v0.0.44", {}, "26.05.3"),
+           CheckStatus::kWarn, "set by slurm.api_version"},
           {"a server that speaks none of TunePlane's", speaksNone(), CheckStatus::kFail,
            "serves REST API v0.0.41, v0.0.42"},
       },

@@ -49,8 +49,8 @@ inline std::optional<Live> liveConfig() {
   auto token = env("TUNEPLANE_LIVE_TOKEN_FILE");
   auto key = env("TUNEPLANE_LIVE_JWT_KEY_FILE");
   if (!url || !user || !shared || !bin || (!token && !key)) return std::nullopt;
-  return Live{*url, *user, *shared, *bin, token, key,
-              env("TUNEPLANE_LIVE_API_VERSION").value_or("auto")};
+  return Live{
+      *url, *user, *shared, *bin, token, key, env("TUNEPLANE_LIVE_API_VERSION").value_or("auto")};
 }
 
 // The slurm.conf of the test cluster, for scontrol: TUNEPLANE_LIVE_SLURM_CONF, or

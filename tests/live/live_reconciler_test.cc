@@ -179,9 +179,9 @@ class LiveReconciler : public ::testing::Test {
     return trail;
   }
 
-  // Slurm's own answer to GET `path` (under /slurm/<the version spoken>), straight from slurmrestd and
-  // read as JSON, so the assertions below depend on Slurm alone; null when it did not
-  // answer 200.
+  // Slurm's own answer to GET `path` (under /slurm/<the version spoken>), straight from slurmrestd
+  // and read as JSON, so the assertions below depend on Slurm alone; null when it did not answer
+  // 200.
   nlohmann::json slurmGet(const std::string& path) {
     std::string token;
     if (live_.token_file) {

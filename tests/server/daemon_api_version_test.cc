@@ -73,8 +73,7 @@ TEST_F(DaemonOn2511Test, AutoPicksV0044RunsJobsAndDoctorSaysWhatDegrades) {
   ASSERT_EQ(res->status, 200) << res->body;
   const json api = check(json::parse(res->body), "api_version");
   EXPECT_EQ(api["status"], "warn") << api.dump();
-  EXPECT_NE(api["message"].get<std::string>().find("v0.0.44 TunePlane degrades"),
-            std::string::npos)
+  EXPECT_NE(api["message"].get<std::string>().find("v0.0.44 TunePlane degrades"), std::string::npos)
       << api["message"];
   EXPECT_EQ(check(json::parse(res->body), "slurmctld")["status"], "ok");
   EXPECT_EQ(check(json::parse(res->body), "token")["status"], "ok");

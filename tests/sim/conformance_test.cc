@@ -529,7 +529,8 @@ TEST_F(ConformanceV0044, UpdateJob) {
 TEST_F(ConformanceV0044, BulkHeld) {
   const json t = loadTranscript("15_bulk_200_held");
   const auto ids = t["bulk_job_ids"];
-  replay("15_bulk_200_held", {{std::to_string(ids[1].get<int>()), std::to_string(ids[0].get<int>())}});
+  replay("15_bulk_200_held",
+         {{std::to_string(ids[1].get<int>()), std::to_string(ids[0].get<int>())}});
 }
 TEST_F(ConformanceV0044, DuplicateSubmit) {
   std::string real_first;

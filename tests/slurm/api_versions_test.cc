@@ -137,7 +137,8 @@ TEST(SlurmApis, ABodyFieldAVersionLacksIsRefusedBeforeItIsSent) {
   const SlurmApi& v44 = *findSlurmApi("v0.0.44");
   const SlurmApi& v45 = *findSlurmApi("v0.0.45");
   // container_type is new in v0.0.45 (tests/data/slurm: its job_desc_msg; v0.0.44's lacks it).
-  json body = {{"script", "s"}, {"jobs", json::array({{{"name", "a"}}, {{"container_type", "x"}}})}};
+  json body = {{"script", "s"},
+               {"jobs", json::array({{{"name", "a"}}, {{"container_type", "x"}}})}};
   EXPECT_TRUE(submitBodyFor(v45, body));
   auto refused = submitBodyFor(v44, body);
   ASSERT_FALSE(refused);
@@ -221,10 +222,16 @@ TEST(ApiNegotiation, PicksTheNewestCommonVersionOrNamesWhatTheServerOffers) {
       {"auto", {"v0.0.44", "v0.0.45"}, "v0.0.45", "", {}},
       {"auto", {"v0.0.42", "v0.0.43", "v0.0.44", "v0.0.45", "v0.0.46"}, "v0.0.45", "", {}},
       {"v0.0.44", {"v0.0.44", "v0.0.45"}, "v0.0.44", "", {}},
-      {"auto", {"v0.0.41", "v0.0.42", "v0.0.43"}, nullptr, "slurm.no_common_api",
+      {"auto",
+       {"v0.0.41", "v0.0.42", "v0.0.43"},
+       nullptr,
+       "slurm.no_common_api",
        {"serves REST API v0.0.41, v0.0.42, v0.0.43", "TunePlane speaks v0.0.44, v0.0.45"}},
       {"auto", {}, nullptr, "slurm.no_common_api", {"serves REST API none"}},
-      {"v0.0.45", {"v0.0.44"}, nullptr, "slurm.no_common_api",
+      {"v0.0.45",
+       {"v0.0.44"},
+       nullptr,
+       "slurm.no_common_api",
        {"does not serve REST API v0.0.45", "it serves v0.0.44", "slurm.api_version to auto"}},
       {"v0.0.43", {"v0.0.43"}, nullptr, "slurm.config", {"does not speak REST API 'v0.0.43'"}},
   };

@@ -44,9 +44,9 @@ TEST(JobKey, ParsesAndFormatsEveryForm) {
 }
 
 TEST(JobKey, RefusesWhatIsNoKey) {
-  for (const char* text : {"", "0", "abc", "sNOTASLUID", "sUUUUUUUUUUUUU", "s0@0", "@17",
-                           "sFK1M94Y5HJ700@", "sFK1M94Y5HJ700@x", "17@", "17@-5", "17@1/not-a-token",
-                           "17@1/tp-short", "10+1", "-3"}) {
+  for (const char* text :
+       {"", "0", "abc", "sNOTASLUID", "sUUUUUUUUUUUUU", "s0@0", "@17", "sFK1M94Y5HJ700@",
+        "sFK1M94Y5HJ700@x", "17@", "17@-5", "17@1/not-a-token", "17@1/tp-short", "10+1", "-3"}) {
     EXPECT_FALSE(parseJobKey(text).has_value()) << text;
   }
 }
@@ -58,8 +58,7 @@ TEST(JobKey, EachAddressingKeysARecordItsWay) {
   EXPECT_EQ(jobKeyOf(JobAddressing::kBySluid, with), "sFK1M94Y5HJ700");
   EXPECT_EQ(jobKeyOf(JobAddressing::kByNumericId, with), "sFK1M94Y5HJ700@17");
   EXPECT_EQ(jobKeyOf(JobAddressing::kBySluid, without), std::string("17@1796535430/") + kToken);
-  EXPECT_EQ(jobKeyOf(JobAddressing::kByNumericId, without),
-            std::string("17@1796535430/") + kToken);
+  EXPECT_EQ(jobKeyOf(JobAddressing::kByNumericId, without), std::string("17@1796535430/") + kToken);
   EXPECT_EQ(jobKeyOf(JobAddressing::kByNumericId, foreign), "18@1796535431");
   EXPECT_TRUE(isFollowedByNumericId("sFK1M94Y5HJ700@17"));
   EXPECT_TRUE(isFollowedByNumericId("17@1796535430"));
@@ -118,21 +117,32 @@ TEST(ConfirmJob, OnlyTheJobTheKeyNamesIsTheSame) {
   const std::vector<Row> rows = {
       {"same SLUID", by_sluid, {record(17, "sFK1M94Y5HJ700", 1796535430)}, Confirmation::kSame},
       {"same SLUID, other case", by_sluid, {record(17, "sfk1m94y5hj700", 1)}, Confirmation::kSame},
-      {"het leader answers for both", by_sluid,
+      {"het leader answers for both",
+       by_sluid,
        {record(17, "sFK1M94Y5HJ700", 1), record(18, "sFK1M94Y5HJ800", 1)},
        Confirmation::kSame},
-      {"id reused by another job", by_sluid, {record(17, "sFK1M94YC1GA00", 1796999999)},
+      {"id reused by another job",
+       by_sluid,
+       {record(17, "sFK1M94YC1GA00", 1796999999)},
        Confirmation::kGone},
-      {"requeued under a new SLUID", by_sluid, {record(17, "sFK1M94YBMVR00", 1796535430)},
+      {"requeued under a new SLUID",
+       by_sluid,
+       {record(17, "sFK1M94YBMVR00", 1796535430)},
        Confirmation::kGone},
-      {"answer without the id", by_sluid, {record(18, "sFK1M94Y5HJ700", 1)},
+      {"answer without the id",
+       by_sluid,
+       {record(18, "sFK1M94Y5HJ700", 1)},
        Confirmation::kUnproven},
       {"record without a SLUID", by_sluid, {record(17, "", 1796535430)}, Confirmation::kUnproven},
       {"same submit time and token", by_time, {record(17, "", 1796535430)}, Confirmation::kSame},
       {"another submit time", by_time, {record(17, "", 1796535999)}, Confirmation::kGone},
-      {"same time, comment changed", by_time, {record(17, "", 1796535430, "edited")},
+      {"same time, comment changed",
+       by_time,
+       {record(17, "", 1796535430, "edited")},
        Confirmation::kUnproven},
-      {"no submit time", by_time, {[] {
+      {"no submit time",
+       by_time,
+       {[] {
          JobRecord r = record(17, "", 0);
          r.submit_time = NoValNumber{};
          return r;

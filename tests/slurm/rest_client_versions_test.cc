@@ -160,7 +160,8 @@ struct Job4Server {
     if (req.method == "GET" && req.path == "/slurm/v0.0.44/jobs/") {
       return reply(res, 200, {{"jobs", job4["jobs"]}, {"errors", json::array()}});
     }
-    if (req.method == "DELETE") return reply(res, 200, v44("08_cancel_running", "DELETE /job/{job_id}"));
+    if (req.method == "DELETE")
+      return reply(res, 200, v44("08_cancel_running", "DELETE /job/{job_id}"));
     reply(res, 422, v44("03_get_running", "GET /job/{sluid} while RUNNING"));  // 25.11's 422
   }};
 };
@@ -199,8 +200,8 @@ TEST(V0044Client, CancelConfirmsTheJobFirstThenDeletesByNumericId) {
   Job4Server s;
   Harness h(s.server.url(), "tok-", std::chrono::milliseconds(5000), "v0.0.44");
   ASSERT_TRUE(h.client->cancel(s.sluid() + "@4", std::nullopt));
-  EXPECT_EQ(paths(s.server), (std::vector<std::string>{"GET /slurm/v0.0.44/job/4",
-                                                       "DELETE /slurm/v0.0.44/job/4"}));
+  EXPECT_EQ(paths(s.server),
+            (std::vector<std::string>{"GET /slurm/v0.0.44/job/4", "DELETE /slurm/v0.0.44/job/4"}));
 }
 
 TEST(V0044Client, AJobThatEndedIsNotSignalledItsIdMayBeReusedAnyMoment) {
@@ -273,7 +274,8 @@ TEST(V0044Client, APingOfNoControllerIsCheckedAndARefusedTokenRefreshed) {
   ScriptedServer server([](const httplib::Request& req, httplib::Response& res, int) {
     const bool good = req.get_header_value("X-SLURM-USER-TOKEN") == "tok-1";
     if (req.path == "/slurm/v0.0.44/ping/") {
-      return reply(res, 200, good ? v44("01_ping", "ping with") : v44("13a_auth_errors", "garbage"));
+      return reply(res, 200,
+                   good ? v44("01_ping", "ping with") : v44("13a_auth_errors", "garbage"));
     }
     if (good) return reply(res, 200, v44("13f_auth_probe", "GET /licenses/ valid"));
     reply(res, 511, v44("13f_auth_probe", "GET /licenses/ garbage"));
@@ -290,7 +292,8 @@ TEST(V0044Client, APingOfNoControllerIsCheckedAndARefusedTokenRefreshed) {
 
 TEST(V0044Client, ATokenRefusedEvenAfterARefreshIsTheAuthError) {
   ScriptedServer server([](const httplib::Request& req, httplib::Response& res, int) {
-    if (req.path == "/slurm/v0.0.44/ping/") return reply(res, 200, v44("13a_auth_errors", "garbage"));
+    if (req.path == "/slurm/v0.0.44/ping/")
+      return reply(res, 200, v44("13a_auth_errors", "garbage"));
     reply(res, 511, v44("13f_auth_probe", "GET /licenses/ garbage"));
   });
   Harness h(server.url(), "tok-", std::chrono::milliseconds(5000), "v0.0.44");
@@ -301,12 +304,14 @@ TEST(V0044Client, ATokenRefusedEvenAfterARefreshIsTheAuthError) {
 
 TEST(V0044Client, AControllerThatIsDownStaysAPingAnswer) {
   ScriptedServer server([](const httplib::Request& req, httplib::Response& res, int) {
-    if (req.path == "/slurm/v0.0.44/ping/") return reply(res, 200, v44("13a_auth_errors", "garbage"));
+    if (req.path == "/slurm/v0.0.44/ping/")
+      return reply(res, 200, v44("13a_auth_errors", "garbage"));
     // slurmrestd's own "Unable to contact slurm controller (connect failure)".
-    reply(res, 500, {{"errors", json::array({{{"error_number", 1800},
-                                              {"error", "Unable to contact slurm controller"},
-                                              {"description", "licenses"},
-                                              {"source", "op_handler_licenses"}}})}});
+    reply(res, 500,
+          {{"errors", json::array({{{"error_number", 1800},
+                                    {"error", "Unable to contact slurm controller"},
+                                    {"description", "licenses"},
+                                    {"source", "op_handler_licenses"}}})}});
   });
   Harness h(server.url(), "tok-", std::chrono::milliseconds(5000), "v0.0.44");
   auto ping = h.client->ping();

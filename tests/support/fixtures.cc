@@ -73,7 +73,8 @@ fs::path slurmApiDataDir(const std::string& version) {
 nlohmann::json versionTranscript(const std::string& version, const std::string& name,
                                  const std::string& folder) {
   const bool has_extension = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
-  return readJsonFixture(slurmApiDataDir(version) / folder / (has_extension ? name : name + ".json"));
+  return readJsonFixture(slurmApiDataDir(version) / folder /
+                         (has_extension ? name : name + ".json"));
 }
 
 nlohmann::json transcript(const std::string& name) {
