@@ -37,7 +37,8 @@ class BenchApiServer {
   // alice, whose bearer token is `token`. Errors: ApiServer::start's.
   Result<std::unique_ptr<api::ApiServer>> start(const std::string& token) {
     api::ApiDependencies deps{service_, store_, launcher_, metrics_, api::readLog,        {},
-                              {},       {},     {},        {},       api::readResumeStep, {}};
+                              {},       {},     {},        {},       api::readResumeStep, {},
+                              {}};
     return api::ApiServer::start(std::move(deps), api::HttpOptions{}, aliceToken(token));
   }
 

@@ -72,6 +72,10 @@ struct ApiDependencies {
   // (job_waiting.h). The argument: a wall-clock time the snapshot should be newer than.
   // Empty: what the control loop stored only.
   std::function<std::shared_ptr<const QueueSnapshot>(int64_t newer_than_ms)> pending_queue;
+  // The Slurm REST API version in use, for GET /v1/capabilities (slurm::choiceJson: the
+  // configured one, the one negotiated, what the server offers, what degrades). Empty: the
+  // configured slurm.api_version alone.
+  std::function<nlohmann::json()> slurm_api;
 };
 
 class HttpTransport;

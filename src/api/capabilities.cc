@@ -19,8 +19,20 @@ Error kindRefusal(const std::string& kind) {
   return Error{launch::codes::kKindNotSupported, "kind", kind + " " + kNoInboundPath};
 }
 
-json capabilitiesJson(const pipeline::SiteContext& context) {
+json capabilitiesJson(const pipeline::SiteContext& context, const json& slurm_api) {
   const catalog::SiteConfig& site = context.site;
+  // The version spoken: negotiated (auto) when the server says, else as configured.
+  json api =
+      slurm_api.is_object()
+          ? slurm_api
+          : json{{"configured", site.slurm.api_version},
+                 {"version",
+                  site.slurm.api_version == "auto" ? json(nullptr) : json(site.slurm.api_version)},
+                 {"negotiated", false},
+                 {"offered", json::array()},
+                 {"release", nullptr},
+                 {"degradations", json::array()}};
+  const json spoken = api["version"].is_string() ? api["version"] : api["configured"];
   json series = json::array();
   for (const auto& s : site.gpu_series) {
     json entry = {{"name", s.name},
@@ -43,7 +55,8 @@ json capabilitiesJson(const pipeline::SiteContext& context) {
   return {
       {"backend", "slurm"},
       {"api_versions", {"v1"}},
-      {"slurm_api_version", site.slurm.api_version},
+      {"slurm_api_version", spoken},
+      {"slurm_api", std::move(api)},
       {"container_runtime", catalog::toString(site.container_runtime)},
       {"kinds",
        {{"TrainingJob", {{"supported", true}}},

@@ -2,7 +2,8 @@
 // kinds it runs and refuses, the refused features, the CPU-only rules, the site's GPU series
 // (and whether each is usable: one without a slurm_constraint is refused), partitions,
 // container runtime and registered runtimes. Also the reasons POST /v1/playgrounds and
-// /v1/deployments are refused with. Pure functions of the site.
+// /v1/deployments are refused with. Pure functions of the site (and of the Slurm REST API
+// version the server speaks, when it says: slurm::choiceJson).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -12,7 +13,9 @@
 
 namespace tuneplane::api {
 
-nlohmann::json capabilitiesJson(const pipeline::SiteContext& site);
+// `slurm_api`: slurm::choiceJson of the server's client; null: the site's slurm.api_version.
+nlohmann::json capabilitiesJson(const pipeline::SiteContext& site,
+                                const nlohmann::json& slurm_api = nullptr);
 
 // The 422 body's error for a kind Slurm cannot run ("Playground", "ModelDeployment"):
 // code launch.kind_not_supported, field "kind".

@@ -55,7 +55,9 @@ void ApiServer::installSystemRoutes() {
 
   get("/v1/capabilities", Access::kUser,
       [this](const httplib::Request&, httplib::Response& res, const Principal&) {
-        sendJson(res, 200, capabilitiesJson(deps_.launcher.site()));
+        sendJson(res, 200,
+                 capabilitiesJson(deps_.launcher.site(),
+                                  deps_.slurm_api ? deps_.slurm_api() : nlohmann::json()));
       });
 
   get("/v1/doctor", Access::kAdmin,

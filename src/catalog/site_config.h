@@ -19,7 +19,7 @@ enum class ContainerRuntime {
 
 struct SlurmSite {
   std::string url;                          // http://, https:// or unix:///path
-  std::string api_version = "v0.0.45";      // the only one supported
+  std::string api_version = "auto";         // or v0.0.44, v0.0.45 (slurm/slurm_api.h)
   std::string user;                         // X-SLURM-USER-NAME and the token's "sun"
   std::optional<std::string> token_file;    // a JWT, optionally "SLURM_JWT=…"; or:
   std::optional<std::string> jwt_key_file;  // the HS256 key to mint tokens from

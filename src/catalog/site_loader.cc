@@ -19,7 +19,27 @@ using spec::Text;
 using spec::YamlReader;
 using R = spec::YamlReader;
 
-constexpr const char* kSupportedApiVersion = "v0.0.45";
+// slurm.api_version's form: "auto", or a REST API version "v<major>.<minor>.<micro>". Which
+// versions TunePlane speaks is the slurm module's to say (slurm/slurm_api.h): the launch
+// pipeline holds a site file's version to that list as it loads it (pipeline/launch_pipeline.h).
+bool isApiVersionForm(const std::string& v) {
+  if (v == "auto") return true;
+  if (v.size() < 6 || v[0] != 'v') return false;
+  int dots = 0;
+  bool digit_before = false;
+  for (size_t i = 1; i < v.size(); ++i) {
+    if (v[i] == '.') {
+      if (!digit_before) return false;
+      ++dots;
+      digit_before = false;
+    } else if (v[i] >= '0' && v[i] <= '9') {
+      digit_before = true;
+    } else {
+      return false;
+    }
+  }
+  return dots == 2 && digit_before;
+}
 
 bool isGresType(std::string_view s) {
   if (s.empty()) return false;
@@ -118,9 +138,11 @@ class SiteParser {
       }
     }
     if (auto v = r_.optStr(node, "api_version", path)) {
-      if (*v != kSupportedApiVersion) {
+      if (!isApiVersionForm(*v)) {
         r_.report("unsupported_api_version", R::child(path, "api_version"),
-                  "'" + *v + "' is not supported; TunePlane speaks " + kSupportedApiVersion);
+                  "'" + *v +
+                      "' is not a REST API version: auto (the newest both slurmrestd and "
+                      "TunePlane speak) or one such as v0.0.45");
       }
       s.api_version = *v;
     }

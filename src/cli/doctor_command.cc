@@ -77,6 +77,7 @@ SlurmConnection connectToSlurm(const catalog::SiteConfig& site) {
   c.client = std::move(*client);
   c.access.client = c.client.get();
   c.access.tokens = &c.client->tokens();
+  c.access.negotiate = [client = c.client.get()] { return client->negotiate(); };
   return c;
 }
 

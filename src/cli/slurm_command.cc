@@ -254,12 +254,18 @@ void addSlurmCommand(CLI::App& app) {
 
   CLI::App* get = slurm->add_subcommand("get", "Show a job's records (every het component)");
   common(get);
-  get->add_option("job", flags->job, "SLUID (or numeric id)")->required();
+  get->add_option("job", flags->job,
+                  "The job's key (its SLUID; <SLUID>@<id> on REST API v0.0.44) or numeric id")
+      ->required();
   get->callback([flags] { runGet(*flags); });
 
-  CLI::App* cancel = slurm->add_subcommand("cancel", "Cancel a job by SLUID");
+  CLI::App* cancel = slurm->add_subcommand("cancel", "Cancel a job by its key");
   common(cancel);
-  cancel->add_option("sluid", flags->job, "The job's SLUID")->required();
+  cancel
+      ->add_option("sluid", flags->job,
+                   "The job's key: its SLUID, or <SLUID>@<id> on REST API v0.0.44 (the job is "
+                   "confirmed by that SLUID before it is cancelled by id)")
+      ->required();
   cancel->add_option("--signal", flags->signal, "Signal to send instead of cancelling");
   cancel->callback([flags] { runCancel(*flags); });
 

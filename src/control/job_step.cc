@@ -5,7 +5,9 @@
 #include <algorithm>
 
 #include "control/retry_policy.h"
+#include "control/state_machine.h"
 #include "control/status_mapping.h"
+#include "slurm/job_key.h"
 
 namespace tuneplane::control {
 namespace {
@@ -20,6 +22,33 @@ bool hasEnded(const store::ComponentRecord& c) {
   const ComponentVerdict v = mapComponent(c.state, c.reason, c.exit_code, c.signal, true);
   return v.phase != AttemptPhase::kQueued && v.phase != AttemptPhase::kRunning &&
          v.phase != AttemptPhase::kUnknown;
+}
+
+// Whether any of the attempt's jobs is followed by numeric id (slurm/job_key.h).
+bool followedByNumericId(const store::AttemptRecord& a) {
+  return std::any_of(a.components.begin(), a.components.end(),
+                     [](const auto& c) { return slurm::isFollowedByNumericId(c.sluid); });
+}
+
+// Why an attempt's jobs are followed by numeric id, for its event.
+std::string numericIdNote(const store::AttemptRecord& a) {
+  std::string jobs;
+  bool by_sluid = false;
+  for (const auto& c : a.components) {
+    const auto key = slurm::parseJobKey(c.sluid);
+    if (!key || !key->numeric_form) continue;
+    jobs += (jobs.empty() ? "" : ", ") + std::to_string(key->job_id);
+    if (!key->sluid.empty()) {
+      jobs += " (SLUID " + key->sluid + ")";
+      by_sluid = true;
+    }
+  }
+  return "this site's Slurm REST API names no job by SLUID in a path: TunePlane follows Slurm "
+         "job " +
+         jobs + " by its numeric id, and confirms every read and cancel against " +
+         (by_sluid ? std::string("the SLUID Slurm reports for it")
+                   : std::string("its submit time and submit token")) +
+         ", so that a job that takes over the id once this one is purged is never taken for it";
 }
 
 bool heardOrGone(CancelHeard heard, bool gone_is_heard) {
@@ -466,6 +495,7 @@ class Step {
     auto change = applyVerdict(view_, observed, verdict, settings_.retry, now_);
     const bool unchanged = change && isNoOp(*change, view_);  // a refresh that found nothing new
     if (!unchanged) write(std::move(change), what);
+    noteFollowedByNumericId(observed);
     for (int index : verdict.to_cancel) {
       for (const auto& c : observed.components) {
         if (c.index != index || c.sluid.empty()) continue;
@@ -479,6 +509,21 @@ class Step {
         plan_.cancel_after.emplace_back(key, c.sluid);
       }
     }
+  }
+
+  // Where the site's REST API takes no SLUID in a path (v0.0.44), an attempt's jobs are
+  // followed by numeric id, each read and cancel confirmed first (slurm/job_key.h): said once
+  // per attempt, in an event, as its keys are first stored, so what degrades shows on the job.
+  void noteFollowedByNumericId(const store::AttemptRecord& observed) {
+    if (!plan_.write || !*plan_.write) return;
+    if (!followedByNumericId(observed) || followedByNumericId(*stored_)) return;
+    store::Change& change = **plan_.write;
+    phase::AttemptPhase phase = observed.phase;
+    for (const auto& a : change.attempts) {
+      if (a.number == observed.number) phase = a.phase;
+    }
+    change.events.push_back(
+        attemptEvent(view_.job.id, observed.number, phase, phase, now_, numericIdNote(observed)));
   }
 
   // The verdict on `observed` from Slurm's states; a failure of the user's whose scheduler log

@@ -33,6 +33,7 @@ SlurmFacts gatherSlurmFacts(const catalog::SiteConfig& site, const SlurmAccess& 
     }
     return facts;
   }
+  if (access.negotiate) facts.api = access.negotiate();
   facts.ping = access.client->ping();
   // Only a successful ping says the token works and the route exists: asking more of a
   // server that refused it would only repeat the refusal (and its retries).

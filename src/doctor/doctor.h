@@ -71,6 +71,9 @@ struct SlurmAccess {
   slurm::TokenProvider* tokens = nullptr;
   std::optional<Error> token_error;   // set when tokens is null
   std::optional<Error> client_error;  // set when client is null for another reason
+  // The client's REST API version, negotiated if it must be (SlurmRestClient::negotiate);
+  // empty: not asked (the version is then judged from the ping alone).
+  std::function<slurm::SlurmResult<slurm::ApiChoice>()> negotiate;
 };
 
 // Told while a large artifact is hashed: the runtime id, bytes done and the file's size.

@@ -14,6 +14,7 @@
 
 #include "catalog/runtime_registry.h"
 #include "common/result.h"
+#include "slurm/api_negotiation.h"
 #include "slurm/job_record.h"
 #include "slurm/rest_error.h"
 #include "staging/job_access.h"
@@ -24,7 +25,10 @@ namespace tuneplane::doctor {
 // slurmrestd's answers. The partitions and nodes are asked for only after a successful ping.
 struct SlurmFacts {
   std::string url;
-  std::string api_version = "v0.0.45";
+  std::string api_version = "v0.0.45";  // slurm.api_version: a version, or "auto"
+  // The version the client speaks (configured, or negotiated for "auto": what the server
+  // serves and its release); unset when not asked (no client). Asked before the ping.
+  std::optional<slurm::SlurmResult<slurm::ApiChoice>> api;
   // slurmrestd was not asked at all, and the answers below are empty, when there was no
   // token to send (the token check says why) or no client could be built (client_error).
   bool no_token = false;

@@ -12,14 +12,29 @@ namespace {
 using nlohmann::json;
 using slurm::SlurmError;
 
-constexpr const char* kExpectedParser = "data_parser/v0.0.45";
-
 bool isAuthFailure(const SlurmError& e) {
   return e.error.code == slurm::kErrAuthFailed;
 }
 
 bool noToken(const SlurmError& e) {
   return e.error.code == slurm::kErrTokenUnavailable;
+}
+
+// The server answered, and speaks none of TunePlane's REST API versions (or not the one set).
+bool noCommonApi(const SlurmFacts& f) {
+  return f.api && !*f.api && f.api->error().error.code == slurm::kErrNoCommonApi;
+}
+
+// The version the client speaks: negotiated, else the one configured, else (auto, not asked)
+// the one its ping's answer names.
+std::string versionOf(const SlurmFacts& f) {
+  if (f.api && *f.api && (*f.api)->api != nullptr) return std::string((*f.api)->api->name);
+  if (f.api_version != slurm::kAutoApiVersion) return f.api_version;
+  constexpr std::string_view kParser = "data_parser/";
+  if (f.ping && *f.ping && (*f.ping)->data_parser.rfind(kParser, 0) == 0) {
+    return (*f.ping)->data_parser.substr(kParser.size());
+  }
+  return f.api_version;
 }
 
 // The answer came back over HTTP (whatever its status), so something listens at the URL.
@@ -29,6 +44,12 @@ bool gotHttpAnswer(const SlurmError& e) {
 
 json pingDetails(const SlurmFacts& f) {
   json d = {{"url", f.url}};
+  if (f.api && *f.api) {
+    d["api"] = slurm::choiceJson(f.api_version, &**f.api);
+  } else {
+    d["api"] = slurm::choiceJson(f.api_version, nullptr);
+    if (f.api) d["api"]["error"] = f.api->error().error.message;
+  }
   if (f.ping && *f.ping) {
     d["cluster"] = (*f.ping)->cluster;
     d["release"] = (*f.ping)->release;
@@ -61,13 +82,16 @@ std::string tokenFix(const TokenFacts& t) {
 std::optional<std::string> whyNoClusterFacts(const SlurmFacts& f) {
   if (f.no_token) return std::string("there is no token to send (see token)");
   if (f.client_error) return std::string("no client for slurmrestd (see slurmrestd)");
+  if (noCommonApi(f)) {
+    return std::string("slurmrestd serves none of TunePlane's REST API versions (see api_version)");
+  }
   if (!f.ping) return std::string("slurmrestd was not asked");
   if (*f.ping) return std::nullopt;
   const SlurmError& e = f.ping->error();
   if (noToken(e)) return std::string("there is no token to send (see token)");
   if (isAuthFailure(e)) return std::string("slurmrestd refused the token (see token)");
   if (e.http_status == 404)
-    return std::string("slurmrestd does not serve v0.0.45 (see api_version)");
+    return "slurmrestd does not serve " + versionOf(f) + " (see api_version)";
   if (gotHttpAnswer(e)) return std::string("slurmrestd's ping failed (see slurmrestd)");
   return std::string("slurmrestd did not answer (see slurmrestd)");
 }
@@ -83,6 +107,13 @@ CheckResult checkSlurmrestd(const SlurmFacts& f) {
         pingDetails(f));
   }
   if (!f.ping) return skipCheck(name, "there is no token to send (see token)");
+  if (noCommonApi(f)) {
+    return okCheck(name,
+                   fmt::format("slurmrestd at {} answered, but serves none of TunePlane's REST API "
+                               "versions (see api_version)",
+                               f.url),
+                   pingDetails(f));
+  }
   if (*f.ping) {
     const auto& p = **f.ping;
     return okCheck(name,
@@ -100,9 +131,9 @@ CheckResult checkSlurmrestd(const SlurmFacts& f) {
   }
   if (e.http_status == 404) {
     return okCheck(name,
-                   fmt::format("an HTTP server at {} answered (HTTP 404 for the v0.0.45 ping; see "
+                   fmt::format("an HTTP server at {} answered (HTTP 404 for the {} ping; see "
                                "api_version)",
-                               f.url),
+                               f.url, versionOf(f)),
                    pingDetails(f));
   }
   if (e.transport == slurm::TransportClass::kNotSent) {
@@ -182,33 +213,66 @@ CheckResult checkControllers(const SlurmFacts& f) {
 
 CheckResult checkApiVersion(const SlurmFacts& f) {
   const std::string name = "api_version";
-  const std::string route = "/slurm/" + f.api_version + "/ping/";
+  if (noCommonApi(f)) {
+    return failCheck(name, f.api->error().error.message,
+                     "run a slurmrestd that loads a data parser TunePlane speaks (`slurmrestd -d "
+                     "list` shows them; Slurm 25.11 serves v0.0.44, 26.05 v0.0.44 and v0.0.45), "
+                     "or set slurm.api_version to auto",
+                     pingDetails(f));
+  }
+  const std::string version = versionOf(f);
+  const std::string route = "/slurm/" + version + "/ping/";
   if (f.ping && !*f.ping && f.ping->error().http_status == 404) {
     return failCheck(
         name,
-        fmt::format("slurmrestd at {} has no {} routes (HTTP 404 for GET {})", f.url, f.api_version,
+        fmt::format("slurmrestd at {} has no {} routes (HTTP 404 for GET {})", f.url, version,
                     route),
-        "TunePlane speaks only REST API v0.0.45: run a slurmrestd that loads "
-        "data_parser/v0.0.45 (Slurm 26.05 does; `slurmrestd -d list` shows the parsers it has)",
+        fmt::format("TunePlane speaks REST API {}: set slurm.api_version to auto (the newest "
+                    "both sides speak), or run a slurmrestd that loads data_parser/{} "
+                    "(`slurmrestd -d list` shows the parsers it has)",
+                    slurm::slurmApiNames(), version),
         pingDetails(f));
   }
   if (!f.ping || !*f.ping) {
     auto why = whyNoClusterFacts(f);
     return skipCheck(name, why.value_or("no ping answer"));
   }
+  const std::string expected = fmt::format("data_parser/{}", version);
   const std::string& parser = (*f.ping)->data_parser;
-  if (!parser.empty() && parser != kExpectedParser) {
+  if (!parser.empty() && parser != expected) {
     return warnCheck(name,
                      fmt::format("GET {} answered, but meta.plugin.data_parser is '{}', not '{}'",
-                                 route, parser, kExpectedParser),
+                                 route, parser, expected),
                      "check slurmrestd's data parser plugins (`slurmrestd -d list`); TunePlane "
-                     "reads v0.0.45 shapes",
+                     "reads " +
+                         version + " shapes",
                      pingDetails(f));
   }
-  return okCheck(name,
-                 fmt::format("slurmrestd serves {} (GET {} answered{})", f.api_version, route,
-                             parser.empty() ? "; meta names no data parser" : ", " + parser),
-                 pingDetails(f));
+  std::string how = f.api_version == slurm::kAutoApiVersion ? "chosen by slurm.api_version: auto"
+                                                            : "set by slurm.api_version";
+  if (f.api && *f.api && !(*f.api)->offered.empty()) {
+    how += fmt::format(" from what it serves: {}", fmt::join((*f.api)->offered, ", "));
+  }
+  const std::string release = (*f.ping)->release.empty() ? "" : ", Slurm " + (*f.ping)->release;
+  const std::string found =
+      fmt::format("slurmrestd serves {} ({}; GET {} answered{}{})", version, how, route,
+                  parser.empty() ? "; meta names no data parser" : ", " + parser, release);
+  const slurm::SlurmApi* api = slurm::findSlurmApi(version);
+  if (api != nullptr && !api->degradations.empty()) {
+    std::vector<std::string> lost;
+    for (const slurm::Degradation& d : api->degradations) {
+      lost.push_back(fmt::format("{} — {}", d.what, d.instead));
+    }
+    return warnCheck(
+        name,
+        fmt::format("{}; on {} TunePlane degrades: {}", found, version, fmt::join(lost, "; ")),
+        "nothing is needed for TunePlane to stay correct here; to follow jobs by "
+        "SLUID again, serve a newer REST API (Slurm 26.05 serves v0.0.45; with "
+        "slurm.api_version: auto TunePlane picks it up at its next start) — "
+        "docs/operators.md, \"REST API versions\"",
+        pingDetails(f));
+  }
+  return okCheck(name, found, pingDetails(f));
 }
 
 CheckResult checkToken(const TokenFacts& t, const SlurmFacts& f) {

@@ -1,10 +1,13 @@
 // Doctor's judgements of the connection to Slurm, pure functions over SlurmFacts and
 // TokenFacts:
-//   slurmrestd   GET /slurm/v0.0.45/ping/ got an HTTP answer (release and cluster reported)
+//   slurmrestd   GET /slurm/<version>/ping/ got an HTTP answer (release and cluster reported)
 //   slurmctld    every controller in the ping answers `responding` (some down → warn)
-//   api_version  the v0.0.45 ping route answered 200 with `pings[]` — slurmrestd serves a
-//                route only for a data parser it loaded — and meta.plugin.data_parser says
-//                data_parser/v0.0.45 (another value → warn); HTTP 404 → fail
+//   api_version  the REST API version TunePlane speaks here — slurm.api_version, or the newest
+//                both sides speak (auto: from the server's OpenAPI document) — and its ping
+//                route answered 200 with `pings[]` naming data_parser/<version> (another
+//                parser → warn); a version on which TunePlane degrades (slurm_api.h:
+//                v0.0.44, no SLUID in paths) → warn, saying what degrades; a server that
+//                speaks none of TunePlane's versions, or HTTP 404 for the route → fail
 //   token        readable, a JWT, not expired, not about to expire (< kTokenExpiryWarning
 //                left → warn), and accepted by slurmrestd; minted tokens report their lifespan
 // Each says what it found and how to fix it; a token never appears in any of them.

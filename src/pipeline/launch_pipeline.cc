@@ -15,6 +15,7 @@
 #include "pipeline/node_exclusion.h"
 #include "slurm/script_checks.h"
 #include "slurm/script_renderer.h"
+#include "slurm/slurm_api.h"
 #include "slurm/submit_body.h"
 #include "spec/spec_parser.h"
 #include "staging/staging_fs.h"
@@ -63,6 +64,14 @@ Checked<SiteFile> loadSiteFile(const std::optional<std::string>& site_flag,
   }
   auto site = catalog::loadSiteConfigFile(*site_path);
   if (!site) return failAll(site.error());
+  // The catalog checks the form of slurm.api_version; which versions exist is slurm's word.
+  if (!slurm::isKnownApiVersion(site->slurm.api_version)) {
+    return failAll({Error{"site.unsupported_api_version", "slurm.api_version",
+                          "TunePlane does not speak REST API '" + site->slurm.api_version +
+                              "': set auto (the newest both slurmrestd and TunePlane speak) "
+                              "or one of " +
+                              slurm::slurmApiNames()}});
+  }
   return SiteFile{*site_path, std::move(*site)};
 }
 

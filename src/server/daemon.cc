@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "api/error_codes.h"
 #include "doctor/doctor.h"
@@ -32,8 +33,24 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   auto client = slurm::SlurmRestClient::fromSite(site.site.slurm);
   if (!client) return tl::unexpected(client.error());
   d->slurm_ = std::move(*client);
+  // The REST API version, chosen once at start (api_negotiation.h; the client logs it) and
+  // spoken by every client of this process. A server that speaks none of TunePlane's is a
+  // configuration error; one that does not answer yet is asked again at the first request.
+  std::string api_version = site.site.slurm.api_version;
+  if (auto chosen = d->slurm_->negotiate()) {
+    api_version = std::string(chosen->api->name);
+  } else if (chosen.error().error.code == slurm::kErrNoCommonApi ||
+             chosen.error().error.code == slurm::kErrConfig) {
+    return tl::unexpected(chosen.error().error);
+  } else {
+    spdlog::warn(
+        "slurm: the REST API version is not negotiated yet ({}); it will be at the "
+        "first request",
+        chosen.error().describe());
+  }
   // The readiness probe: its own connection, one try, a short timeout.
   slurm::RestClientOptions probe_options = slurm::restClientOptionsFromSite(site.site.slurm);
+  probe_options.api_version = api_version;
   probe_options.retry.max_attempts = 1;
   probe_options.http.connect_timeout = std::min(probe_options.http.connect_timeout, kProbeTimeout);
   probe_options.http.request_timeout = std::min(probe_options.http.request_timeout, kProbeTimeout);
@@ -53,7 +70,9 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   control::ReconcilerOptions reconciler_options;
   reconciler_options.poll_interval = options.poll_interval;
   for (int i = 0; i < std::max(1, options.submit_concurrency); ++i) {
-    auto launch_client = slurm::SlurmRestClient::fromSite(site.site.slurm);
+    catalog::SlurmSite launch_site = site.site.slurm;
+    launch_site.api_version = api_version;
+    auto launch_client = slurm::SlurmRestClient::fromSite(launch_site);
     if (!launch_client) return tl::unexpected(launch_client.error());
     d->launch_slurm_.push_back(std::move(*launch_client));
     d->launch_metered_.push_back(std::make_unique<MeteredSlurmClient>(
@@ -68,6 +87,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
 
   // Slurm's queue, read by the API only for jobs that wait in it: one try per listing.
   slurm::RestClientOptions queue_options = slurm::restClientOptionsFromSite(site.site.slurm);
+  queue_options.api_version = api_version;
   queue_options.retry.max_attempts = 1;
   auto queue_tokens = slurm::makeTokenProvider(site.site.slurm);
   if (!queue_tokens) return tl::unexpected(queue_tokens.error());
@@ -81,9 +101,19 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
       [client = d->queue_metered_.get()] { return client->listJobs(std::nullopt); }, d->clock_);
 
   Daemon* self = d.get();
-  api::ApiDependencies deps{
-      *d->service_, store, *d->launcher_,       d->metrics_, api::readLog, {}, {}, {},
-      {},           {},    api::readResumeStep, {}};
+  api::ApiDependencies deps{*d->service_,
+                            store,
+                            *d->launcher_,
+                            d->metrics_,
+                            api::readLog,
+                            {},
+                            {},
+                            {},
+                            {},
+                            {},
+                            api::readResumeStep,
+                            {},
+                            {}};
   deps.slurm_ready = [self]() -> Status {
     auto pinged = self->probe_->ping();
     if (!pinged) return fail("api.slurm_unavailable", "slurm", pinged.error().describe());
@@ -97,6 +127,9 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   deps.doctor = [self] { return self->doctorReport(); };
   deps.pending_queue = [self](int64_t newer_than_ms) {
     return self->queue_->current(newer_than_ms);
+  };
+  deps.slurm_api = [self, configured = site.site.slurm.api_version] {
+    return slurm::choiceJson(configured, self->slurm_->choice());
   };
   d->token_count_ = options.tokens.size();
   d->server_secrets_ = std::move(options.server_secrets);
@@ -131,6 +164,8 @@ Result<nlohmann::json> Daemon::doctorReport() {
   doctor::SlurmAccess access;
   access.client = probe_.get();
   access.tokens = &probe_->tokens();
+  // The main client's choice: it says what the server offered, not only what was taken.
+  access.negotiate = [this] { return slurm_->negotiate(); };
   doctor::PosixHostProbe host;
   staging::PosixOsUsers users;
   staging::PosixStagingFs fs;

@@ -20,6 +20,8 @@ std::string slurmStrerror(int error_number) {
       return "Invalid partition name specified";
     case kErrMissingEnvironment:
       return "Environment is missing in job";
+    case kErrWritingScript:
+      return "I/O error writing script/environment to file";
     case kErrMissingCwd:
       return "Job cannot be submitted without the current working directory specified.";
     case kErrPartitionConfigNow:

@@ -1,5 +1,5 @@
-// The error shapes slurmrestd v0.0.45 answers with: an HTTP status plus one entry of
-// `errors[]` ({description, error_number, error, source}) or a plain-text body. The
+// The error shapes slurmrestd answers with (v0.0.44 and v0.0.45 alike): an HTTP status plus one
+// entry of `errors[]` ({description, error_number, error, source}) or a plain-text body. The
 // strings are Slurm's own (slurm_strerror), as seen in tests/data/slurm/transcripts/.
 #pragma once
 
@@ -31,6 +31,8 @@ inline constexpr int kErrNodeConfigUnavailable = 2014;
 inline constexpr int kErrInvalidPartition = 2000;
 inline constexpr int kErrMissingEnvironment = 2127;
 inline constexpr int kErrMissingCwd = 2063;
+// Slurm 25.11's answer to a submit without `environment` (26.05: kErrMissingEnvironment).
+inline constexpr int kErrWritingScript = 2019;
 inline constexpr int kErrPartitionConfigNow = 2015;
 
 }  // namespace tuneplane::sim

@@ -8,7 +8,8 @@ namespace tuneplane::sim {
 
 std::vector<std::string> batchEnvironment(const std::vector<const Job*>& components,
                                           const std::string& cluster_name,
-                                          const std::string& bin_dir, const std::string& job_dir) {
+                                          const std::string& bin_dir, const std::string& job_dir,
+                                          bool with_sluid) {
   const Job& lead = *components.front();
   // Later entries win, as a real step's SLURM_* values override the submitted ones.
   std::map<std::string, std::string> env;
@@ -28,7 +29,7 @@ std::vector<std::string> batchEnvironment(const std::vector<const Job*>& compone
   const std::string nnodes = std::to_string(lead.alloc_nodes.size());
   set("SLURM_JOB_ID", std::to_string(lead.id));
   set("SLURM_JOBID", std::to_string(lead.id));
-  set("SLURM_JOB_SLUID", formatSluid(lead.sluid));
+  if (with_sluid) set("SLURM_JOB_SLUID", formatSluid(lead.sluid));
   set("SLURM_JOB_NAME", lead.request.name);
   set("SLURM_JOB_NODELIST", nodelist);
   set("SLURM_NODELIST", nodelist);

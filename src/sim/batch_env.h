@@ -14,8 +14,10 @@ namespace tuneplane::sim {
 
 // `components`: the job, or every component of a het job in offset order (leader first).
 // `job_dir`: the job's private directory in the state dir (srun's step counter lives there).
+// `with_sluid`: SLURM_JOB_SLUID is set (Slurm 26.05; 25.11 leaves it out).
 std::vector<std::string> batchEnvironment(const std::vector<const Job*>& components,
                                           const std::string& cluster_name,
-                                          const std::string& bin_dir, const std::string& job_dir);
+                                          const std::string& bin_dir, const std::string& job_dir,
+                                          bool with_sluid = true);
 
 }  // namespace tuneplane::sim

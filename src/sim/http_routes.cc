@@ -1,5 +1,6 @@
-// The REST surface of the simulator: slurmrestd v0.0.45's routes, auth and error shapes
-// (as in tests/data/slurm/transcripts/), plus the loopback-only admin route for faults.
+// The REST surface of the simulator: slurmrestd's routes under /slurm/<version>/ for every
+// version it serves (sim_api.h), its auth and error shapes (as in tests/data/slurm/'s
+// transcripts of each version), GET /openapi/v3, plus the loopback-only admin route for faults.
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -14,14 +15,18 @@
 #include "sim/process.h"
 #include "sim/scheduler.h"
 #include "sim/simulator_impl.h"
-#include "sim/templates.h"
 
 namespace tuneplane::sim {
 namespace {
 
 using nlohmann::json;
 
-constexpr const char* kPrefix = "/slurm/v0.0.45/";
+constexpr const char* kPrefix = "/slurm/";
+// slurmrestd's answer to a path of a version it does not serve (18_version_discovery).
+constexpr const char* kUnknownEndpoint =
+    "Unable to find requested URL endpoint. Please query the '/openapi/v3' endpoint or visit "
+    "'https://slurm.schedmd.com/rest_api.html' for the OpenAPI specification which includes a "
+    "list of all possible slurmrestd endpoints.";
 
 json jobsBody(json jobs, int64_t last_update) {
   return {{"jobs", std::move(jobs)},
@@ -38,12 +43,12 @@ ApiError parseParamsError() {
           "op_handler_job", ""};
 }
 
-// "s…" must be a valid SLUID; anything else a positive decimal id. A ".step" suffix is
-// allowed and ignored.
-bool validJobId(const std::string& raw) {
+// "s…" must be a valid SLUID (where the release takes them); anything else a positive
+// decimal id. A ".step" suffix is allowed and ignored.
+bool validJobIdOf(const std::string& raw, bool sluid_paths) {
   const std::string id = raw.substr(0, raw.find('.'));
   if (id.empty()) return false;
-  if (looksLikeSluid(id)) return parseSluid(id).has_value();
+  if (looksLikeSluid(id)) return sluid_paths && parseSluid(id).has_value();
   if (id.size() > 10 || id.find_first_not_of("0123456789") != std::string::npos) return false;
   return std::stoull(id) > 0 && std::stoull(id) < 0xFFFFFFF0ull;
 }
@@ -74,15 +79,21 @@ void sendText(httplib::Response& res, int status, const std::string& text) {
 
 }  // namespace
 
-json SimulatorImpl::meta() const {
-  json m = metaTemplate();
-  m["client"]["source"] = "127.0.0.1:" + std::to_string(port_) + "(fd:9)";
-  m["slurm"]["cluster"] = cluster_.name;
-  return m;
+json SimulatorImpl::meta(const SimApi& api) const {
+  return api.meta(release(), "127.0.0.1:" + std::to_string(port_) + "(fd:9)", cluster_.name);
+}
+
+bool SimulatorImpl::validJobId(const std::string& id) const {
+  return validJobIdOf(id, release().sluid_paths);
 }
 
 void SimulatorImpl::sendJson(httplib::Response& res, int status, json body) const {
-  if (!body.contains("meta")) body["meta"] = meta();
+  sendJson(*served_.back(), res, status, std::move(body));
+}
+
+void SimulatorImpl::sendJson(const SimApi& api, httplib::Response& res, int status,
+                             json body) const {
+  if (!body.contains("meta")) body["meta"] = meta(api);
   if (!body.contains("errors")) body["errors"] = json::array();
   if (!body.contains("warnings")) body["warnings"] = json::array();
   res.status = status;
@@ -167,24 +178,39 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
   }
   if (latency.count() > 0) std::this_thread::sleep_for(latency);
 
-  if (path.rfind(kPrefix, 0) != 0) return sendText(res, 404, "Invalid or unknown URL path");
-  const std::string route = path.substr(std::string(kPrefix).size());
-  if (lieAboutRead(req.method, route, res)) return;
   std::string user;
   bool has_token = false;
   const bool auth_ok = authenticate(req, &user, &has_token);
+  if (path == "/openapi/v3" || path == "/openapi/v3/") {
+    if (!has_token) return sendText(res, 401, "Authentication failure");
+    return routeOpenApi(res);
+  }
+  if (path.rfind(kPrefix, 0) != 0) return sendText(res, 404, "Invalid or unknown URL path");
+  const std::string versioned = path.substr(std::string(kPrefix).size());
+  const std::string version = versioned.substr(0, versioned.find('/'));
+  const SimApi* served = nullptr;
+  for (const SimApi* api : served_) {
+    if (api->name == version) served = api;
+  }
+  if (served == nullptr || versioned.size() == version.size()) {
+    return sendText(res, 404, kUnknownEndpoint);
+  }
+  const SimApi& api = *served;
+  const std::string route = versioned.substr(version.size() + 1);
+  if (lieAboutRead(api, req.method, route, res)) return;
   if (!has_token) return sendText(res, 401, "Authentication failure");
 
   // Plain string matching (GCC 12's <regex> trips -Wmaybe-uninitialized under ASan).
   const std::string& method = req.method;
   auto is = [&](const std::string& base) { return route == base || route == base + "/"; };
-  if (method == "GET" && is("ping")) return routePing(auth_ok, res);
-  if (method == "POST" && is("job/submit")) return routeSubmit(req, res, user, auth_ok);
-  if (method == "GET" && is("jobs")) return routeJobs(req, res, auth_ok);
-  if (method == "DELETE" && is("jobs")) return routeJobsDelete(req, res, auth_ok);
-  if (method == "GET" && is("jobs/state")) return routeJobsState(req, res, auth_ok);
-  if (method == "GET" && is("partitions")) return routePartitions(res, auth_ok);
-  if (method == "GET" && is("nodes")) return routeNodes(res, auth_ok);
+  if (method == "GET" && is("ping")) return routePing(api, auth_ok, res);
+  if (method == "POST" && is("job/submit")) return routeSubmit(api, req, res, user, auth_ok);
+  if (method == "GET" && is("jobs")) return routeJobs(api, req, res, auth_ok);
+  if (method == "DELETE" && is("jobs")) return routeJobsDelete(api, req, res, auth_ok);
+  if (method == "GET" && is("jobs/state")) return routeJobsState(api, req, res, auth_ok);
+  if (method == "GET" && is("partitions")) return routePartitions(api, res, auth_ok);
+  if (method == "GET" && is("nodes")) return routeNodes(api, res, auth_ok);
+  if (method == "GET" && is("licenses")) return routeLicenses(api, res, auth_ok);
   if (route.rfind("job/", 0) == 0) {
     std::string id = route.substr(4);
     if (!id.empty() && id.back() == '/') id.pop_back();
@@ -192,15 +218,15 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
                        id.find_first_not_of(
                            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                            "0123456789_.") == std::string::npos;
-    if (plain && method == "GET") return routeJobGet(id, res, auth_ok);
-    if (plain && method == "DELETE") return routeJobDelete(id, req, res, auth_ok);
-    if (plain && method == "POST") return routeJobUpdate(id, req, res, auth_ok);
+    if (plain && method == "GET") return routeJobGet(api, id, res, auth_ok);
+    if (plain && method == "DELETE") return routeJobDelete(api, id, req, res, auth_ok);
+    if (plain && method == "POST") return routeJobUpdate(api, id, req, res, auth_ok);
   }
   sendText(res, 404, "Invalid or unknown URL path");
 }
 
-bool SimulatorImpl::lieAboutRead(const std::string& method, const std::string& route,
-                                 httplib::Response& res) {
+bool SimulatorImpl::lieAboutRead(const SimApi& api, const std::string& method,
+                                 const std::string& route, httplib::Response& res) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (Clock::now() >= lie_until_) return false;
@@ -208,7 +234,7 @@ bool SimulatorImpl::lieAboutRead(const std::string& method, const std::string& r
   if (method != "GET") return false;
   auto is = [&](const std::string& base) { return route == base || route == base + "/"; };
   if (is("jobs/state")) {
-    sendJson(res, 200, {{"jobs", json::array()}});  // "no job of those ids"
+    sendJson(api, res, 200, {{"jobs", json::array()}});  // "no job of those ids"
     return true;
   }
   if (is("jobs")) {
@@ -222,30 +248,46 @@ bool SimulatorImpl::lieAboutRead(const std::string& method, const std::string& r
   return false;
 }
 
-void SimulatorImpl::routePing(bool auth_ok, httplib::Response& res) {
-  json ping = {{"hostname", "localhost"},
-               {"responding", auth_ok},
-               {"latency", auth_ok ? 500 : 10000},
-               {"primary", true},
-               {"status", auth_ok ? "No error" : slurmStrerror(kErrAuth)}};
-  sendJson(res, 200, {{"pings", json::array({ping})}});
+void SimulatorImpl::routeOpenApi(httplib::Response& res) {
+  res.status = 200;
+  res.set_content(openApiDocument(served_, release()).dump(2), "application/json");
 }
 
-void SimulatorImpl::routeSubmit(const httplib::Request& req, httplib::Response& res,
-                                const std::string& user, bool auth_ok) {
+void SimulatorImpl::routePing(const SimApi& api, bool auth_ok, httplib::Response& res) {
+  sendJson(api, res, 200, {{"pings", json::array({api.pingEntry(auth_ok)})}});
+}
+
+void SimulatorImpl::routeLicenses(const SimApi& api, httplib::Response& res, bool auth_ok) {
+  if (!auth_ok) {
+    ApiError e{511, kErrAuth, "slurm_load_licenses() was unable to load licenses",
+               "op_handler_licenses", ""};
+    return sendJson(api, res, 511,
+                    {{"licenses", json::array()},
+                     {"last_update", noVal(0)},
+                     {"errors", json::array({e.toJson()})}});
+  }
+  sendJson(
+      api, res, 200,
+      {{"licenses", json::array()},
+       {"last_update", noVal(nowUnix())},
+       {"warnings", json::array({{{"description", "Zero licenses to dump"}, {"source", ""}}})}});
+}
+
+void SimulatorImpl::routeSubmit(const SimApi& api, const httplib::Request& req,
+                                httplib::Response& res, const std::string& user, bool auth_ok) {
   if (!auth_ok) {
     ApiError e{511, kErrAuth, "Batch job submission failed", "slurm_submit_batch_job()", ""};
-    return sendJson(res, 511, {{"errors", json::array({e.toJson()})}});
+    return sendJson(api, res, 511, {{"errors", json::array({e.toJson()})}});
   }
   json body = json::parse(req.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) return sendText(res, 400, "Failure during parsing");
-  SubmitOutcome outcome = planSubmit(body, cluster_);
+  SubmitOutcome outcome = planSubmit(body, cluster_, api, release());
   std::unique_lock<std::mutex> lock(mu_);
   if (!outcome.accepted) {
     leaveRejectedLocked(outcome.rejection, user);
     lock.unlock();
     const ApiError& e = outcome.rejection.error;
-    return sendJson(res, e.http_status,
+    return sendJson(api, res, e.http_status,
                     {{"errors", json::array({e.toJson()})}, {"warnings", outcome.plan.warnings}});
   }
   uint32_t leader = 0;
@@ -266,22 +308,23 @@ void SimulatorImpl::routeSubmit(const httplib::Request& req, httplib::Response& 
     res.status = 500;
     return;
   }
-  sendJson(res, 200,
+  sendJson(api, res, 200,
            {{"job_id", leader},
             {"step_id", "batch"},
             {"job_submit_user_msg", ""},
             {"warnings", outcome.plan.warnings}});
 }
 
-void SimulatorImpl::routeJobGet(const std::string& id, httplib::Response& res, bool auth_ok) {
+void SimulatorImpl::routeJobGet(const SimApi& api, const std::string& id, httplib::Response& res,
+                                bool auth_ok) {
   if (!auth_ok) {
     json body = emptyJobsBody();
     body["errors"] = json::array(
         {ApiError{511, kErrAuth, "Unable to query JobId=" + id, "_handle_job_get", ""}.toJson()});
-    return sendJson(res, 511, body);
+    return sendJson(api, res, 511, body);
   }
   if (!validJobId(id))
-    return sendJson(res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
+    return sendJson(api, res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
   std::lock_guard<std::mutex> lock(mu_);
   Job* job = findLocked(id.substr(0, id.find('.')));
   if (!job) {
@@ -289,35 +332,37 @@ void SimulatorImpl::routeJobGet(const std::string& id, httplib::Response& res, b
     body["errors"] = json::array(
         {ApiError{404, kErrInvalidJobId, "Unable to query JobId=" + id, "_handle_job_get", ""}
              .toJson()});
-    return sendJson(res, 404, body);
+    return sendJson(api, res, 404, body);
   }
   json jobs = json::array();
   // The leader of a het job answers for every component; a component for itself.
   if (job->isHet() && job->het_offset == 0) {
-    for (Job* c : componentsLocked(*job)) jobs.push_back(jobRecord(*c, cluster_));
+    for (Job* c : componentsLocked(*job)) jobs.push_back(jobRecord(*c, cluster_, api));
   } else {
-    jobs.push_back(jobRecord(*job, cluster_));
+    jobs.push_back(jobRecord(*job, cluster_, api));
   }
-  sendJson(res, 200, jobsBody(std::move(jobs), last_update_));
+  sendJson(api, res, 200, jobsBody(std::move(jobs), last_update_));
 }
 
-void SimulatorImpl::routeJobDelete(const std::string& id, const httplib::Request& req,
-                                   httplib::Response& res, bool auth_ok) {
+void SimulatorImpl::routeJobDelete(const SimApi& api, const std::string& id,
+                                   const httplib::Request& req, httplib::Response& res,
+                                   bool auth_ok) {
   if (!auth_ok) {
     return sendJson(
-        res, 511,
+        api, res, 511,
         {{"status", json::array()},
          {"errors",
           json::array({ApiError{511, kErrAuth, "Signal request failed", "slurm_kill_jobs()", ""}
                            .toJson()})}});
   }
   if (!validJobId(id))
-    return sendJson(res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
+    return sendJson(api, res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
   const int sig = signalNumber(req.get_param_value("signal"));
   std::unique_lock<std::mutex> lock(mu_);
   Job* job = findLocked(id.substr(0, id.find('.')));
   if (!job) {
-    return sendJson(res, 200, {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
+    return sendJson(api, res, 200,
+                    {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
   }
   if (stallDeleteLocked(lock, *job)) {  // a cancel that times out: no answer, nothing done
     lock.unlock();
@@ -327,35 +372,37 @@ void SimulatorImpl::routeJobDelete(const std::string& id, const httplib::Request
   }
   job = findLocked(id.substr(0, id.find('.')));  // the table may have changed while stalled
   if (!job) {
-    return sendJson(res, 200, {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
+    return sendJson(api, res, 200,
+                    {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
   }
   Job& lead = leaderLocked(*job);
   // A requeue still completing is PENDING, not finished: a kill stops the requeue.
   if (lead.finished() || (lead.completing && !lead.requeuing)) {
     return sendJson(
-        res, 200,
+        api, res, 200,
         {{"status",
           json::array({statusEntry(kErrAlreadyDone, std::to_string(job->id), job->id)})}});
   }
   if (sig > 0 && sig != SIGKILL && sig != SIGTERM) {
     // A plain signal (scancel --signal) reaches the step; the job goes on.
     if (lead.pid > 0) signalProcessGroup(lead.pid, sig);
-    return sendJson(res, 200, {{"status", json::array()}});
+    return sendJson(api, res, 200, {{"status", json::array()}});
   }
   cancelLocked(lead);
   wake_.notify_all();
-  sendJson(res, 200, {{"status", json::array()}});
+  sendJson(api, res, 200, {{"status", json::array()}});
 }
 
-void SimulatorImpl::routeJobUpdate(const std::string& id, const httplib::Request& req,
-                                   httplib::Response& res, bool auth_ok) {
+void SimulatorImpl::routeJobUpdate(const SimApi& api, const std::string& id,
+                                   const httplib::Request& req, httplib::Response& res,
+                                   bool auth_ok) {
   auto failed = [&](int status, int number) {
     ApiError e{status, number, "Job update requested failed", "slurm_update_job2()", ""};
-    sendJson(res, status, {{"results", nullptr}, {"errors", json::array({e.toJson()})}});
+    sendJson(api, res, status, {{"results", nullptr}, {"errors", json::array({e.toJson()})}});
   };
   if (!auth_ok) return failed(511, kErrAuth);
   if (!validJobId(id))
-    return sendJson(res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
+    return sendJson(api, res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
   json body = json::parse(req.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) return sendText(res, 400, "Failure during parsing");
   std::lock_guard<std::mutex> lock(mu_);
@@ -382,15 +429,16 @@ void SimulatorImpl::routeJobUpdate(const std::string& id, const httplib::Request
   touchLocked(*job);
   scheduleLocked();
   wake_.notify_all();
-  sendJson(res, 200, {{"results", nullptr}});
+  sendJson(api, res, 200, {{"results", nullptr}});
 }
 
-void SimulatorImpl::routeJobs(const httplib::Request& req, httplib::Response& res, bool auth_ok) {
+void SimulatorImpl::routeJobs(const SimApi& api, const httplib::Request& req,
+                              httplib::Response& res, bool auth_ok) {
   if (!auth_ok) {
     json body = emptyJobsBody();
     body["errors"] = json::array(
         {ApiError{511, kErrAuth, "Unable to query jobs", "slurm_load_jobs()", ""}.toJson()});
-    return sendJson(res, 511, body);
+    return sendJson(api, res, 511, body);
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (req.has_param("update_time")) {
@@ -398,7 +446,7 @@ void SimulatorImpl::routeJobs(const httplib::Request& req, httplib::Response& re
     try {
       since = std::stoll(req.get_param_value("update_time"));
     } catch (...) {
-      return sendJson(res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
+      return sendJson(api, res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
     }
     // All or nothing, as the real server: no change since → an empty list and a warning.
     if (since >= last_update_) {
@@ -411,7 +459,7 @@ void SimulatorImpl::routeJobs(const httplib::Request& req, httplib::Response& re
       body["warnings"] = json::array({{{"description", "No job changes since update_time[" +
                                                            std::to_string(since) + "]=" + when},
                                        {"source", "op_handler_jobs"}}});
-      return sendJson(res, 200, body);
+      return sendJson(api, res, 200, body);
     }
   }
   // Without the DETAIL flag (slurmrestd's default has it) job_resources is not filled in.
@@ -419,17 +467,17 @@ void SimulatorImpl::routeJobs(const httplib::Request& req, httplib::Response& re
       !req.has_param("flags") || req.get_param_value("flags").find("DETAIL") != std::string::npos;
   json jobs = json::array();
   for (const auto& [id, job] : jobs_) {
-    jobs.push_back(jobRecord(job, cluster_));
+    jobs.push_back(jobRecord(job, cluster_, api));
     if (!detail) jobs.back()["job_resources"] = nullptr;
   }
-  sendJson(res, 200, jobsBody(std::move(jobs), last_update_));
+  sendJson(api, res, 200, jobsBody(std::move(jobs), last_update_));
 }
 
-void SimulatorImpl::routeJobsDelete(const httplib::Request& req, httplib::Response& res,
-                                    bool auth_ok) {
+void SimulatorImpl::routeJobsDelete(const SimApi& api, const httplib::Request& req,
+                                    httplib::Response& res, bool auth_ok) {
   if (!auth_ok) {
     return sendJson(
-        res, 511,
+        api, res, 511,
         {{"status", json::array()},
          {"errors",
           json::array({ApiError{511, kErrAuth, "Signal request failed", "slurm_kill_jobs()", ""}
@@ -458,14 +506,14 @@ void SimulatorImpl::routeJobsDelete(const httplib::Request& req, httplib::Respon
   }
   for (uint32_t id : targets) cancelLocked(jobs_[id]);
   wake_.notify_all();
-  sendJson(res, 200, {{"status", json::array()}});
+  sendJson(api, res, 200, {{"status", json::array()}});
 }
 
-void SimulatorImpl::routeJobsState(const httplib::Request& req, httplib::Response& res,
-                                   bool auth_ok) {
+void SimulatorImpl::routeJobsState(const SimApi& api, const httplib::Request& req,
+                                   httplib::Response& res, bool auth_ok) {
   if (!auth_ok) {
     return sendJson(
-        res, 511,
+        api, res, 511,
         {{"jobs", json::array()},
          {"errors",
           json::array({ApiError{511, kErrAuth, "Unable to query jobs", "slurm_load_jobs()", ""}
@@ -480,13 +528,18 @@ void SimulatorImpl::routeJobsState(const httplib::Request& req, httplib::Respons
   if (query.find("%2C") != std::string::npos || query.find("%2c") != std::string::npos) {
     ApiError e{422, kErrRestInvalidQuery, "Rejecting request. Failure parsing query",
                "op_handler_job_states", ""};
-    return sendJson(res, 422, {{"errors", json::array({e.toJson()})}});
+    return sendJson(api, res, 422, {{"errors", json::array({e.toJson()})}});
   }
   std::set<uint32_t> wanted;
   bool filter = false;
   for (size_t i = 0; i < req.get_param_value_count("job_id"); ++i) {
     const std::string v = req.get_param_value("job_id", i);
-    if (looksLikeSluid(v)) continue;  // the real server ignores SLUID filters
+    if (looksLikeSluid(v)) {
+      if (release().sluid_state_filter_ignored) continue;  // 26.05 ignores a SLUID filter
+      ApiError e{422, kErrRestInvalidQuery, "Rejecting request. Failure parsing query",
+                 "op_handler_job_states", ""};
+      return sendJson(api, res, 422, {{"errors", json::array({e.toJson()})}});
+    }
     try {
       wanted.insert(static_cast<uint32_t>(std::stoul(v)));
       filter = true;
@@ -499,20 +552,15 @@ void SimulatorImpl::routeJobsState(const httplib::Request& req, httplib::Respons
     if (filter && !wanted.count(id) && !(job.isHet() && wanted.count(job.het_job_id))) continue;
     jobs.push_back(jobStateEntry(job));
   }
-  sendJson(res, 200, {{"jobs", jobs}});
+  sendJson(api, res, 200, {{"jobs", jobs}});
 }
 
-void SimulatorImpl::routePartitions(httplib::Response& res, bool auth_ok) {
-  if (!auth_ok) {
-    ApiError e{511, kErrAuth, "Unable to query partitions", "slurm_load_partitions()", ""};
-    return sendJson(res, 511,
-                    {{"partitions", json::array()},
-                     {"last_update", noVal(0)},
-                     {"errors", json::array({e.toJson()})}});
-  }
+void SimulatorImpl::routePartitions(const SimApi& api, httplib::Response& res, bool auth_ok) {
+  // A refused token: 511 and nothing else, not even the error (13f_auth_probe).
+  if (!auth_ok) return sendJson(api, res, 511, json::object());
   json parts = json::array();
   for (const auto& p : cluster_.partitions) {
-    json r = partitionTemplate();
+    json r = api.partition_template;
     int cpus = 0;
     for (const auto& n : p.nodes)
       if (const NodeConfig* node = cluster_.node(n)) cpus += node->cpus;
@@ -523,19 +571,26 @@ void SimulatorImpl::routePartitions(httplib::Response& res, bool auth_ok) {
     r["nodes"]["allowed_allocation"] = "";
     r["cpus"]["total"] = cpus;
     r["partition"]["state"] = json::array({"UP"});
-    r["flags"] = p.is_default ? json::array({"DEFAULT"}) : json::array();
+    // Only where the version has it (v0.0.44's partition_info has no `flags`).
+    if (r.contains("flags")) r["flags"] = p.is_default ? json::array({"DEFAULT"}) : json::array();
     r["maximums"]["time"] = json{{"set", true}, {"infinite", true}, {"number", 0}};
     r["defaults"]["time"] = json{{"set", true}, {"infinite", true}, {"number", 0}};
-    r["select_type"] = json::array({"CR_CPU_MEMORY"});
     parts.push_back(r);
   }
-  sendJson(res, 200, {{"partitions", parts}, {"last_update", noVal(nowUnix())}});
+  // The test cluster runs no slurmdbd, and slurmrestd says what it could not ask (13f).
+  sendJson(api, res, 200,
+           {{"partitions", parts},
+            {"last_update", noVal(nowUnix())},
+            {"warnings", json::array({{{"description",
+                                        "Slurm accounting storage is disabled. Could not query the "
+                                        "following: [TRES]."},
+                                       {"source", ""}}})}});
 }
 
-void SimulatorImpl::routeNodes(httplib::Response& res, bool auth_ok) {
+void SimulatorImpl::routeNodes(const SimApi& api, httplib::Response& res, bool auth_ok) {
   if (!auth_ok) {
     ApiError e{511, kErrAuth, "Unable to query nodes", "slurm_load_node()", ""};
-    return sendJson(res, 511,
+    return sendJson(api, res, 511,
                     {{"nodes", json::array()},
                      {"last_update", noVal(0)},
                      {"errors", json::array({e.toJson()})}});
@@ -552,7 +607,7 @@ void SimulatorImpl::routeNodes(httplib::Response& res, bool auth_ok) {
   }
   json nodes = json::array();
   for (const auto& n : cluster_.nodes) {
-    json r = nodeTemplate();
+    json r = api.node_template;
     const NodeUsage u = used[n.name];
     r["name"] = r["hostname"] = r["address"] = n.name;
     r["cluster_name"] = cluster_.name;
@@ -582,12 +637,12 @@ void SimulatorImpl::routeNodes(httplib::Response& res, bool auth_ok) {
     r["partitions"] = partitions;
     r["tres"] = "cpu=" + std::to_string(n.cpus) + ",mem=" + std::to_string(n.memory_mb) + "M" +
                 (n.gpus > 0 ? ",gres/gpu=" + std::to_string(n.gpus) : "");
-    r["version"] = "26.05.3";
+    r["version"] = release().release;
     r["operating_system"] = "Linux (simulated)";
     r["architecture"] = "x86_64";
     nodes.push_back(r);
   }
-  sendJson(res, 200, {{"nodes", nodes}, {"last_update", noVal(nowUnix())}});
+  sendJson(api, res, 200, {{"nodes", nodes}, {"last_update", noVal(nowUnix())}});
 }
 
 void SimulatorImpl::handleAdmin(const httplib::Request& req, httplib::Response& res) {

@@ -164,7 +164,8 @@ bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   LaunchSpec spec;
   spec.script_path = script;
   spec.cwd = lead.request.cwd;
-  spec.environment = batchEnvironment(view, cluster_.name, bin_dir_, job_dir);
+  spec.environment =
+      batchEnvironment(view, cluster_.name, bin_dir_, job_dir, release().sluid_in_batch_env);
   spec.stdout_path = lead.stdout_expanded;
   spec.stderr_path = lead.stderr_expanded;
   spec.append_output = lead.request.append_output;

@@ -4,7 +4,6 @@
 #include <cstring>
 
 #include "sim/sluid.h"
-#include "sim/templates.h"
 
 namespace tuneplane::sim {
 namespace {
@@ -34,8 +33,8 @@ std::string tresString(int64_t cpus_per_node, int64_t mem_per_node, int64_t gpus
   return s;
 }
 
-json jobResources(const Job& job, const ClusterConfig& cluster) {
-  json res = jobTemplate()["job_resources"];
+json jobResources(const Job& job, const ClusterConfig& cluster, const SimApi& api) {
+  json res = api.job_template["job_resources"];
   json alloc = json::array();
   int index = 0;
   for (const auto& name : job.alloc_nodes) {
@@ -131,8 +130,8 @@ std::string expandOutputPattern(const std::string& pattern, const Job& job,
   return out;
 }
 
-json jobRecord(const Job& job, const ClusterConfig& cluster) {
-  json r = jobTemplate();
+json jobRecord(const Job& job, const ClusterConfig& cluster, const SimApi& api) {
+  json r = api.job_template;
   const JobRequest& q = job.request;
   const bool allocated = !job.alloc_nodes.empty();
   const int64_t nodes = allocated ? static_cast<int64_t>(job.alloc_nodes.size()) : q.nodes;
@@ -191,7 +190,7 @@ json jobRecord(const Job& job, const ClusterConfig& cluster) {
   }
   r["het_job_id_set"] = het_set;
   r["job_id"] = job.id;
-  r["job_resources"] = allocated ? jobResources(job, cluster) : json(nullptr);
+  r["job_resources"] = allocated ? jobResources(job, cluster, api) : json(nullptr);
   r["job_state"] = jobStateArray(job);
   r["mail_user"] = job.user;
   r["name"] = q.name;

@@ -1,6 +1,7 @@
-// Rendering a simulated Job as slurmrestd v0.0.45 does: the full record of GET /job/{id}
-// and /jobs/ (a copy of a real record's shape with this job's values), the light entry of
-// /jobs/state/, and output-path patterns. Pure functions over plain values.
+// Rendering a simulated Job as slurmrestd does in a REST API version (sim_api.h): the full
+// record of GET /job/{id} and /jobs/ (a copy of that version's real record's shape with this
+// job's values), the light entry of /jobs/state/, and output-path patterns. Pure functions
+// over plain values.
 #pragma once
 
 #include <string>
@@ -9,10 +10,11 @@
 
 #include "sim/cluster.h"
 #include "sim/job.h"
+#include "sim/sim_api.h"
 
 namespace tuneplane::sim {
 
-nlohmann::json jobRecord(const Job& job, const ClusterConfig& cluster);
+nlohmann::json jobRecord(const Job& job, const ClusterConfig& cluster, const SimApi& api);
 nlohmann::json jobStateEntry(const Job& job);  // {"job_id": "<id>[+<offset>]", "state": [...]}
 nlohmann::json jobStateArray(const Job& job);  // ["COMPLETED", "COMPLETING"]
 

@@ -1,19 +1,22 @@
-// tuneplane-slurmsim: a slurmrestd v0.0.45 SIMULATOR for tests and the quick start. It is
-// not Slurm: it speaks the same REST API with the same JSON shapes, checks JWTs like the
-// real server and runs batch scripts as local processes.
+// tuneplane-slurmsim: a slurmrestd SIMULATOR for tests and the quick start (REST API v0.0.45
+// as Slurm 26.05, v0.0.44 as Slurm 25.11, or both). It is not Slurm: it speaks the same REST
+// API with the same JSON shapes, checks JWTs like the real server and runs batch scripts as
+// local processes.
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <string>
 
 #include "sim/simulator.h"
 
 namespace {
 
 constexpr const char* kBanner =
-    "tuneplane-slurmsim: a SIMULATOR of slurmrestd v0.0.45 (NOT Slurm). Jobs run as local "
+    "tuneplane-slurmsim: a SIMULATOR of slurmrestd (NOT Slurm). Jobs run as local "
     "processes; for tests and the quick start only.";
 
 }  // namespace
@@ -52,6 +55,11 @@ int main(int argc, char** argv) {
   app.add_option("--latency-ms", latency_ms, "delay added to every request");
   app.add_option("--kill-wait-ms", kill_wait_ms, "SIGTERM→SIGKILL grace on cancel/timeout")
       ->capture_default_str();
+  std::string api_versions = "v0.0.45";
+  app.add_option("--api-versions", api_versions,
+                 "REST API versions served, comma-separated (v0.0.44, v0.0.45): v0.0.45 acts "
+                 "as Slurm 26.05.3, v0.0.44 alone as 25.11.7")
+      ->capture_default_str();
   // Hidden: tests shrink a "minute" of time_limit to see TIMEOUT quickly.
   app.add_option("--minute-seconds", minute_seconds, "")->group("");
   CLI11_PARSE(app, argc, argv);
@@ -63,6 +71,12 @@ int main(int argc, char** argv) {
   options.requeue_delay = std::chrono::milliseconds(requeue_delay_ms);
   options.minute = std::chrono::milliseconds(static_cast<int64_t>(minute_seconds * 1000));
   if (!cluster_file.empty()) options.cluster_file = cluster_file;
+  options.api_versions.clear();
+  for (size_t at = 0; at <= api_versions.size();) {
+    const size_t comma = std::min(api_versions.find(',', at), api_versions.size());
+    if (comma > at) options.api_versions.push_back(api_versions.substr(at, comma - at));
+    at = comma + 1;
+  }
   if (!state_dir.empty()) options.state_dir = state_dir;
 
   // Block the stop signals before any thread starts, then wait for one synchronously.
@@ -80,8 +94,8 @@ int main(int argc, char** argv) {
   }
   // The URL on a line of its own on stdout, so scripts can read it.
   std::cout << (*sim)->baseUrl() << std::endl;
-  std::cerr << "tuneplane-slurmsim: listening on " << (*sim)->baseUrl()
-            << " (state: " << (*sim)->stateDir() << ")\n";
+  std::cerr << "tuneplane-slurmsim: serving REST API " << api_versions << "; listening on "
+            << (*sim)->baseUrl() << " (state: " << (*sim)->stateDir() << ")\n";
   int sig = 0;
   sigwait(&stop, &sig);
   std::cerr << "tuneplane-slurmsim: stopping (signal " << sig << ")\n";

@@ -52,6 +52,18 @@ Result<std::unique_ptr<Simulator>> Simulator::start(const SimulatorOptions& opti
     cluster = std::move(*loaded);
   }
   if (options.cluster_name != "tp") cluster.name = options.cluster_name;
+  if (options.api_versions.empty()) {
+    return fail("sim.api_versions", "--api-versions", "serve at least one REST API version");
+  }
+  for (const auto& version : options.api_versions) {
+    if (findSimApi(version) == nullptr) {
+      std::string known;
+      for (const SimApi* api : simApis()) known += (known.empty() ? "" : ", ") + api->name;
+      return fail(
+          "sim.api_versions", "--api-versions",
+          "the simulator does not serve REST API '" + version + "' (it serves " + known + ")");
+    }
+  }
   std::string state_dir;
   bool own = false;
   std::error_code ec;
@@ -74,6 +86,15 @@ Result<std::unique_ptr<Simulator>> Simulator::start(const SimulatorOptions& opti
 SimulatorImpl::SimulatorImpl(SimulatorOptions options, ClusterConfig cluster, std::string key,
                              std::string state_dir, bool own_state_dir)
     : options_(std::move(options)),
+      served_([this] {
+        std::vector<const SimApi*> served;
+        for (const SimApi* api : simApis()) {
+          for (const auto& name : options_.api_versions) {
+            if (api->name == name) served.push_back(api);
+          }
+        }
+        return served;
+      }()),
       cluster_(std::move(cluster)),
       key_(std::move(key)),
       state_dir_(std::move(state_dir)),

@@ -1,8 +1,10 @@
-// tuneplane-slurmsim: a slurmrestd v0.0.45 SIMULATOR (not Slurm) for tests and the quick
-// start. Same routes and JSON shapes as a real slurmrestd 26.05 (proven against the real
-// transcripts in tests/data/slurm/), JWT HS256 checked like the real server, batch scripts run
-// as local processes, faults injectable. This header is the in-process API that tests use;
-// the binary (main.cc) wraps it. Thread-safety: all methods may be called from any thread.
+// tuneplane-slurmsim: a slurmrestd SIMULATOR (not Slurm) for tests and the quick start,
+// serving REST API v0.0.45 (as Slurm 26.05.3), v0.0.44 (as Slurm 25.11.7), or both (as 26.05
+// does): same routes and JSON shapes as the real servers (proven against the real transcripts
+// of each in tests/data/slurm/; the versions: sim_api.h), JWT HS256 checked like the real
+// server, batch scripts run as local processes, faults injectable. This header is the in-process
+// API that tests use; the binary (main.cc) wraps it. Thread-safety: all methods may be called from
+// any thread.
 #pragma once
 
 #include <chrono>
@@ -10,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -36,6 +39,9 @@ struct SimulatorOptions {
   // requeue_delay, by default the credential lifetime (120 s) plus one second.
   std::chrono::milliseconds requeue_delay{121000};
   std::chrono::milliseconds latency{0};  // --latency-ms: added to every request
+  // --api-versions: the REST API versions served (sim_api.h). The newest decides which Slurm
+  // release the simulator acts as: v0.0.45 → 26.05.3, v0.0.44 alone → 25.11.7.
+  std::vector<std::string> api_versions{"v0.0.45"};
 };
 
 class Simulator {

@@ -20,6 +20,7 @@
 #include "sim/api_error.h"
 #include "sim/cluster.h"
 #include "sim/job.h"
+#include "sim/sim_api.h"
 #include "sim/simulator.h"
 #include "sim/sluid.h"
 #include "sim/submit_request.h"
@@ -34,6 +35,9 @@ class SimulatorImpl final : public Simulator {
   ~SimulatorImpl() override;
 
   Status serve();  // binds and starts the threads; called once by Simulator::start
+  // The versions served, oldest first, and the release the newest stands for.
+  // REQUIRES: options_.api_versions named only versions simApis() has (start() checks).
+  const SimRelease& release() const { return served_.back()->release; }
 
   // Simulator
   std::string baseUrl() const override;
@@ -90,33 +94,47 @@ class SimulatorImpl final : public Simulator {
   // --- HTTP (http_routes.cc)
   void installRoutes();
   void handle(const httplib::Request& req, httplib::Response& res);
-  json meta() const;
+  json meta(const SimApi& api) const;
+  // A JSON answer of `api`'s shape (its meta; errors and warnings when absent).
+  void sendJson(const SimApi& api, httplib::Response& res, int status, json body) const;
+  // The same for answers outside a version's routes (the admin route): the newest served.
   void sendJson(httplib::Response& res, int status, json body) const;
+  // Whether `id` may stand in a /job/{id} path of this release (a SLUID needs sluid_paths).
+  bool validJobId(const std::string& id) const;
   // Closes the request's connection with no answer (FIN), or with `reset` a TCP RST.
   void dropConnection(const httplib::Request& req, bool reset = false) const;
   void handleAdmin(const httplib::Request& req, httplib::Response& res);
-  void routePing(bool auth_ok, httplib::Response& res);
-  void routeSubmit(const httplib::Request& req, httplib::Response& res, const std::string& user,
-                   bool auth_ok);
-  void routeJobGet(const std::string& id, httplib::Response& res, bool auth_ok);
-  void routeJobDelete(const std::string& id, const httplib::Request& req, httplib::Response& res,
+  // Each route answers in the shapes of `api`, the version of the request's path.
+  void routeOpenApi(httplib::Response& res);
+  void routePing(const SimApi& api, bool auth_ok, httplib::Response& res);
+  void routeSubmit(const SimApi& api, const httplib::Request& req, httplib::Response& res,
+                   const std::string& user, bool auth_ok);
+  void routeJobGet(const SimApi& api, const std::string& id, httplib::Response& res, bool auth_ok);
+  void routeJobDelete(const SimApi& api, const std::string& id, const httplib::Request& req,
+                      httplib::Response& res, bool auth_ok);
+  void routeJobUpdate(const SimApi& api, const std::string& id, const httplib::Request& req,
+                      httplib::Response& res, bool auth_ok);
+  void routeJobs(const SimApi& api, const httplib::Request& req, httplib::Response& res,
+                 bool auth_ok);
+  void routeJobsDelete(const SimApi& api, const httplib::Request& req, httplib::Response& res,
+                       bool auth_ok);
+  void routeJobsState(const SimApi& api, const httplib::Request& req, httplib::Response& res,
                       bool auth_ok);
-  void routeJobUpdate(const std::string& id, const httplib::Request& req, httplib::Response& res,
-                      bool auth_ok);
-  void routeJobs(const httplib::Request& req, httplib::Response& res, bool auth_ok);
-  void routeJobsDelete(const httplib::Request& req, httplib::Response& res, bool auth_ok);
-  void routeJobsState(const httplib::Request& req, httplib::Response& res, bool auth_ok);
-  void routePartitions(httplib::Response& res, bool auth_ok);
-  void routeNodes(httplib::Response& res, bool auth_ok);
+  void routePartitions(const SimApi& api, httplib::Response& res, bool auth_ok);
+  void routeNodes(const SimApi& api, httplib::Response& res, bool auth_ok);
+  // GET /licenses/: none; what a version whose ping cannot say why checks a token with.
+  void routeLicenses(const SimApi& api, httplib::Response& res, bool auth_ok);
   // lieAboutReads: answers a read with its lie; false when reads are true now (or `route`
   // is not one of the three).
-  bool lieAboutRead(const std::string& method, const std::string& route, httplib::Response& res);
+  bool lieAboutRead(const SimApi& api, const std::string& method, const std::string& route,
+                    httplib::Response& res);
   // makeNextClaimsUncreatable: blocks the claim beside `stdout_path`. REQUIRES: mu_ held.
   void spoilClaimLocked(const std::string& stdout_path);
   // Token check; fills `user`. False → the route answers its own 511 shape.
   bool authenticate(const httplib::Request& req, std::string* user, bool* has_token);
 
   const SimulatorOptions options_;
+  const std::vector<const SimApi*> served_;  // oldest first
   const ClusterConfig cluster_;
   const std::string key_;
   const std::string state_dir_;

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "sim/templates.h"
-
 namespace tuneplane::sim {
 namespace {
 
@@ -48,10 +46,11 @@ std::string parserTypeName(const json& v) {
 
 std::vector<std::string> splitAny(const std::string& s, const std::string& seps);
 
-JobRequest parseComponent(const json& job, const std::string& path, json& warnings) {
+JobRequest parseComponent(const json& job, const std::string& path, json& warnings,
+                          const SimApi& api) {
   JobRequest r;
   for (const auto& [key, value] : job.items()) {
-    if (!isJobDescField(key)) {
+    if (!api.isJobDescField(key)) {
       warnings.push_back(
           {{"description", "Ignoring unknown field \"" + key + "\" of type " +
                                parserTypeName(value) + " in DATA_PARSER_JOB_DESC_MSG"},
@@ -125,8 +124,9 @@ bool knownFeature(const ClusterConfig& cluster, const std::string& feature) {
   return false;
 }
 
-ApiError submitError(bool het, int number) {
-  return ApiError{422, number, het ? "HetJob submission failed" : "Batch job submission failed",
+ApiError submitError(bool het, int number, const SimRelease& release) {
+  return ApiError{release.refusal_status, number,
+                  het ? "HetJob submission failed" : "Batch job submission failed",
                   het ? "slurm_submit_batch_het_job()" : "slurm_submit_batch_job()", ""};
 }
 
@@ -173,6 +173,12 @@ bool featuresMatch(const std::string& constraints, const std::vector<std::string
 }
 
 SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster) {
+  const SimApi& api = *findSimApi("v0.0.45");
+  return planSubmit(body, cluster, api, api.release);
+}
+
+SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster, const SimApi& api,
+                         const SimRelease& release) {
   SubmitOutcome out;
   auto reject = [&](ApiError e, Leftover leftover = Leftover::kNone,
                     std::vector<JobRequest> comps = {}) {
@@ -194,11 +200,12 @@ SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster) {
                      "_job_post", ""});
     for (size_t i = 0; i < jobs.size(); ++i)
       plan.components.push_back(parseComponent(jobs[i].is_object() ? jobs[i] : json::object(),
-                                               "#/jobs/" + std::to_string(i) + "/", plan.warnings));
+                                               "#/jobs/" + std::to_string(i) + "/", plan.warnings,
+                                               api));
   } else {
     plan.components.push_back(
         parseComponent(has_job && body["job"].is_object() ? body["job"] : json::object(), "#/job/",
-                       plan.warnings));
+                       plan.warnings, api));
   }
   // The top-level script wins; a script in component ≥ 1 is ignored.
   if (body.is_object() && body.contains("script") && body["script"].is_string())
@@ -214,18 +221,20 @@ SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster) {
     JobRequest& c = plan.components[i];
     const Leftover partial = i > 0 ? Leftover::kCancelledLeader : Leftover::kNone;
     if (c.cwd.empty())
-      return reject(submitError(plan.het, kErrMissingCwd), partial, plan.components);
+      return reject(submitError(plan.het, kErrMissingCwd, release), partial, plan.components);
     if (c.environment.empty())
-      return reject(submitError(plan.het, kErrMissingEnvironment), partial, plan.components);
+      return reject(submitError(plan.het, release.missing_environment_error, release), partial,
+                    plan.components);
     if (c.partition.empty()) {
       const auto* def = cluster.defaultPartition();
       c.partition = def ? def->name : "";
     }
     const PartitionConfig* part = cluster.partition(c.partition);
-    if (!part) return reject(submitError(plan.het, kErrInvalidPartition), partial, plan.components);
+    if (!part)
+      return reject(submitError(plan.het, kErrInvalidPartition, release), partial, plan.components);
     for (const auto& f : splitAny(c.constraints, "&,|"))
       if (!knownFeature(cluster, f))
-        return reject(submitError(plan.het, kErrInvalidFeature), partial, plan.components);
+        return reject(submitError(plan.het, kErrInvalidFeature, release), partial, plan.components);
     std::string type;
     int gpus = parseGpuTres(c.tres_per_node, &type);
     if (gpus == 0 && !c.tres_per_job.empty())
@@ -247,7 +256,7 @@ SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster) {
       if (cpus <= n->cpus && mem <= n->memory_mb) ++roomy;
     }
     if (eligible < c.nodes) {
-      auto e = submitError(plan.het, kErrNodeConfigUnavailable);
+      auto e = submitError(plan.het, kErrNodeConfigUnavailable, release);
       return reject(e, i > 0 ? Leftover::kCancelledLeader : Leftover::kFailedRecord,
                     plan.components);
     }

@@ -1,5 +1,7 @@
-// Parsing and checking a POST /job/submit body the way slurmrestd 26.05 + slurmctld do
-// (order of checks, error numbers and messages from transcripts 02, 11b and 13c).
+// Parsing and checking a POST /job/submit body the way slurmrestd + slurmctld do (order of
+// checks, error numbers and messages from transcripts 02, 11b and 13c of 26.05.3 and 25.11.7:
+// the version decides which fields draw an "unknown field" warning, the release the status of
+// a refusal and the number of a missing environment).
 // Pure: no I/O, no clock. The Simulator turns the outcome into jobs and responses.
 #pragma once
 
@@ -11,6 +13,7 @@
 #include "sim/api_error.h"
 #include "sim/cluster.h"
 #include "sim/job.h"
+#include "sim/sim_api.h"
 
 namespace tuneplane::sim {
 
@@ -39,7 +42,10 @@ struct SubmitOutcome {
   SubmitRejection rejection;
 };
 
-// `body` is already valid JSON (malformed JSON is the caller's 400).
+// `body` is already valid JSON (malformed JSON is the caller's 400). `api`: the version the
+// body came in; `release`: the server's. The two-argument form: v0.0.45 on 26.05.3.
+SubmitOutcome planSubmit(const nlohmann::json& body, const ClusterConfig& cluster,
+                         const SimApi& api, const SimRelease& release);
 SubmitOutcome planSubmit(const nlohmann::json& body, const ClusterConfig& cluster);
 
 // "gres/gpu:2", "gres/gpu:h100:2" → count and type; 0 when no GPU is asked.

@@ -101,7 +101,7 @@ std::string draftSiteYaml(const DraftInputs& inputs,
       << "# them, then run `tuneplane doctor --site <this file>`.\n"
       << "slurm:\n"
       << "  url: " << quoted(inputs.slurm_url) << "  # --slurm\n"
-      << "  api_version: v0.0.45\n"
+      << "  api_version: auto  # the newest REST API both slurmrestd and TunePlane speak\n"
       << "  user: " << quoted(inputs.user) << "  # " << inputs.user_source << "\n"
       << "  token_file: " << quoted(inputs.token_file)
       << "  # --token-file: owned by slurm.user, mode 0600, renewed before it expires\n"

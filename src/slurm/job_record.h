@@ -41,7 +41,10 @@ struct ExitCode {
 // What the control plane needs of one job record (one het component).
 struct JobRecord {
   uint64_t job_id = 0;
-  std::string sluid;  // step_id.sluid, e.g. "sCC1M8VPKSJX00"; a string: values exceed 2^63
+  // step_id.sluid, e.g. "sCC1M8VPKSJX00" (a string: values exceed 2^63) as decoded; from the
+  // client, the job's key (job_key.h): the SLUID, or "<SLUID>@<id>" on a version whose paths
+  // take no SLUID.
+  std::string sluid;
   std::string name;
   std::string comment;
   std::string partition;

@@ -9,6 +9,8 @@
 #include <spdlog/spdlog.h>
 
 #include "slurm/answer_decoder.h"
+#include "slurm/job_key.h"
+#include "slurm/sluid.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -48,6 +50,22 @@ void scrubError(SlurmError& e, const std::string& token) {
   e.error.field = scrub(std::move(e.error.field), token);
   e.slurm_error = scrub(std::move(e.slurm_error), token);
   e.slurm_description = scrub(std::move(e.slurm_description), token);
+}
+
+// GET /slurm/<version>/ping/: the one route that answers 200 to a refused token.
+bool isPingPath(const std::string& path) {
+  constexpr std::string_view kSuffix = "/ping/";
+  return path.rfind("/slurm/", 0) == 0 && path.size() > kSuffix.size() &&
+         path.compare(path.size() - kSuffix.size(), kSuffix.size(), kSuffix) == 0;
+}
+
+// Slurm's own refusal of a submit: an ESLURM_* number (2000-2999) from
+// slurm_submit_batch_job() means slurmctld answered and made no job. Slurm 26.05's slurmrestd
+// sends it with HTTP 422, 25.11's with 500 (tests/data/slurm/v0.0.44/transcripts/13c): the
+// number decides, not the status.
+bool slurmctldRefusedSubmit(const SlurmMessage& m) {
+  return m.error_number >= 2000 && m.error_number < 3000 &&
+         m.source.rfind("slurm_submit_batch", 0) == 0;
 }
 
 bool mentionsAuth(const std::string& text) {
@@ -100,6 +118,7 @@ SlurmError errorFromResponse(const char* op, const http::HttpResponse& response,
     detail = errors.front().error;
     if (!errors.front().description.empty()) detail += " — " + errors.front().description;
     if (e.slurm_error_number == kSlurmInvalidJobId) code = kErrJobNotFound;
+    if (slurmctldRefusedSubmit(errors.front())) code = kErrRejected;
     // slurmrestd answers these with 502 too, but they say that slurmctld never took the
     // request: nothing was done, whatever the method.
     if (neverReachedController(e.slurm_error_number)) e.transport = TransportClass::kRejected;
@@ -170,6 +189,13 @@ SlurmRestClient::SlurmRestClient(RestClientOptions options,
     options_.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
   }
   if (options_.retry.max_attempts < 1) options_.retry.max_attempts = 1;
+  if (options_.api_version != kAutoApiVersion) {
+    const SlurmApi* api = findSlurmApi(options_.api_version);
+    if (api != nullptr) {
+      choice_ = ApiChoice{api, options_.api_version, {}, "", "slurm.api_version"};
+      api_ = api;
+    }
+  }
 }
 
 Result<std::unique_ptr<SlurmRestClient>> SlurmRestClient::create(
@@ -182,16 +208,86 @@ Result<std::unique_ptr<SlurmRestClient>> SlurmRestClient::create(
 
 Result<std::unique_ptr<SlurmRestClient>> SlurmRestClient::fromSite(const catalog::SlurmSite& site,
                                                                    UnixClock clock) {
-  if (site.api_version != "v0.0.45") {
-    return fail("slurm.config", "slurm.api_version", "only v0.0.45 is supported");
+  if (!isKnownApiVersion(site.api_version)) {
+    return fail("slurm.config", "slurm.api_version",
+                "TunePlane speaks REST API " + slurmApiNames() +
+                    " (or auto, the newest the "
+                    "server serves), not '" +
+                    site.api_version + "'");
   }
   auto tokens = makeTokenProvider(site, std::move(clock));
   if (!tokens) return tl::unexpected(tokens.error());
   return create(restClientOptionsFromSite(site), std::move(*tokens));
 }
 
-std::string SlurmRestClient::route(const std::string& suffix) const {
-  return "/slurm/" + options_.api_version + suffix;
+SlurmResult<ApiChoice> SlurmRestClient::negotiate() {
+  std::lock_guard lock(negotiate_mu_);
+  if (api_.load() != nullptr) return choice_;
+  if (options_.api_version != kAutoApiVersion) {
+    auto chosen = chooseSlurmApi(options_.api_version, {options_.api_version});
+    return slurmFail(makeSlurmError(chosen.error().code, chosen.error().field,
+                                    chosen.error().message, TransportClass::kNotSent));
+  }
+  ApiChoice choice;
+  choice.configured = options_.api_version;
+  auto document = call("negotiate", "GET", "/openapi/v3", "", RetryMode::kReads);
+  if (document) {
+    auto offered = offeredApis(document->response.body);
+    if (offered) {
+      choice.offered = std::move(offered->versions);
+      choice.release = std::move(offered->release);
+      choice.how = "GET /openapi/v3";
+    }
+  } else if (document.error().http_status == 0 || document.error().error.code == kErrAuthFailed) {
+    return slurmFail(document.error());  // nothing answered, or the token was refused
+  }
+  if (choice.offered.empty()) {
+    // No OpenAPI document (an older slurmrestd, a proxy that hides it): a version's ping
+    // route exists only when slurmrestd loaded its data parser.
+    for (const SlurmApi* api : slurmApis()) {
+      auto ping = call("negotiate", "GET", api->route("/ping/"), "", RetryMode::kReads);
+      if (ping && decodePing(ping->response.body)) {
+        choice.offered.push_back(std::string(api->name));
+        if (choice.release.empty()) choice.release = decodePing(ping->response.body)->release;
+      } else if (!ping && ping.error().http_status != 404) {
+        return slurmFail(ping.error());
+      }
+    }
+    choice.how = "a ping per version";
+  }
+  auto chosen = chooseSlurmApi(choice.configured, choice.offered);
+  if (!chosen) {
+    SlurmError e =
+        makeSlurmError(chosen.error().code, chosen.error().field,
+                       "slurmrestd at " + options_.http.base_url + ": " + chosen.error().message,
+                       TransportClass::kNotSent);
+    spdlog::error("slurm: {}", e.error.message);
+    return slurmFail(std::move(e));
+  }
+  choice.api = *chosen;
+  choice_ = std::move(choice);
+  api_ = choice_.api;
+  spdlog::info("slurm: speaking {}", describeChoice(choice_));
+  for (const Degradation& d : choice_.api->degradations) {
+    spdlog::warn("slurm: REST API {}: {}: {}", choice_.api->name, d.what, d.instead);
+  }
+  return choice_;
+}
+
+SlurmResult<const SlurmApi*> SlurmRestClient::ensureApi(const char* op) {
+  if (const SlurmApi* api = api_.load()) return api;
+  auto chosen = negotiate();
+  if (chosen) return chosen->api;
+  // Whatever went wrong, this operation's own request was never sent.
+  SlurmError e = chosen.error();
+  e.transport = TransportClass::kNotSent;
+  if (e.error.code != kErrAuthFailed && e.error.code != kErrTokenUnavailable &&
+      e.error.code != kErrNoCommonApi && e.error.code != kErrConfig) {
+    e.error.code = std::string(kErrNotSent);
+  }
+  e.error.field = op;
+  e.error.message = "not sent: the REST API version is not negotiated yet: " + e.error.message;
+  return slurmFail(std::move(e));
 }
 
 SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
@@ -248,7 +344,7 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
       return slurmFail(std::move(e));
     }
     Exchange exchange{std::move(*result), {}};
-    if (isAuthFailure(exchange.response, path == route("/ping/"))) {
+    if (isAuthFailure(exchange.response, isPingPath(path))) {
       if (!refreshed) {
         // Safe even for a submit: slurmrestd checks the token before it acts on anything,
         // so a refused token means nothing was done.
@@ -286,18 +382,45 @@ SlurmResult<SlurmRestClient::Exchange> SlurmRestClient::call(const char* op,
 }
 
 SlurmResult<PingResult> SlurmRestClient::ping() {
-  auto exchange = call("ping", "GET", route("/ping/"), "", RetryMode::kReads);
-  if (!exchange) return slurmFail(exchange.error());
-  auto decoded = decodePing(exchange->response.body);
-  if (!decoded) {
-    return slurmFail(
-        badResponse("ping", exchange->response, decoded.error(), TransportClass::kRejected));
+  auto api = ensureApi("ping");
+  if (!api) return slurmFail(api.error());
+  std::string token;  // the one the ping was answered to
+  auto pingOnce = [&]() -> SlurmResult<PingResult> {
+    auto exchange = call("ping", "GET", (*api)->route("/ping/"), "", RetryMode::kReads);
+    if (!exchange) return slurmFail(exchange.error());
+    token = exchange->token;
+    auto decoded = decodePing(exchange->response.body);
+    if (!decoded) {
+      return slurmFail(
+          badResponse("ping", exchange->response, decoded.error(), TransportClass::kRejected));
+    }
+    return *decoded;
+  };
+  auto pinged = pingOnce();
+  if (!pinged || (*api)->ping_names_refusal || pinged->anyResponding()) return pinged;
+  // This version's ping does not say why no controller responds, and a refused token reads
+  // the same as a controller that is down: a request that does say it decides.
+  auto probe =
+      call("ping", "GET", (*api)->route(std::string((*api)->auth_probe)), "", RetryMode::kReads);
+  if (!probe) {
+    const std::string& code = probe.error().error.code;
+    if (code == kErrAuthFailed || code == kErrTokenUnavailable) return slurmFail(probe.error());
+    return pinged;  // the controllers are down: the probe failed for that, as the ping said
   }
-  return *decoded;
+  if (probe->token != token) return pingOnce();  // the probe refreshed a refused token
+  return pinged;
 }
 
 SlurmResult<SubmitReceipt> SlurmRestClient::submit(const nlohmann::json& body) {
-  auto exchange = call("submit", "POST", route("/job/submit"), body.dump(), RetryMode::kNever);
+  auto api = ensureApi("submit");
+  if (!api) return slurmFail(api.error());
+  auto versioned = submitBodyFor(**api, body);
+  if (!versioned) {
+    return slurmFail(makeSlurmError(kErrConfig, versioned.error().field, versioned.error().message,
+                                    TransportClass::kNotSent));
+  }
+  auto exchange =
+      call("submit", "POST", (*api)->route("/job/submit"), versioned->dump(), RetryMode::kNever);
   if (!exchange) return slurmFail(exchange.error());
   auto receipt = decodeSubmitReceipt(exchange->response.body);
   if (!receipt) {
@@ -311,18 +434,68 @@ SlurmResult<SubmitReceipt> SlurmRestClient::submit(const nlohmann::json& body) {
 }
 
 SlurmResult<std::vector<JobRecord>> SlurmRestClient::getJob(const std::string& job) {
+  auto api = ensureApi("get_job");
+  if (!api) return slurmFail(api.error());
+  auto key = parseJobKey(job);
+  if (!key) return readJob(**api, "get_job", job);  // not a key: sent as it is
+  const JobAddressing addressing = (*api)->addressing;
+  auto path_id = pathIdFor(addressing, *key);
+  if (!path_id) {
+    auto id = numericIdOf(**api, "get_job", key->sluid);
+    if (!id) return slurmFail(id.error());
+    key->job_id = *id;
+    path_id = std::to_string(*id);
+  }
+  auto records = readJob(**api, "get_job", *path_id);
+  if (!records) return records;
+  if (needsConfirmation(addressing, *key)) {
+    const Confirmed confirmed = confirmJob(*key, *records);
+    if (confirmed.verdict == Confirmation::kGone) {
+      return slurmFail(
+          makeSlurmError(kErrJobNotFound, "get_job", confirmed.why, TransportClass::kRejected));
+    }
+    if (confirmed.verdict == Confirmation::kUnproven) {
+      return slurmFail(makeSlurmError(kErrBadResponse, "get_job",
+                                      confirmed.why + " (nothing is concluded from it)",
+                                      TransportClass::kRejected));
+    }
+  }
+  for (auto& record : *records) record.sluid = jobKeyLike(*key, addressing, record);
+  return records;
+}
+
+SlurmResult<uint64_t> SlurmRestClient::numericIdOf(const SlurmApi& api, const char* op,
+                                                   const std::string& sluid) {
+  auto exchange = call(op, "GET", api.route("/jobs/"), "", RetryMode::kReads);
+  if (!exchange) return slurmFail(exchange.error());
+  auto listing = decodeJobListing(exchange->response.body);
+  if (!listing) {
+    return slurmFail(
+        badResponse(op, exchange->response, listing.error(), TransportClass::kRejected));
+  }
+  for (const auto& record : listing->jobs) {
+    if (Sluid(record.sluid) == Sluid(sluid)) return record.job_id;
+  }
+  return slurmFail(makeSlurmError(kErrJobNotFound, op,
+                                  "Slurm's job listing holds no job with SLUID " + sluid +
+                                      " (REST API " + std::string(api.name) +
+                                      " takes no SLUID in a path, so it was looked up there)",
+                                  TransportClass::kRejected));
+}
+
+SlurmResult<std::vector<JobRecord>> SlurmRestClient::readJob(const SlurmApi& api, const char* op,
+                                                             const std::string& job) {
   auto exchange =
-      call("get_job", "GET", route("/job/" + encodePathSegment(job)), "", RetryMode::kReads);
+      call(op, "GET", api.route("/job/" + encodePathSegment(job)), "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
   auto jobs = decodeJobs(exchange->response.body);
   if (!jobs) {
-    return slurmFail(
-        badResponse("get_job", exchange->response, jobs.error(), TransportClass::kRejected));
+    return slurmFail(badResponse(op, exchange->response, jobs.error(), TransportClass::kRejected));
   }
   if (jobs->empty()) {
     // A success status with no job in it and no error of Slurm's: not Slurm's "invalid job
     // id" (which comes as HTTP 404 with error 2017), so it proves nothing.
-    SlurmError e = makeSlurmError(kErrBadResponse, "get_job",
+    SlurmError e = makeSlurmError(kErrBadResponse, op,
                                   "slurmrestd answered without job " + job +
                                       " and without Slurm's error for it (not Slurm's word)",
                                   TransportClass::kRejected);
@@ -344,7 +517,9 @@ SlurmResult<std::vector<JobRecord>> SlurmRestClient::getJob(const std::string& j
 }
 
 SlurmResult<JobListing> SlurmRestClient::listJobs(std::optional<int64_t> update_time) {
-  std::string path = route("/jobs/");
+  auto api = ensureApi("list_jobs");
+  if (!api) return slurmFail(api.error());
+  std::string path = (*api)->route("/jobs/");
   if (update_time) path += fmt::format("?update_time={}", *update_time);
   auto exchange = call("list_jobs", "GET", path, "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
@@ -353,10 +528,13 @@ SlurmResult<JobListing> SlurmRestClient::listJobs(std::optional<int64_t> update_
     return slurmFail(
         badResponse("list_jobs", exchange->response, listing.error(), TransportClass::kRejected));
   }
+  for (auto& record : listing->jobs) keyRecord((*api)->addressing, record);
   return std::move(*listing);
 }
 
 SlurmResult<JobStateList> SlurmRestClient::listJobStates(const std::vector<uint64_t>& job_ids) {
+  auto api = ensureApi("list_job_states");
+  if (!api) return slurmFail(api.error());
   JobStateList out;
   size_t next = 0;
   do {
@@ -366,8 +544,8 @@ SlurmResult<JobStateList> SlurmRestClient::listJobStates(const std::vector<uint6
     for (; next < end; ++next) {
       query += (query.empty() ? "?" : "&") + fmt::format("job_id={}", job_ids[next]);
     }
-    auto exchange =
-        call("list_job_states", "GET", route("/jobs/state/") + query, "", RetryMode::kReads);
+    auto exchange = call("list_job_states", "GET", (*api)->route("/jobs/state/") + query, "",
+                         RetryMode::kReads);
     if (!exchange) return slurmFail(exchange.error());
     auto states = decodeJobStates(exchange->response.body);
     if (!states) {
@@ -381,7 +559,43 @@ SlurmResult<JobStateList> SlurmRestClient::listJobStates(const std::vector<uint6
 
 SlurmStatus SlurmRestClient::cancel(const std::string& sluid,
                                     const std::optional<std::string>& signal) {
-  std::string path = route("/job/" + encodePathSegment(sluid));
+  auto api = ensureApi("cancel");
+  if (!api) return slurmFail(api.error());
+  std::string path_id = sluid;  // not a key: sent as it is
+  if (auto key = parseJobKey(sluid)) {
+    const JobAddressing addressing = (*api)->addressing;
+    auto id = pathIdFor(addressing, *key);
+    const bool by_listing = !id;
+    if (by_listing) {
+      auto found = numericIdOf(**api, "cancel", key->sluid);
+      if (!found) return slurmFail(found.error());
+      key->job_id = *found;
+      id = std::to_string(*found);
+    }
+    if (by_listing || needsConfirmation(addressing, *key)) {
+      // By numeric id: only the job the key names is signalled, and only while it may still
+      // run — a job that ended may be purged, and its id reused, at any moment.
+      auto records = readJob(**api, "cancel", *id);
+      if (!records) return slurmFail(records.error());
+      const Confirmed confirmed = confirmJob(*key, *records);
+      if (confirmed.verdict != Confirmation::kSame) {
+        const bool gone = confirmed.verdict == Confirmation::kGone;
+        return slurmFail(makeSlurmError(gone ? kErrJobNotFound : kErrBadResponse, "cancel",
+                                        "not sent: " + confirmed.why, TransportClass::kRejected));
+      }
+      for (const auto& record : *records) {
+        if (record.job_id == key->job_id && !mayStillRun(record)) {
+          return slurmFail(
+              makeSlurmError(kErrAlreadyCompleting, "cancel",
+                             fmt::format("not sent: job {} ({}) already ended ({})", key->job_id,
+                                         sluid, fmt::join(record.job_state, ",")),
+                             TransportClass::kRejected));
+        }
+      }
+    }
+    path_id = *id;
+  }
+  std::string path = (*api)->route("/job/" + encodePathSegment(path_id));
   if (signal) path += "?signal=" + encodePathSegment(*signal);
   auto exchange = call("cancel", "DELETE", path, "", RetryMode::kNotSentOnly);
   if (!exchange) return slurmFail(exchange.error());
@@ -413,7 +627,10 @@ SlurmStatus SlurmRestClient::cancel(const std::string& sluid,
 }
 
 SlurmResult<std::vector<PartitionInfo>> SlurmRestClient::listPartitions() {
-  auto exchange = call("list_partitions", "GET", route("/partitions/"), "", RetryMode::kReads);
+  auto api = ensureApi("list_partitions");
+  if (!api) return slurmFail(api.error());
+  auto exchange =
+      call("list_partitions", "GET", (*api)->route("/partitions/"), "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
   auto parts = decodePartitions(exchange->response.body);
   if (!parts) {
@@ -424,7 +641,9 @@ SlurmResult<std::vector<PartitionInfo>> SlurmRestClient::listPartitions() {
 }
 
 SlurmResult<std::vector<NodeInfo>> SlurmRestClient::listNodes() {
-  auto exchange = call("list_nodes", "GET", route("/nodes/"), "", RetryMode::kReads);
+  auto api = ensureApi("list_nodes");
+  if (!api) return slurmFail(api.error());
+  auto exchange = call("list_nodes", "GET", (*api)->route("/nodes/"), "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
   auto nodes = decodeNodes(exchange->response.body);
   if (!nodes) {

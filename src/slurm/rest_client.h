@@ -1,20 +1,26 @@
-// SlurmRestClient: the SlurmClient over slurmrestd's REST API v0.0.45 (JWT auth). It adds
-// the auth headers, refreshes the token once when the server refuses it, retries idempotent
-// reads with bounded exponential backoff and jitter, never retries a submit, and turns every
-// answer into typed records or a SlurmError (see rest_error.h). Time and randomness of the
-// backoff are injected so tests never sleep. Thread-safety: all methods may be called from
-// any thread; requests are serialised on the transport's one connection.
+// SlurmRestClient: the SlurmClient over slurmrestd's REST API (JWT auth), in the version
+// RestClientOptions::api_version names, or — "auto" — the one it negotiates with the server
+// before its first request (api_negotiation.h); what differs between versions is the
+// version's SlurmApi (slurm_api.h), never a branch here. It adds the auth headers, refreshes the
+// token once when the server refuses it, retries idempotent reads with bounded exponential backoff
+// and jitter, never retries a submit, and turns every answer into typed records or a SlurmError
+// (see rest_error.h). Time and randomness of the backoff are injected so tests never sleep.
+// Thread-safety: all methods may be called from any thread; requests are serialised on the
+// transport's one connection.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "catalog/site_config.h"
 #include "http/transport.h"
+#include "slurm/api_negotiation.h"
 #include "slurm/slurm_client.h"
 #include "slurm/token_provider.h"
 
@@ -34,6 +40,7 @@ std::chrono::milliseconds backoffDelay(const RetryPolicy& policy, int retry, dou
 
 struct RestClientOptions {
   tuneplane::http::HttpOptions http;
+  // A version TunePlane speaks (slurm_api.h), or "auto": negotiated at the first request.
   std::string api_version = "v0.0.45";
   std::string user;  // X-SLURM-USER-NAME; omitted when empty (the token's `sun` decides)
   RetryPolicy retry;
@@ -66,6 +73,16 @@ class SlurmRestClient : public SlurmClient {
 
   TokenProvider& tokens() { return *tokens_; }
 
+  // The REST API version this client speaks: the configured one, or with "auto" the one it
+  // negotiates now (GET /openapi/v3, else a ping per version), once; a failed negotiation is
+  // tried again by the next call. Errors: kErrNoCommonApi (the server speaks none of
+  // TunePlane's; the message names what it offers), "slurm.config", or the request's error.
+  SlurmResult<ApiChoice> negotiate();
+  // The version chosen so far; nullptr until negotiate() succeeded.
+  const SlurmApi* api() const { return api_.load(); }
+  // The choice, once made (never changed after): nullptr before, and while negotiating.
+  const ApiChoice* choice() const { return api_.load() != nullptr ? &choice_ : nullptr; }
+
   // Ids per /jobs/state/ request; longer lists are split (URL length).
   static constexpr size_t kMaxIdsPerStateQuery = 256;
 
@@ -82,11 +99,23 @@ class SlurmRestClient : public SlurmClient {
 
   SlurmResult<Exchange> call(const char* op, const std::string& method, const std::string& path,
                              const std::string& body, RetryMode mode);
-  std::string route(const std::string& suffix) const;  // "/slurm/v0.0.45" + suffix
+  // The version to speak, negotiated first when it is not yet; a failure is the calling
+  // operation's, and says its request was never sent.
+  SlurmResult<const SlurmApi*> ensureApi(const char* op);
+  // The numeric id of the job whose SLUID is `sluid`, from the job listing: for a SLUID-only
+  // key on a version whose paths take no SLUID. kErrJobNotFound when the listing lacks it.
+  SlurmResult<uint64_t> numericIdOf(const SlurmApi& api, const char* op, const std::string& sluid);
+  // GET /job/{path_id} decoded; the records keep the SLUIDs Slurm gave them.
+  SlurmResult<std::vector<JobRecord>> readJob(const SlurmApi& api, const char* op,
+                                              const std::string& path_id);
 
   RestClientOptions options_;
   std::unique_ptr<http::HttpTransport> transport_;
   std::unique_ptr<TokenProvider> tokens_;
+  // Set once, after choice_ is written (so a reader that sees it may read choice_ unlocked).
+  std::atomic<const SlurmApi*> api_{nullptr};
+  std::mutex negotiate_mu_;  // one negotiation at a time; guards choice_ until api_ is set
+  ApiChoice choice_;
 };
 
 }  // namespace tuneplane::slurm

@@ -1,5 +1,8 @@
 // The operations TunePlane needs from a Slurm site, as an interface: SlurmRestClient
-// (rest_client.h) implements it over slurmrestd v0.0.45; the reconciler's tests use a fake.
+// (rest_client.h) implements it over slurmrestd's REST API (v0.0.44 or v0.0.45: slurm_api.h);
+// the reconciler's tests use a fake. A job is named by its key (job_key.h): its SLUID, or on a
+// version whose paths take no SLUID "<SLUID>@<numeric id>", which the client confirms against
+// Slurm's answer before it reads or cancels by the numeric id.
 // Every operation returns a typed value or a SlurmError whose transport class says whether
 // the request may have been acted on. Implementations are safe to call from any thread.
 #pragma once
@@ -25,7 +28,8 @@ class SlurmClient {
   // POST /job/submit with a body from buildSubmitBody() (`job` or het `jobs[]`). Never
   // retried: a failure of class kUnknown means the job may exist (lost receipt).
   virtual SlurmResult<SubmitReceipt> submit(const nlohmann::json& body) = 0;
-  // GET /job/{id}: every het component when `job` is a het leader (id or SLUID).
+  // GET /job/{id}: every het component when `job` is a het leader (key or numeric id); the
+  // records carry keys in the form `job` was given in.
   // A job slurmctld does not know (any more) → kErrJobNotFound, and only on Slurm's own
   // error 2017 in the answer: a bare 404 (a proxy's) or an answer with no job and no error
   // is another error, which proves nothing about the job.
@@ -35,9 +39,11 @@ class SlurmClient {
   // GET /jobs/state/?job_id=A&job_id=B… (numeric ids; the real server ignores SLUIDs there).
   // An empty `job_ids` asks for every job.
   virtual SlurmResult<JobStateList> listJobStates(const std::vector<uint64_t>& job_ids) = 0;
-  // DELETE /job/{sluid}[?signal=SIG]. Slurm's refusals (in `status[]`) become errors:
-  // kErrJobNotFound (2017), kErrAlreadyCompleting (2021), else kErrRejected (a bare 404
-  // included: not Slurm's word).
+  // DELETE /job/{sluid}[?signal=SIG] (`sluid`: the job's key). Slurm's refusals (in
+  // `status[]`) become errors: kErrJobNotFound (2017), kErrAlreadyCompleting (2021), else
+  // kErrRejected (a bare 404 included: not Slurm's word). By numeric id, the job is read and
+  // confirmed first: another job under the id → kErrJobNotFound, an ended one →
+  // kErrAlreadyCompleting, both without a DELETE.
   virtual SlurmStatus cancel(const std::string& sluid,
                              const std::optional<std::string>& signal) = 0;
   virtual SlurmResult<std::vector<PartitionInfo>> listPartitions() = 0;

@@ -63,8 +63,8 @@ class ApiFixture : public ::testing::Test {
   }
 
   void startServer() {
-    ApiDependencies deps{*service_, *store_, *launcher_, metrics_, readLog,        {},
-                         {},        {},      {},         {},       readResumeStep, {}};
+    ApiDependencies deps{*service_, *store_, *launcher_, metrics_,       readLog, {}, {},
+                         {},        {},      {},         readResumeStep, {},      {}};
     deps.job_submitted = [this] { ++wakes_; };
     deps.access_log = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(mu_);

@@ -40,7 +40,7 @@ TEST(SiteLoader, ReadsThePyxisExampleCompletely) {
   const auto site = loadSiteConfigFile(examples("site.yaml"));
   ASSERT_TRUE(site.has_value()) << site.error().front().describe();
   EXPECT_EQ(site->slurm.url, "https://slurm-rest.example.org:6820");
-  EXPECT_EQ(site->slurm.api_version, "v0.0.45");
+  EXPECT_EQ(site->slurm.api_version, "auto");
   EXPECT_EQ(site->slurm.user, "tuneplane");
   // A token for slurm.user on serve's host, not the cluster's key on the shared filesystem.
   EXPECT_EQ(site->slurm.token_file, "/etc/tuneplane/slurm.jwt");
@@ -168,7 +168,7 @@ std::vector<SiteRow> siteRows() {
        "site.missing_field", "slurm"},
       {"missing url", r("  url: http://127.0.0.1:6820\n", ""), "site.missing_field", "slurm.url"},
       {"bad url", r("http://127.0.0.1:6820", "ftp://x"), "site.invalid_url", "slurm.url"},
-      {"other api version", r("  user: tp", "  user: tp\n  api_version: v0.0.44"),
+      {"api version of another form", r("  user: tp", "  user: tp\n  api_version: latest"),
        "site.unsupported_api_version", "slurm.api_version"},
       {"both token sources", r("  user: tp", "  user: tp\n  jwt_key_file: /k"),
        "site.conflicting_fields", "slurm.jwt_key_file"},

@@ -568,6 +568,81 @@ TEST(JobStepTable, TheSubmitProtocolsSteps) {
   });
 }
 
+// Issue 40: where the site's REST API takes no SLUID in a path (v0.0.44, Slurm 25.11), the
+// client keys each job "<SLUID>@<numeric id>" and confirms every read and cancel by it; the
+// step stores those keys as it stores SLUIDs, and says once per attempt, in an event, that
+// its jobs are followed by numeric id.
+TEST(JobStepTable, AJobFollowedByNumericIdSaysSoOnce) {
+  const std::string kKey = "sFK1M94Y5HJ700@101";
+  auto noteIn = [](const StepPlan& plan) -> const store::EventRecord* {
+    if (!plan.write || !*plan.write) return nullptr;
+    for (const auto& e : (*plan.write)->events) {
+      if (e.reason.find("by its numeric id") != std::string::npos) return &e;
+    }
+    return nullptr;
+  };
+  JobFacts receipt_v44;
+  receipt_v44.read = SlurmAnswer::found({record(kKey, 101, "PENDING")});
+  JobFacts receipt_v45;
+  receipt_v45.read = SlurmAnswer::found({record(kSluid, 101, "PENDING")});
+  store::AttemptRecord followed = attemptIn(AttemptPhase::kRunning);
+  followed.components[0].sluid = kKey;
+  JobFacts ended;
+  ended.read = SlurmAnswer::found({record(kKey, 101, "COMPLETED")});
+  ended = withFiles(ended);
+  JobFacts lost_found;
+  lost_found.token = SlurmAnswer::found({record(kKey, 101, "RUNNING")});
+  lost_found = withFiles(lost_found);
+  run({
+      {"a receipt read by numeric id stores the key and says why, once",
+       jobWith(JobPhase::kSubmitting, {attemptIn(AttemptPhase::kSubmitted)}),
+       receipt_v44,
+       {},
+       false,
+       [&](const StepPlan& plan) {
+         ASSERT_NE(writtenAttempt(plan), nullptr);
+         EXPECT_EQ(writtenAttempt(plan)->components[0].sluid, kKey);
+         const store::EventRecord* note = noteIn(plan);
+         ASSERT_NE(note, nullptr);
+         EXPECT_EQ(note->attempt, 1);
+         EXPECT_EQ(note->from, "Queued");
+         EXPECT_EQ(note->to, "Queued");
+         EXPECT_NE(note->reason.find("101 (SLUID sFK1M94Y5HJ700)"), std::string::npos);
+         EXPECT_NE(note->reason.find("confirms every read and cancel"), std::string::npos);
+       }},
+      {"a receipt by SLUID (v0.0.45) needs no such event",
+       jobWith(JobPhase::kSubmitting, {attemptIn(AttemptPhase::kSubmitted)}),
+       receipt_v45,
+       {},
+       false,
+       [&](const StepPlan& plan) {
+         ASSERT_NE(writtenAttempt(plan), nullptr);
+         EXPECT_EQ(noteIn(plan), nullptr);
+       }},
+      {"an attempt already followed by numeric id is not told again",
+       jobWith(JobPhase::kRunning, {followed}),
+       ended,
+       {},
+       true,
+       [&](const StepPlan& plan) {
+         ASSERT_NE(writtenAttempt(plan), nullptr);
+         EXPECT_EQ(writtenAttempt(plan)->phase, AttemptPhase::kSucceeded);
+         EXPECT_EQ(writtenAttempt(plan)->components[0].sluid, kKey);
+         EXPECT_EQ(noteIn(plan), nullptr);
+       }},
+      {"a lost receipt found by its token by numeric id says so too",
+       jobWith(JobPhase::kSubmitUnknown, {attemptIn(AttemptPhase::kSubmitUnknown)}),
+       lost_found,
+       {},
+       false,
+       [&](const StepPlan& plan) {
+         ASSERT_NE(writtenAttempt(plan), nullptr);
+         EXPECT_EQ(writtenAttempt(plan)->phase, AttemptPhase::kRunning);
+         EXPECT_NE(noteIn(plan), nullptr);
+       }},
+  });
+}
+
 // Cancel: DELETEs first, Cancelling once Slurm heard them all; a SLUID Slurm no longer knows
 // is read next cycle (a requeue may have changed it: the campaign's seed 12488474279110387694).
 TEST(JobStepTable, ACancelIsStoredOnlyOnceSlurmHeardIt) {

@@ -27,6 +27,9 @@ class ReconcilerConcurrentTest : public ReconcilerFixture {
       for (int i = 0; i < kConnections; ++i) {
         auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
         EXPECT_TRUE(client) << client.error().describe();
+        if (client) {
+          EXPECT_TRUE((*client)->negotiate());  // as serve does at start
+        }
         if (client) launch_clients_.push_back(std::move(*client));
       }
     }

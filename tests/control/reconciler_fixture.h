@@ -62,6 +62,10 @@ class ReconcilerFixture : public sim::testing::SimFixture {
     auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
     ASSERT_TRUE(client) << client.error().describe();
     client_ = std::move(*client);
+    // The REST API version (slurm.api_version: auto), chosen before the first tick as serve
+    // chooses it at start: a test's first faulty request is then the one it means.
+    auto negotiated = client_->negotiate();
+    ASSERT_TRUE(negotiated) << negotiated.error().describe();
     launcher_ = std::make_unique<pipeline::AttemptLauncher>(context_, verifier_, random_, fs_);
     service_ = std::make_unique<JobService>(store(), *launcher_, clock_);
     reconciler_ = makeReconciler();

@@ -111,12 +111,14 @@ int main(int argc, char** argv) {
 
   auto client = slurm::SlurmRestClient::fromSite(context->site.slurm);
   if (!client) return usage(client.error().describe().c_str());
+  (void)(*client)->negotiate();  // as serve does at start; a failure is retried at first use
   control::ReconcilerOptions options;
   options.poll_interval = std::chrono::milliseconds(tick_ms);
   std::vector<std::unique_ptr<slurm::SlurmRestClient>> launch_clients;
   for (int i = 0; submit_concurrency > 1 && i < submit_concurrency; ++i) {
     auto launch_client = slurm::SlurmRestClient::fromSite(context->site.slurm);
     if (!launch_client) return usage(launch_client.error().describe().c_str());
+    (void)(*launch_client)->negotiate();
     launch_clients.push_back(std::move(*launch_client));
     options.launch_clients.push_back(launch_clients.back().get());
   }

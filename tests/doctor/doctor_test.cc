@@ -227,15 +227,15 @@ TEST_F(DoctorTest, ARefusedTokenIsNotRepeatedForPartitionsAndNodes) {
 }
 
 TEST_F(DoctorTest, NoTokenSourceMeansSlurmrestdIsNotAsked) {
-  DoctorEnv env{
-      SlurmAccess{nullptr, nullptr,
-                  Error{"slurm.config", "slurm.jwt_key_file", "cannot read the key"}, std::nullopt},
-      host_,
-      users_,
-      fs_,
-      fresh_verifier_,
-      clock_,
-      progress_};
+  DoctorEnv env{SlurmAccess{nullptr, nullptr,
+                            Error{"slurm.config", "slurm.jwt_key_file", "cannot read the key"},
+                            std::nullopt, nullptr},
+                host_,
+                users_,
+                fs_,
+                fresh_verifier_,
+                clock_,
+                progress_};
   const auto checks = runDoctor(input_, env);
   EXPECT_TRUE(client_.calls.empty());
   EXPECT_EQ(named(checks, "slurmrestd").status, CheckStatus::kSkip);

@@ -131,6 +131,59 @@ TEST(SlurmChecksTest, ApiVersion) {
       checkApiVersion);
 }
 
+// Issue 40: the version TunePlane speaks, negotiated (auto) or set, and what it costs.
+SlurmFacts onVersion(const char* configured, const char* version, std::vector<std::string> offered,
+                     std::string release) {
+  SlurmFacts f = answered();
+  f.api_version = configured;
+  (*f.ping)->data_parser = std::string("data_parser/") + version;
+  (*f.ping)->release = release;
+  f.api = slurm::ApiChoice{slurm::findSlurmApi(version), configured, std::move(offered),
+                           std::move(release), "GET /openapi/v3"};
+  return f;
+}
+
+SlurmFacts speaksNone() {
+  SlurmFacts f;
+  f.url = "http://slurm:6820";
+  f.api_version = "auto";
+  slurm::SlurmError e = slurm::makeSlurmError(
+      slurm::kErrNoCommonApi, "slurm.api_version",
+      "slurmrestd at http://slurm:6820: slurmrestd serves REST API v0.0.41, v0.0.42, and "
+      "TunePlane speaks v0.0.44, v0.0.45: none in common",
+      TransportClass::kNotSent);
+  f.api = tl::unexpected<slurm::SlurmError>(e);
+  f.ping = tl::unexpected<slurm::SlurmError>(e);
+  return f;
+}
+
+TEST(SlurmChecksTest, ApiVersionNegotiatedAndWhatItCosts) {
+  expectRows(
+      {
+          {"auto on 26.05: v0.0.45, nothing lost",
+           onVersion("auto", "v0.0.45", {"v0.0.44", "v0.0.45"}, "26.05.3"), CheckStatus::kOk,
+           "serves v0.0.45 (chosen by slurm.api_version: auto from what it serves: v0.0.44, "
+           "v0.0.45"},
+          {"auto on 25.11: v0.0.44, and what degrades",
+           onVersion("auto", "v0.0.44", {"v0.0.44"}, "25.11.7"), CheckStatus::kWarn,
+           "on v0.0.44 TunePlane degrades: no SLUID in paths"},
+          {"v0.0.44 set on 26.05 degrades the same", onVersion("v0.0.44", "v0.0.44", {}, "26.05.3"),
+           CheckStatus::kWarn, "set by slurm.api_version"},
+          {"a server that speaks none of TunePlane's", speaksNone(), CheckStatus::kFail,
+           "serves REST API v0.0.41, v0.0.42"},
+      },
+      checkApiVersion);
+  const CheckResult on2511 = checkApiVersion(onVersion("auto", "v0.0.44", {"v0.0.44"}, "25.11.7"));
+  EXPECT_EQ(on2511.details["api"]["version"], "v0.0.44");
+  EXPECT_EQ(on2511.details["api"]["release"], "25.11.7");
+  EXPECT_EQ(on2511.details["api"]["degradations"].size(), 2u);
+  // The server answered: slurmrestd is fine; the cluster's checks say why they are skipped.
+  expectRows({{"speaks none", speaksNone(), CheckStatus::kOk, "serves none of TunePlane's"}},
+             checkSlurmrestd);
+  expectRows({{"speaks none", speaksNone(), CheckStatus::kSkip, "see api_version"}},
+             checkControllers);
+}
+
 constexpr int64_t kNowSeconds = 1'800'000'000;
 
 TokenFacts fileToken(std::optional<int64_t> expires_at, std::string subject = "tpuser") {

@@ -28,7 +28,17 @@ inline std::optional<std::string> env(const char* name) {
 struct Live {
   std::string url, user, shared_dir, slurm_bin;
   std::optional<std::string> token_file, key_file;
+  // slurm.api_version of every site the suite writes: TUNEPLANE_LIVE_API_VERSION, default
+  // auto (the newest both sides speak: v0.0.44 on Slurm 25.11, v0.0.45 on 26.05).
+  std::string api_version = "auto";
 };
+
+// The REST API version a client of `live` must end up speaking on a server of `release`:
+// the one set, or for auto the newest the release serves (25.11 serves v0.0.44 alone).
+inline std::string expectedApiVersion(const Live& live, const std::string& release) {
+  if (live.api_version != "auto") return live.api_version;
+  return release.rfind("25.", 0) == 0 ? "v0.0.44" : "v0.0.45";
+}
 
 // nullopt unless every variable the suite needs is set (a token file or a JWT key).
 inline std::optional<Live> liveConfig() {
@@ -39,7 +49,8 @@ inline std::optional<Live> liveConfig() {
   auto token = env("TUNEPLANE_LIVE_TOKEN_FILE");
   auto key = env("TUNEPLANE_LIVE_JWT_KEY_FILE");
   if (!url || !user || !shared || !bin || (!token && !key)) return std::nullopt;
-  return Live{*url, *user, *shared, *bin, token, key};
+  return Live{
+      *url, *user, *shared, *bin, token, key, env("TUNEPLANE_LIVE_API_VERSION").value_or("auto")};
 }
 
 // The slurm.conf of the test cluster, for scontrol: TUNEPLANE_LIVE_SLURM_CONF, or

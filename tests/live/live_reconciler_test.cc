@@ -39,6 +39,7 @@
 #include "live_site.h"
 #include "pipeline/attempt_launcher.h"
 #include "pipeline/launch_pipeline.h"
+#include "slurm/job_key.h"
 #include "slurm/rest_client.h"
 #include "slurm/script_renderer.h"
 #include "staging/stager.h"
@@ -83,6 +84,9 @@ class LiveReconciler : public ::testing::Test {
     auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
     ASSERT_TRUE(client) << client.error().describe();
     client_ = std::move(*client);
+    // The REST API version, chosen as serve chooses it at start (slurm.api_version).
+    auto negotiated = client_->negotiate();
+    ASSERT_TRUE(negotiated) << negotiated.error().describe();
     auto store = store::SqliteJobStore::open(dir_ + "/tuneplane.db");
     ASSERT_TRUE(store) << store.error().describe();
     store_ = std::move(*store);
@@ -175,9 +179,9 @@ class LiveReconciler : public ::testing::Test {
     return trail;
   }
 
-  // Slurm's own answer to GET `path` (under /slurm/v0.0.45), straight from slurmrestd and
-  // read as JSON, so the assertions below depend on Slurm alone; null when it did not
-  // answer 200.
+  // Slurm's own answer to GET `path` (under /slurm/<the version spoken>), straight from slurmrestd
+  // and read as JSON, so the assertions below depend on Slurm alone; null when it did not answer
+  // 200.
   nlohmann::json slurmGet(const std::string& path) {
     std::string token;
     if (live_.token_file) {
@@ -193,7 +197,7 @@ class LiveReconciler : public ::testing::Test {
     client.set_connection_timeout(10, 0);  // bounds on a hung server, not timing checks
     client.set_read_timeout(30, 0);
     auto res =
-        client.Get(("/slurm/v0.0.45" + path).c_str(),
+        client.Get(client_->api()->route(path).c_str(),
                    httplib::Headers{{"X-SLURM-USER-NAME", user_}, {"X-SLURM-USER-TOKEN", token}});
     if (!res || res->status != 200) return nullptr;
     return nlohmann::json::parse(res->body, nullptr, false);
@@ -395,6 +399,12 @@ TEST_F(LiveLostReceipt, ADroppedSubmitAnswerIsFoundByItsTokenAndRunsExactlyOnce)
   EXPECT_EQ(trail.back(), "Succeeded");
 }
 
+// The SLUID in a job key (slurm/job_key.h): the key itself, or its "<SLUID>" of "<SLUID>@<id>".
+std::string sluidOf(const std::string& key) {
+  const auto parsed = slurm::parseJobKey(key);
+  return parsed && !parsed->sluid.empty() ? parsed->sluid : key;
+}
+
 std::string upper(std::string text) {
   for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return text;
@@ -439,7 +449,7 @@ TEST_F(LiveLostReceipt, ASecondSlurmJobWithTheAttemptsTokenIsCancelledAndOneSurv
   }
   const std::string kept = twins[keep]["step_id"]["sluid"];
   const std::string dropped = twins[1 - keep]["step_id"]["sluid"];
-  EXPECT_EQ(upper(view.attempts.front().components.front().sluid), upper(kept)) << claim;
+  EXPECT_EQ(upper(sluidOf(view.attempts.front().components.front().sluid)), upper(kept)) << claim;
 
   // In Slurm: the adopted one COMPLETED; the other CANCELLED before it ran, or, having
   // started, FAILED with exit code 71 (both still listed: MinJobAge). The command ran once.

@@ -108,8 +108,8 @@ inline std::optional<std::string> makeLiveSite(const Live& live, const std::stri
   const auto credential = privateCredential(live, dir);
   if (!credential) return std::nullopt;
   writeFile(dir + "/site.yaml",
-            "slurm:\n  url: " + url + "\n  user: " + live.user + "\n" +
-                credentialLine(live, *credential) + extra_slurm +
+            "slurm:\n  url: " + url + "\n  api_version: " + live.api_version +
+                "\n  user: " + live.user + "\n" + credentialLine(live, *credential) + extra_slurm +
                 "  job_environment:\n    PATH: " + dir + "/bin:" + live.slurm_bin +
                 ":/usr/local/bin:/usr/bin:/bin\n"
                 "partitions:\n  gpu: gpu\n  cpu: cpu\n"

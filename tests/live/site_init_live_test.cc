@@ -57,7 +57,8 @@ TEST_F(SiteInitLive, TheDraftPassesDoctorAndRunsAJob) {
   }
 
   // The draft's own server: section, empty registry beside it kept (makeLiveSite wrote one).
-  EXPECT_NE(text.find("\nserver:\n  listen: "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nserver:  # tuneplane serve"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n  listen: "), std::string::npos) << text;
   EXPECT_NE(drafted.err.find("kept the existing"), std::string::npos) << drafted.err;
   // What the operator changes by hand: the stand-in apptainer on the jobs' PATH, the staging
   // group when serve runs as root, and serve's section with a user (the draft's has none).

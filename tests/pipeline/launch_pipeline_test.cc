@@ -57,6 +57,27 @@ TEST_F(LaunchPipelineTest, SiteContextFromFlagOrEnvironment) {
   EXPECT_EQ(empty.error().front().code, "cli.no_site");
 }
 
+// slurm.api_version: the catalog checks its form, the slurm module which versions exist
+// (slurm/slurm_api.h: one folder per version); a site file is held to both as it loads.
+TEST_F(LaunchPipelineTest, ASiteFileNamesARestApiVersionTunePlaneSpeaks) {
+  EXPECT_EQ(context().site.slurm.api_version, "auto");  // the default
+  for (const char* version : {"auto", "v0.0.44", "v0.0.45"}) {
+    testing::SiteDir named{"http://127.0.0.1:9", true};
+    named.addSlurmYaml(std::string("  api_version: ") + version + "\n");
+    auto loaded = loadSiteFile(named.site(), SiteEnvironment{});
+    ASSERT_TRUE(loaded) << version << ": " << loaded.error().front().describe();
+    EXPECT_EQ(loaded->site.slurm.api_version, version);
+  }
+  testing::SiteDir older{"http://127.0.0.1:9", true};
+  older.addSlurmYaml("  api_version: v0.0.43\n");
+  auto refused = loadSiteFile(older.site(), SiteEnvironment{});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().front().code, "site.unsupported_api_version");
+  EXPECT_EQ(refused.error().front().field, "slurm.api_version");
+  EXPECT_NE(refused.error().front().message.find("v0.0.44, v0.0.45"), std::string::npos)
+      << refused.error().front().message;
+}
+
 TEST_F(LaunchPipelineTest, PrepareBuildsIdentityAttemptDirScriptAndBody) {
   auto prepared =
       prepare(spec("job.yaml", cpuSpec()), context(), PrepareOptions{}, verifier_, random_);

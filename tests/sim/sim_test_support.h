@@ -99,14 +99,13 @@ class SimFixture : public ::testing::Test {
   }
 
   httplib::Result get(const std::string& path) {
-    return client_->Get((std::string(kApi) + path).c_str(), auth());
+    return client_->Get((api_ + path).c_str(), auth());
   }
   httplib::Result post(const std::string& path, const json& body) {
-    return client_->Post((std::string(kApi) + path).c_str(), auth(), body.dump(),
-                         "application/json");
+    return client_->Post((api_ + path).c_str(), auth(), body.dump(), "application/json");
   }
   httplib::Result del(const std::string& path) {
-    return client_->Delete((std::string(kApi) + path).c_str(), auth());
+    return client_->Delete((api_ + path).c_str(), auth());
   }
 
   // A minimal valid single-job submit body.
@@ -144,6 +143,7 @@ class SimFixture : public ::testing::Test {
     return eventually([&] { return state(id) == wanted; }, limit);
   }
   TempDir dir_;
+  std::string api_ = kApi;  // the routes get/post/del use (tune() may serve another version)
   std::string key_file_;
   std::string jobs_dir_;
   std::unique_ptr<Simulator> sim_;

@@ -100,8 +100,10 @@ struct Harness {
   std::unique_ptr<SlurmRestClient> client;
 
   explicit Harness(const std::string& url, std::string token_prefix = "tok-",
-                   std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+                   std::chrono::milliseconds timeout = std::chrono::milliseconds(5000),
+                   std::string api_version = "v0.0.45") {
     RestClientOptions options;
+    options.api_version = std::move(api_version);
     options.http.base_url = url;
     options.http.request_timeout = timeout;
     options.http.connect_timeout = std::chrono::milliseconds(2000);

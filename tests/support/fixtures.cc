@@ -66,6 +66,17 @@ fs::path transcriptsDir() {
   return testDataDir() / "slurm" / "transcripts";
 }
 
+fs::path slurmApiDataDir(const std::string& version) {
+  return version == "v0.0.45" ? testDataDir() / "slurm" : testDataDir() / "slurm" / version;
+}
+
+nlohmann::json versionTranscript(const std::string& version, const std::string& name,
+                                 const std::string& folder) {
+  const bool has_extension = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
+  return readJsonFixture(slurmApiDataDir(version) / folder /
+                         (has_extension ? name : name + ".json"));
+}
+
 nlohmann::json transcript(const std::string& name) {
   const bool has_extension = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
   return readJsonFixture(transcriptsDir() / (has_extension ? name : name + ".json"));

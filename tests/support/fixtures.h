@@ -34,6 +34,14 @@ std::vector<std::filesystem::path> fixtureFiles(const std::filesystem::path& dir
 // tests/data/slurm/transcripts/: real slurmrestd 26.05.3 exchanges (tests/data/slurm/README.md).
 std::filesystem::path transcriptsDir();
 
+// A REST API version's real data: tests/data/slurm/ for v0.0.45 (the first, at the top),
+// tests/data/slurm/<version>/ for every later one (tests/data/slurm/v0.0.44/README.md); there,
+// openapi-<version>.json and transcripts*/ folders.
+std::filesystem::path slurmApiDataDir(const std::string& version);
+// Transcript `name` of `version`, from its `folder` ("transcripts", or "transcripts-26.05").
+nlohmann::json versionTranscript(const std::string& version, const std::string& name,
+                                 const std::string& folder = "transcripts");
+
 // A transcript by file name, with or without ".json" ("06_failed").
 nlohmann::json transcript(const std::string& name);
 

@@ -98,7 +98,7 @@ class Stack:
         with open(os.path.join(d, "site.yaml"), "w") as f:
             f.write(f"""slurm:
   url: {sim_url}
-  api_version: v0.0.45
+  api_version: auto
   user: {user}
   jwt_key_file: secrets/jwt_hs256.key
   token_lifespan: 10m
@@ -475,6 +475,10 @@ class ConsoleTest:
         check(self.api("POST", f"/v1/jobs/{job['id']}/cancel", token=OPS)[0] == 202, "cancel")
         self.wd.go(self.base + "/ui/site.html")
         wait_for("capabilities", lambda: "custom-demo" in (self.wd.text("#capabilities") or ""), 30)
+        # The REST API version serve negotiated with the simulator (v0.0.45, as Slurm 26.05.3).
+        api = self.wd.text("#slurm-api") or ""
+        check("Slurm REST API v0.0.45 (chosen by slurm.api_version: auto from v0.0.45)" in api
+              and "Slurm 26.05.3" in api, f"slurm api line {api!r}")
         wait_for("doctor's checks", lambda: self.wd.find("#doctor-checks tbody tr"), 60)
         checks = self.wd.text("#doctor-checks")
         check("slurmrestd" in checks and "artifact/custom-demo" in checks, f"doctor checks: {checks!r}")

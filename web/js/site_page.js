@@ -13,10 +13,26 @@ function table(columns, rows, id) {
     h('tbody', {}, rows.map((cells) => h('tr', {}, cells.map((c) => h('td', {}, c))))));
 }
 
+// The Slurm REST API version spoken, how it was chosen, and what TunePlane does without on it.
+function slurmApi(c) {
+  const a = c.slurm_api || {};
+  const how = a.configured === 'auto'
+    ? (a.negotiated ? `chosen by slurm.api_version: auto${a.offered && a.offered.length ? ` from ${a.offered.join(', ')}` : ''}` : 'slurm.api_version: auto, not negotiated yet')
+    : `set by slurm.api_version`;
+  const release = a.release ? ` · Slurm ${a.release}` : '';
+  return [
+    h('p', { id: 'slurm-api' }, `Slurm REST API ${c.slurm_api_version} (${how})${release}`),
+    (a.degradations || []).length
+      ? h('ul', { id: 'slurm-api-degradations' }, a.degradations.map((d) => h('li', {}, h('span', { class: 'phase doctor-warn' }, 'degraded'), ` ${d.what}: ${d.instead}`)))
+      : null,
+  ];
+}
+
 function capabilities(c) {
   return h('section', { class: 'card', id: 'capabilities' },
     h('h2', {}, 'Capabilities'),
     h('p', {}, `Backend ${c.backend} · slurmrestd API ${c.slurm_api_version} · container runtime ${c.container_runtime} · logs: the last ${c.limits.log_lines} lines / ${c.limits.log_bytes / 1024} KiB per file`),
+    slurmApi(c),
     h('h3', {}, 'Kinds'),
     table(['Kind', 'Supported', 'Why not'], Object.entries(c.kinds).map(([k, v]) => [k, yesNo(v.supported), v.reason || ''])),
     h('h3', {}, 'Features'),
