@@ -151,6 +151,7 @@ bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   std::error_code ec;
   fs::create_directories(job_dir, ec);
   const std::string script = job_dir + "/script";
+  fs::remove(job_dir + "/het_job_cancelled_by_step", ec);  // a requeued run starts unmarked
   {
     std::ofstream out(script, std::ios::binary | std::ios::trunc);
     out << lead.request.script;

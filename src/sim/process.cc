@@ -3,11 +3,14 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 
 namespace tuneplane::sim {
 
@@ -18,7 +21,32 @@ Result<pid_t> launchBatchStep(const LaunchSpec& spec) {
   envp.reserve(spec.environment.size() + 1);
   for (const auto& e : spec.environment) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
-  char* argv[] = {const_cast<char*>(spec.script_path.c_str()), nullptr};
+  // The script is run through its `#!` interpreter, as the kernel would (one optional
+  // argument after the path): exec'ing the script itself can fail with ETXTBSY while any
+  // child forked meanwhile — by this process or by a test that embeds the simulator — still
+  // holds the descriptor the script was written through, and reading it is never refused.
+  std::string interpreter, interpreter_arg;
+  {
+    std::ifstream in(spec.script_path, std::ios::binary);
+    std::string first;
+    std::getline(in, first);
+    if (first.rfind("#!", 0) == 0) {
+      std::istringstream words(first.substr(2));
+      words >> interpreter;
+      std::getline(words >> std::ws, interpreter_arg);
+      while (!interpreter_arg.empty() &&
+             std::isspace(static_cast<unsigned char>(interpreter_arg.back()))) {
+        interpreter_arg.pop_back();
+      }
+    }
+  }
+  std::vector<char*> argv;
+  if (!interpreter.empty()) {
+    argv.push_back(interpreter.data());
+    if (!interpreter_arg.empty()) argv.push_back(interpreter_arg.data());
+  }
+  argv.push_back(const_cast<char*>(spec.script_path.c_str()));
+  argv.push_back(nullptr);
   const bool shared_output = spec.stderr_path == spec.stdout_path;
   const int output_flags = O_WRONLY | O_CREAT | O_APPEND | (spec.append_output ? 0 : O_TRUNC);
 
@@ -41,17 +69,7 @@ Result<pid_t> launchBatchStep(const LaunchSpec& spec) {
     dup2(err, 2);
     // Close every other descriptor the simulator holds (listening sockets, clients).
     for (int fd = 3; fd < 1024; ++fd) close(fd);
-    // ETXTBSY: the script was written by this process, and a child another thread forked
-    // meanwhile holds its write descriptor until that child closes it above or execs. Wait for
-    // that (bounded: 5 s; 1 s was seen to fall short on a loaded 2-core machine, where that
-    // child may wait that long for a core) instead of failing the job with 26 as its exit
-    // code, which a test starting many jobs at once saw. Both calls are async-signal-safe.
-    for (int tries = 0; tries < 500; ++tries) {
-      execve(argv[0], argv, envp.data());
-      if (errno != ETXTBSY) break;
-      const timespec pause{0, 10'000'000};
-      nanosleep(&pause, nullptr);
-    }
+    execve(argv[0], argv.data(), envp.data());
     _exit(errno);
   }
   setpgid(pid, pid);  // also here, so a signal right after fork reaches the group

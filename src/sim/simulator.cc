@@ -628,6 +628,15 @@ void SimulatorImpl::finishProcessLocked(Job& leader, bool signaled, int code) {
   }
   std::string state = leader.kill_state;
   std::string reason;
+  // A het job's first component whose step srun was ended by a signal (the srun stand-in
+  // leaves this mark): Slurm cancelled the whole job then, whatever the script did after.
+  std::error_code ec;
+  if (state.empty() &&
+      fs::exists(state_dir_ + "/jobs/" + std::to_string(leader.id) + "/het_job_cancelled_by_step",
+                 ec)) {
+    state = "CANCELLED";
+    reason = "None";
+  }
   if (state.empty()) {
     state = (!signaled && code == 0) ? "COMPLETED" : "FAILED";
     reason = state == "COMPLETED" ? "None" : "NonZeroExitCode";

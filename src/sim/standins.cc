@@ -201,7 +201,22 @@ for ((rank = 0; rank < ntasks; rank++)); do
   run_task "$rank" "$nodeid" "${step_nodes[nodeid]}" $(( rank % tpn )) "$@" &
   pids+=($!)
 done
-trap 'kill -TERM "${pids[@]}" 2>/dev/null' TERM INT
+# Other signals are passed on to the tasks, as srun does (SIGUSR1, SIGUSR2). A step of a het
+# job's first component whose srun is ended by a signal takes the whole het job with it on
+# Slurm 26.05.3 (srun's abort reaches slurmctld as a cancel of the job, which then signals
+# every process of it and ends CANCELLED): the simulator is told, and the job's processes
+# get SIGTERM.
+on_stop() {
+  trap - TERM INT
+  kill -TERM "${pids[@]}" 2>/dev/null
+  if [[ ${SLURM_HET_SIZE:-1} -gt 1 && ${het:-0} == 0 && -n ${TUNEPLANE_SLURMSIM_JOB_DIR:-} ]]; then
+    : >"$TUNEPLANE_SLURMSIM_JOB_DIR/het_job_cancelled_by_step"
+    kill -TERM 0 2>/dev/null
+  fi
+}
+trap on_stop TERM INT
+trap 'kill -USR1 "${pids[@]}" 2>/dev/null' USR1
+trap 'kill -USR2 "${pids[@]}" 2>/dev/null' USR2
 worst=0
 for pid in "${pids[@]}"; do
   wait "$pid"; rc=$?

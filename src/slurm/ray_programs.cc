@@ -31,14 +31,16 @@ def free_ports(count):
             probe.close()
 
 
+# SIGUSR1 is how the batch script asks a node to stop (srun passes it on to the task); Ray
+# gets SIGTERM for it.
 def stop(number, frame):
     global stopping
     stopping = True
     if child is not None:
-        child.send_signal(number)
+        child.send_signal(signal.SIGTERM if number == signal.SIGUSR1 else number)
 
 
-for signum in (signal.SIGTERM, signal.SIGINT):
+for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
     signal.signal(signum, stop)
 for start in range(1, starts + 1):
     args = list(ray) + [flag + "=" + str(port) for flag, port in zip(flags, free_ports(len(flags)))]

@@ -205,10 +205,24 @@ tp_ray_run_dir=$(mktemp -d) || {
 }
 
 # Background steps (head, workers) are stopped when this script ends, however it ends
-# (the EXIT trap of the prologue calls tp_stop_background).
+# (the EXIT trap of the prologue calls tp_stop_background). Their tasks are asked first,
+# with SIGUSR1 that srun passes on, and awaited (at most 30 s): a signal that ends the srun of
+# a het job's first component makes Slurm cancel the whole het job, so the attempt would
+# read as cancelled, not as ended with its own exit code. Cancelled already: no waiting.
 tp_background_pids=()
 tp_stop_background() {
-  local pid
+  local pid tries=0
+  if [[ $tp_killed == 0 ]]; then
+    for pid in "${tp_background_pids[@]}"; do
+      kill -USR1 "$pid" 2>/dev/null || true
+    done
+    for pid in "${tp_background_pids[@]}"; do
+      while kill -0 "$pid" 2>/dev/null && ((tries < 150)); do
+        sleep 0.2
+        tries=$((tries + 1))
+      done
+    done
+  fi
   for pid in "${tp_background_pids[@]}"; do
     kill "$pid" 2>/dev/null || true
   done
@@ -250,14 +264,16 @@ def free_ports(count):
             probe.close()
 
 
+# SIGUSR1 is how the batch script asks a node to stop (srun passes it on to the task); Ray
+# gets SIGTERM for it.
 def stop(number, frame):
     global stopping
     stopping = True
     if child is not None:
-        child.send_signal(number)
+        child.send_signal(signal.SIGTERM if number == signal.SIGUSR1 else number)
 
 
-for signum in (signal.SIGTERM, signal.SIGINT):
+for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):
     signal.signal(signum, stop)
 for start in range(1, starts + 1):
     args = list(ray) + [flag + "=" + str(port) for flag, port in zip(flags, free_ports(len(flags)))]
