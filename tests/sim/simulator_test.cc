@@ -296,6 +296,46 @@ TEST_F(SimulatorTest, HetJobHasOneRecordPerComponent) {
   EXPECT_EQ(states[1]["job_id"], std::to_string(leader + 1) + "+1");
 }
 
+// As on Slurm 26.05.3 (tried with sbatch on the test cluster): a signal that ends the srun
+// of a step in a het job's first component cancels the whole het job; ending a later
+// component's srun, or passing SIGUSR1 through srun to the tasks, leaves the job to end with
+// the script's own exit code.
+json hetSteps(const json& first, const std::string& jobs_dir, const std::string& stop) {
+  json c0 = first;
+  c0.erase("script");
+  c0["partition"] = "gpu";
+  json c1 = {{"partition", "cpu"},
+             {"current_working_directory", jobs_dir},
+             {"environment", {"PATH=/usr/bin:/bin"}}};
+  const std::string step =
+      "bash -c 'trap \"echo stopped $SLURM_STEP_ID; exit 0\" USR1; sleep 30 "
+      "& wait'";
+  return {{"script", "#!/bin/bash\nsrun --het-group=0 " + step + " &\na=$!\nsrun --het-group=1 " +
+                         step + " &\nb=$!\nsleep 1\n" + stop + "\nwait\nexit 3\n"},
+          {"jobs", {c0, c1}}};
+}
+
+TEST_F(SimulatorTest, HetStepsAskedThroughSrunLeaveTheJobToEndWithItsCode) {
+  const int leader = submit(hetSteps(jobBody("")["job"], jobs_dir_, "kill -USR1 $a $b"));
+  ASSERT_GT(leader, 0);
+  ASSERT_TRUE(waitState(std::to_string(leader), {"FAILED"}));
+  const json jobs = job(std::to_string(leader));
+  EXPECT_EQ(jobs[0]["exit_code"]["return_code"]["number"], 3) << jobs[0].dump(2);
+  const std::string out = readFile(jobs_dir_ + "/t-" + std::to_string(leader) + ".out");
+  EXPECT_NE(out.find("stopped 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("stopped 1"), std::string::npos) << out;
+}
+
+TEST_F(SimulatorTest, EndingTheFirstComponentsSrunCancelsTheHetJob) {
+  const int later = submit(hetSteps(jobBody("")["job"], jobs_dir_, "kill $b; kill -USR1 $a"));
+  ASSERT_GT(later, 0);
+  ASSERT_TRUE(waitState(std::to_string(later), {"FAILED"}));  // a later component's: no cancel
+  const int first = submit(hetSteps(jobBody("")["job"], jobs_dir_, "kill $a"));
+  ASSERT_GT(first, 0);
+  ASSERT_TRUE(waitState(std::to_string(first), {"CANCELLED"}));
+  EXPECT_EQ(state(std::to_string(first + 1)), json::array({"CANCELLED"}));
+}
+
 TEST_F(SimulatorTest, HetComponentWithoutCwdLeavesCancelledLeader) {
   json c0 = jobBody("true")["job"];
   const json body = {{"jobs", {c0, {{"partition", "gpu"}}}}};
