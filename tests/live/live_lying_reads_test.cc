@@ -9,6 +9,7 @@
 // attempt. Skipped unless TUNEPLANE_LIVE_* is set. The node's size: TUNEPLANE_LIVE_NODE_CPUS
 // (4) and TUNEPLANE_LIVE_NODE_MEMORY_GB (3, under the test cluster's RealMemory=4096) — the
 // holder must take the whole of the cpu partition's node. Waits are bounded (kLiveLimit).
+#include <httplib.h>
 #include <cstdlib>
 
 #include "campaign/lying_reads.h"
@@ -58,12 +59,27 @@ class LiveLyingReads : public LiveServeRun {
   campaign::LyingReadsJobs jobs_;
 };
 
+// The REST API version serve speaks (negotiated or set), from its /v1/capabilities: the
+// proxy lies on that version's paths.
+std::string spokenApiPath(const std::string& serve_url) {
+  httplib::Client client(serve_url);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(10, 0);
+  auto res = client.Get("/v1/capabilities", {{"Authorization", std::string("Bearer ") + kToken}});
+  if (!res || res->status != 200) return "";
+  const json caps = json::parse(res->body, nullptr, false);
+  if (!caps.is_object() || !caps["slurm_api_version"].is_string()) return "";
+  return "/slurm/" + caps["slurm_api_version"].get<std::string>();
+}
+
 TEST_F(LiveLyingReads, ARetryableJobWaitingBehindAnotherRunsOnceWhileSlurmsReadsLie) {
+  const std::string api = spokenApiPath(serve_->url());
+  ASSERT_FALSE(api.empty()) << "serve does not say which REST API version it speaks";
   campaign::lieWhileARetryableJobWaits(
       {.cli = *cli_,
        .proxy = *proxy_,
        .direct_site = direct_,
-       .api = "/slurm/v0.0.45",
+       .api = api,
        .lie_for = 40s,
        .limit = kLiveLimit,
        .node_cpus = envInt("TUNEPLANE_LIVE_NODE_CPUS", 4),
