@@ -2,10 +2,9 @@
 // versions/ (src/sim/CMakeLists.txt writes sim_api_list.inc: one TP_SIM_API(v0_0_NN) line per
 // folder, each defining tuneplane::sim::v0_0_NN::api()).
 #include "sim/sim_api.h"
+#include "common/rest_api_version.h"
 
 #include <algorithm>
-#include <array>
-#include <charconv>
 
 namespace tuneplane::sim {
 
@@ -15,22 +14,6 @@ namespace tuneplane::sim {
   }
 #include "sim_api_list.inc"
 #undef TP_SIM_API
-
-namespace {
-
-std::array<int, 3> versionOrder(std::string_view name) {
-  std::array<int, 3> out{};
-  if (!name.empty() && name.front() == 'v') name.remove_prefix(1);
-  for (int& part : out) {
-    const size_t dot = name.find('.');
-    const std::string_view digits = name.substr(0, dot);
-    std::from_chars(digits.data(), digits.data() + digits.size(), part);
-    name = dot == std::string_view::npos ? std::string_view() : name.substr(dot + 1);
-  }
-  return out;
-}
-
-}  // namespace
 
 nlohmann::json SimApi::pingEntry(bool responding) const {
   nlohmann::json ping = ping_template;
@@ -63,7 +46,7 @@ const std::vector<const SimApi*>& simApis() {
 #undef TP_SIM_API
     };
     std::sort(all.begin(), all.end(), [](const SimApi* a, const SimApi* b) {
-      return versionOrder(a->name) < versionOrder(b->name);
+      return restApiVersionNumbers(a->name) < restApiVersionNumbers(b->name);
     });
     return all;
   }();

@@ -2,10 +2,9 @@
 // versions/ (src/slurm/CMakeLists.txt writes slurm_api_list.inc: one TP_SLURM_API(v0_0_NN)
 // line per folder, each folder defining tuneplane::slurm::v0_0_NN::api()).
 #include "slurm/slurm_api.h"
+#include "common/rest_api_version.h"
 
 #include <algorithm>
-#include <array>
-#include <charconv>
 
 #include <fmt/format.h>
 
@@ -17,23 +16,6 @@ namespace tuneplane::slurm {
   }
 #include "slurm_api_list.inc"
 #undef TP_SLURM_API
-
-namespace {
-
-// "v0.0.44" → {0, 0, 44}, for ordering; unparsable parts count as 0.
-std::array<int, 3> versionNumbers(std::string_view name) {
-  std::array<int, 3> out{};
-  if (!name.empty() && name.front() == 'v') name.remove_prefix(1);
-  for (int& part : out) {
-    const size_t dot = name.find('.');
-    const std::string_view digits = name.substr(0, dot);
-    std::from_chars(digits.data(), digits.data() + digits.size(), part);
-    name = dot == std::string_view::npos ? std::string_view() : name.substr(dot + 1);
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string SlurmApi::route(std::string_view suffix) const {
   std::string out = "/slurm/";
@@ -54,7 +36,7 @@ std::span<const SlurmApi* const> slurmApis() {
 #undef TP_SLURM_API
     };
     std::sort(all.begin(), all.end(), [](const SlurmApi* a, const SlurmApi* b) {
-      return versionNumbers(a->name) < versionNumbers(b->name);
+      return restApiVersionNumbers(a->name) < restApiVersionNumbers(b->name);
     });
     return all;
   }();
