@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 #include "support/subprocess.h"
 
@@ -53,14 +54,13 @@ inline std::optional<Live> liveConfig() {
       *url, *user, *shared, *bin, token, key, env("TUNEPLANE_LIVE_API_VERSION").value_or("auto")};
 }
 
-// The slurm.conf of the test cluster, for scontrol: TUNEPLANE_LIVE_SLURM_CONF, or
-// SLURM_CONF, or where testcluster/up.sh writes it (etc/ beside the token file, or the JWT
-// key's folder). Empty when none exists.
+// The slurm.conf of the test cluster, for scontrol: TUNEPLANE_LIVE_SLURM_CONF, or where
+// testcluster/up.sh writes it (etc/ beside the token file, or the JWT key's folder: the
+// cluster the other variables name), or else SLURM_CONF. A shell's SLURM_CONF comes last: it
+// may name another cluster than the one under test. Empty when none exists.
 inline std::string liveSlurmConf(const live::Live& live) {
   namespace fs = std::filesystem;
-  for (const char* name : {"TUNEPLANE_LIVE_SLURM_CONF", "SLURM_CONF"}) {
-    if (auto named = env(name)) return *named;
-  }
+  if (auto named = env("TUNEPLANE_LIVE_SLURM_CONF")) return *named;
   std::vector<fs::path> guesses;
   if (live.token_file)
     guesses.push_back(fs::path(*live.token_file).parent_path() / "etc/slurm.conf");
@@ -68,7 +68,7 @@ inline std::string liveSlurmConf(const live::Live& live) {
   for (const auto& path : guesses) {
     if (fs::exists(path)) return path.string();
   }
-  return "";
+  return env("SLURM_CONF").value_or("");
 }
 
 // One of the test cluster's commands (`scontrol`, `scancel`: args[0], from slurm_bin) run with
@@ -77,7 +77,10 @@ inline test::ProcessResult runSlurmCommand(const Live& live, const std::string& 
                                            const std::vector<std::string>& args,
                                            const std::string& scratch) {
   std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
+  // Ours replaces any SLURM_CONF inherited (getenv takes the first of two).
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::string_view(*e).rfind("SLURM_CONF=", 0) != 0) env.emplace_back(*e);
+  }
   env.push_back("SLURM_CONF=" + conf);
   std::vector<std::string> argv = args;
   argv.front() = live.slurm_bin + "/" + argv.front();
