@@ -211,6 +211,21 @@ int main() {
     return 1;
   }
   SqliteJobStore& store = **opened;
+  // Each update carries the version its job was read at, as the reconciler's do (a commit from
+  // an older version is refused: store.stale); a commit moves it on by one. One slot per job:
+  // the concurrent writers below update disjoint jobs.
+  std::vector<int64_t> versions(kJobs, 0);
+  for (int i = 0; i < kJobs; ++i) {
+    auto view = store.getJob(ids[i]);
+    if (!view || !view->has_value()) return 1;
+    versions[i] = (*view)->job.version;
+  }
+  auto commitUpdate = [&](Change change, int i) {
+    change.job->version = versions[i];
+    if (!store.commit(change)) return false;
+    ++versions[i];
+    return true;
+  };
   auto getJob = [&](int i) {
     auto view = store.getJob(ids[i]);
     return view && view->has_value() && (*view)->attempts.size() == 2;
@@ -226,7 +241,7 @@ int main() {
       change.job->updated_ms = kT0 + 1'000'000 + k;
       change.events[0] =
           EventRecord{0, change.job->id, 2, kT0 + k, "Running", "Running", "poll", "reconciler"};
-      if (!store.commit(change)) failed = true;
+      if (!commitUpdate(change, k % kJobs)) failed = true;
       ++commits;
     }
   });
@@ -272,7 +287,8 @@ int main() {
   long long singles = 0;
   const auto c0 = SteadyClock::now();
   while (SteadyClock::now() - c0 < std::chrono::duration<double>(seconds)) {
-    if (!store.commit(changeFor(static_cast<int>(singles)))) failed = true;
+    if (!commitUpdate(changeFor(static_cast<int>(singles)), static_cast<int>(singles % kJobs)))
+      failed = true;
     ++singles;
   }
   const double single_rate =
@@ -281,8 +297,13 @@ int main() {
   const auto b0 = SteadyClock::now();
   while (SteadyClock::now() - b0 < std::chrono::duration<double>(seconds)) {
     std::vector<Change> batch;
-    for (int k = 0; k < 100; ++k) batch.push_back(changeFor(static_cast<int>(batched) + k));
+    for (int k = 0; k < 100; ++k) {
+      const int i = static_cast<int>((batched + k) % kJobs);
+      batch.push_back(changeFor(static_cast<int>(batched) + k));
+      batch.back().job->version = versions[i];
+    }
     if (!store.commitAll(batch)) failed = true;
+    for (int k = 0; k < 100; ++k) ++versions[static_cast<std::size_t>((batched + k) % kJobs)];
     batched += 100;
   }
   const double batch_rate =
@@ -299,7 +320,7 @@ int main() {
       writers.emplace_back([&, t] {
         for (int k = t; SteadyClock::now() - g0 < std::chrono::duration<double>(seconds);
              k += kCommitThreads) {
-          if (!store.commit(changeFor(k))) failed = true;
+          if (!commitUpdate(changeFor(k), k % kJobs)) failed = true;
           ++grouped;
         }
       });
