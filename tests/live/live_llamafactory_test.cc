@@ -162,6 +162,12 @@ TEST_F(LiveLlamaFactory, AFineTuneOnH100AndA100FailsOnceResumesFromItsCheckpoint
   EXPECT_TRUE(fs::is_directory(checkpoints / "checkpoint-5"));
   EXPECT_EQ(readFile(checkpoints / "adapter_model.safetensors"), "stand-in weights\n");
 
+  // The weights fetched as a user does, through serve: `tuneplane cp`, byte for byte.
+  const std::string fetched = dir_ + "/fetched-adapter.safetensors";
+  const auto copied = cli_->run({"cp", id_ + ":checkpoints/adapter_model.safetensors", fetched});
+  EXPECT_EQ(copied.exit_code, 0) << copied.err;
+  EXPECT_EQ(readFile(fetched), readFile(checkpoints / "adapter_model.safetensors"));
+
   const auto described = cli_->run({"describe", id_});
   EXPECT_EQ(described.exit_code, 0) << described.err;
   EXPECT_NE(described.out.find("Started from:  step 2 (the job's last checkpoint)"),
