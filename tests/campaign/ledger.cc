@@ -39,10 +39,11 @@ std::string describeRun(const LedgerRun& r) {
 std::string ledgerPrologue() {
   // $$ is the command's own shell: with the Slurm job, it tells two runs in one Slurm job
   // apart (a restart). The EXIT trap writes the end record whether the command ends by itself
-  // or on the SIGTERM that the TERM trap turns into an exit.
+  // or on the SIGTERM that the TERM trap turns into an exit; both are set before the start
+  // record, so a run whose start is recorded always gets its end.
   return "led_file=$TUNEPLANE_CHECKPOINT_DIR/" + std::string(kLedgerFile) +
          "; led() { echo $1 $EPOCHREALTIME ${SLURM_JOB_ID:-0} ${TUNEPLANE_ATTEMPT:-0} $$ >> "
-         "$led_file; }; led start; trap 'led end' EXIT; trap 'exit 143' TERM";
+         "$led_file; }; trap 'led end' EXIT; trap 'exit 143' TERM; led start";
 }
 
 LedgerVerdict checkLedger(std::string_view text, const EndBound& bound) {

@@ -178,7 +178,9 @@ TEST_F(LedgerPrologue, RecordsTheStartAndTheEndOfACommandThatEndsByItself) {
 }
 
 TEST_F(LedgerPrologue, RecordsTheEndOfACommandCancelledBySigterm) {
-  auto child = test::ChildProcess::start({"bash", "-c", ledgerPrologue() + "; sleep 60"},
+  // `& wait`: bash runs a trap only between commands, and a SIGTERM that comes while it forks
+  // a foreground command would wait for that command; the wait builtin returns at once.
+  auto child = test::ChildProcess::start({"bash", "-c", ledgerPrologue() + "; sleep 60 & wait"},
                                          {.scratch = dir_, .env = env(42, 1)}, "job");
   ASSERT_NE(child, nullptr);
   for (int i = 0; i < 500 && ledger().find("start") == std::string::npos; ++i)
