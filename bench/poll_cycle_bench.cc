@@ -388,9 +388,10 @@ int run() {
     std::printf("\nPostgreSQL: not measured (%s)\n", why.c_str());
   } else {
     const std::string database = cluster->createDatabase(why);
-    auto postgres = database.empty() ? Result<std::unique_ptr<store::PostgresJobStore>>(
-                                           fail("store.io", "", why))
-                                     : store::PostgresJobStore::open(cluster->uri(database));
+    auto postgres =
+        database.empty()
+            ? Result<std::unique_ptr<store::PostgresJobStore>>(fail("store.io", "", why))
+            : store::PostgresJobStore::open(cluster->uri(database));
     if (!postgres) {
       std::fprintf(stderr, "PostgreSQL store: %s\n", postgres.error().describe().c_str());
       ok = false;

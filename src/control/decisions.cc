@@ -203,13 +203,13 @@ std::map<std::string, std::string> nodesToAvoid(const store::JobView& view) {
       const bool node_trouble =
           base == "FAILED" && c.exit_code &&
           (*c.exit_code == slurm::kExitArtifactMismatch ||
-           *c.exit_code == slurm::kExitArtifactMissing || *c.exit_code == slurm::kExitNoHeadAddress ||
-           *c.exit_code == slurm::kExitRayHeadFailed || *c.exit_code == slurm::kExitCannotClaim);
+           *c.exit_code == slurm::kExitArtifactMissing ||
+           *c.exit_code == slurm::kExitNoHeadAddress || *c.exit_code == slurm::kExitRayHeadFailed ||
+           *c.exit_code == slurm::kExitCannotClaim);
       // The batch script runs on the first node of component 0.
       if (node_trouble && c.index == 0 && !nodes.empty()) {
-        avoid.emplace(nodes.front(),
-                      std::string(scriptFailure(*c.exit_code)) + " (exit " +
-                          std::to_string(*c.exit_code) + in + ")");
+        avoid.emplace(nodes.front(), std::string(scriptFailure(*c.exit_code)) + " (exit " +
+                                         std::to_string(*c.exit_code) + in + ")");
       }
     }
   }

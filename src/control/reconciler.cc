@@ -221,9 +221,10 @@ void Reconciler::quarantineFailedNodes(const store::JobView& before, const store
   just_this.attempts = {ended};
   for (const auto& [node, why] : nodesToAvoid(just_this)) {
     quarantine_[node] = {steady_now_ + quarantine.count(), why + " of job " + after.job.id};
-    spdlog::warn("reconciler: node {} is kept out of every job's next attempts for {} s: {} of "
-                 "job {}",
-                 node, quarantine.count() / 1000, why, after.job.id);
+    spdlog::warn(
+        "reconciler: node {} is kept out of every job's next attempts for {} s: {} of "
+        "job {}",
+        node, quarantine.count() / 1000, why, after.job.id);
   }
 }
 

@@ -29,7 +29,7 @@ namespace tuneplane::pipeline {
 
 struct StagedSubmit {
   std::string dir;
-  nlohmann::json body;  // POST /job/submit, as staged in submit.json
+  nlohmann::json body;             // POST /job/submit, as staged in submit.json
   std::vector<std::string> notes;  // staged now: which nodes were kept out, or why not
 };
 

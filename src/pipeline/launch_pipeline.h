@@ -94,8 +94,8 @@ struct PrepareOptions {
 
 struct PreparedLaunch {
   launch::LaunchRequest request;
-  std::string script;          // the batch script (slurm::renderBatchScript)
-  nlohmann::json submit_body;  // POST /slurm/v0.0.45/job/submit (slurm::buildSubmitBody)
+  std::string script;              // the batch script (slurm::renderBatchScript)
+  nlohmann::json submit_body;      // POST /slurm/v0.0.45/job/submit (slurm::buildSubmitBody)
   std::vector<std::string> notes;  // for people: which nodes were kept out, or why not
 };
 

@@ -19,8 +19,8 @@ namespace tuneplane::pipeline {
 // and constraint), when at least `nodes` others could; returns one line per decision, for the
 // attempt's event. `inventory` nullopt (Slurm's node list could not be read): nothing is
 // excluded, and a note says why.
-std::vector<std::string> applyExclusions(launch::LaunchRequest& request,
-                                         const std::map<std::string, std::string>& avoid,
-                                         const std::optional<std::vector<slurm::NodeInfo>>& inventory);
+std::vector<std::string> applyExclusions(
+    launch::LaunchRequest& request, const std::map<std::string, std::string>& avoid,
+    const std::optional<std::vector<slurm::NodeInfo>>& inventory);
 
 }  // namespace tuneplane::pipeline

@@ -173,7 +173,8 @@ TEST(Assembler, TheSpecsSchedulingChoiceIsChargedOverTheSitesDefault) {
   EXPECT_EQ(req->account, "team-a");
   EXPECT_EQ(req->qos, "high");  // the site's, since the spec names none
   job.scheduling.qos = "low";
-  EXPECT_EQ(assembleLaunch(job, testSite(), testRegistry(), kIdentity, kAttemptDir, "")->qos, "low");
+  EXPECT_EQ(assembleLaunch(job, testSite(), testRegistry(), kIdentity, kAttemptDir, "")->qos,
+            "low");
 }
 
 TEST(Assembler, CpuOnlyJobWithScratchZeroIsTheJobWithoutScratch) {

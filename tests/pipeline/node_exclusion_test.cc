@@ -28,7 +28,7 @@ launch::Component component(const std::string& pool, const std::string& partitio
 TEST(NodeExclusion, EachComponentKeepsOutWhatItCouldGetWhileItStillFits) {
   const std::vector<slurm::NodeInfo> cluster = {
       node("gpu1", "gpu", {"h100"}), node("gpu2", "gpu", {"h100"}), node("gpu3", "gpu", {"a100"}),
-      node("cpu1", "cpu"),           node("cpu2", "cpu")};
+      node("cpu1", "cpu"), node("cpu2", "cpu")};
   const std::map<std::string, std::string> avoid = {{"gpu1", "NODE_FAIL in attempt 1"},
                                                     {"cpu1", "NODE_FAIL in attempt 1"}};
   struct Row {
@@ -38,9 +38,13 @@ TEST(NodeExclusion, EachComponentKeepsOutWhatItCouldGetWhileItStillFits) {
     std::string note;  // a part of the component's note; "" for none
   };
   const std::vector<Row> rows = {
-      {"fits without it", component("train", "gpu", 1, "h100"), {"gpu1"},
+      {"fits without it",
+       component("train", "gpu", 1, "h100"),
+       {"gpu1"},
        "pool train excludes gpu1 (gpu1: NODE_FAIL in attempt 1)"},
-      {"would not fit: keeps it", component("train", "gpu", 2, "h100"), {},
+      {"would not fit: keeps it",
+       component("train", "gpu", 2, "h100"),
+       {},
        "pool train keeps gpu1"},
       {"another series: nothing to exclude", component("eval", "gpu", 1, "a100"), {}, ""},
       {"a CPU pool", component("main", "cpu", 1), {"cpu1"}, "pool main excludes cpu1"},

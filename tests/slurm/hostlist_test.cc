@@ -18,9 +18,9 @@ TEST(Hostlist, ExpandsWhatSlurmWrites) {
       {"gpu[1-2],cpu1", {"gpu1", "gpu2", "cpu1"}},
       {"node[01-03,07]", {"node01", "node02", "node03", "node07"}},
       {"rack[1-2]-gpu", {"rack1-gpu", "rack2-gpu"}},
-      {"a1,a1,a[1-1]", {"a1"}},                // each once
-      {"odd[x-y]", {"odd[x-y]"}},              // not a range: kept as it is
-      {"odd[3-1]", {"odd[3-1]"}},              // backwards: kept
+      {"a1,a1,a[1-1]", {"a1"}},    // each once
+      {"odd[x-y]", {"odd[x-y]"}},  // not a range: kept as it is
+      {"odd[3-1]", {"odd[3-1]"}},  // backwards: kept
       {"unclosed[1-2", {"unclosed[1-2"}},
   };
   for (const Row& row : rows) {
