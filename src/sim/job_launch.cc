@@ -10,22 +10,11 @@
 #include "sim/process.h"
 #include "sim/scheduler.h"
 #include "sim/simulator_impl.h"
+#include "sim/standins.h"
 
 namespace tuneplane::sim {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-// Now in Unix microseconds: when a run started and ended, in the history (the bound a test
-// puts on a killed command, which could not record its own end).
-int64_t unixMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
 
 void SimulatorImpl::spoilClaimLocked(const std::string& stdout_path) {
   const fs::path dir = fs::path(stdout_path).parent_path();
@@ -151,7 +140,7 @@ bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   std::error_code ec;
   fs::create_directories(job_dir, ec);
   const std::string script = job_dir + "/script";
-  fs::remove(job_dir + "/het_job_cancelled_by_step", ec);  // a requeued run starts unmarked
+  fs::remove(job_dir + "/" + kHetCancelMark, ec);  // a requeued run starts unmarked
   {
     std::ofstream out(script, std::ios::binary | std::ios::trunc);
     out << lead.request.script;

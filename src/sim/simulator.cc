@@ -390,6 +390,12 @@ int64_t SimulatorImpl::nowUnix() const {
       .count();
 }
 
+int64_t SimulatorImpl::unixMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 void SimulatorImpl::touchLocked(Job& job) {
   job.last_change = nowUnix();
   last_update_ = std::max(last_update_, job.last_change);
@@ -632,8 +638,7 @@ void SimulatorImpl::finishProcessLocked(Job& leader, bool signaled, int code) {
   // leaves this mark): Slurm cancelled the whole job then, whatever the script did after.
   std::error_code ec;
   if (state.empty() &&
-      fs::exists(state_dir_ + "/jobs/" + std::to_string(leader.id) + "/het_job_cancelled_by_step",
-                 ec)) {
+      fs::exists(state_dir_ + "/jobs/" + std::to_string(leader.id) + "/" + kHetCancelMark, ec)) {
     state = "CANCELLED";
     reason = "None";
   }
@@ -646,9 +651,7 @@ void SimulatorImpl::finishProcessLocked(Job& leader, bool signaled, int code) {
     run[signaled ? "signal" : "exit_code"] = code;
     // When the simulator saw the step gone (it then kills what the script left): no process
     // of this run outlives it.
-    run["end_us"] = std::chrono::duration_cast<std::chrono::microseconds>(
-                        std::chrono::system_clock::now().time_since_epoch())
-                        .count();
+    run["end_us"] = unixMicros();
   }
   const int64_t now = nowUnix();
   const auto epilog_end = Clock::now() + options_.epilog;

@@ -68,6 +68,9 @@ class SimulatorImpl final : public Simulator {
   // --- engine (simulator.cc); REQUIRES: mu_ held for every *Locked function.
   uint32_t nextIdLocked();
   int64_t nowUnix() const;
+  // Now in Unix microseconds: when a run started and ended, in the history (the bound a test
+  // puts on a killed command, which could not record its own end).
+  static int64_t unixMicros();
   void touchLocked(Job& job);
   Job* findLocked(const std::string& id_or_sluid);
   std::vector<Job*> componentsLocked(Job& any);  // the het job's components, or {job}

@@ -210,7 +210,8 @@ on_stop() {
   trap - TERM INT
   kill -TERM "${pids[@]}" 2>/dev/null
   if [[ ${SLURM_HET_SIZE:-1} -gt 1 && ${het:-0} == 0 && -n ${TUNEPLANE_SLURMSIM_JOB_DIR:-} ]]; then
-    : >"$TUNEPLANE_SLURMSIM_JOB_DIR/het_job_cancelled_by_step"
+    : >"$TUNEPLANE_SLURMSIM_JOB_DIR/)sh" +
+         std::string(kHetCancelMark) + R"sh("
     kill -TERM 0 2>/dev/null
   fi
 }

@@ -14,6 +14,10 @@ namespace tuneplane::sim {
 // Writes srun, scontrol and apptainer (mode 0755) into `bin_dir`, creating it.
 Status writeStandins(const std::string& bin_dir);
 
+// The file the srun stand-in leaves in the job's simulator directory when a signal ended a
+// step of a het job's first component: Slurm cancels the whole het job then.
+inline constexpr const char* kHetCancelMark = "het_job_cancelled_by_step";
+
 // The scripts' text, for tests and for docs.
 std::string srunStandin();
 std::string scontrolStandin();
