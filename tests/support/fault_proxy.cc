@@ -512,9 +512,13 @@ class FaultProxy::Impl {
   void relay(Connection& c) {
     const int upstream = connectUpstream(options_.upstream);
     if (upstream < 0) {
+      {
+        // Counted before the client sees its connection end: whoever saw the end may read it.
+        std::lock_guard lock(mu_);
+        ++counters_.upstream_failed;
+      }
       closeSocket(c.client, true);
       std::lock_guard lock(mu_);
-      ++counters_.upstream_failed;
       c.done = true;
       return;
     }
