@@ -306,7 +306,11 @@ tl::expected<HttpResponse, TransportFailure> CurlHttpTransport::run(const HttpRe
   char* content_type = nullptr;
   curl_easy_getinfo(curl, CURLINFO_CONTENT_TYPE, &content_type);
   if (content_type) response.content_type = content_type;
-  if (download != nullptr) response.headers = keptHeaders(curl, download->keep_headers);
+  // The headers were kept already when a body came (at its first byte).
+  if (download != nullptr) {
+    response.headers =
+        sink.head ? std::move(sink.head->headers) : keptHeaders(curl, download->keep_headers);
+  }
   return response;
 }
 

@@ -153,6 +153,7 @@ bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   std::vector<const Job*> view(comps.begin(), comps.end());
   LaunchSpec spec;
   spec.script_path = script;
+  spec.first_line = lead.request.script.substr(0, lead.request.script.find('\n'));
   spec.cwd = lead.request.cwd;
   spec.environment =
       batchEnvironment(view, cluster_.name, bin_dir_, job_dir, release().sluid_in_batch_env);

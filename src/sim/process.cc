@@ -8,7 +8,6 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 #include <string>
 
@@ -27,9 +26,7 @@ Result<pid_t> launchBatchStep(const LaunchSpec& spec) {
   // holds the descriptor the script was written through, and reading it is never refused.
   std::string interpreter, interpreter_arg;
   {
-    std::ifstream in(spec.script_path, std::ios::binary);
-    std::string first;
-    std::getline(in, first);
+    const std::string& first = spec.first_line;
     if (first.rfind("#!", 0) == 0) {
       std::istringstream words(first.substr(2));
       words >> interpreter;

@@ -16,6 +16,7 @@ namespace tuneplane::sim {
 
 struct LaunchSpec {
   std::string script_path;  // executable file (written by the caller)
+  std::string first_line;   // the script's first line, from the text the caller wrote
   std::string cwd;
   std::vector<std::string> environment;  // "K=V", complete (nothing is inherited)
   std::string stdout_path;
@@ -25,9 +26,8 @@ struct LaunchSpec {
 };
 
 // Forks and execs. If the child cannot chdir/open/exec it exits with errno as its
-// status (exec of a script without "#!" → ENOEXEC = 8, as the real slurmstepd reports). An
-// exec refused with ETXTBSY (the script still open for writing in a child another thread
-// forked) is tried again for up to 1 s.
+// status (exec of a script without "#!" → ENOEXEC = 8, as the real slurmstepd reports). A
+// script with "#!" is run through that interpreter (see process.cc: never ETXTBSY).
 Result<pid_t> launchBatchStep(const LaunchSpec& spec);
 
 struct ProcessExit {

@@ -246,10 +246,12 @@ SlurmResult<ApiChoice> SlurmRestClient::negotiate() {
     // route exists only when slurmrestd loaded its data parser.
     for (const SlurmApi* api : slurmApis()) {
       auto ping = call("negotiate", "GET", api->route("/ping/"), "", RetryMode::kReads);
-      if (ping && decodePing(ping->response.body)) {
-        choice.offered.push_back(std::string(api->name));
-        if (choice.release.empty()) choice.release = decodePing(ping->response.body)->release;
-      } else if (!ping && ping.error().http_status != 404) {
+      if (ping) {
+        if (auto pinged = decodePing(ping->response.body)) {
+          choice.offered.push_back(std::string(api->name));
+          if (choice.release.empty()) choice.release = pinged->release;
+        }
+      } else if (ping.error().http_status != 404) {
         return slurmFail(ping.error());
       }
     }

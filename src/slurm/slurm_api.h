@@ -37,8 +37,6 @@ struct Degradation {
 
 struct SlurmApi {
   std::string_view name;  // "v0.0.44": the routes are /slurm/<name>/…
-  // The Slurm release whose newest REST API this is (for people: doctor, the docs).
-  std::string_view first_release;
   JobAddressing addressing = JobAddressing::kBySluid;
   // Whether `pings[].status` says why a controller does not respond ("Protocol
   // authentication error"). When it does not, a ping that finds no controller responding

@@ -42,6 +42,8 @@ class LaunchBatchStepTest : public ::testing::Test {
   LaunchSpec specFor(const std::string& script) const {
     LaunchSpec spec;
     spec.script_path = script;
+    std::ifstream text(script);
+    std::getline(text, spec.first_line);  // what the simulator passes from the text it wrote
     spec.cwd = dir_;
     spec.environment = {"PATH=/usr/bin:/bin"};
     spec.stdout_path = spec.stderr_path = dir_ + "/out";

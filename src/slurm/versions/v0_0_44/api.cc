@@ -27,7 +27,6 @@ constexpr Degradation kDegradations[] = {
 const SlurmApi& api() {
   static const SlurmApi kApi{
       .name = "v0.0.44",
-      .first_release = "25.11",
       .addressing = JobAddressing::kByNumericId,
       .ping_names_refusal = false,
       .auth_probe = "/licenses/",

@@ -9,7 +9,6 @@ namespace tuneplane::slurm::v0_0_45 {
 const SlurmApi& api() {
   static const SlurmApi kApi{
       .name = "v0.0.45",
-      .first_release = "26.05",
       .addressing = JobAddressing::kBySluid,
       .ping_names_refusal = true,
       .job_states = kJobStates,
