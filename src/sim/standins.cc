@@ -196,12 +196,8 @@ run_task() {
   exec "${base[@]}" "${env_args[@]}" "$@"
 }
 pids=()
-for ((rank = 0; rank < ntasks; rank++)); do
-  nodeid=$(( rank / tpn ))
-  run_task "$rank" "$nodeid" "${step_nodes[nodeid]}" $(( rank % tpn )) "$@" &
-  pids+=($!)
-done
-# Other signals are passed on to the tasks, as srun does (SIGUSR1, SIGUSR2). A step of a het
+# Set before the tasks start, as srun handles signals from its start. Other signals are
+# passed on to the tasks, as srun does (SIGUSR1, SIGUSR2). A step of a het
 # job's first component whose srun is ended by a signal takes the whole het job with it on
 # Slurm 26.05.3 (srun's abort reaches slurmctld as a cancel of the job, which then signals
 # every process of it and ends CANCELLED): the simulator is told, and the job's processes
@@ -218,9 +214,18 @@ on_stop() {
 trap on_stop TERM INT
 trap 'kill -USR1 "${pids[@]}" 2>/dev/null' USR1
 trap 'kill -USR2 "${pids[@]}" 2>/dev/null' USR2
+for ((rank = 0; rank < ntasks; rank++)); do
+  nodeid=$(( rank / tpn ))
+  run_task "$rank" "$nodeid" "${step_nodes[nodeid]}" $(( rank % tpn )) "$@" &
+  pids+=($!)
+done
 worst=0
 for pid in "${pids[@]}"; do
-  wait "$pid"; rc=$?
+  # A trapped signal (one passed on) ends `wait` early: wait again while the task lives.
+  while :; do
+    wait "$pid"; rc=$?
+    kill -0 "$pid" 2>/dev/null || break
+  done
   [[ $rc -gt $worst ]] && worst=$rc
 done
 exit "$worst"

@@ -307,11 +307,17 @@ json hetSteps(const json& first, const std::string& jobs_dir, const std::string&
   json c1 = {{"partition", "cpu"},
              {"current_working_directory", jobs_dir},
              {"environment", {"PATH=/usr/bin:/bin"}}};
+  // Each task says it is ready once its trap is set; the script signals only then (at most
+  // 10 s later), whatever the machine's load.
   const std::string step =
-      "bash -c 'trap \"echo stopped $SLURM_STEP_ID; exit 0\" USR1; sleep 30 "
-      "& wait'";
-  return {{"script", "#!/bin/bash\nsrun --het-group=0 " + step + " &\na=$!\nsrun --het-group=1 " +
-                         step + " &\nb=$!\nsleep 1\n" + stop + "\nwait\nexit 3\n"},
+      "bash -c 'trap \"echo stopped $SLURM_STEP_ID; exit 0\" USR1; : "
+      ">\"$TP_READY/$SLURM_STEP_ID\"; "
+      "sleep 30 & wait'";
+  return {{"script", "#!/bin/bash\nexport TP_READY=$(mktemp -d)\nsrun --het-group=0 " + step +
+                         " &\na=$!\nsrun --het-group=1 " + step +
+                         " &\nb=$!\nfor i in $(seq 100); do [ -e $TP_READY/0 ] && [ -e "
+                         "$TP_READY/1 ] && break; sleep 0.1; done\n" +
+                         stop + "\nwait\nexit 3\n"},
           {"jobs", {c0, c1}}};
 }
 
