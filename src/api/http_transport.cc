@@ -2,6 +2,7 @@
 // and Boost.Asio: they are header-only and heavy to compile.
 #include "api/http_transport.h"
 #include "api/error_codes.h"
+#include "api/network_ranges.h"
 
 #include <openssl/ssl.h>
 
@@ -55,7 +56,8 @@ namespace transport_detail {
 // for its client (the address X-Forwarded-For names) while it is read, handled and answered.
 class ConnectionLimits {
  public:
-  ConnectionLimits(int total, int per_client) : max_total_(total), max_per_client_(per_client) {}
+  ConnectionLimits(int total, int per_client, int ipv6_prefix)
+      : max_total_(total), max_per_client_(per_client), ipv6_prefix_(ipv6_prefix) {}
 
   // A direct client's connection: the total and its address.
   bool admit(const std::string& address) {
@@ -91,22 +93,24 @@ class ConnectionLimits {
   }
 
  private:
+  // An IPv6 client's share is its network's (clientShareKey): a /64 is one client.
   bool takeClient(const std::string& address) {
-    int& mine = per_client_[address];
+    const std::string key = clientShareKey(address, ipv6_prefix_);
+    int& mine = per_client_[key];
     if (mine >= max_per_client_) {
-      if (mine == 0) per_client_.erase(address);
+      if (mine == 0) per_client_.erase(key);
       return false;
     }
     ++mine;
     return true;
   }
   void releaseClient(const std::string& address) {
-    auto it = per_client_.find(address);
+    auto it = per_client_.find(clientShareKey(address, ipv6_prefix_));
     if (it != per_client_.end() && --it->second == 0) per_client_.erase(it);
   }
 
   std::mutex mu_;
-  const int max_total_, max_per_client_;
+  const int max_total_, max_per_client_, ipv6_prefix_;
   int total_ = 0;
   std::map<std::string, int> per_client_;
 };
@@ -156,7 +160,8 @@ class HttpTransport::Impl {
       : options_(std::move(options)),
         handler_(std::move(handler)),
         refusal_(std::move(refusal)),
-        limits_(options_.max_connections, options_.max_connections_per_client),
+        limits_(options_.max_connections, options_.max_connections_per_client,
+                options_.client_ipv6_prefix),
         workers_(static_cast<std::size_t>(options_.threads)),
         acceptor_(io_),
         backoff_(io_) {}
@@ -349,6 +354,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       }
     }
     ClientAddress client = clientAddress(address_, forwarded, transport_.options().trusted_proxies);
+    releaseClient();  // never two shares at once, whatever path ended the last request
     if (!transport_.limits().admitForwarded(client.address)) {
       client_ = std::move(client.address);  // named in the refusal's access log line
       return false;
@@ -362,6 +368,14 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     if (!holding_client_) return;
     holding_client_ = false;
     transport_.limits().releaseForwarded(client_);
+  }
+
+  // The one end of every request, whole or streamed: a forwarded client's share goes back
+  // before the connection waits for the next request (which may be another client's). A
+  // streamed download that skipped this kept the share for good (issue 45).
+  void requestAnswered() {
+    releaseClient();
+    client_.clear();
   }
 
   // A client that sent `Expect: 100-continue` (curl does for bodies over 1 KiB) waits for
@@ -444,8 +458,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
         stream_, response_,
         [self = this->shared_from_this(), keep_alive](beast::error_code ec, std::size_t) {
           self->response_ = {};
-          self->releaseClient();  // the request is answered
-          self->client_.clear();
+          self->requestAnswered();
           if (ec) return self->close();
           if (!keep_alive) return self->linger();
           self->waitForRequest();
@@ -475,6 +488,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void nextChunk(bool keep_alive) {
     if (remaining_ == 0) {
       endStream();
+      requestAnswered();
       if (!keep_alive) return linger();
       return waitForRequest();
     }

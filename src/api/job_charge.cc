@@ -103,7 +103,8 @@ std::optional<std::string> withDefaults(std::string_view spec_text,
 
 JobCharge chargeOf(std::string_view spec_text, const catalog::SlurmSite& site) {
   JobCharge charge{site.account, site.qos};
-  if (spec_text.find("scheduling") == std::string_view::npos) return charge;
+  // Decided on the parsed spec, never on its text: a key spelled with an escape
+  // ("sch\x65duling", "\u0065") reads as spec.scheduling all the same (issue 45).
   const spec::PartialSpec parsed = spec::parsePartialJobSpec(spec_text);
   if (parsed.spec.scheduling.account) charge.account = parsed.spec.scheduling.account;
   if (parsed.spec.scheduling.qos) charge.qos = parsed.spec.scheduling.qos;
@@ -111,11 +112,8 @@ JobCharge chargeOf(std::string_view spec_text, const catalog::SlurmSite& site) {
 }
 
 Checked<std::string> chargeSpec(std::string_view spec_text, const Principal& who) {
-  const bool has_defaults = !who.slurm_accounts.empty() || !who.qos.empty();
-  // Nothing to check or add: the common case costs no parse.
-  if (!has_defaults && spec_text.find("scheduling") == std::string_view::npos) {
-    return std::string(spec_text);
-  }
+  // Always parsed: what the spec chooses is what its parsed form says, whatever the spelling
+  // of its keys (a text search for "scheduling" missed escaped keys: issue 45).
   const spec::PartialSpec parsed = spec::parsePartialJobSpec(spec_text);
   if (!parsed.readable("spec.scheduling")) return std::string(spec_text);
   const spec::Scheduling& chosen = parsed.spec.scheduling;

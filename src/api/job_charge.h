@@ -27,7 +27,7 @@ struct JobCharge {
 };
 
 // What a stored job is charged to: its spec's spec.scheduling, else the site's defaults.
-// A spec that never mentions "scheduling" is not parsed.
+// Read from the parsed spec (an escaped key is the key it decodes to).
 JobCharge chargeOf(std::string_view spec_text, const catalog::SlurmSite& site);
 
 // The spec text to validate and store for `who` (POST /v1/jobs, /v1/validate): unchanged

@@ -162,4 +162,18 @@ ClientAddress clientAddress(std::string_view peer, const std::vector<std::string
   return client;
 }
 
+std::string clientShareKey(std::string_view address, int ipv6_prefix) {
+  const std::optional<NetworkRange> parsed = parseAddress(address);
+  if (!parsed || !parsed->v6) return std::string(address);
+  std::array<uint8_t, 16> network = parsed->bytes;
+  for (int bit = ipv6_prefix; bit < 128; ++bit) {
+    network[static_cast<std::size_t>(bit / 8)] &= static_cast<uint8_t>(~(0x80u >> (bit % 8)));
+  }
+  char text[INET6_ADDRSTRLEN] = {};
+  if (::inet_ntop(AF_INET6, network.data(), text, sizeof text) == nullptr) {
+    return std::string(address);
+  }
+  return std::string(text) + "/" + std::to_string(ipv6_prefix);
+}
+
 }  // namespace tuneplane::api

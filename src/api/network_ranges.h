@@ -53,4 +53,11 @@ struct ClientAddress {
 ClientAddress clientAddress(std::string_view peer, const std::vector<std::string>& forwarded_for,
                             const NetworkRanges& trusted);
 
+// What the per-client connection cap counts `address` under: an IPv4 address (or an
+// IPv4-mapped IPv6 one) is itself; an IPv6 address is its network of `ipv6_prefix` bits,
+// written "2001:db8:1:2::/64" — one site is usually given a whole /64, so a client rotating
+// addresses inside it would otherwise get a fresh share for each. Anything that is not an
+// address (a Unix socket's peer, "") is itself. REQUIRES: 0 < ipv6_prefix <= 128.
+std::string clientShareKey(std::string_view address, int ipv6_prefix);
+
 }  // namespace tuneplane::api

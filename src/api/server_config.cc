@@ -186,11 +186,12 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   const YAML::Node server = R::get(*root, "server");
   if (!R::present(server)) return config;  // every default; no tokens: every /v1 call is 401
   config.present = true;
-  if (!r.checkMap(server, "server",
-                  {"listen", "db", "db_password_file", "lease_seconds", "poll_interval",
-                   "max_body_bytes", "threads", "tokens", "request_timeout", "idle_timeout",
-                   "max_connections", "max_connections_per_client", "max_header_bytes", "tls",
-                   "insecure_http", "submit_concurrency", "trusted_proxies"})) {
+  if (!r.checkMap(
+          server, "server",
+          {"listen", "db", "db_password_file", "lease_seconds", "poll_interval", "max_body_bytes",
+           "threads", "tokens", "request_timeout", "idle_timeout", "max_connections",
+           "max_connections_per_client", "client_ipv6_prefix", "max_header_bytes", "tls",
+           "insecure_http", "submit_concurrency", "trusted_proxies"})) {
     return failAll(r.takeErrors());
   }
   HttpOptions& http = config.http;
@@ -224,6 +225,7 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   readDuration(r, server, "idle_timeout", http.idle_timeout);
   readCount(r, server, "max_connections", 1, 1'000'000, http.max_connections);
   readCount(r, server, "max_connections_per_client", 1, 1'000'000, http.max_connections_per_client);
+  readCount(r, server, "client_ipv6_prefix", 1, 128, http.client_ipv6_prefix);
   int header_bytes = static_cast<int>(http.max_header_bytes);
   readCount(r, server, "max_header_bytes", 1024, 1024 * 1024, header_bytes);
   http.max_header_bytes = static_cast<std::size_t>(header_bytes);

@@ -20,6 +20,7 @@
 //     idle_timeout: 60s               # a kept-alive connection with no request is closed
 //     max_connections: 1024           # in total; the excess is refused at once (503)
 //     max_connections_per_client: 64  # per client IP address; the excess is refused (503)
+//     client_ipv6_prefix: 64          # IPv6 clients count per network of this many bits
 //     max_header_bytes: 16384         # request line and headers; larger gets 431
 //     trusted_proxies: [127.0.0.1]    # addresses/CIDRs whose X-Forwarded-For is believed
 //     tls:                            # HTTPS; both PEM files, relative to the site file
@@ -55,6 +56,9 @@ inline constexpr std::chrono::milliseconds kDefaultRequestTimeout{30'000};
 inline constexpr std::chrono::milliseconds kDefaultIdleTimeout{60'000};
 inline constexpr int kDefaultMaxConnections = 1024;
 inline constexpr int kDefaultMaxConnectionsPerClient = 64;
+// An IPv6 client is counted per /64 (network_ranges.h, clientShareKey): the usual size of one
+// site's or one host's allocation, inside which a client can rotate addresses at will.
+inline constexpr int kDefaultClientIpv6Prefix = 64;
 // Attempts the control loop stages and submits at once, each on its own slurmrestd
 // connection: below slurmrestd's default of 20 threads, leaving room for the loop's polls,
 // /readyz and other clients (docs/decisions.md, "The loop launches many attempts at once").
@@ -103,6 +107,7 @@ struct HttpOptions {
   std::chrono::milliseconds idle_timeout = kDefaultIdleTimeout;
   int max_connections = kDefaultMaxConnections;
   int max_connections_per_client = kDefaultMaxConnectionsPerClient;
+  int client_ipv6_prefix = kDefaultClientIpv6Prefix;  // bits of an IPv6 client's network
   // Peers whose X-Forwarded-For names the client (network_ranges.h); empty: none.
   NetworkRanges trusted_proxies = {};
   std::optional<TlsFiles> tls = std::nullopt;  // absolute paths; HTTPS when set

@@ -3,9 +3,17 @@
 
 #include "doctor/credential_checks.h"
 #include "doctor/host_probe.h"
+#include "slurm/rest_client.h"
+#include "slurm/token_provider.h"
 #include "staging/os_users.h"
 
 namespace tuneplane::cli {
+namespace {
+
+// As doctor: one attempt and one retry, so a start is not held by the reconciler's patience.
+constexpr int kNodeListAttempts = 2;
+
+}  // namespace
 
 std::vector<doctor::SecretFile> serverSecrets(const api::ServerConfig& config) {
   std::vector<doctor::SecretFile> files;
@@ -16,17 +24,33 @@ std::vector<doctor::SecretFile> serverSecrets(const api::ServerConfig& config) {
   return files;
 }
 
+Result<std::vector<std::string>> clusterNodeNames(const catalog::SiteConfig& site) {
+  auto tokens = slurm::makeTokenProvider(site.slurm);
+  if (!tokens) return fail(tokens.error());
+  slurm::RestClientOptions options = slurm::restClientOptionsFromSite(site.slurm);
+  options.retry.max_attempts = kNodeListAttempts;
+  auto client = slurm::SlurmRestClient::create(std::move(options), std::move(*tokens));
+  if (!client) return fail(client.error());
+  auto nodes = (*client)->listNodes();
+  if (!nodes) return fail(nodes.error().error);
+  std::vector<std::string> names;
+  names.reserve(nodes->size());
+  for (const auto& node : *nodes) names.push_back(node.name);
+  return names;
+}
+
 Errors credentialRefusals(const pipeline::SiteContext& site, const api::ServerConfig& config,
+                          const std::vector<std::string>& nodes,
                           std::vector<std::string>& warnings) {
   doctor::PosixHostProbe host;
   staging::PosixOsUsers users;
   Errors refusals;
-  for (const auto& file : doctor::credentialFiles(site.site, serverSecrets(config))) {
-    const doctor::CheckResult check =
-        doctor::checkCredential(doctor::gatherCredentialFacts(site.site, file, host, users, {}));
+  for (const doctor::CheckResult& check :
+       doctor::credentialChecks(site.site, serverSecrets(config), host, users, nodes)) {
+    const std::string field = check.details.value("field", check.name);
     if (check.status == doctor::CheckStatus::kFail) {
       refusals.push_back(
-          {"serve.exposed_credential", file.field, check.message + "; fix: " + check.fix});
+          {"serve.exposed_credential", field, check.message + "; fix: " + check.fix});
     } else if (check.status == doctor::CheckStatus::kWarn) {
       warnings.push_back(check.message);
     }

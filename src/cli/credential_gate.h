@@ -1,9 +1,11 @@
 // The credential rule at serve's start (doctor/credential_checks.h): serve refuses to start
 // while a credential file of the site is within the jobs' reach or readable by others —
-// the same judgement `tuneplane doctor` reports as credential/<field> — unless the site sets
-// slurm.accept_exposed_credentials, when each finding is logged as a warning instead.
+// the same judgement `tuneplane doctor` reports as credential/<field> (doctor::credentialChecks,
+// one set of rules for both) — unless the site sets slurm.accept_exposed_credentials, when
+// each finding is logged as a warning instead. Checked again at every reload.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "api/server_config.h"
@@ -15,11 +17,17 @@ namespace tuneplane::cli {
 // The server: section's credential files: server.tls.key and server.db_password_file.
 std::vector<doctor::SecretFile> serverSecrets(const api::ServerConfig& config);
 
-// Every credential finding of the site as this host sees it (no slurmrestd is asked, so the
-// "this host is a node" finding is doctor's alone). Errors: one per exposed file,
-// "serve.exposed_credential" with its field, message and fix — none when the site accepts
-// the exposure (then `warnings` holds them).
+// The cluster's node names as slurmrestd lists them (GET /nodes, one retry), which tell
+// whether this host is a compute node: what doctor asks, asked the same way. Errors: the
+// client's ("slurm.*"), or the token source's when it cannot be built.
+Result<std::vector<std::string>> clusterNodeNames(const catalog::SiteConfig& site);
+
+// Every credential finding of the site as this host sees it, this host judged a node when
+// its name is one of `nodes` (clusterNodeNames; empty when slurmrestd could not be asked).
+// Errors: one per exposed file, "serve.exposed_credential" with its field, message and fix —
+// none when the site accepts the exposure (then `warnings` holds them).
 Errors credentialRefusals(const pipeline::SiteContext& site, const api::ServerConfig& config,
+                          const std::vector<std::string>& nodes,
                           std::vector<std::string>& warnings);
 
 }  // namespace tuneplane::cli

@@ -99,11 +99,26 @@ std::string storeHint(const std::string& db) {
          "is the unit's StateDirectory, $STATE_DIRECTORY/tuneplane.db)";
 }
 
+// The cluster's nodes as slurmrestd lists them, to tell whether this host is one (the
+// credential rule for a host that is also a node). A slurmrestd that cannot be asked leaves
+// that one rule unchecked, as doctor does then, and says so.
+std::vector<std::string> nodesForCredentialRule(const catalog::SiteConfig& site) {
+  auto nodes = clusterNodeNames(site);
+  if (nodes) return *nodes;
+  spdlog::warn(
+      "serve: cannot ask slurmrestd for the cluster's nodes ({}), so whether this host is also "
+      "a compute node is not checked now; it is at the next reload, and `tuneplane doctor` "
+      "checks it",
+      nodes.error().describe());
+  return {};
+}
+
 // The site's credential files out of the jobs' reach and readable by serve's user alone
 // (doctor/credential_checks.h), or serve does not start — unless the site accepts the risk.
 void checkCredentials(const pipeline::SiteContext& site, const api::ServerConfig& config) {
   std::vector<std::string> accepted;
-  const Errors refusals = credentialRefusals(site, config, accepted);
+  const Errors refusals =
+      credentialRefusals(site, config, nodesForCredentialRule(site.site), accepted);
   for (const auto& warning : accepted) spdlog::warn("serve: {}", warning);
   if (!refusals.empty()) failLines(refusals, kExitInvalid);
 }
@@ -115,7 +130,9 @@ void logReload(Checked<server::SiteReload> next, const pipeline::SiteContext& si
     api::ServerConfig reloaded = running;
     reloaded.http.tls = next->tls;
     std::vector<std::string> accepted;
-    if (Errors refusals = credentialRefusals(site, reloaded, accepted); !refusals.empty()) {
+    if (Errors refusals =
+            credentialRefusals(site, reloaded, nodesForCredentialRule(site.site), accepted);
+        !refusals.empty()) {
       next = failAll(std::move(refusals));
     }
   }

@@ -84,15 +84,26 @@ std::vector<Exposure> credentialExposures(const CredentialFacts& f) {
                                f.file.uid, f.serve_user.name, f.serve_user.uid),
                    fmt::format("`chown {} {}`", f.serve_user.name, path)});
   }
-  if (f.kind == CredentialKind::kSigningKey && f.host_node && f.serve_user.name == f.job_user) {
-    out.push_back(
-        {fmt::format("this host is also compute node {} and the key belongs to {}, the user "
-                     "every job runs as: a job placed here can read it",
-                     *f.host_node, f.job_user),
-         "mint tokens elsewhere: give slurm.token_file a token for " + f.job_user +
-             " (`scontrol token username=" + f.job_user +
-             "`, renewed by a timer) instead of jwt_key_file, or run serve on a host that is "
-             "not a node, as another user with staging.group"});
+  // Every kind of credential but the jobs' own slurmrestd token, not the signing key alone: a
+  // job placed on this host runs as the user that owns the file, so it reads the TLS key,
+  // the client key or the database password as easily as the key (issue 45). A token for
+  // the user the jobs run as gives such a job nothing it does not have.
+  if (f.host_node && f.serve_user.name == f.job_user && f.kind != CredentialKind::kToken) {
+    const std::string what = fmt::format(
+        "this host is also compute node {} and the file belongs to {}, the user "
+        "every job runs as: a job placed here can read it",
+        *f.host_node, f.job_user);
+    if (f.kind == CredentialKind::kSigningKey) {
+      out.push_back(
+          {what, "mint tokens elsewhere: give slurm.token_file a token for " + f.job_user +
+                     " (`scontrol token username=" + f.job_user +
+                     "`, renewed by a timer) instead of jwt_key_file, or run serve on a host "
+                     "that is not a node, as another user with staging.group"});
+    } else {
+      out.push_back(
+          {what, "run serve on a host that is not a compute node, or as another user than " +
+                     f.job_user + " (staging.group), owning " + f.field});
+    }
   }
   return out;
 }

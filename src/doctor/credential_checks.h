@@ -9,8 +9,9 @@
 //     other hosts — the compute nodes among them — may mount;
 //   - its group or others have any access (mode & 077), or it belongs to another user than
 //     the one serve runs as;
-//   - (signing key only) this host is itself a compute node and the key belongs to the user
-//     the jobs run as: a job placed here runs as the key's owner.
+//   - this host is itself a compute node and the file belongs to the user the jobs run as: a
+//     job placed here runs as the file's owner (every kind but the jobs' own token, which
+//     gives such a job nothing it does not have).
 // Each finding comes with its fix. With slurm.accept_exposed_credentials the findings are
 // warnings (the operator accepted them) and serve starts. A file that does not exist is
 // skipped here: the token check (or serve's own load) reports it.

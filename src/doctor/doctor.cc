@@ -144,6 +144,17 @@ CredentialFacts gatherCredentialFacts(const catalog::SiteConfig& site, const Sec
   return facts;
 }
 
+std::vector<CheckResult> credentialChecks(const catalog::SiteConfig& site,
+                                          const std::vector<SecretFile>& server_secrets,
+                                          HostProbe& host, staging::OsUsers& users,
+                                          const std::vector<std::string>& nodes) {
+  std::vector<CheckResult> checks;
+  for (const SecretFile& file : credentialFiles(site, server_secrets)) {
+    checks.push_back(checkCredential(gatherCredentialFacts(site, file, host, users, nodes)));
+  }
+  return checks;
+}
+
 DatabaseFacts gatherDatabaseFacts(const DatabaseTarget& target) {
   DatabaseFacts facts;
   facts.db = store::describeDb(target.db);
@@ -203,9 +214,8 @@ std::vector<CheckResult> runDoctor(const DoctorInput& input, DoctorEnv& env) {
   if (slurm.nodes && *slurm.nodes) {
     for (const auto& node : **slurm.nodes) node_names.push_back(node.name);
   }
-  for (const SecretFile& file : credentialFiles(site, input.server_secrets)) {
-    checks.push_back(
-        checkCredential(gatherCredentialFacts(site, file, env.host, env.users, node_names)));
+  for (auto& c : credentialChecks(site, input.server_secrets, env.host, env.users, node_names)) {
+    checks.push_back(std::move(c));
   }
   for (auto& c : checkPartitions(site, slurm)) checks.push_back(std::move(c));
   for (auto& c : checkGpuSeries(site, slurm)) checks.push_back(std::move(c));

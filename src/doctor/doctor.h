@@ -115,6 +115,13 @@ staging::OsUser serveUser(const catalog::SiteConfig& site, staging::OsUsers& use
 CredentialFacts gatherCredentialFacts(const catalog::SiteConfig& site, const SecretFile& file,
                                       HostProbe& host, staging::OsUsers& users,
                                       const std::vector<std::string>& nodes);
+// One check per credential file of the site (credentialFiles), judged by checkCredential:
+// the one verdict that both `tuneplane doctor` reports and `serve` enforces at start and at
+// every reload (cli/credential_gate.h), so the two cannot disagree. `nodes` as above.
+std::vector<CheckResult> credentialChecks(const catalog::SiteConfig& site,
+                                          const std::vector<SecretFile>& server_secrets,
+                                          HostProbe& host, staging::OsUsers& users,
+                                          const std::vector<std::string>& nodes);
 
 // The shared group the site names for attempt output (`staging.group`, issue 11), if any;
 // staging/user names it (the rule itself is staging::decideJobAccess's).

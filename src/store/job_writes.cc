@@ -39,11 +39,17 @@ const std::string& upsertJobSql() {
   return sql;
 }
 
-// A request (cancel, abandon) moves the job's change sequence, not its version: it writes
-// columns no commit writes, so a decision read before it may still be committed, and the
-// control loop reads the job again on its next cycle.
+// A cancel request moves the job's change sequence, not its version: it writes a column no
+// commit writes and the control loop reads it on every cycle whatever the job's phase, so a
+// decision read before it may still be committed.
 constexpr const char* kTouchJobSql =
     "UPDATE jobs SET change_seq = " TP_NEXT_CHANGE_SEQ " WHERE id = ?1";
+// An abandon request moves the version too: it is read only while its attempt is
+// SubmitUnknown, so a decision read before it that moves the attempt on (found by its
+// token, sent again) would leave the accepted request unread for good. That decision is
+// refused as stale instead, and the next cycle reads the abandon (issue 45).
+constexpr const char* kTouchAndMoveJobSql =
+    "UPDATE jobs SET version = version + 1, change_seq = " TP_NEXT_CHANGE_SEQ " WHERE id = ?1";
 #undef TP_NEXT_CHANGE_SEQ
 
 // Every column but the abandon_* ones, which are requestAbandon's.
@@ -329,7 +335,7 @@ Status markAbandonRequested(Connection& connection, const std::string& job_id, i
       " WHERE job_id = ?1 AND number = ?2");
   if (mark) mark->bind(1, job_id).bind(2, int64_t{attempt}).bind(3, actor).bind(4, reason);
   if (auto done = run(mark); !done) return done;
-  auto touch = connection.query(kTouchJobSql);
+  auto touch = connection.query(kTouchAndMoveJobSql);
   if (touch) touch->bind(1, job_id);
   if (auto done = run(touch); !done) return done;
   return appendEvent(connection,

@@ -93,6 +93,33 @@ TEST(JobChargeTest, AnAnchoredSpecIsRefusedRatherThanGuessed) {
             std::string::npos);
 }
 
+// Issue 45, item 1: the choice is read from the parsed spec, so a key spelled with an escape
+// (YAML's \x65, JSON's \u0065) is the key it decodes to, checked and reported as such.
+TEST(JobChargeTest, AnEscapedSchedulingKeyIsCheckedAsTheKeyItDecodesTo) {
+  const std::string yaml_escaped =
+      cpuSpec("echo x", "  \"sch\\x65duling\": {account: team-b, qos: high}\n");
+  std::string json_escaped = R"({"apiVersion": "tuneplane.io/v1", "kind": "TrainingJob",
+ "metadata": {"name": "j"},
+ "spec": {"framework": {"name": "custom", "task": "custom", "runtime_id": "custom-demo",
+          "command": ["echo", "hi"]},
+          "sch\u0065duling": {"account": "team-b"},
+          "resources": {"pools": [{"name": "main", "nodes": 1, "gpus_per_node": 0,
+                                   "cpus": 1, "memory_gb": 1}]}}})";
+  for (const std::string& spec : {yaml_escaped, json_escaped}) {
+    ASSERT_EQ(schedulingOf(spec).account, "team-b") << spec;
+    // A user with no choice of account, and one whose accounts do not include team-b.
+    for (const Principal& who : {Principal{.user = "bob"}, alice()}) {
+      auto charged = chargeSpec(spec, who);
+      ASSERT_FALSE(charged) << who.user << ": " << spec;
+      EXPECT_EQ(charged.error().front().code, "api.account_not_allowed");
+    }
+    // What a stored job with that text is charged to is what it chose, not the site's.
+    catalog::SlurmSite site;
+    site.account = "general";
+    EXPECT_EQ(chargeOf(spec, site).account, "team-b") << spec;
+  }
+}
+
 TEST(JobChargeTest, NoDefaultsAndNoChoiceCostNoParse) {
   const std::string spec = cpuSpec("echo x");
   auto charged = chargeSpec(spec, Principal{.user = "bob"});
@@ -146,6 +173,27 @@ TEST_F(JobChargeRoutesTest, ARefusedChoiceIs422AndNothingIsStored) {
   ASSERT_TRUE(valid);
   EXPECT_EQ(valid->status, 200) << valid->body;
   EXPECT_EQ(body(valid)["scheduling"], json({{"account", "shared"}, {"qos", "normal"}}));
+}
+
+TEST_F(JobChargeRoutesTest, AnEscapedKeyCannotChargeAnotherTeam) {
+  const std::string escaped =
+      cpuSpec("echo x", "  \"sch\\x65duling\": {account: team-b, qos: high}\n");
+  for (const char* token : {kAliceToken, kBobToken}) {
+    for (const char* route : {"/v1/jobs", "/v1/validate"}) {
+      auto res = post(route, escaped, token);
+      ASSERT_TRUE(res);
+      EXPECT_EQ(res->status, 422) << route << ": " << res->body;
+      EXPECT_EQ(code(res), "api.account_not_allowed") << route;
+    }
+  }
+  auto page = store_->listJobs({});
+  ASSERT_TRUE(page);
+  EXPECT_TRUE(page->jobs.empty());
+  // A choice alice may make, spelled the same way, is reported as what was submitted.
+  const json job =
+      body(post("/v1/jobs", cpuSpec("echo x", "  \"sch\\x65duling\": {account: shared}\n")));
+  EXPECT_EQ(job["scheduling"], json({{"account", "shared"}, {"qos", "normal"}}));
+  EXPECT_EQ(body(get("/v1/jobs/" + job["id"].get<std::string>()))["scheduling"], job["scheduling"]);
 }
 
 TEST_F(JobChargeRoutesTest, WhoamiListsWhatTheUserMayBeChargedTo) {

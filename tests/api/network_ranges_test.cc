@@ -107,5 +107,19 @@ TEST(NetworkRangesTest, TheClientIsTheRightmostHopThatIsNotATrustedProxy) {
   }
 }
 
+TEST(NetworkRangesTest, AnIpv6ClientIsCountedByItsNetwork) {
+  EXPECT_EQ(clientShareKey("2001:db8:1:2::7", 64), "2001:db8:1:2::/64");
+  EXPECT_EQ(clientShareKey("2001:db8:1:2:ffff:1:2:3", 64), "2001:db8:1:2::/64");
+  EXPECT_EQ(clientShareKey("[2001:db8:1:2::7]:443", 64), "2001:db8:1:2::/64");
+  EXPECT_EQ(clientShareKey("2001:db8:1:3::7", 64), "2001:db8:1:3::/64");
+  EXPECT_EQ(clientShareKey("2001:db8:1:2:ab00::1", 72), "2001:db8:1:2:ab00::/72");
+  EXPECT_EQ(clientShareKey("2001:db8::1", 128), "2001:db8::1/128");
+  // IPv4 (mapped or not) is counted per address; anything else as it is.
+  EXPECT_EQ(clientShareKey("198.51.100.7", 64), "198.51.100.7");
+  EXPECT_EQ(clientShareKey("::ffff:198.51.100.7", 64), "::ffff:198.51.100.7");
+  EXPECT_EQ(clientShareKey("", 64), "");
+  EXPECT_EQ(clientShareKey("unix", 64), "unix");
+}
+
 }  // namespace
 }  // namespace tuneplane::api

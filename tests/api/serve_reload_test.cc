@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -120,6 +121,40 @@ TEST_F(ServeReloadTest, ACredentialOthersCanReadStopsServeUnlessTheSiteAcceptsIt
       << readFile(stderr_path_);
   ASSERT_EQ(::kill(pid_, SIGTERM), 0);
   EXPECT_EQ(waitForExit(20s), 0);
+}
+
+// The simulated cluster's one node is this very host, as on a site that runs serve on a
+// compute node.
+class ServeOnANodeTest : public ServeReloadTest {
+ protected:
+  void tune(sim::SimulatorOptions& options) override {
+    char host[256] = {};
+    ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+    std::string name(host);
+    name = name.substr(0, name.find('.'));
+    const std::string cluster = dir_.path() + "/cluster.yaml";
+    std::ofstream(cluster) << "nodes:\n  - {name: " << name << ", cpus: 4, memory_mb: 4096}\n"
+                           << "partitions:\n  - {name: cpu, nodes: [" << name
+                           << "], default: true}\n  - {name: gpu, nodes: [" << name << "]}\n";
+    options.cluster_file = cluster;
+  }
+};
+
+// Issue 45, item 3: the rule "this host is also a compute node" is doctor's and serve's alike:
+// serve asks slurmrestd for the nodes at start, as doctor does, and refuses the signing key
+// its jobs could read here.
+TEST_F(ServeOnANodeTest, ServeRefusesToStartWithAKeyThatDoctorCallsExposedOnANode) {
+  SiteDir site(sim_->baseUrl(), false, "", siteServer());
+  startServe(site, {"--db", site.dir() + "/tp.db"});
+  EXPECT_EQ(waitForExit(30s), 2) << readFile(stderr_path_);
+  const std::string refused = readFile(stderr_path_);
+  EXPECT_NE(refused.find("serve.exposed_credential"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("slurm.jwt_key_file"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("this host is also compute node"), std::string::npos) << refused;
+  // Doctor says the same of the same file.
+  const test::ProcessResult doctor = test::runProcess(
+      {kBinary, "doctor", "--site", site.site(), "-o", "json"}, {.scratch = site.dir()});
+  EXPECT_NE(doctor.out.find("this host is also compute node"), std::string::npos) << doctor.out;
 }
 
 TEST_F(ServeReloadTest, TheDatabaseDefaultsToSystemdsStateDirectory) {

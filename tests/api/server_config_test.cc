@@ -168,13 +168,14 @@ TEST(ServerConfigLimitsTest, DefaultsAreSafeAndEveryLimitIsRead) {
   EXPECT_EQ(defaults->http.idle_timeout, kDefaultIdleTimeout);
   EXPECT_EQ(defaults->http.max_connections, kDefaultMaxConnections);
   EXPECT_EQ(defaults->http.max_connections_per_client, kDefaultMaxConnectionsPerClient);
+  EXPECT_EQ(defaults->http.client_ipv6_prefix, 64);
   EXPECT_EQ(defaults->http.max_header_bytes, kDefaultMaxHeaderBytes);
   EXPECT_FALSE(defaults->http.tls);
   EXPECT_FALSE(defaults->insecure_http);
 
   auto config = parseServerConfig(
       "server:\n  request_timeout: 5s\n  idle_timeout: 500ms\n  max_connections: 10\n"
-      "  max_connections_per_client: 2\n  max_header_bytes: 2048\n"
+      "  max_connections_per_client: 2\n  max_header_bytes: 2048\n  client_ipv6_prefix: 56\n"
       "  tls: {cert: tls/c.pem, key: /k/key.pem}\n  insecure_http: true\n",
       "/srv");
   ASSERT_TRUE(config) << config.error().front().describe();
@@ -182,6 +183,7 @@ TEST(ServerConfigLimitsTest, DefaultsAreSafeAndEveryLimitIsRead) {
   EXPECT_EQ(config->http.idle_timeout, std::chrono::milliseconds(500));
   EXPECT_EQ(config->http.max_connections, 10);
   EXPECT_EQ(config->http.max_connections_per_client, 2);
+  EXPECT_EQ(config->http.client_ipv6_prefix, 56);
   EXPECT_EQ(config->http.max_header_bytes, 2048u);
   ASSERT_TRUE(config->http.tls);
   EXPECT_EQ(config->http.tls->cert, "/srv/tls/c.pem");  // relative to the site file
@@ -193,6 +195,7 @@ TEST(ServerConfigLimitsTest, BadLimitsAreReportedWithTheirFields) {
   auto config = parseServerConfig(
       "server:\n  request_timeout: soon\n  idle_timeout: 0s\n  max_connections: 0\n"
       "  max_connections_per_client: -1\n  max_header_bytes: 10\n  tls: {cert: c.pem}\n"
+      "  client_ipv6_prefix: 129\n"
       "  insecure_http: maybe\n",
       "/srv");
   ASSERT_FALSE(config);
@@ -201,7 +204,8 @@ TEST(ServerConfigLimitsTest, BadLimitsAreReportedWithTheirFields) {
                                "server.invalid_duration@server.idle_timeout",
                                "server.invalid_value@server.max_connections",
                                "server.invalid_value@server.max_connections_per_client",
-                               "server.invalid_value@server.max_header_bytes"}) {
+                               "server.invalid_value@server.max_header_bytes",
+                               "server.invalid_value@server.client_ipv6_prefix"}) {
     EXPECT_TRUE(codes.count(expected)) << expected;
   }
   bool key_missing = false, insecure_wrong = false;

@@ -3,14 +3,17 @@
 // holding its share cannot starve another behind the same proxy; a peer that is not a
 // trusted proxy is counted as itself whatever header it sends; the access log names the
 // client and the proxy. Every wait is bounded (kAnswerLimit).
+#include <filesystem>
 #include <memory>
 #include <thread>
 #include <vector>
 
+#include "../catalog/temp_dir.h"
 #include "../sim/sim_test_support.h"
 #include "api/network_ranges.h"
 #include "api_fixture.h"
 #include "support/raw_http_client.h"
+#include "support/test_files.h"
 
 namespace tuneplane::api::testing {
 namespace {
@@ -95,6 +98,54 @@ TEST_F(TrustedProxyTest, OneClientsShareBehindTheProxyDoesNotStarveAnother) {
   EXPECT_TRUE(sim::testing::eventually(
       [&] { return RawHttpConnection::firstStatus(ask(kProxy, "198.51.100.7")) == 200; },
       kAnswerLimit));
+}
+
+// Issue 45, item 2: a streamed download (a file's content) ends like every other answer — its
+// client's share goes back — so a kept-alive proxy connection that carries a download for one
+// client and then a request for another (nginx's upstream keepalive, in normal use) leaks
+// nothing. Before, each such connection kept one share of the first client for good.
+TEST_F(TrustedProxyTest, AStreamedDownloadGivesItsClientsShareBack) {
+  const std::string id = submitJob();
+  tuneplane::testing::TempDir root;
+  const std::string attempt_dir = root.path() + "/jobs/" + id + "/attempts/1";
+  std::filesystem::create_directories(attempt_dir + "/output");
+  test::writeFile(attempt_dir + "/output/f.bin", "0123456789");
+  addRunningAttempt(id, attempt_dir);
+  const auto request = [&](const std::string& target, const std::string& client) {
+    return "GET " + target + " HTTP/1.1\r\nHost: t\r\nX-Forwarded-For: " + client +
+           "\r\nAuthorization: Bearer " + kAliceToken + "\r\n\r\n";
+  };
+  std::vector<std::unique_ptr<RawHttpConnection>> proxied;
+  for (int i = 0; i < kPerClient; ++i) {
+    auto c = std::make_unique<RawHttpConnection>(server_->port(), kProxy);
+    ASSERT_TRUE(c->ok());
+    c->send(request("/v1/jobs/" + id + "/files/content?path=f.bin", "198.51.100.7"));
+    ASSERT_EQ(c->readAnswers(1, kAnswerLimit), 1) << c->received();
+    ASSERT_EQ(RawHttpConnection::firstStatus(c->received()), 200) << c->received();
+    ASSERT_NE(c->received().find("0123456789"), std::string::npos);
+    c->clearReceived();
+    c->send(request("/v1/jobs", "203.0.113.5"));  // the next request: another client's
+    ASSERT_EQ(c->readAnswers(1, kAnswerLimit), 1) << c->received();
+    EXPECT_EQ(RawHttpConnection::firstStatus(c->received()), 200) << c->received();
+    proxied.push_back(std::move(c));  // kept alive, as the proxy keeps them
+  }
+  // Every download is over: the first client has its whole share again.
+  const std::string answer = ask(kProxy, "198.51.100.7");
+  EXPECT_EQ(RawHttpConnection::firstStatus(answer), 200) << answer;
+}
+
+// Issue 45: an IPv6 client is counted per /64 (server.client_ipv6_prefix), so one rotating
+// addresses inside its network gets one share, not one per address.
+TEST_F(TrustedProxyTest, IPv6ClientsAreCountedPerNetwork) {
+  std::vector<std::unique_ptr<RawHttpConnection>> held;
+  for (int i = 0; i < kPerClient; ++i) {
+    held.push_back(hold("2001:db8:1:2::" + std::to_string(i + 1)));
+    ASSERT_NE(held.back(), nullptr);
+  }
+  const std::string refused = ask(kProxy, "2001:db8:1:2:ffff::9");
+  EXPECT_EQ(RawHttpConnection::firstStatus(refused), 503) << refused;
+  const std::string other_network = ask(kProxy, "2001:db8:1:3::1");
+  EXPECT_EQ(RawHttpConnection::firstStatus(other_network), 200) << other_network;
 }
 
 TEST_F(TrustedProxyTest, APeerThatIsNotATrustedProxyIsItselfWhateverItSends) {

@@ -209,6 +209,7 @@ class FakeJobStore final : public store::JobStore {
       a.abandon_requested = true;
       a.abandoned_by = actor;
       a.abandon_reason = reason;
+      ++it->second.job.version;  // as the real store: a decision read before it is stale
       it->second.job.change_seq = ++change_seq_;
       store::EventRecord e;
       e.job_id = job_id;

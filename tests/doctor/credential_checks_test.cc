@@ -76,6 +76,27 @@ TEST(CredentialChecksTest, EachExposureFailsWithItsFix) {
        "belongs to uid 0, not to tpuser (uid 1001)", "chown tpuser /etc/tuneplane/jwt.key"},
       {"a signing key on a host that is also a node", with([](auto& f) { f.host_node = "cpu1"; }),
        CheckStatus::kFail, "this host is also compute node cpu1", "scontrol token username=tpuser"},
+      // Issue 45: the rule covers every secret a job must not read, not the key alone.
+      {"a TLS key on a host that is also a node", with([](auto& f) {
+         f.kind = CredentialKind::kSecret;
+         f.field = "server.tls.key";
+         f.host_node = "cpu1";
+       }),
+       CheckStatus::kFail, "this host is also compute node cpu1",
+       "run serve on a host that is not a compute node"},
+      {"a database password file on a host that is also a node", with([](auto& f) {
+         f.kind = CredentialKind::kSecret;
+         f.field = "server.db_password_file";
+         f.host_node = "cpu1";
+       }),
+       CheckStatus::kFail, "the file belongs to tpuser, the user every job runs as",
+       "owning server.db_password_file"},
+      {"a client key on a host that is also a node", with([](auto& f) {
+         f.kind = CredentialKind::kSecret;
+         f.field = "slurm.client_key";
+         f.host_node = "cpu1";
+       }),
+       CheckStatus::kFail, "this host is also compute node cpu1", "staging.group"},
       {"a token on a node is its user's anyway", with([](auto& f) {
          f.kind = CredentialKind::kToken;
          f.field = "slurm.token_file";

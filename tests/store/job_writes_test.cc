@@ -270,19 +270,46 @@ TEST_P(JobWritesTest, TwoConnectionsAStaleWriteOfOneIsRefused) {
   EXPECT_EQ(all.error().code, codes::kStale);
 }
 
-TEST_P(JobWritesTest, RequestsMoveTheChangeSequenceButNotTheVersion) {
+TEST_P(JobWritesTest, ACancelMovesTheChangeSequenceButNotTheVersion) {
   const JobView read = jobWithAttempt("seq-00000001", AttemptPhase::kSubmitUnknown);
   ASSERT_TRUE(store_->requestCancel(read.job.id, "bob", kT0));
   const JobView cancelled = viewOf(read.job.id);
   EXPECT_EQ(cancelled.job.version, read.job.version);
   EXPECT_GT(cancelled.job.change_seq, read.job.change_seq);
-  ASSERT_TRUE(store_->requestAbandon(read.job.id, 1, "admin", "gone", kT0));
-  EXPECT_GT(viewOf(read.job.id).job.change_seq, cancelled.job.change_seq);
-  // A decision read before the requests still commits (they wrote columns it never writes).
+  // A decision read before the cancel still commits (it wrote a column no commit writes, and
+  // the control loop reads it on every cycle).
   JobRecord job = read.job;
   job.reason = "observed";
   commitOk(Change{job, read.attempts, {}});
   EXPECT_TRUE(viewOf(read.job.id).job.cancel_requested);
+}
+
+// Issue 45, item 8: an abandon is read only while its attempt is SubmitUnknown. A decision
+// read before it that moved the attempt on (adopted, sent again) would have left the
+// accepted abandon unread for good; it is refused as stale, and the next read sees the abandon.
+TEST_P(JobWritesTest, AnAbandonMakesADecisionReadBeforeItStale) {
+  const JobView read = jobWithAttempt("seq-00000002", AttemptPhase::kSubmitUnknown);
+  ASSERT_TRUE(store_->requestAbandon(read.job.id, 1, "admin", "gone", kT0));
+  const JobView abandoned = viewOf(read.job.id);
+  EXPECT_GT(abandoned.job.version, read.job.version);
+  EXPECT_GT(abandoned.job.change_seq, read.job.change_seq);
+  JobRecord job = read.job;  // read before the abandon
+  job.phase = JobPhase::kPending;
+  AttemptRecord resent = read.attempts[0];
+  resent.phase = AttemptPhase::kSubmitting;
+  auto refused =
+      store_->commit(Change{job, {resent}, {event(job.id, 1, "SubmitUnknown", "Submitting")}});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, codes::kStale) << refused.error().describe();
+  const JobView after = viewOf(read.job.id);
+  EXPECT_EQ(after.attempts[0].phase, AttemptPhase::kSubmitUnknown);
+  EXPECT_TRUE(after.attempts[0].abandon_requested);
+  // A decision read after it commits, and still cannot clear it.
+  AttemptRecord looked = after.attempts[0];
+  looked.abandon_requested = false;
+  looked.lookups += 1;
+  commitOk(Change{after.job, {looked}, {}});
+  EXPECT_TRUE(viewOf(read.job.id).attempts[0].abandon_requested);
 }
 
 // ---- requestAbandon ----
@@ -324,10 +351,13 @@ TEST_P(JobWritesTest, ACommitOfAStaleAttemptDoesNotUndoAnAbandon) {
   ASSERT_TRUE(store_->requestAbandon(stale.job.id, 1, "admin", "gone", kT0));
   AttemptRecord attempt = stale.attempts[0];  // abandon_requested == false
   attempt.lookups += 1;
-  commitOk(Change{stale.job, {attempt}, {}});
+  // Read before the abandon: refused whole, the abandon stands.
+  auto refused = store_->commit(Change{stale.job, {attempt}, {}});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, codes::kStale);
 
   const AttemptRecord got = viewOf(stale.job.id).attempts[0];
-  EXPECT_EQ(got.lookups, attempt.lookups);
+  EXPECT_EQ(got.lookups, stale.attempts[0].lookups);
   EXPECT_TRUE(got.abandon_requested);
   EXPECT_EQ(got.abandoned_by, "admin");
   EXPECT_EQ(got.abandon_reason, "gone");
