@@ -78,12 +78,12 @@ int statusFor(const std::string& code) {
   if (code == store::codes::kNotFound || code == attempt::codes::kFilesNotFound) return 404;
   // The database could not be had in time (a writer that holds it is stuck): try again.
   if (code == store::codes::kBusy) return 503;
-  if (code == attempt::codes::kFilesInvalidPath || code == attempt::codes::kFilesTooManyEntries) {
+  if (code == attempt::codes::kFilesInvalidPath || code == attempt::codes::kFilesBadPosition) {
     return 400;
   }
   if (code == attempt::codes::kFilesSymlink || code == attempt::codes::kFilesHardLink ||
       code == attempt::codes::kFilesNotRegularFile || code == attempt::codes::kFilesNotDirectory ||
-      code == attempt::codes::kFilesIsDirectory) {
+      code == attempt::codes::kFilesIsDirectory || code == attempt::codes::kFilesNotReadable) {
     return 409;  // the job's doing, or the wrong kind of entry for the route
   }
   if (code == attempt::codes::kLogsSymlink || code == attempt::codes::kLogsNotRegularFile) {
@@ -115,6 +115,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, HttpOp
   server->installFileRoutes();
   server->installSystemRoutes();
   server->installConsoleRoutes();
+  server->installUsageRoutes();
   // The table is what the server serves: every entry has its handler, once.
   for (const auto& route : kRouteTable) {
     const auto n = std::count_if(

@@ -35,6 +35,8 @@
 #include "api/metrics.h"
 #include "api/server_config.h"
 #include "api/slurm_queue.h"
+#include "api/usage_service.h"
+#include "attempt/output_files.h"
 #include "common/clock.h"
 #include "common/result.h"
 #include "control/job_service.h"
@@ -47,6 +49,11 @@ struct Response;
 }  // namespace httplib
 
 namespace tuneplane::api {
+
+// How GET /v1/jobs/{id}/files reads one page of a folder (attempt::listOutputDirectory).
+using FileLister = std::function<Result<attempt::ListPage>(
+    const attempt::AreaLocation& area, const std::vector<std::string>& path,
+    const attempt::ListPosition& from, std::size_t limit)>;
 
 struct ApiDependencies {
   control::JobService& jobs;
@@ -76,6 +83,11 @@ struct ApiDependencies {
   // configured one, the one negotiated, what the server offers, what degrades). Empty: the
   // configured slurm.api_version alone.
   std::function<nlohmann::json()> slurm_api;
+  // One page of a folder of a job's outputs (a seam: tests hold listings in flight).
+  FileLister list_files = attempt::listOutputDirectory;
+  // GET /v1/usage and /metrics' tuneplane_usage_* (usage_service.h): slurmdbd's records.
+  // Null: usage answers 501 usage.accounting_unavailable, /metrics has no usage lines.
+  std::shared_ptr<UsageService> usage = nullptr;
 };
 
 class HttpTransport;
@@ -115,6 +127,7 @@ class ApiServer {
   void installFileRoutes();     // file_routes.cc: a job's outputs
   void installSystemRoutes();   // system_routes.cc
   void installConsoleRoutes();  // console_routes.cc: the web console's files
+  void installUsageRoutes();    // usage_routes.cc: GET /v1/usage
 
   // How a route is guarded.
   enum class Access { kPublic, kUser, kAdmin };

@@ -64,8 +64,9 @@ Authenticator::Authenticator(std::vector<ApiToken> tokens) {
   for (auto& token : tokens) {
     Entry entry{};
     if (!decodeHex(token.token_sha256, entry.digest)) continue;  // the loader refuses these
+    const std::string unix_user = token.runAs();
     entry.principal = Principal{std::move(token.user), token.admin, std::move(token.slurm_accounts),
-                                std::move(token.qos)};
+                                std::move(token.qos), unix_user};
     entries_.push_back(std::move(entry));
   }
 }

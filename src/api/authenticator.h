@@ -23,6 +23,9 @@ struct Principal {
   // the first of each the default; empty: the site's default, no choice (job_charge.h).
   std::vector<std::string> slurm_accounts = {};
   std::vector<std::string> qos = {};
+  // The Unix user this user's jobs run as under slurm.identity: per_user
+  // (server.tokens[].unix_user, else the same name as `user`).
+  std::string unix_user = {};
 };
 
 class Authenticator {

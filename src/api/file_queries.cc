@@ -3,13 +3,21 @@
 
 #include <charconv>
 #include <chrono>
+#include <cstdint>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common/percent_encoding.h"
 
 #include "common/jwt.h"
 
 namespace tuneplane::api {
 namespace {
+
+constexpr int kFilesTokenVersion = 1;
+// {"v":1,"c":<int64>,"d":<uint64>} is under 60 bytes; its base64url under 80.
+constexpr std::size_t kMaxFilesTokenBytes = 128;
 
 // The first value of `key`, or nullopt when absent (names unique in the api module's unity
 // batches: job_queries.cc has its own).
@@ -89,8 +97,8 @@ tl::expected<FilesQuery, Refusal> parseFilesQuery(const QueryParams& params, Fil
       }
     }
     if (auto token = fileParam(params, "continue"); token && !token->empty()) {
-      if (auto after = parseFilesContinueToken(*token)) {
-        query.after = std::move(*after);
+      if (auto from = parseFilesContinueToken(*token)) {
+        query.from = *from;
       } else {
         errors.push_back(
             invalidFileParam("continue", "not a token this listing gave (start again without it)"));
@@ -101,19 +109,34 @@ tl::expected<FilesQuery, Refusal> parseFilesQuery(const QueryParams& params, Fil
   return query;
 }
 
-std::string filesContinueToken(std::string_view last_name) {
-  return jwt::base64UrlEncode(last_name);
+std::string filesContinueToken(const attempt::ListPosition& next) {
+  const nlohmann::json token = {
+      {"v", kFilesTokenVersion}, {"c", next.cookie}, {"d", next.directory}};
+  return jwt::base64UrlEncode(token.dump());
 }
 
-std::optional<std::string> parseFilesContinueToken(std::string_view token) {
-  // A name is at most kMaxNameBytes; its token at most 4/3 of that.
-  if (token.size() > 2 * attempt::kMaxNameBytes) return std::nullopt;
-  auto name = jwt::base64UrlDecode(token);
-  if (!name || name->empty() || name->size() > attempt::kMaxNameBytes ||
-      name->find('/') != std::string::npos || name->find('\0') != std::string::npos) {
+std::optional<attempt::ListPosition> parseFilesContinueToken(std::string_view token) {
+  if (token.size() > kMaxFilesTokenBytes) return std::nullopt;
+  auto bytes = jwt::base64UrlDecode(token);
+  if (!bytes) return std::nullopt;
+  const nlohmann::json parsed = nlohmann::json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_object() || parsed.size() != 3) return std::nullopt;
+  const auto version = parsed.find("v");
+  const auto cookie = parsed.find("c");
+  const auto directory = parsed.find("d");
+  if (version == parsed.end() || cookie == parsed.end() || directory == parsed.end()) {
     return std::nullopt;
   }
-  return std::move(*name);
+  // A cookie is an off_t (signed); the inode unsigned. 0 is the start, never a next page's.
+  if (!version->is_number_integer() || version->get<int64_t>() != kFilesTokenVersion ||
+      !cookie->is_number_integer() || !directory->is_number_unsigned() ||
+      (cookie->is_number_unsigned() &&
+       cookie->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX))) {
+    return std::nullopt;
+  }
+  attempt::ListPosition out{cookie->get<int64_t>(), directory->get<uint64_t>()};
+  if (out.cookie == 0 || out.directory == 0) return std::nullopt;
+  return out;
 }
 
 ByteRange parseByteRange(std::string_view header, uint64_t size) {
@@ -154,12 +177,14 @@ ByteRange parseByteRange(std::string_view header, uint64_t size) {
   return {RangeKind::kPartial, first, std::min(last, size - 1)};
 }
 
-bool ifRangeHolds(std::string_view if_range, std::string_view etag,
-                  std::string_view last_modified) {
+bool ifRangeHolds(std::string_view if_range, std::string_view etag) {
   if_range = trimSpaces(if_range);
   if (if_range.empty()) return true;
   if (if_range.starts_with("W/")) return false;  // a weak tag never matches (strong comparison)
-  return if_range == etag || if_range == last_modified;
+  // A date (anything not a quoted tag) never holds: a Last-Modified date names a second, and a
+  // file rewritten within it with the same size keeps the date, so a resume keyed on it would
+  // splice new bytes onto old (RFC 9110 §8.8.2.2: such a date is weak). The whole file is sent.
+  return if_range == etag;
 }
 
 std::string httpDate(int64_t unix_ms) {
@@ -176,6 +201,10 @@ std::string httpDate(int64_t unix_ms) {
                      kMonths[static_cast<unsigned>(date.month()) - 1],
                      static_cast<int>(date.year()), clock.hours().count(), clock.minutes().count(),
                      clock.seconds().count());
+}
+
+std::string percentEncodePath(std::string_view path) {
+  return percentEncode(path, /*keep_slash=*/true);
 }
 
 std::string contentDisposition(std::string_view name) {

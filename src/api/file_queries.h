@@ -29,7 +29,7 @@ struct FilesQuery {
   std::optional<int> attempt;     // absent: the latest
   std::vector<std::string> path;  // checked components; empty: the area's root
   std::size_t limit = attempt::kDefaultListLimit;
-  std::string after;  // from `continue`: the last name of the previous page
+  attempt::ListPosition from;  // from `continue`: where the previous page stopped
 };
 
 enum class FilesRoute { kList, kContent };
@@ -38,9 +38,13 @@ enum class FilesRoute { kList, kContent };
 // "files.invalid_path" naming the path's rule.
 tl::expected<FilesQuery, Refusal> parseFilesQuery(const QueryParams& params, FilesRoute route);
 
-// The token of the page after the one that ended with `last_name`, and back.
-std::string filesContinueToken(std::string_view last_name);
-std::optional<std::string> parseFilesContinueToken(std::string_view token);
+// The `continue` token of the page that starts at `next`, and back: base64url of
+// {"v":1,"c":cookie,"d":inode}. Clients treat it as opaque. It is checked completely before
+// use (nullopt: not one of ours) and, forged, can do no harm: its cookie only ever reaches
+// lseek(2) on the very folder the request names, and only when `d` is that folder's inode
+// (listOutputDirectory) — anything it could reach is what the caller may list anyway.
+std::string filesContinueToken(const attempt::ListPosition& next);
+std::optional<attempt::ListPosition> parseFilesContinueToken(std::string_view token);
 
 // A Range header against a body of `size` bytes. One "bytes=" range is honoured (kPartial,
 // first..last inclusive, clamped to the body) or refused (kUnsatisfiable: it starts at or
@@ -56,11 +60,17 @@ struct ByteRange {
 ByteRange parseByteRange(std::string_view header, uint64_t size);
 
 // Whether a Range may be honoured under `if_range` (RFC 9110 §13.1.5): absent, or naming
-// exactly the file's strong `etag` or its `last_modified` HTTP date.
-bool ifRangeHolds(std::string_view if_range, std::string_view etag, std::string_view last_modified);
+// exactly the file's strong `etag`. An HTTP date never holds (the whole file is sent): the
+// Last-Modified date is weak, since a file can change twice within its second.
+bool ifRangeHolds(std::string_view if_range, std::string_view etag);
 
 // "Sun, 06 Nov 1994 08:49:37 GMT" (RFC 9110 §5.6.7) of a Unix time in milliseconds.
 std::string httpDate(int64_t unix_ms);
+
+// A listed entry's path as a `path` query value that names it byte for byte (RFC 3986):
+// every byte but A-Z a-z 0-9 - . _ ~ and '/' percent-encoded. JSON holds only UTF-8, so a
+// name with other bytes is shown with U+FFFD in `path`, which names no file; this form does.
+std::string percentEncodePath(std::string_view path);
 
 // `attachment; filename="…"; filename*=UTF-8''…` (RFC 6266): an ASCII fallback with every
 // byte outside printable ASCII, '"' and '\' replaced by '_', and the name percent-encoded.

@@ -1,16 +1,21 @@
 // The /v1/jobs/{id}/files routes of ApiServer (api_server.h): a job's outputs — each
 // attempt's output/ and the job's checkpoints/ — listed a page at a time and downloaded with
 // Range support, the job's owner or an admin only (job_lookup.h). The files are read by
-// attempt/output_files.h, which never follows a link or leaves the area; a download is
-// streamed a chunk at a time (body_stream.h), so memory does not grow with the file.
+// attempt/output_files.h, which never follows a link or leaves the area; a page reads only
+// what it returns, and at most listingCapacity(server.threads) listings run at once
+// (listing_gate.h); a download is streamed a chunk at a time (body_stream.h), so memory does
+// not grow with the file.
 #include <httplib.h>
 
 #include <fmt/format.h>
 
 #include "api/api_server.h"
+#include "api/error_codes.h"
 #include "api/file_queries.h"
 #include "api/job_lookup.h"
 #include "api/json_views.h"
+#include "api/listing_gate.h"
+#include "attempt/error_codes.h"
 
 namespace tuneplane::api {
 namespace {
@@ -47,18 +52,33 @@ Error noSuchAttempt() {
 
 class FileRoutes {
  public:
-  explicit FileRoutes(const ApiDependencies& deps) : deps_(deps) {}
+  FileRoutes(const ApiDependencies& deps, int listing_capacity)
+      : deps_(deps), listings_(listing_capacity) {}
 
   // GET /v1/jobs/{id}/files: one page of a directory of an area, and the job's areas.
-  void list(const Request& req, Response& res, const Principal& who) const {
+  void list(const Request& req, Response& res, const Principal& who) {
     auto view = visibleJob(deps_.jobs, req.matches[1], who, res);
     if (!view) return;
     auto query = parseFilesQuery(req.params, FilesRoute::kList);
     if (!query) return sendErrors(res, query.error().status, query.error().errors);
+    // Before any filesystem work: a listing over the gate's capacity would hold a worker.
+    auto slot = listings_.tryEnter();
+    if (!slot) {
+      res.set_header("Retry-After", "1");
+      return sendError(res, 503,
+                       {codes::kFilesBusy, "",
+                        fmt::format("{} listings of job outputs are under way, as many as run at "
+                                    "once (half of server.threads); try again",
+                                    listings_.capacity())});
+    }
     auto located = locate(*view, *query, res);
     if (!located) return;
-    auto page =
-        attempt::listOutputDirectory(located->area, query->path, query->after, query->limit);
+    auto page = deps_.list_files(located->area, query->path, query->from, query->limit);
+    if (!page && page.error().code == attempt::codes::kFilesBadPosition) {
+      return sendError(res, 400,
+                       {"api.invalid_parameter", "continue",
+                        page.error().message + "; start again without continue"});
+    }
     if (!page) return sendError(res, statusFor(page.error().code), page.error());
     std::string prefix;
     for (const std::string& part : query->path) prefix += part + "/";
@@ -66,20 +86,22 @@ class FileRoutes {
     for (const attempt::FileEntry& e : page->entries) {
       items.push_back({{"name", e.name},
                        {"path", prefix + e.name},
+                       {"path_encoded", percentEncodePath(prefix + e.name)},
                        {"type", attempt::toString(e.type)},
                        {"size", e.size},
                        {"modified", timeJson(e.modified_ms)}});
     }
     json areas = json::array();
     for (const store::AttemptRecord& a : view->attempts) {
-      auto output = attempt::areaOf(a.staging_dir, view->job.id, attempt::OutputArea::kOutput);
+      auto output = attempt::areaOf(a.staging_dir, view->job.id, attempt::OutputArea::kOutput,
+                                    view->job.run_as);
       areas.push_back({{"area", "output"},
                        {"attempt", a.number},
                        {"exists", output && attempt::outputAreaExists(*output)}});
     }
     if (!view->attempts.empty()) {
       auto checkpoints = attempt::areaOf(view->attempts.back().staging_dir, view->job.id,
-                                         attempt::OutputArea::kCheckpoints);
+                                         attempt::OutputArea::kCheckpoints, view->job.run_as);
       areas.push_back({{"area", "checkpoints"},
                        {"attempt", nullptr},
                        {"exists", checkpoints && attempt::outputAreaExists(*checkpoints)}});
@@ -89,10 +111,7 @@ class FileRoutes {
               {"attempt", located->attempt ? json(*located->attempt) : json(nullptr)},
               {"path", prefix.empty() ? prefix : prefix.substr(0, prefix.size() - 1)},
               {"items", std::move(items)},
-              {"total", page->total},
-              {"continue", page->more && !page->entries.empty()
-                               ? filesContinueToken(page->entries.back().name)
-                               : std::string()},
+              {"continue", page->next ? filesContinueToken(*page->next) : std::string()},
               {"areas", std::move(areas)}});
   }
 
@@ -112,7 +131,7 @@ class FileRoutes {
     res.set_header("Last-Modified", last_modified);
     res.set_header("Accept-Ranges", "bytes");
     ByteRange range;
-    if (ifRangeHolds(req.get_header_value("If-Range"), file->etag, last_modified)) {
+    if (ifRangeHolds(req.get_header_value("If-Range"), file->etag)) {
       range = parseByteRange(req.get_header_value("Range"), size);
     }
     if (range.kind == RangeKind::kUnsatisfiable) {
@@ -164,7 +183,7 @@ class FileRoutes {
       }
       attempt = &*found;
     }
-    auto area = attempt::areaOf(attempt->staging_dir, view.job.id, query.area);
+    auto area = attempt::areaOf(attempt->staging_dir, view.job.id, query.area, view.job.run_as);
     if (!area) {
       sendError(res, 500, area.error());
       return std::nullopt;
@@ -175,12 +194,13 @@ class FileRoutes {
   }
 
   const ApiDependencies& deps_;
+  ListingGate listings_;
 };
 
 }  // namespace
 
 void ApiServer::installFileRoutes() {
-  auto routes = std::make_shared<const FileRoutes>(deps_);
+  auto routes = std::make_shared<FileRoutes>(deps_, listingCapacity(options_.threads));
   get("/v1/jobs/{id}/files", Access::kUser,
       [routes](const Request& req, Response& res, const Principal& who) {
         routes->list(req, res, who);

@@ -67,7 +67,7 @@ class JobRoutes {
     // user's defaults written in when the spec names none (job_charge.h).
     auto charged = chargeSpec(req.body, who);
     if (!charged) return sendErrors(res, 422, charged.error());
-    auto job = deps_.jobs.submit(*charged, who.user);
+    auto job = deps_.jobs.submit(*charged, who.user, who.unix_user);
     if (!job) return sendErrors(res, submitStatus(job.error()), job.error());
     if (deps_.job_submitted) deps_.job_submitted();
     res.set_header("Location", "/v1/jobs/" + job->id);

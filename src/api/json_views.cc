@@ -117,7 +117,8 @@ json jobSummaryJson(const store::JobRecord& job) {
           {"updated", timeJson(job.updated_ms)},
           {"cancel_requested", job.cancel_requested},
           {"cancel_requested_by", nonEmptyOrNull(job.cancel_requested_by)},
-          {"next_attempt_at", timeJson(job.next_attempt_ms)}};
+          {"next_attempt_at", timeJson(job.next_attempt_ms)},
+          {"run_as", nonEmptyOrNull(job.run_as)}};
 }
 
 json jobJson(const store::JobView& view, const JobCharge& charge, const ResumeSteps& steps,
@@ -241,6 +242,7 @@ std::string jobJsonText(const store::JobView& view, const JobCharge& charge,
   out.key("owner").string(job.owner);
   out.key("phase").string(phase::toString(job.phase));
   out.key("reason").string(job.reason);
+  writeNonEmptyOrNull(out.key("run_as"), job.run_as);
   out.key("scheduling").beginObject();
   for (auto [key, value] : {std::pair{"account", &charge.account}, std::pair{"qos", &charge.qos}}) {
     if (*value) {

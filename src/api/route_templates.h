@@ -22,7 +22,7 @@ struct RouteTemplate {
   std::string_view pattern;  // the router's regular expression (ECMAScript, whole path)
 };
 
-inline constexpr std::array<RouteTemplate, 22> kRouteTable = {{
+inline constexpr std::array<RouteTemplate, 23> kRouteTable = {{
     {"POST", "/v1/jobs", "/v1/jobs"},
     {"GET", "/v1/jobs", "/v1/jobs"},
     {"GET", "/v1/jobs/{id}", R"(/v1/jobs/([^/]+))"},
@@ -38,6 +38,7 @@ inline constexpr std::array<RouteTemplate, 22> kRouteTable = {{
     {"GET", "/v1/capabilities", "/v1/capabilities"},
     {"GET", "/v1/doctor", "/v1/doctor"},
     {"GET", "/v1/whoami", "/v1/whoami"},
+    {"GET", "/v1/usage", "/v1/usage"},
     {"GET", "/v1/openapi.json", "/v1/openapi.json"},
     {"GET", "/healthz", "/healthz"},
     {"GET", "/readyz", "/readyz"},

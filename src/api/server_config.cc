@@ -50,14 +50,15 @@ void readNames(YamlReader& r, const YAML::Node& entry, const char* key, const st
 void parseTokens(YamlReader& r, const YAML::Node& list, std::vector<ApiToken>& out) {
   if (!list.IsSequence()) {
     r.report("wrong_type", "server.tokens",
-             "expected a list of {user, token_sha256, admin, slurm_account, qos}");
+             "expected a list of {user, token_sha256, admin, slurm_account, qos, unix_user}");
     return;
   }
   std::set<std::string> hashes;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string path = R::index("server.tokens", i);
     const YAML::Node entry = list[i];
-    if (!r.checkMap(entry, path, {"user", "token_sha256", "admin", "slurm_account", "qos"})) {
+    if (!r.checkMap(entry, path,
+                    {"user", "token_sha256", "admin", "slurm_account", "qos", "unix_user"})) {
       continue;
     }
     ApiToken token;
@@ -85,6 +86,19 @@ void parseTokens(YamlReader& r, const YAML::Node& list, std::vector<ApiToken>& o
     }
     readNames(r, entry, "slurm_account", path, token.slurm_accounts);
     readNames(r, entry, "qos", path, token.qos);
+    const YAML::Node unix_user = R::get(entry, "unix_user");
+    if (R::present(unix_user)) {
+      if (auto v = r.str(unix_user, R::child(path, "unix_user"))) {
+        if (!isUnixUserName(*v)) {
+          r.report("invalid_value", R::child(path, "unix_user"),
+                   "'" + *v +
+                       "' is not a Unix user name ([a-z_] then [a-z0-9_-], at most 32 "
+                       "characters)");
+        } else {
+          token.unix_user = *v;
+        }
+      }
+    }
     if (!token.user.empty() && !spec::isDnsLabel(token.user)) {
       r.report("invalid_value", R::child(path, "user"),
                "'" + token.user + "' is not a user name (lower-case letters, digits, '-')");

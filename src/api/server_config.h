@@ -33,6 +33,8 @@
 //         admin: false
 //         slurm_account: [team-a]     # Slurm accounts alice's jobs may be charged to; the
 //         qos: [normal, high]         # first is the default (a single name is a list of one)
+//         unix_user: alice            # slurm.identity per_user: the Unix user her jobs run as
+//                                     # (default: the same name as user)
 #pragma once
 
 #include <chrono>
@@ -82,6 +84,12 @@ struct ApiToken {
   // slurm.qos, and a spec may not choose (api/job_charge.h).
   std::vector<std::string> slurm_accounts = {};
   std::vector<std::string> qos = {};
+  // The Unix (and Slurm) user this user's jobs run as in slurm.identity: per_user
+  // (server.tokens[].unix_user); empty: the same name as `user`.
+  std::string unix_user = {};
+
+  // The Unix user the jobs of this token's user run as under per_user.
+  const std::string& runAs() const { return unix_user.empty() ? user : unix_user; }
 
   bool operator==(const ApiToken&) const = default;
 };

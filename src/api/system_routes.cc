@@ -136,6 +136,7 @@ void ApiServer::installSystemRoutes() {
         }
         text += deps_.metrics.render();
         if (deps_.extra_metrics) text += deps_.extra_metrics();
+        if (deps_.usage) text += deps_.usage->metricsText();  // cached: usage_service.h
         res.status = 200;
         res.set_content(text, "text/plain; version=0.0.4; charset=utf-8");
       });

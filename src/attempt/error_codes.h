@@ -28,7 +28,11 @@ inline constexpr const char* kFilesHardLink = "files.hard_link";
 inline constexpr const char* kFilesNotRegularFile = "files.not_regular_file";
 inline constexpr const char* kFilesNotDirectory = "files.not_a_directory";
 inline constexpr const char* kFilesIsDirectory = "files.is_directory";
-inline constexpr const char* kFilesTooManyEntries = "files.too_many_entries";
+// per_user: a file its owner (the job's user) may not read, that belongs to neither the job's
+// user nor TunePlane's, or that the job left unreadable to TunePlane (output_files.h): 409.
+inline constexpr const char* kFilesNotReadable = "files.not_readable";
+// A listing's position that is not this directory's (output_files.h's ListPosition).
+inline constexpr const char* kFilesBadPosition = "files.bad_position";
 inline constexpr const char* kFilesIo = "files.io";
 
 }  // namespace tuneplane::attempt::codes

@@ -10,11 +10,11 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
-#include <queue>
 
 #include <fmt/format.h>
 
 #include "attempt/error_codes.h"
+#include "staging/os_users.h"
 #include "staging/staging_paths.h"
 
 namespace tuneplane::attempt {
@@ -106,6 +106,30 @@ Result<UniqueFd> walk(const AreaLocation& area, const std::vector<std::string>& 
   return dir;
 }
 
+std::string modeOctal(mode_t mode) {
+  return fmt::format("{:04o}", static_cast<unsigned>(mode & 07777));
+}
+
+// per_user: whether the job's user `owner` may read the file `st`, which TunePlane is about to
+// serve: it belongs to the job's user or to TunePlane's, and its owner has the read bit.
+std::optional<Error> ownerMayNotRead(const struct stat& st, const std::string& owner,
+                                     const std::string& shown) {
+  const auto refuse = [&](const std::string& why) {
+    return Error{codes::kFilesNotReadable, "path", shown + " is not served: " + why};
+  };
+  auto user = staging::posixOsUsers().userByName(owner);
+  if (!user) return Error{codes::kFilesIo, "path", shown + ": " + user.error().message};
+  if (!*user) return refuse("the job's user '" + owner + "' is not known on this host");
+  if (st.st_uid != (*user)->uid && st.st_uid != ::geteuid()) {
+    return refuse(fmt::format("it belongs to uid {}, neither the job's user '{}' nor TunePlane",
+                              st.st_uid, owner));
+  }
+  if ((st.st_mode & S_IRUSR) == 0) {
+    return refuse("its owner may not read it (mode " + modeOctal(st.st_mode) + ")");
+  }
+  return std::nullopt;
+}
+
 struct DirCloser {
   void operator()(DIR* d) const { ::closedir(d); }
 };
@@ -136,26 +160,33 @@ std::string_view toString(FileType type) {
   return "other";
 }
 
-Result<AreaLocation> areaOf(std::string_view attempt_dir, std::string_view job_id,
-                            OutputArea area) {
+Result<AreaLocation> areaOf(std::string_view attempt_dir, std::string_view job_id, OutputArea area,
+                            std::string_view run_as) {
   const auto bad = [&] {
     return fail(codes::kFilesIo, "attempt",
-                "the attempt's staging directory on record is not <root>/jobs/" +
-                    std::string(job_id) + "/attempts/<n>");
+                "the attempt's staging directory on record is not <root>/" +
+                    (run_as.empty() ? std::string() : "users/" + std::string(run_as) + "/") +
+                    "jobs/" + std::string(job_id) + "/attempts/<n>");
   };
   if (!staging::isCleanAbsolutePath(attempt_dir)) return bad();
   std::vector<std::string> parts = splitClean(attempt_dir);
-  if (parts.size() < 4) return bad();
+  // The components below the root: jobs/<id>/attempts/<n>, per_user after users/<run_as>.
+  const std::size_t below = run_as.empty() ? 4 : 6;
+  if (parts.size() < below) return bad();
   const std::size_t n = parts.size();
   if (parts[n - 4] != staging::kJobsDir || parts[n - 3] != job_id ||
       parts[n - 2] != staging::kAttemptsDir || !allDigits(parts[n - 1])) {
     return bad();
   }
+  if (!run_as.empty() && (parts[n - 6] != staging::kUsersDir || parts[n - 5] != run_as)) {
+    return bad();
+  }
   AreaLocation out;
   out.area = area;
-  for (std::size_t i = 0; i + 4 < n; ++i) out.root += "/" + parts[i];
+  out.owner = std::string(run_as);
+  for (std::size_t i = 0; i + below < n; ++i) out.root += "/" + parts[i];
   if (out.root.empty()) out.root = "/";
-  out.components = {parts[n - 4], parts[n - 3]};
+  for (std::size_t i = n - below; i < n - 2; ++i) out.components.push_back(parts[i]);
   if (area == OutputArea::kOutput) {
     out.components.push_back(parts[n - 2]);
     out.components.push_back(parts[n - 1]);
@@ -201,55 +232,58 @@ Result<std::vector<std::string>> checkOutputPath(std::string_view path) {
 }
 
 Result<ListPage> listOutputDirectory(const AreaLocation& area, const std::vector<std::string>& path,
-                                     std::string_view after, std::size_t limit) {
+                                     const ListPosition& from, std::size_t limit) {
   limit = std::clamp<std::size_t>(limit, 1, kMaxListLimit);
   auto dir = walk(area, path, path.size());
   if (!dir) return tl::unexpected(dir.error());
   const std::string shown = displayPath(area.area, path);
-  // fdopendir owns the descriptor it is given: hand it a duplicate, keep `dir` for fstatat.
-  UniqueFd scan_fd(::fcntl(dir->get(), F_DUPFD_CLOEXEC, 0));
-  std::unique_ptr<DIR, DirCloser> scan(scan_fd.valid() ? ::fdopendir(scan_fd.get()) : nullptr);
-  if (!scan) {
-    return fail(codes::kFilesIo, "path",
-                shown + ": cannot read (" + std::string(std::strerror(errno)) + ")");
+  const auto cannotRead = [&](int err) {
+    return fail(codes::kFilesIo, "path", shown + ": cannot read (" + std::strerror(err) + ")");
+  };
+  struct stat self {};
+  if (::fstat(dir->get(), &self) != 0) return cannotRead(errno);
+  const auto badPosition = [&] {
+    return fail(codes::kFilesBadPosition, "continue",
+                shown + " is not the folder this position was given for (it was replaced?)");
+  };
+  if (from.cookie != 0 && from.directory != static_cast<uint64_t>(self.st_ino)) {
+    return badPosition();
   }
+  // fdopendir owns the descriptor it is given: hand it a duplicate (which shares the
+  // stream's position), keep `dir` for fstatat.
+  UniqueFd scan_fd(::fcntl(dir->get(), F_DUPFD_CLOEXEC, 0));
+  if (!scan_fd.valid()) return cannotRead(errno);
+  if (from.cookie != 0 && ::lseek(scan_fd.get(), static_cast<off_t>(from.cookie), SEEK_SET) < 0) {
+    return badPosition();
+  }
+  std::unique_ptr<DIR, DirCloser> scan(::fdopendir(scan_fd.get()));
+  if (!scan) return cannotRead(errno);
   (void)scan_fd.release();
   ListPage page;
-  // The page's names: a max-heap of at most limit + 1 (one more says "more").
-  std::priority_queue<std::string> kept;
+  // The page's names and the position after each; one more than the page says "more".
+  std::vector<std::pair<std::string, int64_t>> names;
+  names.reserve(limit + 1);
   errno = 0;
-  while (const dirent* entry = ::readdir(scan.get())) {
+  while (names.size() <= limit) {
+    const dirent* entry = ::readdir(scan.get());
+    if (entry == nullptr) break;
+    ++page.entries_read;
     const std::string_view name(entry->d_name);
     if (name == "." || name == "..") continue;
-    if (++page.total > kMaxScannedEntries) {
-      return fail(
-          codes::kFilesTooManyEntries, "path",
-          fmt::format("{} has more than {} entries: too many to list", shown, kMaxScannedEntries));
-    }
-    if (name <= after) continue;
-    if (kept.size() <= limit) {
-      kept.emplace(name);
-    } else if (name < kept.top()) {
-      kept.pop();
-      kept.emplace(name);
-    }
+    names.emplace_back(name, static_cast<int64_t>(entry->d_off));
   }
-  if (errno != 0) {
-    return fail(codes::kFilesIo, "path",
-                shown + ": cannot read (" + std::string(std::strerror(errno)) + ")");
-  }
-  std::vector<std::string> names;
-  names.reserve(kept.size());
-  while (!kept.empty()) {
-    names.push_back(kept.top());
-    kept.pop();
-  }
-  std::reverse(names.begin(), names.end());
+  if (errno != 0) return cannotRead(errno);
   if (names.size() > limit) {
-    page.more = true;
     names.pop_back();
+    const int64_t cookie = names.back().second;
+    // 0 would mean "from the start": a filesystem that gives it cannot be paged.
+    if (cookie == 0) {
+      return fail(codes::kFilesIo, "path", shown + ": the filesystem gives no position to page");
+    }
+    page.next = ListPosition{cookie, static_cast<uint64_t>(self.st_ino)};
   }
-  for (std::string& name : names) {
+  page.entries.reserve(names.size());
+  for (auto& [name, cookie] : names) {
     struct stat st {};
     if (::fstatat(dir->get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;  // gone
     page.entries.push_back({std::move(name), typeOf(st.st_mode), static_cast<uint64_t>(st.st_size),
@@ -309,6 +343,9 @@ Result<OutputFile> openOutputFile(const AreaLocation& area, const std::vector<st
     return std::nullopt;
   };
   if (auto refused = refuseKind(before)) return fail(std::move(*refused));
+  if (!area.owner.empty()) {
+    if (auto refused = ownerMayNotRead(before, area.owner, shown)) return fail(std::move(*refused));
+  }
   UniqueFd fd(::openat(dir->get(), last.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
   if (!fd.valid()) {
     const int err = errno;
@@ -317,6 +354,12 @@ Result<OutputFile> openOutputFile(const AreaLocation& area, const std::vector<st
                   shown + " is a symbolic link: links are never followed");
     }
     if (err == ENOENT) return fail(codes::kFilesNotFound, "path", shown + " does not exist");
+    if (err == EACCES && !area.owner.empty()) {
+      return fail(codes::kFilesNotReadable, "path",
+                  shown + " is not served: the job left it unreadable to TunePlane (mode " +
+                      modeOctal(before.st_mode) +
+                      "), which reads a job's files through the \"other\" bits");
+    }
     return fail(codes::kFilesIo, "path",
                 shown + ": cannot open (" + std::string(std::strerror(err)) + ")");
   }
@@ -326,6 +369,9 @@ Result<OutputFile> openOutputFile(const AreaLocation& area, const std::vector<st
                 shown + ": cannot read (" + std::string(std::strerror(errno)) + ")");
   }
   if (auto refused = refuseKind(st)) return fail(std::move(*refused));
+  if (!area.owner.empty()) {
+    if (auto refused = ownerMayNotRead(st, area.owner, shown)) return fail(std::move(*refused));
+  }
   if (st.st_ino != before.st_ino || st.st_dev != before.st_dev) {
     return fail(codes::kFilesIo, "path", shown + " was replaced while being opened; try again");
   }

@@ -24,6 +24,16 @@ const GpuSeries* SiteConfig::findGpuSeries(const std::string& name) const {
   return nullptr;
 }
 
+const char* toString(IdentityMode mode) {
+  switch (mode) {
+    case IdentityMode::kShared:
+      return "shared";
+    case IdentityMode::kPerUser:
+      return "per_user";
+  }
+  return "?";
+}
+
 const char* toString(ContainerRuntime runtime) {
   switch (runtime) {
     case ContainerRuntime::kPyxis:

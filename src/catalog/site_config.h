@@ -17,10 +17,21 @@ enum class ContainerRuntime {
   kApptainer,  // srun apptainer exec image.sif
 };
 
+// Whom Slurm runs a job as (slurm.identity; docs/operators.md, "Every user as themselves").
+enum class IdentityMode {
+  kShared,   // every job runs as slurm.user, the one account TunePlane holds
+  kPerUser,  // every job runs as its TunePlane user's Unix user (server.tokens[].unix_user):
+             // submit, cancel and every lookup of the job go to slurmrestd as that user
+};
+
 struct SlurmSite {
-  std::string url;                          // http://, https:// or unix:///path
-  std::string api_version = "auto";         // or v0.0.44, v0.0.45 (slurm/slurm_api.h)
-  std::string user;                         // X-SLURM-USER-NAME and the token's "sun"
+  std::string url;                   // http://, https:// or unix:///path
+  std::string api_version = "auto";  // or v0.0.44, v0.0.45 (slurm/slurm_api.h)
+  // shared: X-SLURM-USER-NAME and the token's "sun", the user every job runs as. per_user:
+  // the service identity of the reads that are no one job's (the state poll, the listings,
+  // nodes and partitions); each job's own requests go as its user.
+  std::string user;
+  IdentityMode identity = IdentityMode::kShared;
   std::optional<std::string> token_file;    // a JWT, optionally "SLURM_JWT=…"; or:
   std::optional<std::string> jwt_key_file;  // the HS256 key to mint tokens from
   std::chrono::seconds token_lifespan{1800};
@@ -116,5 +127,6 @@ struct SiteConfig {
 };
 
 const char* toString(ContainerRuntime runtime);
+const char* toString(IdentityMode mode);  // "shared", "per_user"
 
 }  // namespace tuneplane::catalog

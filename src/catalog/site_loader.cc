@@ -121,7 +121,7 @@ class SiteParser {
                      {"url", "api_version", "user", "token_file", "jwt_key_file", "token_lifespan",
                       "account", "qos", "job_environment", "ca_file", "client_cert", "client_key",
                       "connect_timeout", "request_timeout", "unrunnable_grace",
-                      "failed_node_quarantine", "accept_exposed_credentials"}))
+                      "failed_node_quarantine", "accept_exposed_credentials", "identity"}))
       return;
     SlurmSite& s = site_.slurm;
     const YAML::Node url = r_.require(node, "url", path);
@@ -153,6 +153,18 @@ class SiteParser {
           r_.report("invalid_name", R::child(path, "user"), "must be a user name");
         }
         s.user = *v;
+      }
+    }
+    if (auto v = r_.optStr(node, "identity", path)) {
+      if (*v == "shared") {
+        s.identity = IdentityMode::kShared;
+      } else if (*v == "per_user") {
+        s.identity = IdentityMode::kPerUser;
+      } else {
+        r_.report("invalid_value", R::child(path, "identity"),
+                  "'" + *v +
+                      "' is not an identity mode: shared (every job runs as slurm.user) or "
+                      "per_user (every job runs as its TunePlane user's Unix user)");
       }
     }
     s.token_file = file(node, "token_file", path);

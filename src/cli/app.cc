@@ -11,7 +11,7 @@ std::unique_ptr<CLI::App> makeApp() {
   auto app = std::make_unique<CLI::App>(
       "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
       "Submit and follow jobs on a TunePlane server (submit, get, describe, logs, events,\n"
-      "cancel, attempt, whoami); run the server (serve); validate and render job specs\n"
+      "cancel, attempt, usage, whoami); run the server (serve); validate and render job specs\n"
       "offline; check a site (doctor); talk to a site's slurmrestd directly (slurm); move a\n"
       "site's store to PostgreSQL (store copy); draft a site file (site init); add an API\n"
       "user (token add).",

@@ -58,14 +58,18 @@ struct SlurmConnection {
 
 SlurmConnection connectToSlurm(const catalog::SiteConfig& site) {
   SlurmConnection c;
-  auto tokens = slurm::makeTokenProvider(site.slurm);
-  if (!tokens) {
-    c.access.token_error = tokens.error();
+  auto identities = slurm::IdentityTokens::fromSite(site.slurm);
+  if (!identities) {
+    c.access.token_error = identities.error();
     return c;
   }
+  c.access.mechanism = (*identities)->mechanism();
   slurm::RestClientOptions options = slurm::restClientOptionsFromSite(site.slurm);
   options.retry.max_attempts = kDoctorReadAttempts;
-  auto client = slurm::SlurmRestClient::create(std::move(options), std::move(*tokens));
+  if (site.slurm.identity == catalog::IdentityMode::kPerUser) options.identities = *identities;
+  auto client = slurm::SlurmRestClient::create(
+      std::move(options),
+      std::make_unique<slurm::BorrowedTokenProvider>((*identities)->service(), *identities));
   if (!client) {
     c.access.client_error = client.error();
     if (auto spare = slurm::makeTokenProvider(site.slurm)) {
@@ -78,6 +82,9 @@ SlurmConnection connectToSlurm(const catalog::SiteConfig& site) {
   c.access.client = c.client.get();
   c.access.tokens = &c.client->tokens();
   c.access.negotiate = [client = c.client.get()] { return client->negotiate(); };
+  c.access.read_path = [client = c.client.get()](const std::string& path) {
+    return client->readPath("doctor", path);
+  };
   return c;
 }
 
@@ -121,7 +128,11 @@ void runDoctor(const DoctorFlags& flags) {
   const auto server = api::loadServerConfig(
       site->path, {state_directory ? std::optional<std::string>(state_directory) : std::nullopt});
   input.database = databaseTarget(flags, server);
-  if (server) input.server_secrets = serverSecrets(*server);
+  if (server) {
+    input.server_secrets = serverSecrets(*server);
+    // per_user: each Unix user a token maps to gets its staging/user/<name> check.
+    for (const api::ApiToken& token : server->tokens) input.mapped_users.push_back(token.runAs());
+  }
 
   // The client logs its retries and token refreshes; every outcome is in the report, so
   // only errors of its own are worth a log line here.

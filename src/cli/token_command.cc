@@ -1,13 +1,20 @@
-// `tuneplane token add USER [--admin] [--slurm-account A]… [--qos Q]… --site FILE`: makes an
-// API token for USER, adds its SHA-256 (never the token) to the site file's server.tokens and
-// prints the token once, on stdout alone (TOKEN=$(tuneplane token add …)); what to do next
-// goes to stderr. The site file keeps its text: the entry is inserted (siteinit/
-// token_entry.h), the result is read back with the site loader before anything is written,
-// and it replaces the file atomically (a temporary file beside it, fsync, rename) with the
-// file's owner, group and mode. A lock on the file's directory keeps two adds from losing
-// one. serve picks the user up on its next reload (`systemctl reload tuneplane`, SIGHUP).
-// Exit codes: 0 added; 2 a bad flag, or a site file that cannot be read, parsed or edited
-// (nothing written, no token printed); 1 the file could not be written.
+// `tuneplane token add USER [--admin] [--slurm-account A]… [--qos Q]… [--unix-user NAME]
+// --site FILE`: makes an API token for USER, adds its SHA-256 (never the token) to the site
+// file's server.tokens and prints the token once, on stdout alone (TOKEN=$(tuneplane token add
+// …)); what to do next goes to stderr. The site file keeps its text: the entry is inserted
+// (siteinit/token_entry.h), the result is read back with the site loader before anything is
+// written, and it replaces the file atomically (a temporary file beside it, fsync, rename)
+// with the file's owner, group and mode. A lock on the file's directory keeps two adds from
+// losing one. serve picks the user up on its next reload (`systemctl reload tuneplane`,
+// SIGHUP). In a slurm.identity per_user site, the user's jobs run as NAME (default USER), who
+// must exist here and not be root (checked before anything is written), and the one-time
+// step per user follows (staging/user_dir.h): run as root, it makes <staging_root>/users/NAME
+// (owner slurm.user, the user serve runs as; group NAME's primary group; 02750); run as
+// anyone else, it prints the one `install -d …` command that does.
+// Exit codes: 0 added; 2 a bad flag, or a site file that cannot be read, parsed or edited, or
+// (per_user) a Unix user that cannot run jobs (nothing written, no token printed); 1 the file
+// could not be written, or (as root, per_user) the per-user directory could not be made — the
+// token is then added and printed, and the command to finish by hand is on stderr.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -29,12 +36,17 @@
 #include "cli/commands.h"
 #include "cli/site_environment.h"
 #include "common/jwt.h"
+#include "common/text_checks.h"
 #include "common/unique_fd.h"
 #include "launch/attempt_identity.h"
 #include "pipeline/launch_pipeline.h"
 #include "siteinit/token_entry.h"
 #include "spec/names.h"
+#include "staging/job_access.h"
+#include "staging/os_users.h"
 #include "staging/stager.h"
+#include "staging/staging_paths.h"
+#include "staging/user_dir.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -49,6 +61,7 @@ struct TokenAddFlags {
   bool admin = false;
   std::vector<std::string> slurm_accounts;
   std::vector<std::string> qos;
+  std::string unix_user;
   std::optional<std::string> site;
 };
 
@@ -97,9 +110,55 @@ void replaceFile(const std::string& path, const std::string& text) {
   if (dir_fd.valid()) ::fsync(dir_fd.get());
 }
 
+// The rule for the user's jobs in a per_user site (staging::resolveUserAccess), with serve's
+// user — slurm.user, the owner of every users/<name> — as this host knows it. Refuses (exit
+// 2, nothing written) a user no job could run as.
+staging::JobAccess userAccess(const catalog::SiteConfig& site, const std::string& unix_user) {
+  staging::OsUsers& users = staging::posixOsUsers();
+  auto serve = users.userByName(site.slurm.user);
+  if (!serve) refuse(serve.error().message, kExitInvalid);
+  if (!*serve) {
+    refuse("slurm.user '" + site.slurm.user +
+               "' (the user serve runs as, which owns each per-user staging directory) is not a "
+               "user on this host",
+           kExitInvalid);
+  }
+  auto access = staging::resolveUserAccess(**serve, unix_user, users);
+  if (!access) {
+    refuse(access.error().reason + " [" + access.error().code + "]: " + access.error().fix +
+               " (or pass --unix-user NAME)",
+           kExitInvalid);
+  }
+  return *access;
+}
+
+// The one-time step per user (staging/user_dir.h): done here as root; anyone else is told the
+// one command that does it.
+void finishUserDir(const staging::JobAccess& access, const std::string& staging_root) {
+  const std::string command = staging::userDirCommand(access, staging_root);
+  if (::geteuid() != 0) {
+    std::cerr << "token add: slurm.identity per_user: " << access.run_as
+              << "'s jobs need their staging directory, made once by root:\n  " << command << "\n";
+    return;
+  }
+  if (auto made = staging::makeUserDir(access, staging_root); !made) {
+    refuse("the token is added, but the staging directory of " + access.run_as +
+               " could not be made: " + made.error().message + "; make it: `" + command + "`",
+           kExitFailure);
+  }
+  std::cerr << "token add: made " << *staging::userDir(staging_root, access.run_as) << " (owner "
+            << access.process_user.name << ", group " << (access.group ? access.group->name : "?")
+            << ", 2750): " << access.run_as << "'s jobs keep their files there\n";
+}
+
 void runTokenAdd(const TokenAddFlags& flags) {
   if (!spec::isDnsLabel(flags.user)) {
     refuse("'" + flags.user + "' is not a user name (lower-case letters, digits, '-')",
+           kExitInvalid);
+  }
+  if (!flags.unix_user.empty() && !isUnixUserName(flags.unix_user)) {
+    refuse("'" + flags.unix_user +
+               "' is not a Unix user name ([a-z_] then [a-z0-9_-], at most 32 characters)",
            kExitInvalid);
   }
   for (const auto& names : {&flags.slurm_accounts, &flags.qos}) {
@@ -129,10 +188,20 @@ void runTokenAdd(const TokenAddFlags& flags) {
   auto before = api::parseServerConfig(*text, catalog::absoluteDirectoryOf(path));
   if (!before)
     refuse(before.error().front().describe() + " (fix the site file first)", kExitInvalid);
+  // slurm.identity per_user: who the user's jobs run as, checked before anything is written.
+  const auto site = catalog::parseSiteConfig(*text);
+  std::optional<staging::JobAccess> per_user;
+  if (site && site->slurm.identity == catalog::IdentityMode::kPerUser) {
+    per_user = userAccess(*site, flags.unix_user.empty() ? flags.user : flags.unix_user);
+  }
 
   const std::string token = newToken();
-  const siteinit::TokenEntry entry{flags.user, staging::sha256Hex(token), flags.admin,
-                                   flags.slurm_accounts, flags.qos};
+  const siteinit::TokenEntry entry{.user = flags.user,
+                                   .token_sha256 = staging::sha256Hex(token),
+                                   .admin = flags.admin,
+                                   .slurm_accounts = flags.slurm_accounts,
+                                   .qos = flags.qos,
+                                   .unix_user = flags.unix_user};
   auto edited = siteinit::addTokenEntry(*text, entry);
   if (!edited) refuse(edited.error().describe(), kExitInvalid);
   // Read back: the server section one token longer, with this one in it, and the rest of the
@@ -165,6 +234,7 @@ void runTokenAdd(const TokenAddFlags& flags) {
             << " keeps its SHA-256). Reload serve to let them in: `systemctl reload tuneplane` "
                "(or kill -HUP its pid). Give it to the user with the server's address: "
                "TUNEPLANE_SERVER=… TUNEPLANE_TOKEN=… or ~/.config/tuneplane/config.yaml\n";
+  if (per_user) finishUserDir(*per_user, site->staging_root);
 }
 
 }  // namespace
@@ -177,8 +247,11 @@ void addTokenCommand(CLI::App& app) {
       "add",
       "Make an API token for USER: its SHA-256 goes into the site file's server.tokens (the\n"
       "rest of the file is kept as written), the token is printed once on stdout. Reload serve\n"
-      "afterwards (systemctl reload tuneplane). Exit codes: 0 added; 2 a bad flag or a site\n"
-      "file that cannot be read or edited (nothing written); 1 the file could not be written.");
+      "afterwards (systemctl reload tuneplane). slurm.identity per_user: run as root, it also\n"
+      "makes the user's staging directory (STAGING/users/NAME, once per user); run otherwise,\n"
+      "it prints the command that does. Exit codes: 0 added; 2 a bad flag, a site file that\n"
+      "cannot be read or edited, or a Unix user no job can run as (nothing written); 1 the\n"
+      "file, or (as root) the staging directory, could not be written.");
   add->add_option("USER", flags->user, "The user's name (a DNS label: jobs record it as owner)")
       ->required();
   add->add_flag("--admin", flags->admin,
@@ -188,6 +261,10 @@ void addTokenCommand(CLI::App& app) {
                   "the default)");
   add->add_option("--qos", flags->qos,
                   "A Slurm QOS USER's jobs may use (repeat for more; the first is the default)");
+  add->add_option("--unix-user", flags->unix_user,
+                  "slurm.identity per_user: the Unix (and Slurm) user USER's jobs run as "
+                  "(default: USER). Run as root, token add also makes its staging directory; "
+                  "otherwise it prints the command that does");
   add->add_option("--site", flags->site,
                   std::string("The site file (default: $") + pipeline::kSiteFileEnv + ")");
   add->callback([flags] { runTokenAdd(*flags); });

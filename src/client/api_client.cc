@@ -209,6 +209,20 @@ ApiResult<Json> ApiClient::whoami() {
   return call("GET", "/v1/whoami");
 }
 
+ApiResult<Json> ApiClient::usage(const UsageQuery& query) {
+  std::string target = "/v1/usage";
+  char separator = '?';
+  auto add = [&](std::string_view key, std::string_view value) {
+    target += fmt::format("{}{}={}", separator, key, escapeUriComponent(value));
+    separator = '&';
+  };
+  if (query.by) add("by", *query.by);
+  if (query.since) add("since", *query.since);
+  if (query.until) add("until", *query.until);
+  for (const std::string& user : query.users) add("user", user);
+  return call("GET", target);
+}
+
 }  // namespace tuneplane::client
 
 namespace tuneplane::client {

@@ -68,6 +68,14 @@ struct DownloadHead {
 // Each piece of the body as it arrives; false stops the download.
 using DownloadSink = std::function<bool(const DownloadHead& head, std::string_view chunk)>;
 
+// GET /v1/usage; unset members are not sent (the server's defaults).
+struct UsageQuery {
+  std::optional<std::string> by;     // user, team, owner, job
+  std::optional<std::string> since;  // a date, an RFC 3339 time or Unix seconds
+  std::optional<std::string> until;
+  std::vector<std::string> users = {};  // repeated user=
+};
+
 struct ClientTimeouts {
   std::chrono::milliseconds connect{5000};
   std::chrono::milliseconds request{30000};
@@ -96,8 +104,10 @@ class ApiClient {
   ApiResult<Json> abandonAttempt(std::string_view id, int attempt, std::string_view reason);
   // GET /v1/whoami → {"user": "alice", "admin": false}.
   ApiResult<Json> whoami();
-  // GET /v1/jobs/{id}/files → {"area", "attempt", "path", "items", "total", "continue",
-  // "areas"}: one page of a directory of the job's outputs.
+  // GET /v1/usage → {"since", "until", "by", "scope", "items", "total"}.
+  ApiResult<Json> usage(const UsageQuery& query);
+  // GET /v1/jobs/{id}/files → {"area", "attempt", "path", "items", "continue", "areas"}:
+  // one page of a directory of the job's outputs (each item's path_encoded names it exactly).
   ApiResult<Json> listFiles(std::string_view id, const FileLocation& where,
                             const FilesPage& page = {});
   // GET /v1/jobs/{id}/files/content: the file's bytes to `sink` as they arrive, never held

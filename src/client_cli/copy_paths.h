@@ -1,10 +1,11 @@
 // What `tuneplane cp` is asked to copy, parsed as pure functions: the source
 // JOB[:ATTEMPT|:checkpoints][/PATH] (kubectl cp's POD:PATH habit, with the attempt where a
 // container would be), the local name a file or a folder gets (cp's rules), and the names a
-// listing may hand it (a hostile server's "../x" never becomes a local path).
+// listing may hand it (a hostile server's "../x" never becomes a local path), byte for byte.
 // Thread-safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,8 +29,12 @@ Result<CopySource> parseCopySource(std::string_view text);
 std::string sourceBaseName(const CopySource& source);
 
 // Whether `name`, from a listing, may be joined to a local directory: not empty, not "." or
-// "..", no '/' and no NUL.
+// "..", no '/' and no NUL. Any other bytes are fine (Linux names are bytes).
 bool isSafeEntryName(std::string_view name);
+
+// The bytes a listing's `path_encoded` stands for (RFC 3986 percent-encoding: "%FF" is the
+// byte 0xFF, '+' is itself); nullopt when a '%' is not followed by two hex digits.
+std::optional<std::string> percentDecode(std::string_view text);
 
 // The local path a copy writes, as cp does: into `destination` when it is an existing
 // directory (as `base_name` inside it; an area's root, whose base name is "", goes into it

@@ -9,8 +9,14 @@
 // copy (Ctrl-C: exit 130, or a lost connection) keeps the partial file and the server's
 // version of it (ETag), and the same command resumes from there (Range + If-Range); a file
 // that changed on the server meanwhile is fetched whole again. On a terminal, a progress bar
-// on stderr. Entries the server will not serve (symbolic links, special files) are skipped
-// with a line on stderr each, and the exit code is then 2.
+// on stderr. A folder's copy fetches each entry by the exact bytes of its name (the listing's
+// path_encoded: a name that is not UTF-8 is shown with U+FFFD, which names no file) and
+// writes it under the same bytes; one entry that cannot be copied never stops the rest.
+// Entries the server will not serve (symbolic links, special files) are skipped, and an entry
+// whose copy fails (gone, a server error, a local write) is not copied, each with a line on
+// stderr; the exit code then says so: 2 when all were skipped, else the first failure's.
+// Only what stops every copy stops the folder's: Ctrl-C, a server that cannot be reached or
+// does not answer, a token refused.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,8 +28,10 @@
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
+#include <tl/expected.hpp>
 
 #include "client_cli/copy_paths.h"
 #include "client_cli/exit_codes.h"
@@ -39,6 +47,11 @@ namespace {
 constexpr uint64_t kCopyBarMinBytes = uint64_t{4} << 20;
 // Entries asked for per listing page while copying a folder.
 constexpr int kCopyPageSize = 1000;
+// A listing the server is too busy for (503 files.busy, Retry-After: 1: it runs at most
+// half its workers' worth at once) is asked again after kBusyListingPause, up to
+// kBusyListingTries times: about a minute of patience, interrupted by Ctrl-C.
+constexpr auto kBusyListingPause = std::chrono::seconds(1);
+constexpr int kBusyListingTries = 60;
 // The longest ETag kept beside a partial file (the server's are about 40 bytes).
 constexpr std::size_t kMaxEtagBytes = 200;
 
@@ -93,7 +106,9 @@ class Copier {
   static constexpr int kApiFailed = -1;
 
   // One file to `target`, through its partial file. 0, an exit code, or kApiFailed.
-  int copyFile(const client::FileLocation& where, const std::string& target) {
+  // `shown`: how messages name it ("" → its path, or `target` for an area's root).
+  int copyFile(const client::FileLocation& where, const std::string& target,
+               const std::string& shown = "") {
     const std::string part = partialPath(target);
     const std::string etag_path = part + ".etag";
     uint64_t offset = 0;
@@ -115,7 +130,7 @@ class Copier {
     bool interrupted = false;
     bool started = false;
     uint64_t in_file = 0;  // bytes the partial file holds
-    const std::string label = where.path.empty() ? target : where.path;
+    const std::string label = !shown.empty() ? shown : where.path.empty() ? target : where.path;
     auto sink = [&](const client::DownloadHead& head, std::string_view chunk) {
       if (!started) {
         started = true;
@@ -157,7 +172,7 @@ class Copier {
         // The partial file is no prefix of the file as it is now: start it over.
         ::unlink(part.c_str());
         ::unlink(etag_path.c_str());
-        return copyFile(where, target);
+        return copyFile(where, target, shown);
       }
       const bool refused = error.kind == client::FailureKind::kHttp && error.http_status < 500;
       if (refused || in_file == 0) {
@@ -176,12 +191,11 @@ class Copier {
       return localFailure("cannot write " + part + ": " + errnoText());
     }
     if (in_file != head->total) {
-      session_.fail({{"cli.incomplete_download", "SOURCE",
-                      fmt::format("the download of {} ended after {} of {}; run the same "
-                                  "command again to resume",
-                                  label, formatBytes(in_file), formatBytes(head->total))}},
-                    kExitServer);
-      return kExitServer;
+      return failure({{"cli.incomplete_download", "SOURCE",
+                       fmt::format("the download of {} ended after {} of {}; run the same "
+                                   "command again to resume",
+                                   label, formatBytes(in_file), formatBytes(head->total))}},
+                     kExitServer);
     }
     if (::fsync(fd.get()) != 0) return localFailure("cannot sync " + part + ": " + errnoText());
     fd.reset();
@@ -192,26 +206,44 @@ class Copier {
     syncDirectory(parentOf(target));
     ++files_;
     bytes_ += head->total;
-    copied_.push_back({{"path", where.path}, {"local", target}, {"bytes", head->total}});
+    copied_.push_back({{"path", label}, {"local", target}, {"bytes", head->total}});
     return kExitOk;
   }
 
   // The folder `root` (its path, its area and attempt) into `local_root`, entry by entry.
+  // 0 once every entry was tried (those not copied are named on stderr and counted by
+  // finalCode()), or what stopped the copy: kApiFailed (apiError()), 130, a local failure
+  // to make `local_root`.
   int copyTree(client::FileLocation root, const std::string& local_root) {
-    std::vector<std::pair<std::string, std::string>> todo{{root.path, local_root}};
+    api_error_.reset();
+    std::vector<Folder> todo{{root.path, root.path, local_root}};
+    bool first = true;
+    in_tree_ = true;
     while (!todo.empty()) {
-      auto [remote, local] = std::move(todo.back());
+      Folder folder = std::move(todo.back());
       todo.pop_back();
-      if (int rc = makeDirectory(local); rc != kExitOk) return rc;
+      if (int rc = makeDirectory(folder.local); rc != kExitOk) {
+        if (first) return session_.fail(*failure_, rc);
+        notCopied(folder.shown, failure_->front().message, rc);
+        continue;
+      }
       std::string token;
       do {
         client::FileLocation where = root;
-        where.path = remote;
-        auto page = session_.api().listFiles(job_, where, {kCopyPageSize, token});
+        where.path = folder.remote;
+        auto page = listPage(where, token);
         if (!page) {
-          api_error_ = page.error();
-          return kApiFailed;
+          if (page.error() == kExitInterrupted) {
+            session_.note("interrupted while the server was busy; run the same command again");
+            return kExitInterrupted;
+          }
+          const client::ApiError error = *api_error_;
+          if (first || stopsEveryCopy(error)) return kApiFailed;
+          api_error_.reset();
+          notCopied(folder.shown, error.errors.front().message, exitCodeFor(error, false));
+          break;  // this folder's other pages: none can be had
         }
+        first = false;
         // The attempt the first listing chose stays the one copied, even if a retry starts.
         if (!root.attempt && page->contains("attempt") && (*page)["attempt"].is_number_integer()) {
           root.attempt = (*page)["attempt"].get<int>();
@@ -219,33 +251,21 @@ class Copier {
         token = page->value("continue", "");
         const client::Json items = page->value("items", client::Json::array());
         for (const client::Json& item : items) {
-          const std::string name = item.value("name", "");
-          const std::string type = item.value("type", "");
-          const std::string child = remote.empty() ? name : remote + "/" + name;
-          if (!isSafeEntryName(name)) {
-            skip(child, "its name cannot be a local file name");
-            continue;
-          }
-          if (type == "directory") {
-            todo.emplace_back(child, local + "/" + name);
-          } else if (type == "file") {
-            client::FileLocation file = root;
-            file.path = child;
-            const int rc = copyFile(file, local + "/" + name);
-            if (rc == kApiFailed && refusedByServer()) {
-              skip(child, api_error_->errors.front().message);
-              api_error_.reset();
-              continue;
-            }
-            if (rc != kExitOk) return rc;
-          } else {
-            skip(child, type == "symlink" ? "a symbolic link: links are never followed"
-                                          : "not a regular file");
-          }
+          if (int rc = copyEntry(root, folder, item, todo); rc != kExitOk) return rc;
         }
       } while (!token.empty());
     }
     return kExitOk;
+  }
+
+  // After the summary: 0, or the error that counts the entries not copied, with the exit
+  // code of the first that failed (2 when every one was skipped).
+  int finalCode() {
+    if (skipped_.empty()) return kExitOk;
+    return session_.fail({{"cli.entries_skipped", "SOURCE",
+                           fmt::format("{} entr{} not copied (each named above)", skipped_.size(),
+                                       skipped_.size() == 1 ? "y was" : "ies were")}},
+                         first_failure_code_.value_or(kExitInvalid));
   }
 
   const std::optional<client::ApiError>& apiError() const { return api_error_; }
@@ -255,11 +275,123 @@ class Copier {
   const client::Json& skipped() const { return skipped_; }
 
  private:
+  // A folder to copy.
+  struct Folder {
+    std::string remote;  // its exact path in the area
+    std::string shown;   // how messages name it (the listing's path: U+FFFD for odd bytes)
+    std::string local;
+  };
+
+  // One listed entry of `folder`: a folder is queued in `todo`, a file copied, the rest
+  // skipped. 0 (copied, or named as not copied) or what stops every copy.
+  int copyEntry(const client::FileLocation& root, const Folder& folder, const client::Json& item,
+                std::vector<Folder>& todo) {
+    const std::string type = item.value("type", "");
+    const std::string shown_name = item.value("name", "");
+    const std::string shown = folder.shown.empty() ? shown_name : folder.shown + "/" + shown_name;
+    // The name's exact bytes, from path_encoded (a server that predates it: the name as shown).
+    std::string name = shown_name;
+    if (item.contains("path_encoded")) {
+      const client::Json& encoded = item["path_encoded"];
+      const auto exact =
+          encoded.is_string() ? percentDecode(encoded.get<std::string>()) : std::nullopt;
+      if (!exact) {
+        skip(shown, "the listing's path_encoded is not percent-encoded");
+        return kExitOk;
+      }
+      name = exact->substr(exact->rfind('/') + 1);  // npos + 1 == 0: no '/'
+      if (*exact != (folder.remote.empty() ? name : folder.remote + "/" + name)) {
+        skip(shown, "the listing's path_encoded is not in this folder");
+        return kExitOk;
+      }
+    }
+    if (!isSafeEntryName(name)) {
+      skip(shown, "its name cannot be a local file name");
+      return kExitOk;
+    }
+    const std::string child = folder.remote.empty() ? name : folder.remote + "/" + name;
+    const std::string local = folder.local + "/" + name;
+    if (type == "directory") {
+      todo.push_back({child, shown, local});
+      return kExitOk;
+    }
+    if (type != "file") {
+      skip(shown,
+           type == "symlink" ? "a symbolic link: links are never followed" : "not a regular file");
+      return kExitOk;
+    }
+    client::FileLocation file = root;
+    file.path = child;
+    const int rc = copyFile(file, local, shown);
+    if (rc == kExitOk) return kExitOk;
+    if (rc == kExitInterrupted) return rc;
+    if (rc == kApiFailed) {
+      const client::ApiError error = *api_error_;
+      if (stopsEveryCopy(error)) return kApiFailed;
+      api_error_.reset();
+      if (refusedByServer(error)) {
+        skip(shown, error.errors.front().message);
+      } else {
+        notCopied(shown, error.errors.front().message, exitCodeFor(error, false));
+      }
+      return kExitOk;
+    }
+    notCopied(shown, failure_->front().message, rc);  // a local write, a download cut short
+    return kExitOk;
+  }
+
+  // One page of a folder's listing; a listing the server is too busy for is asked again.
+  // Fails with kApiFailed (api_error_ says why) or kExitInterrupted.
+  tl::expected<client::Json, int> listPage(const client::FileLocation& where,
+                                           const std::string& token) {
+    for (int tries = 1;; ++tries) {
+      auto page = session_.api().listFiles(job_, where, {kCopyPageSize, token});
+      if (page) return std::move(*page);
+      const client::ApiError& error = page.error();
+      const bool busy = error.kind == client::FailureKind::kHttp &&
+                        (error.http_status == 503 || error.http_status == 429);
+      if (!busy || tries >= kBusyListingTries) {
+        api_error_ = error;
+        return tl::unexpected(kApiFailed);
+      }
+      if (!session_.io().sleeper.sleepFor(kBusyListingPause)) {
+        return tl::unexpected(kExitInterrupted);
+      }
+    }
+  }
+
+  // What ends a folder's copy rather than one entry's: the server cannot be reached or did
+  // not answer (every other request would fail the same way), or refuses the token.
+  static bool stopsEveryCopy(const client::ApiError& error) {
+    return error.kind == client::FailureKind::kNotSent ||
+           error.kind == client::FailureKind::kNoAnswer ||
+           error.kind == client::FailureKind::kBadResponse ||
+           (error.kind == client::FailureKind::kHttp &&
+            (error.http_status == 401 || error.http_status == 403));
+  }
+
   // A file the server refuses as the job's doing (a link, a FIFO, a hard link: 409), which a
-  // folder's copy skips rather than stopping.
-  bool refusedByServer() const {
-    return api_error_ && api_error_->kind == client::FailureKind::kHttp &&
-           api_error_->http_status == 409 && !api_error_->errors.empty();
+  // folder's copy skips.
+  static bool refusedByServer(const client::ApiError& error) {
+    return error.kind == client::FailureKind::kHttp && error.http_status == 409 &&
+           !error.errors.empty();
+  }
+
+  // An entry not copied because its copy failed: named now, counted at the end.
+  void notCopied(const std::string& path, const std::string& why, int exit_code) {
+    session_.note(fmt::format("not copied {}: {}", path, why));
+    skipped_.push_back({{"path", path}, {"reason", why}});
+    if (!first_failure_code_) first_failure_code_ = exit_code;
+  }
+
+  // A failure of one file's copy: printed at once for a single file; within a folder, kept
+  // (failure_) for copyTree to name, so that one file does not end the folder's copy.
+  int failure(const Errors& errors, int exit_code) {
+    if (in_tree_) {
+      failure_ = errors;
+      return exit_code;
+    }
+    return session_.fail(errors, exit_code);
   }
 
   void skip(const std::string& path, const std::string& why) {
@@ -275,7 +407,7 @@ class Copier {
   }
 
   int localFailure(const std::string& message) {
-    return session_.fail({{"cli.local_io", "LOCAL", message}}, kExitFailure);
+    return failure({{"cli.local_io", "LOCAL", message}}, kExitFailure);
   }
 
   static void syncDirectory(const std::string& dir) {
@@ -287,6 +419,9 @@ class Copier {
   std::string job_;
   ProgressBar bar_;
   std::optional<client::ApiError> api_error_;
+  bool in_tree_ = false;                   // copying a folder: one file's failure is not the end
+  std::optional<Errors> failure_;          // the last local or download failure within a folder
+  std::optional<int> first_failure_code_;  // the exit code of the first entry that failed
   uint64_t files_ = 0;
   uint64_t bytes_ = 0;
   client::Json copied_ = client::Json::array();
@@ -346,14 +481,7 @@ int runCp(const CpFlags& flags, CommandIo& io) {
     session->note(fmt::format("copied {} file{} ({}) to {}", copier.files(),
                               copier.files() == 1 ? "" : "s", formatBytes(copier.bytes()), target));
   }
-  if (!copier.skipped().empty()) {
-    return session->fail(
-        {{"cli.entries_skipped", "SOURCE",
-          fmt::format("{} entr{} not copied (each named above)", copier.skipped().size(),
-                      copier.skipped().size() == 1 ? "y was" : "ies were")}},
-        kExitInvalid);
-  }
-  return kExitOk;
+  return copier.finalCode();
 }
 
 void addCpCommand(CLI::App& app, IoSource io) {

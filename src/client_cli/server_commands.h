@@ -12,6 +12,7 @@
 //   attempt abandon ID N --reason TEXT            POST /v1/jobs/{id}/attempts/{n}/abandon
 //   cp [-r] JOB[:ATTEMPT|:checkpoints][/PATH] LOCAL  GET /v1/jobs/{id}/files[/content]
 //   whoami                                        GET /v1/whoami
+//   usage [--by B] [--since T] [--until T] [--user U]…  GET /v1/usage
 #pragma once
 
 #include <optional>
@@ -86,6 +87,15 @@ struct WhoamiFlags {
 };
 int runWhoami(const WhoamiFlags& flags, CommandIo& io);
 
+struct UsageFlags {
+  ServerFlags server;
+  std::optional<std::string> by;  // user, team, owner, job
+  std::optional<std::string> since;
+  std::optional<std::string> until;
+  std::vector<std::string> users;
+};
+int runUsage(const UsageFlags& flags, CommandIo& io);
+
 // The verbs on a CLI11 app; each callback runs in `io()`'s world (cli/commands.h's
 // addServerCommands passes processIo).
 void addSubmitCommand(CLI::App& app, IoSource io);      // submit_command.cc
@@ -94,6 +104,7 @@ void addLogsCommand(CLI::App& app, IoSource io);        // logs_command.cc
 void addJobActionCommands(CLI::App& app, IoSource io);  // job_action_commands.cc: cancel, attempt
 void addCpCommand(CLI::App& app, IoSource io);          // cp_command.cc
 void addWhoamiCommand(CLI::App& app, IoSource io);      // whoami_command.cc
+void addUsageCommand(CLI::App& app, IoSource io);       // usage_command.cc
 void addServerCommands(CLI::App& app, IoSource io);     // all of the above
 void addServerCommands(CLI::App& app);  // … with processIo (the `tuneplane` binary)
 

@@ -114,7 +114,8 @@ void ServerSession::printDocument(const client::Json& document) {
   if (format_ == OutputFormat::kYaml) {
     io_.out << toYaml(document);
   } else {
-    io_.out << document.dump(2) << '\n';
+    // Bytes that are not UTF-8 (a local path, a name from argv) as U+FFFD, never a throw.
+    io_.out << document.dump(2, ' ', false, client::Json::error_handler_t::replace) << '\n';
   }
   io_.out.flush();
 }

@@ -61,6 +61,7 @@ void addServerCommands(CLI::App& app, IoSource io) {
   addLogsCommand(app, io);
   addJobActionCommands(app, io);
   addCpCommand(app, io);
+  addUsageCommand(app, io);
   addWhoamiCommand(app, std::move(io));
 }
 

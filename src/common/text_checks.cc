@@ -51,4 +51,15 @@ bool isSha256Hex(std::string_view hex) {
   return true;
 }
 
+bool isUnixUserName(std::string_view name) {
+  if (name.empty() || name.size() > 32) return false;
+  const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  if (!lower(name[0]) && name[0] != '_') return false;
+  for (char c : name) {
+    if (!lower(c) && !digit(c) && c != '_' && c != '-') return false;
+  }
+  return true;
+}
+
 }  // namespace tuneplane

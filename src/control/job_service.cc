@@ -3,18 +3,27 @@
 
 #include "control/error_codes.h"
 #include "control/state_machine.h"
+#include "pipeline/run_as.h"
 #include "spec/spec_parser.h"
 #include "store/error_codes.h"
 
 namespace tuneplane::control {
 
 JobService::JobService(store::JobStore& store, pipeline::AttemptLauncher& launcher,
-                       const Clock& clock, ControlObserver* observer)
-    : store_(store), launcher_(launcher), clock_(clock), observer_(observer) {}
+                       const Clock& clock, ControlObserver* observer, staging::OsUsers* users)
+    : store_(store),
+      launcher_(launcher),
+      clock_(clock),
+      observer_(observer),
+      users_(users != nullptr ? *users : host_users_) {}
 
-Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const std::string& owner) {
+Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const std::string& owner,
+                                             const std::string& unix_user) {
   Errors errors;
   if (owner.empty()) errors.push_back({codes::kNoOwner, "owner", "a job needs an owner"});
+  // Whom Slurm runs it as, fixed now: never someone else than the owner's Unix user.
+  auto run_as = pipeline::runAsFor(launcher_.site().site, owner, unix_user, users_);
+  if (!run_as) errors.push_back(run_as.error());
   auto validated = launcher_.validate(spec_text);
   if (!validated) errors.insert(errors.end(), validated.error().begin(), validated.error().end());
   if (!errors.empty()) return failAll(std::move(errors));
@@ -24,6 +33,7 @@ Checked<store::JobRecord> JobService::submit(std::string_view spec_text, const s
   store::JobRecord job;
   job.name = spec->metadata.name;
   job.owner = owner;
+  job.run_as = *run_as;
   job.labels = spec->metadata.labels;
   job.spec = std::string(spec_text);
   job.phase = phase::JobPhase::kPending;

@@ -16,6 +16,7 @@
 #include "common/result.h"
 #include "control/control_observer.h"
 #include "pipeline/attempt_launcher.h"
+#include "staging/os_users.h"
 #include "store/job_store.h"
 
 namespace tuneplane::control {
@@ -24,12 +25,17 @@ class JobService {
  public:
   // REQUIRES: every collaborator outlives the service. `observer` (may be null) is told of
   // each job's creation.
+  // `users` (may be null: this host's) is where a per_user site's Unix users are looked up.
   JobService(store::JobStore& store, pipeline::AttemptLauncher& launcher, const Clock& clock,
-             ControlObserver* observer = nullptr);
+             ControlObserver* observer = nullptr, staging::OsUsers* users = nullptr);
 
-  // Errors: every problem prepareText finds (the list `tuneplane validate` prints),
-  // "control.no_owner", and the store's ("store.io"). Returns the job as stored (Pending).
-  Checked<store::JobRecord> submit(std::string_view spec_text, const std::string& owner);
+  // `unix_user`: the Unix user `owner` maps to (server.tokens[].unix_user), which the job
+  // runs as when the site's slurm.identity is per_user (pipeline/run_as.h); "" for callers
+  // on a shared site. Errors: every problem prepareText finds (the list `tuneplane validate`
+  // prints), "control.no_owner", run_as.h's codes, and the store's ("store.io"). Returns
+  // the job as stored (Pending), its run_as set.
+  Checked<store::JobRecord> submit(std::string_view spec_text, const std::string& owner,
+                                   const std::string& unix_user = {});
 
   // Asks for the job's end: before submission it just ends; afterwards every component is
   // cancelled by SLUID; a lost receipt is cancelled as soon as it is found.
@@ -55,6 +61,8 @@ class JobService {
   pipeline::AttemptLauncher& launcher_;
   const Clock& clock_;
   ControlObserver* const observer_;
+  staging::PosixOsUsers host_users_;
+  staging::OsUsers& users_;
 };
 
 }  // namespace tuneplane::control

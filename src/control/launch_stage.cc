@@ -7,6 +7,7 @@
 
 #include "control/decisions.h"
 #include "control/retry_policy.h"
+#include "slurm/client_views.h"
 
 namespace tuneplane::control {
 namespace {
@@ -49,10 +50,17 @@ class LaunchStage::TimedClient final : public slurm::SlurmClient {
   slurm::SlurmResult<std::vector<slurm::NodeInfo>> listNodes() override {
     return inner_.listNodes();
   }
+  // The slot's connection as `user`, its submits timed the same way.
+  slurm::SlurmClient& as(const std::string& user) override {
+    return views_.of(*this, inner_, user, [this](slurm::SlurmClient& inner_view) {
+      return std::make_unique<TimedClient>(stage_, inner_view);
+    });
+  }
 
  private:
   LaunchStage& stage_;
   slurm::SlurmClient& inner_;
+  slurm::ClientViews views_;
 };
 
 LaunchStage::LaunchStage(std::vector<slurm::SlurmClient*> clients, const Clock& clock,

@@ -188,7 +188,9 @@ Reconciler::Driven Reconciler::drive(const store::JobView& view, JobFacts facts,
   }
   memory = plan.memory;
   if (!plan.note.empty()) spdlog::warn("reconciler: job {}: {}", view.job.id, plan.note);
-  for (const std::string& sluid : plan.strays) stray_cancels_[sluid] = view.job.id;
+  for (const std::string& sluid : plan.strays) {
+    stray_cancels_[sluid] = {view.job.id, view.job.run_as};
+  }
   if (plan.duplicate_jobs > 0 && options_.observer != nullptr && !view.attempts.empty()) {
     options_.observer->duplicates(view.attempts.back(), plan.duplicate_jobs);
   }
@@ -200,7 +202,7 @@ Reconciler::Driven Reconciler::drive(const store::JobView& view, JobFacts facts,
   }
   const store::JobView& now = driven.after ? *driven.after : view;
   for (const auto& [memory_key, sluid] : plan.cancel_after) {
-    if (cancelOne(view.job.id, sluid) != CancelHeard::kUnheard) {
+    if (cancelOne(view.job.id, view.job.run_as, sluid) != CancelHeard::kUnheard) {
       memory_[key(now.attempts.back())].cancel_heard_ms[memory_key] = steady_now_;
     }
   }
@@ -238,15 +240,15 @@ void Reconciler::gather(const store::JobView& view, const StepPlan& plan, JobFac
   if (plan.read_sluid && facts.read.heard == Heard::kNotAsked) {
     ++report_.fetches;
     // The leader's SLUID answers for every component of a het job.
-    facts.read = answer(slurm_.getJob(attempt.components.front().sluid));
+    facts.read = answer(slurmFor(view.job).getJob(attempt.components.front().sluid));
     if (facts.read.heard == Heard::kNoAnswer) ++report_.errors;
   }
   if (plan.read_receipt && facts.read.heard == Heard::kNotAsked) {
     ++report_.fetches;
-    facts.read = answer(slurm_.getJob(std::to_string(attempt.slurm_job_id)));
+    facts.read = answer(slurmFor(view.job).getJob(std::to_string(attempt.slurm_job_id)));
   }
   if (plan.read_token && facts.token.heard == Heard::kNotAsked) {
-    auto found = byToken(attempt.submit_token);
+    auto found = byToken(attempt.submit_token, view.job);
     facts.token =
         found ? SlurmAnswer::found(std::move(*found)) : SlurmAnswer::noAnswer(listingError());
   }
@@ -260,7 +262,7 @@ void Reconciler::gather(const store::JobView& view, const StepPlan& plan, JobFac
   }
   for (const CancelOrder& order : plan.cancel_now) {
     if (facts.cancels.count(order.sluid)) continue;
-    facts.cancels[order.sluid] = cancelOne(view.job.id, order.sluid);
+    facts.cancels[order.sluid] = cancelOne(view.job.id, view.job.run_as, order.sluid);
   }
 }
 

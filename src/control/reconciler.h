@@ -207,11 +207,17 @@ class Reconciler {
 
   // reconciler_track.cc: polling, the lookup by token, cancel.
   void poll(const std::vector<const store::JobView*>& tracked, std::stop_token stop);
-  // The records carrying `token` in this tick's listing, of the site's Slurm user only
+  // The records carrying `token` in this tick's listing, of `job`'s Slurm user only (its
+  // run_as, else the site's slurm.user): any user can put a token on a job of theirs
   // (nullopt: no listing).
-  std::optional<std::vector<slurm::JobRecord>> byToken(const std::string& token);
-  // Sends one DELETE and says what Slurm answered.
-  CancelHeard cancelOne(const std::string& job_id, const std::string& sluid);
+  std::optional<std::vector<slurm::JobRecord>> byToken(const std::string& token,
+                                                       const store::JobRecord& job);
+  // The client for requests about `job`'s Slurm jobs: as its user (slurm.identity per_user),
+  // else the service's own.
+  slurm::SlurmClient& slurmFor(const store::JobRecord& job) { return slurm_.as(job.run_as); }
+  // Sends one DELETE, as the job's user, and says what Slurm answered.
+  CancelHeard cancelOne(const std::string& job_id, const std::string& run_as,
+                        const std::string& sluid);
   void retryStrayCancels();
   // A Releasing attempt that still has het survivors or a requeued job to cancel: read and
   // acted on every cycle until Slurm confirms each ended.
@@ -246,14 +252,14 @@ class Reconciler {
   std::vector<store::Change> batch_;
   TickReport report_;
   std::optional<slurm::SlurmResult<slurm::JobListing>> listing_;  // at most one GET /jobs/ per tick
-  // listing_'s records of the site's Slurm user by submit token (comments that are tokens
-  // only), built at the first lookup by token of the tick.
+  // listing_'s records by submit token (comments that are tokens only), built at the first
+  // lookup by token of the tick; byToken keeps those of the job's own user.
   std::optional<std::unordered_map<std::string, std::vector<slurm::JobRecord>>> by_token_;
 
   // Per process: the typed memory of each current attempt (job_step.h), and duplicates
   // (SLUID → job id) whose DELETE Slurm has not heard yet, sent again every cycle.
   std::map<AttemptKey, AttemptMemory> memory_;
-  std::map<std::string, std::string> stray_cancels_;
+  std::map<std::string, std::pair<std::string, std::string>> stray_cancels_;  // → (job, run_as)
   // slurm.failed_node_quarantine: nodes an attempt of any job failed on, kept out of every
   // new stage until (Clock::steadyMs) — with why. Read and written on the loop's thread only
   // (the launch tasks get a copy in their Launch).

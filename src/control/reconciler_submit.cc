@@ -129,7 +129,7 @@ void Reconciler::startAttempt(Launch& launch, slurm::SlurmClient& slurm) {
   const store::AttemptRecord* last = currentAttempt(view);
   const int number = last ? last->number + 1 : 1;
   auto token = launcher_.newSubmitToken(spec.metadata.name);
-  auto dir = launcher_.attemptDir(view.job.id, number);
+  auto dir = launcher_.attemptDir(view.job.id, number, view.job.run_as);
   if (!token || !dir) {
     ++launch.tally.errors;
     spdlog::error("reconciler: job {}: no identity for attempt {}: {}", view.job.id, number,
@@ -164,7 +164,8 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
   }
   std::optional<spec::PartialSpec> own;
   if (parsed == nullptr) own = spec::parsePartialJobSpec(view.job.spec);
-  auto staged = launcher_.stageOrLoad(parsed != nullptr ? *parsed : *own, attempt, avoidance);
+  auto staged = launcher_.stageOrLoad(parsed != nullptr ? *parsed : *own, attempt, view.job.run_as,
+                                      avoidance);
   if (!staged) {
     const std::string why = describeAll(staged.error());
     if (stagingMayPass(staged.error())) {
@@ -187,7 +188,8 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
   hook(SubmitStep::kSubmittingDurable, *submitting, n);
 
   ++tally.submits;
-  auto receipt = slurm.submit(staged->body);
+  // As the job's user (slurm.identity per_user): the job is then that user's in Slurm.
+  auto receipt = slurm.as(view.job.run_as).submit(staged->body);
   hook(SubmitStep::kSubmitAnswered, *submitting, n);
   if (!receipt) {
     const slurm::SlurmError& e = receipt.error();

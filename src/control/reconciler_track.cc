@@ -31,24 +31,29 @@ std::string Reconciler::listingError() const {
                                 : std::string("no listing");
 }
 
-std::optional<std::vector<slurm::JobRecord>> Reconciler::byToken(const std::string& token) {
+std::optional<std::vector<slurm::JobRecord>> Reconciler::byToken(const std::string& token,
+                                                                 const store::JobRecord& job) {
   if (!by_token_) {
     const slurm::JobListing* all = listing();
     if (all == nullptr) return std::nullopt;
-    // Only the site's Slurm user's jobs: without PrivateData=jobs every user sees the comments,
-    // and any user can put a token on a job of theirs (a decoy TunePlane would adopt, and then
-    // cancel the real job as its duplicate).
-    const std::string& user = launcher_.site().site.slurm.user;
     by_token_.emplace();
     for (const auto& record : all->jobs) {
-      if (!user.empty() && record.user_name != user) continue;
       if (launch::isValidSubmitToken(record.comment)) {
         (*by_token_)[record.comment].push_back(record);
       }
     }
   }
-  const auto found = by_token_->find(token);
-  return found == by_token_->end() ? std::vector<slurm::JobRecord>() : found->second;
+  // Only the job's own Slurm user's: without PrivateData=jobs every user sees the comments,
+  // and any user can put a token on a job of theirs (a decoy TunePlane would adopt, and then
+  // cancel the real job as its duplicate).
+  const std::string& user = job.run_as.empty() ? launcher_.site().site.slurm.user : job.run_as;
+  std::vector<slurm::JobRecord> mine;
+  if (const auto found = by_token_->find(token); found != by_token_->end()) {
+    for (const auto& record : found->second) {
+      if (user.empty() || record.user_name == user) mine.push_back(record);
+    }
+  }
+  return mine;
 }
 
 void Reconciler::poll(const std::vector<const store::JobView*>& tracked, std::stop_token stop) {
@@ -140,9 +145,10 @@ void Reconciler::poll(const std::vector<const store::JobView*>& tracked, std::st
   }
 }
 
-CancelHeard Reconciler::cancelOne(const std::string& job_id, const std::string& sluid) {
+CancelHeard Reconciler::cancelOne(const std::string& job_id, const std::string& run_as,
+                                  const std::string& sluid) {
   ++report_.cancels;
-  auto status = slurm_.cancel(sluid, std::nullopt);
+  auto status = slurm_.as(run_as).cancel(sluid, std::nullopt);
   if (status || status.error().error.code == slurm::kErrAlreadyCompleting) {
     return CancelHeard::kHeard;
   }
@@ -155,8 +161,9 @@ CancelHeard Reconciler::cancelOne(const std::string& job_id, const std::string& 
 
 void Reconciler::retryStrayCancels() {
   for (auto it = stray_cancels_.begin(); it != stray_cancels_.end();) {
-    it = cancelOne(it->second, it->first) != CancelHeard::kUnheard ? stray_cancels_.erase(it)
-                                                                   : std::next(it);
+    it = cancelOne(it->second.first, it->second.second, it->first) != CancelHeard::kUnheard
+             ? stray_cancels_.erase(it)
+             : std::next(it);
   }
 }
 

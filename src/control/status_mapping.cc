@@ -341,10 +341,11 @@ std::string_view scriptFailure(int exit_code) {
              "claimed the attempt first; this one ran nothing";
     case slurm::kExitCannotClaim:
       return "the attempt's claim or the job's fence on the shared filesystem could not be "
-             "made or read on the node, so it ran nothing (fails closed)";
+             "made or read on the node, so it ran nothing, or stopped what it ran (fails "
+             "closed)";
     case slurm::kExitSuperseded:
-      return "a later attempt of this job had been staged when this one started, so it ran "
-             "nothing";
+      return "a later attempt of this job had been staged, so this one ran nothing, or "
+             "stopped what it ran";
     default:
       return {};
   }

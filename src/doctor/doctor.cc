@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <set>
 
 #include "catalog/error_codes.h"
 #include "doctor/artifact_checks.h"
@@ -73,7 +75,8 @@ TokenFacts gatherTokenFacts(const catalog::SiteConfig& site, const SlurmAccess& 
 }
 
 StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host,
-                                staging::OsUsers& users, staging::StagingFs& fs) {
+                                staging::OsUsers& users, staging::StagingFs& fs,
+                                const std::vector<std::string>& mapped_users) {
   StagingFacts facts;
   facts.root = site.staging_root;
   facts.root_info = host.inspect(site.staging_root);
@@ -88,6 +91,18 @@ StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host
   facts.job_user_name = site.slurm.user;
   facts.group_name = stagingGroupOf(site);
   facts.access = staging::decideJobAccess(site, users, fs);
+  if (site.slurm.identity == catalog::IdentityMode::kPerUser) {
+    for (const std::string& name : mapped_users) {
+      const bool seen = std::any_of(facts.users.begin(), facts.users.end(),
+                                    [&](const UserStagingFacts& u) { return u.name == name; });
+      if (seen) continue;
+      UserStagingFacts user{name, std::nullopt, std::nullopt};
+      if (*facts.access) {
+        user.access = staging::decideUserAccess(**facts.access, site.staging_root, name, users, fs);
+      }
+      facts.users.push_back(std::move(user));
+    }
+  }
   return facts;
 }
 
@@ -155,6 +170,55 @@ std::vector<CheckResult> credentialChecks(const catalog::SiteConfig& site,
   return checks;
 }
 
+UserIdentityFacts gatherUserIdentityFacts(const SlurmAccess& access, const std::string& user) {
+  UserIdentityFacts f;
+  f.user = user;
+  if (access.mechanism) f.mechanism = *access.mechanism;
+  if (access.client == nullptr) return f;
+  f.asked = true;
+  // A cheap read as the user: slurmrestd refuses it when the token may not act as them.
+  if (auto partitions = access.client->as(user).listPartitions(); !partitions) {
+    f.acting = partitions.error();
+    return f;
+  }
+  if (!access.read_path || !access.negotiate) return f;
+  auto choice = access.negotiate();
+  if (!choice) return f;
+  const std::string base = "/slurmdb/" + std::string(choice->api->name);
+  const auto read = [&](const std::string& path,
+                        const char* list) -> std::optional<nlohmann::json> {
+    auto text = access.read_path(path);
+    if (!text) {
+      f.accounting = text.error().http_status == 404 ? UserIdentityFacts::Accounting::kUnavailable
+                                                     : UserIdentityFacts::Accounting::kError;
+      f.accounting_error = text.error().describe();
+      return std::nullopt;
+    }
+    auto body = nlohmann::json::parse(*text, nullptr, false);
+    if (!body.is_object() || !body.contains(list) || !body[list].is_array()) {
+      f.accounting = UserIdentityFacts::Accounting::kError;
+      f.accounting_error = std::string("the answer has no ") + list + " list";
+      return std::nullopt;
+    }
+    return body[list];
+  };
+  auto users = read(base + "/user/" + user, "users");
+  if (!users) return f;
+  if (users->empty()) {
+    f.accounting = UserIdentityFacts::Accounting::kUnknownUser;
+    return f;
+  }
+  auto associations = read(base + "/associations/?user=" + user, "associations");
+  if (!associations) return f;
+  f.accounting = UserIdentityFacts::Accounting::kKnown;
+  for (const auto& a : *associations) {
+    if (a.is_object() && a.contains("account") && a["account"].is_string()) {
+      f.accounts.push_back(a["account"].get<std::string>());
+    }
+  }
+  return f;
+}
+
 DatabaseFacts gatherDatabaseFacts(const DatabaseTarget& target) {
   DatabaseFacts facts;
   facts.db = store::describeDb(target.db);
@@ -217,12 +281,24 @@ std::vector<CheckResult> runDoctor(const DoctorInput& input, DoctorEnv& env) {
   for (auto& c : credentialChecks(site, input.server_secrets, env.host, env.users, node_names)) {
     checks.push_back(std::move(c));
   }
+  checks.push_back(checkIdentity(site, env.slurm.mechanism));
+  if (site.slurm.identity == catalog::IdentityMode::kPerUser) {
+    std::set<std::string> asked;  // a user with several tokens is checked once
+    for (const std::string& user : input.mapped_users) {
+      if (!asked.insert(user).second) continue;
+      checks.push_back(checkUserIdentity(gatherUserIdentityFacts(env.slurm, user)));
+    }
+  }
   for (auto& c : checkPartitions(site, slurm)) checks.push_back(std::move(c));
   for (auto& c : checkGpuSeries(site, slurm)) checks.push_back(std::move(c));
 
-  const StagingFacts staging = gatherStagingFacts(site, env.host, env.users, env.fs);
+  const StagingFacts staging =
+      gatherStagingFacts(site, env.host, env.users, env.fs, input.mapped_users);
   checks.push_back(checkStagingRoot(staging));
   checks.push_back(checkStagingUser(staging));
+  for (const UserStagingFacts& user : staging.users) {
+    checks.push_back(checkUserStaging(user, staging));
+  }
   checks.push_back(checkStagingFilesystem(staging));
 
   checks.push_back(checkRegistry(input.registry_path, input.registry));

@@ -3,7 +3,8 @@
 // hands the facts to the pure judgement functions and returns every check in a fixed order:
 //
 //   slurmrestd → slurmctld → api_version → token → credential/* → partition/*
-//   → gpu_series/* → staging/root → staging/user → staging/filesystem → registry
+//   → gpu_series/* → staging/root → staging/user → staging/user/<name> (per_user, one per
+//   mapped user) → staging/filesystem → registry
 //   → artifact/* → database → database/lease (PostgreSQL)
 //
 // It submits nothing and changes nothing but one probe file it creates and removes in the
@@ -28,6 +29,7 @@
 #include "doctor/check.h"
 #include "doctor/facts.h"
 #include "doctor/host_probe.h"
+#include "doctor/identity_checks.h"
 #include "slurm/slurm_client.h"
 #include "slurm/token_provider.h"
 #include "staging/os_users.h"
@@ -61,6 +63,9 @@ struct DoctorInput {
   // database checks are left out otherwise.
   std::optional<DatabaseTarget> database;
   std::vector<SecretFile> server_secrets;  // server.tls.key, server.db_password_file
+  // slurm.identity per_user: the Unix users the site's tokens map to (ApiToken::runAs()),
+  // each checked as staging/user/<name>; ignored in shared mode.
+  std::vector<std::string> mapped_users = {};
 };
 
 // The way to slurmrestd. `tokens` is the client's own token source, so the token doctor
@@ -74,6 +79,11 @@ struct SlurmAccess {
   // The client's REST API version, negotiated if it must be (SlurmRestClient::negotiate);
   // empty: not asked (the version is then judged from the ping alone).
   std::function<slurm::SlurmResult<slurm::ApiChoice>()> negotiate;
+  // GET of another route with the client's auth (SlurmRestClient::readPath), for slurmdbd's
+  // users and associations; empty: not asked.
+  std::function<slurm::SlurmResult<std::string>(const std::string& path)> read_path;
+  // How the client acts as another user (slurm.identity per_user); nullopt: no credential.
+  std::optional<slurm::IdentityMechanism> mechanism;
 };
 
 // Told while a large artifact is hashed: the runtime id, bytes done and the file's size.
@@ -96,8 +106,12 @@ std::vector<CheckResult> runDoctor(const DoctorInput& input, DoctorEnv& env);
 SlurmFacts gatherSlurmFacts(const catalog::SiteConfig& site, const SlurmAccess& access);
 TokenFacts gatherTokenFacts(const catalog::SiteConfig& site, const SlurmAccess& access,
                             const Clock& clock);
+// Slurm as `user` (identity_checks.h): a request as the user, then slurmdbd's record of it.
+UserIdentityFacts gatherUserIdentityFacts(const SlurmAccess& access, const std::string& user);
+// `mapped_users`: DoctorInput's; per_user, each is asked staging::decideUserAccess.
 StagingFacts gatherStagingFacts(const catalog::SiteConfig& site, HostProbe& host,
-                                staging::OsUsers& users, staging::StagingFs& fs);
+                                staging::OsUsers& users, staging::StagingFs& fs,
+                                const std::vector<std::string>& mapped_users = {});
 // Opens the database read-only (store/store_probe.h) and reads its version and lease row.
 DatabaseFacts gatherDatabaseFacts(const DatabaseTarget& target);
 ArtifactFacts gatherArtifactFacts(const catalog::Runtime& runtime,

@@ -62,6 +62,19 @@ struct PathInfo {
   std::string error;  // why stat failed, other than "does not exist"; empty otherwise
 };
 
+// slurm.identity per_user: one Unix user the site's tokens map to (server.tokens[].unix_user,
+// else user), and whether its jobs' files can be staged as only it reaches them.
+struct UserStagingFacts {
+  std::string name;
+  // staging::decideUserAccess: the user, its group and its users/<name> directory; unset when
+  // not asked (the site's own rule failed: staging/user says why).
+  std::optional<staging::AccessResult<staging::JobAccess>> access;
+  // Whether Slurm knows the user and it has an association: filled by the Slurm side of
+  // issue 44 (the gathering layer asks slurmrestd as the user); unset: not asked, and the
+  // check says so.
+  std::optional<Status> slurm;
+};
+
 // The staging root as this process sees it, and whether the job user can write attempts
 // staged there (the rule of staging/job_access.h, asked through staging::decideJobAccess).
 struct StagingFacts {
@@ -74,6 +87,8 @@ struct StagingFacts {
   std::optional<std::string> group_name;    // staging.group (issue 11) when the site names one
   // staging::decideJobAccess for the site: how the job user will write, or why it cannot.
   std::optional<staging::AccessResult<staging::JobAccess>> access;  // unset when not asked
+  // slurm.identity per_user: each mapped user, in the order the tokens name them (once each).
+  std::vector<UserStagingFacts> users;
 };
 
 // A file as stat(2) and realpath(3) see it.

@@ -134,12 +134,55 @@ CheckResult checkStagingUser(const StagingFacts& f) {
                     access.group->gid, details["writable_dir_mode"].get<std::string>(), f.root),
         details);
   }
+  if (access.mode == staging::JobAccessMode::kPerUser) {
+    details["mode"] = "per_user";
+    return okCheck(name,
+                   fmt::format("slurm.identity per_user: TunePlane runs as {}, slurm.user, and "
+                               "each job runs as its own user, its files under {}/users/<name> "
+                               "(one staging/user/<name> check per mapped user)",
+                               userLabel(access.process_user), f.root),
+                   details);
+  }
   details["mode"] = "same_user";
   return okCheck(name,
                  fmt::format("TunePlane runs as {}, the user Slurm runs jobs as (slurm.user): "
                              "jobs can write their attempt's logs/ and output/",
                              userLabel(access.process_user)),
                  details);
+}
+
+CheckResult checkUserStaging(const UserStagingFacts& u, const StagingFacts& f) {
+  const std::string name = "staging/user/" + u.name;
+  json details = {{"user", u.name}, {"root", f.root}};
+  if (!u.access) return skipCheck(name, "the site's own rule failed (see staging/user)");
+  if (!*u.access) {
+    const staging::AccessRefusal& refusal = u.access->error();
+    details["code"] = refusal.code;
+    return failCheck(name, fmt::format("{} [{}]", refusal.reason, refusal.code),
+                     refusal.fix.empty() ? "map the API user to another Unix user" : refusal.fix,
+                     details);
+  }
+  const staging::JobAccess& access = **u.access;
+  details["job_user"] = userJson(access.job_user);
+  if (access.group) details["group"] = access.group->name;
+  details["user_dir_mode"] = fmt::format("{:04o}", staging::kUserDirMode);
+  if (u.slurm && !*u.slurm) {
+    details["slurm_code"] = u.slurm->error().code;
+    return failCheck(name, u.slurm->error().message,
+                     fmt::format("make '{}' known to Slurm with an association for the accounts "
+                                 "its jobs are charged to (sacctmgr add user {} account=…)",
+                                 u.name, u.name),
+                     details);
+  }
+  details["slurm"] = u.slurm ? "known" : "not checked";
+  return okCheck(
+      name,
+      fmt::format("{}'s jobs run as {}; {}/users/{} is owned by {}, group '{}', mode "
+                  "{:04o}, and only they and TunePlane reach it{}",
+                  u.name, userLabel(access.job_user), f.root, u.name,
+                  userLabel(access.process_user), access.group ? access.group->name : "?",
+                  staging::kUserDirMode, u.slurm ? "; Slurm knows the user" : ""),
+      details);
 }
 
 CheckResult checkStagingFilesystem(const StagingFacts& f) {

@@ -7,6 +7,12 @@
 //                       staging.group holds slurm.user and is usable by TunePlane, and the
 //                       job user can pass through every directory down to the root); this
 //                       check reports staging::decideJobAccess's verdict, reason and fix
+//   staging/user/<name> slurm.identity per_user, one per mapped user of the site's tokens:
+//                       the user exists here, is not root, has a group of its own, and its
+//                       users/<name> directory is owned by TunePlane's user, group the user's
+//                       primary group, mode 02750, reachable by the user
+//                       (staging::decideUserAccess's verdict, reason and fix); and, when the
+//                       gathering layer asked, whether Slurm knows the user (UserStagingFacts)
 //   staging/filesystem  statfs(2) f_type of the root: a network or cluster filesystem
 //                       (NFS, Lustre, GPFS, BeeGFS, CephFS, …) → ok; a local one (ext4, xfs,
 //                       tmpfs, overlay, …) → warn, since compute nodes would each see their
@@ -37,6 +43,7 @@ FilesystemKind classifyFilesystem(uint64_t f_type);
 
 CheckResult checkStagingRoot(const StagingFacts& facts);
 CheckResult checkStagingUser(const StagingFacts& facts);
+CheckResult checkUserStaging(const UserStagingFacts& user, const StagingFacts& facts);
 CheckResult checkStagingFilesystem(const StagingFacts& facts);
 
 }  // namespace tuneplane::doctor

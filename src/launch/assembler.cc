@@ -106,6 +106,7 @@ class Assembler {
     // The spec's choice (serve checked it against the user's token), else the site's.
     out.account = spec_.scheduling.account ? spec_.scheduling.account : site_.slurm.account;
     out.qos = spec_.scheduling.qos ? spec_.scheduling.qos : site_.slurm.qos;
+    if (site_.slurm.identity == catalog::IdentityMode::kPerUser) out.job_umask = kPerUserJobUmask;
     out.ray = site_.ray;
     // A first-class framework: TunePlane writes its command, config and environment.
     if (spec::launchedFromConfig(spec_.framework.name)) addLlamaFactoryLaunch(spec_, out);

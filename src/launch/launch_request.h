@@ -114,6 +114,10 @@ struct AttemptIdentity {
   bool operator==(const AttemptIdentity&) const = default;
 };
 
+// The umask of a per_user job (LaunchRequest::job_umask): nothing is taken from the group and
+// the others' read and search bits.
+inline constexpr const char* kPerUserJobUmask = "0022";
+
 struct LaunchRequest {
   std::string job_name;  // metadata.name; the Slurm job name
   AttemptIdentity identity;
@@ -153,6 +157,12 @@ struct LaunchRequest {
   ResumeRecord resume_record = ResumeRecord::kNone;
   std::optional<std::string> account;
   std::optional<std::string> qos;
+  // slurm.identity per_user: the umask the job runs with, kPerUserJobUmask — the batch
+  // script's `umask` and the submit body's SLURM_UMASK (which Slurm applies to the stdout and
+  // stderr files) — so that TunePlane, not in the job user's group, reads what the job writes
+  // through the "other" bits, while the user's staging directory keeps every other user out
+  // (staging/job_access.h). "": none set, Slurm's and the shell's own apply (shared mode).
+  std::string job_umask;
   catalog::RayConfig ray;
   // The logical CPUs each Ray node advertises per GPU, at least: 0 for none beyond the CPUs
   // Slurm gave the node. A framework whose placement group asks a fixed number of CPUs per

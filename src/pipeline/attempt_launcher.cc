@@ -23,13 +23,15 @@ Error invalid(const std::string& dir, const std::string& what) {
 
 AttemptLauncher::AttemptLauncher(const SiteContext& site, catalog::ArtifactVerifier& verifier,
                                  launch::RandomSource& random, staging::StagingFs& fs,
-                                 staging::JobAccess access, attempt::AttemptReader& files)
+                                 staging::JobAccess access, attempt::AttemptReader& files,
+                                 staging::OsUsers& users)
     : site_(&site),
       verifier_(verifier),
       random_(random),
       fs_(fs),
       access_(std::move(access)),
-      files_(files) {}
+      files_(files),
+      users_(users) {}
 
 const SiteContext& AttemptLauncher::site() const {
   std::lock_guard<std::mutex> lock(site_mu_);
@@ -61,19 +63,32 @@ Result<std::string> AttemptLauncher::newSubmitToken(std::string_view job_name) {
   return identity->submit_token;
 }
 
-Result<std::string> AttemptLauncher::attemptDir(const std::string& job_id, int attempt) const {
-  return staging::attemptDir(site().site.staging_root, job_id, attempt);
+Result<std::string> AttemptLauncher::attemptDir(const std::string& job_id, int attempt,
+                                                const std::string& run_as) const {
+  return staging::attemptDir(site().site.staging_root, job_id, attempt, run_as);
+}
+
+Result<staging::JobAccess> AttemptLauncher::accessFor(const std::string& run_as) const {
+  // A job with no run_as runs as slurm.user, whose rule is the site's (a per_user site's
+  // stages it as kSameUser: TunePlane is slurm.user there).
+  if (access_.mode != staging::JobAccessMode::kPerUser || run_as.empty()) return access_;
+  auto access = staging::decideUserAccess(access_, site().site.staging_root, run_as, users_, fs_);
+  if (!access) return fail(access.error().toError());
+  return *access;
 }
 
 Checked<StagedSubmit> AttemptLauncher::stageOrLoad(std::string_view spec_text,
-                                                   const store::AttemptRecord& attempt) {
-  return stageOrLoad(spec::parsePartialJobSpec(spec_text), attempt);
+                                                   const store::AttemptRecord& attempt,
+                                                   const std::string& run_as) {
+  return stageOrLoad(spec::parsePartialJobSpec(spec_text), attempt, run_as);
 }
 
 Checked<StagedSubmit> AttemptLauncher::stageOrLoad(const spec::PartialSpec& parsed,
                                                    const store::AttemptRecord& attempt,
+                                                   const std::string& run_as,
                                                    const NodeAvoidance& avoidance) {
   PrepareOptions options;
+  options.run_as = run_as;
   options.avoid_nodes = avoidance.avoid;
   options.nodes = avoidance.inventory;
   options.job_id = attempt.job_id;
@@ -85,15 +100,18 @@ Checked<StagedSubmit> AttemptLauncher::stageOrLoad(const spec::PartialSpec& pars
   // cache makes an unchanged artifact a stat().
   auto prepared = prepareParsed(parsed, site(), options, verifier_, random_);
   if (!prepared) return tl::unexpected(prepared.error());
+  // Who the job is and how it gets its files, before anything of it is made.
+  auto access = accessFor(run_as);
+  if (!access) return failAll({access.error()});
   // The job's fence moves to this attempt before anything of it can be submitted: from here
   // on, no earlier attempt's script runs its command (staging/job_fence.h).
-  if (auto marked =
-          staging::markAttemptStaged(launch::fenceDirFor(attempt.staging_dir), attempt.number, fs_);
+  if (auto marked = staging::markAttemptStaged(launch::fenceDirFor(attempt.staging_dir),
+                                               attempt.number, fs_, *access);
       !marked) {
     return failAll({marked.error()});
   }
   if (fs_.exists(attempt.staging_dir)) return load(attempt);
-  auto staged = stage(*prepared, access_, fs_);
+  auto staged = stage(*prepared, *access, fs_);
   if (!staged) return failAll({staged.error()});
   return StagedSubmit{staged->dir, std::move(prepared->submit_body), std::move(prepared->notes)};
 }

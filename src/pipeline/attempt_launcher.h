@@ -23,6 +23,7 @@
 #include "attempt/attempt_files.h"
 #include "common/result.h"
 #include "pipeline/launch_pipeline.h"
+#include "staging/os_users.h"
 #include "store/job_store.h"
 
 namespace tuneplane::pipeline {
@@ -46,11 +47,13 @@ class AttemptLauncher {
   // the attempts (checkJobAccess, decided once at start); the default, TunePlane running as
   // slurm.user, is what tests with a fake filesystem want. `files` is how an attempt's files
   // are read back (what was staged, the sentinels, the logs) by the launcher and the
-  // reconciler: the shared filesystem unless a test hands in another.
+  // reconciler: the shared filesystem unless a test hands in another. `users` is who the
+  // job users are (slurm.identity per_user: each job's rule, staging::decideUserAccess).
   AttemptLauncher(const SiteContext& site, catalog::ArtifactVerifier& verifier,
                   launch::RandomSource& random, staging::StagingFs& fs,
                   staging::JobAccess access = {},
-                  attempt::AttemptReader& files = attempt::posixAttemptReader());
+                  attempt::AttemptReader& files = attempt::posixAttemptReader(),
+                  staging::OsUsers& users = staging::posixOsUsers());
 
   // The site and the runtime registry in force. A reload (replaceRegistry) puts a new one in
   // force; a reference taken before stays valid for the launcher's life (every generation is
@@ -70,19 +73,28 @@ class AttemptLauncher {
   Result<std::string> newJobId(std::string_view job_name);
   // A fresh "tp-<32 hex>" submit token. Errors: launch::newAttemptIdentity's.
   Result<std::string> newSubmitToken(std::string_view job_name);
-  // <staging_root>/jobs/<job_id>/attempts/<n>. Errors: staging::attemptDir's.
-  Result<std::string> attemptDir(const std::string& job_id, int attempt) const;
+  // <staging_root>[/users/<run_as>]/jobs/<job_id>/attempts/<n>: `run_as` is the job's
+  // store::JobRecord::run_as ("" in shared mode). Errors: staging::attemptDir's.
+  Result<std::string> attemptDir(const std::string& job_id, int attempt,
+                                 const std::string& run_as) const;
+
+  // How a job run as `run_as` gets its files (staging/job_access.h): the site's rule, or
+  // under slurm.identity per_user with a run_as, that user's (staging::decideUserAccess:
+  // the user, its group and its users/<run_as> directory). A stage asks it first; a submit
+  // may ask it to refuse early. Errors: decideUserAccess's (its refusal's toError()).
+  Result<staging::JobAccess> accessFor(const std::string& run_as) const;
 
   // The attempt's submit body: staged now from `spec_text`, or loaded when its directory
   // already exists — after checking `spec_text` against the site and the artifact's hash
-  // again either way (through the verifier's cache: a stat when the file is unchanged). Errors:
-  // prepareText's, stage's, and "control.staged_attempt_invalid" when an existing directory is not
-  // this attempt's (manifest, token) — never overwritten.
-  Checked<StagedSubmit> stageOrLoad(std::string_view spec_text,
-                                    const store::AttemptRecord& attempt);
+  // again either way (through the verifier's cache: a stat when the file is unchanged).
+  // `run_as` as for attemptDir: it picks the checkpoint dir and the job's rule (accessFor).
+  // Errors: accessFor's, prepareText's, stage's, and "control.staged_attempt_invalid" when an
+  // existing directory is not this attempt's (manifest, token) — never overwritten.
+  Checked<StagedSubmit> stageOrLoad(std::string_view spec_text, const store::AttemptRecord& attempt,
+                                    const std::string& run_as);
   // The same from the spec parsed already (spec::parsePartialJobSpec of the stored text).
   Checked<StagedSubmit> stageOrLoad(const spec::PartialSpec& parsed,
-                                    const store::AttemptRecord& attempt,
+                                    const store::AttemptRecord& attempt, const std::string& run_as,
                                     const NodeAvoidance& avoidance = {});
 
  private:
@@ -96,6 +108,7 @@ class AttemptLauncher {
   staging::StagingFs& fs_;
   staging::JobAccess access_;
   attempt::AttemptReader& files_;
+  staging::OsUsers& users_;
 };
 
 }  // namespace tuneplane::pipeline

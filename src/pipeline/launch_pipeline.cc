@@ -176,13 +176,15 @@ Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const Sit
   if (options.attempt_dir) {
     attempt_dir = *options.attempt_dir;
   } else {
-    auto built = staging::attemptDir(context.site.staging_root, identity.job_id, identity.attempt);
+    auto built = staging::attemptDir(context.site.staging_root, identity.job_id, identity.attempt,
+                                     options.run_as);
     if (!built) return failAll({built.error()});
     attempt_dir = *built;
   }
 
   // The job's checkpoint directory is the job's, wherever --attempt-dir puts the attempt.
-  auto checkpoint_dir = staging::checkpointDir(context.site.staging_root, identity.job_id);
+  auto checkpoint_dir =
+      staging::checkpointDir(context.site.staging_root, identity.job_id, options.run_as);
   if (!checkpoint_dir) return failAll({checkpoint_dir.error()});
 
   auto request = launch::prepareLaunch(spec, context.site, context.registry, identity, attempt_dir,

@@ -86,6 +86,10 @@ struct PrepareOptions {
   int attempt = 1;                          // >= 1
   std::optional<std::string> submit_token;  // else a fresh "tp-<32 hex>"
   std::optional<std::string> attempt_dir;   // else <staging_root>/jobs/<id>/attempts/<n>
+  // slurm.identity per_user: the Unix user the job runs as (store::JobRecord::run_as); its
+  // attempt and checkpoint dirs are then under <staging_root>/users/<run_as>/ (staging_paths.h).
+  // "": the shared layout.
+  std::string run_as;
   // Retries that learn (node_exclusion.h): nodes an earlier attempt failed on (node → why)
   // and Slurm's node list, to keep them out where the pools still fit without them.
   std::map<std::string, std::string> avoid_nodes;

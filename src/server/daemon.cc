@@ -9,7 +9,7 @@
 #include "api/error_codes.h"
 #include "doctor/doctor.h"
 #include "doctor/host_probe.h"
-#include "slurm/token_provider.h"
+#include "slurm/client_factory.h"
 #include "staging/os_users.h"
 #include "staging/staging_fs.h"
 
@@ -30,15 +30,18 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   auto access = pipeline::checkJobAccess(site);
   if (!access) return tl::unexpected(access.error());
   std::unique_ptr<Daemon> d(new Daemon(store));
-  auto client = slurm::SlurmRestClient::fromSite(site.site.slurm);
+  // Every client of this process comes from one factory: the site's settings and its token
+  // sources pass through it once (slurm/client_factory.h).
+  auto factory = slurm::SlurmClientFactory::fromSite(site.site.slurm);
+  if (!factory) return tl::unexpected(factory.error());
+  auto client = factory->make();
   if (!client) return tl::unexpected(client.error());
   d->slurm_ = std::move(*client);
   // The REST API version, chosen once at start (api_negotiation.h; the client logs it) and
   // spoken by every client of this process. A server that speaks none of TunePlane's is a
   // configuration error; one that does not answer yet is asked again at the first request.
-  std::string api_version = site.site.slurm.api_version;
   if (auto chosen = d->slurm_->negotiate()) {
-    api_version = std::string(chosen->api->name);
+    factory->setApiVersion(std::string(chosen->api->name));
   } else if (chosen.error().error.code == slurm::kErrNoCommonApi ||
              chosen.error().error.code == slurm::kErrConfig) {
     return tl::unexpected(chosen.error().error);
@@ -48,15 +51,13 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
         "first request",
         chosen.error().describe());
   }
+  d->identity_mechanism_ = factory->mechanism();
+  if (site.site.slurm.identity == catalog::IdentityMode::kPerUser) {
+    spdlog::info("slurm: every job runs as its user (slurm.identity per_user, {})",
+                 slurm::toString(factory->mechanism()));
+  }
   // The readiness probe: its own connection, one try, a short timeout.
-  slurm::RestClientOptions probe_options = slurm::restClientOptionsFromSite(site.site.slurm);
-  probe_options.api_version = api_version;
-  probe_options.retry.max_attempts = 1;
-  probe_options.http.connect_timeout = std::min(probe_options.http.connect_timeout, kProbeTimeout);
-  probe_options.http.request_timeout = std::min(probe_options.http.request_timeout, kProbeTimeout);
-  auto tokens = slurm::makeTokenProvider(site.site.slurm);
-  if (!tokens) return tl::unexpected(tokens.error());
-  auto probe = slurm::SlurmRestClient::create(std::move(probe_options), std::move(*tokens));
+  auto probe = factory->make({.max_attempts = 1, .timeout_cap = kProbeTimeout});
   if (!probe) return tl::unexpected(probe.error());
   d->probe_ = std::move(*probe);
 
@@ -70,9 +71,7 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   control::ReconcilerOptions reconciler_options;
   reconciler_options.poll_interval = options.poll_interval;
   for (int i = 0; i < std::max(1, options.submit_concurrency); ++i) {
-    catalog::SlurmSite launch_site = site.site.slurm;
-    launch_site.api_version = api_version;
-    auto launch_client = slurm::SlurmRestClient::fromSite(launch_site);
+    auto launch_client = factory->make();
     if (!launch_client) return tl::unexpected(launch_client.error());
     d->launch_slurm_.push_back(std::move(*launch_client));
     d->launch_metered_.push_back(std::make_unique<MeteredSlurmClient>(
@@ -86,19 +85,17 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
                                                     d->observer_.get());
 
   // Slurm's queue, read by the API only for jobs that wait in it: one try per listing.
-  slurm::RestClientOptions queue_options = slurm::restClientOptionsFromSite(site.site.slurm);
-  queue_options.api_version = api_version;
-  queue_options.retry.max_attempts = 1;
-  auto queue_tokens = slurm::makeTokenProvider(site.site.slurm);
-  if (!queue_tokens) return tl::unexpected(queue_tokens.error());
-  auto queue_client =
-      slurm::SlurmRestClient::create(std::move(queue_options), std::move(*queue_tokens));
+  auto queue_client = factory->make({.max_attempts = 1, .timeout_cap = std::nullopt});
   if (!queue_client) return tl::unexpected(queue_client.error());
   d->queue_slurm_ = std::move(*queue_client);
   d->queue_metered_ =
       std::make_unique<MeteredSlurmClient>(*d->queue_slurm_, d->metrics_, d->events_.get());
   d->queue_ = std::make_unique<api::SlurmQueue>(
       [client = d->queue_metered_.get()] { return client->listJobs(std::nullopt); }, d->clock_);
+
+  // GET /v1/usage and /metrics' usage: slurmdbd's records, on a connection of their own.
+  auto usage_client = factory->make({.max_attempts = 1, .timeout_cap = std::nullopt});
+  if (!usage_client) return tl::unexpected(usage_client.error());
 
   Daemon* self = d.get();
   api::ApiDependencies deps{*d->service_,
@@ -128,10 +125,14 @@ Result<std::unique_ptr<Daemon>> Daemon::start(const pipeline::SiteContext& site,
   deps.pending_queue = [self](int64_t newer_than_ms) {
     return self->queue_->current(newer_than_ms);
   };
+  deps.usage = api::UsageService::overSlurm(
+      std::move(*usage_client), api::ownershipFromStore(store),
+      {.staging_root = site.site.staging_root, .service_user = site.site.slurm.user}, d->clock_);
   deps.slurm_api = [self, configured = site.site.slurm.api_version] {
     return slurm::choiceJson(configured, self->slurm_->choice());
   };
   d->token_count_ = options.tokens.size();
+  for (const api::ApiToken& token : options.tokens) d->mapped_users_.push_back(token.runAs());
   d->server_secrets_ = std::move(options.server_secrets);
   auto server =
       api::ApiServer::start(std::move(deps), std::move(options.http), std::move(options.tokens));
@@ -166,6 +167,12 @@ Result<nlohmann::json> Daemon::doctorReport() {
   access.tokens = &probe_->tokens();
   // The main client's choice: it says what the server offered, not only what was taken.
   access.negotiate = [this] { return slurm_->negotiate(); };
+  access.read_path = [this](const std::string& path) { return probe_->readPath("doctor", path); };
+  access.mechanism = identity_mechanism_;
+  {
+    std::lock_guard<std::mutex> lock(reload_mu_);  // reload() replaces them
+    input.mapped_users = mapped_users_;
+  }
   doctor::PosixHostProbe host;
   staging::PosixOsUsers users;
   staging::PosixStagingFs fs;
@@ -188,6 +195,8 @@ Result<std::string> Daemon::reload(SiteReload next) {
   }
   done.push_back(fmt::format("{} API tokens (were {})", next.tokens.size(), token_count_));
   token_count_ = next.tokens.size();
+  mapped_users_.clear();
+  for (const api::ApiToken& token : next.tokens) mapped_users_.push_back(token.runAs());
   server_->replaceTokens(std::move(next.tokens));
   const std::size_t runtimes_before = launcher_->site().registry.runtimes.size();
   done.push_back(fmt::format("{} runtimes from {} (were {})",

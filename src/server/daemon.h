@@ -32,6 +32,7 @@
 #include "server/metered_slurm_client.h"
 #include "server/serve_observer.h"
 #include "server/site_reload.h"
+#include "slurm/identity_tokens.h"
 #include "slurm/rest_client.h"
 #include "staging/staging_fs.h"
 
@@ -109,6 +110,8 @@ class Daemon {
   std::mutex reload_mu_;  // one reload at a time
   std::vector<doctor::SecretFile> server_secrets_;
   std::size_t token_count_ = 0;
+  std::vector<std::string> mapped_users_;  // the tokens' run-as users (doctor's checks)
+  std::optional<slurm::IdentityMechanism> identity_mechanism_;
 };
 
 }  // namespace tuneplane::server

@@ -6,6 +6,7 @@
 
 #include "api/metrics.h"
 #include "server/event_log.h"
+#include "slurm/client_views.h"
 #include "slurm/slurm_client.h"
 
 namespace tuneplane::server {
@@ -29,6 +30,12 @@ class MeteredSlurmClient final : public slurm::SlurmClient {
                             const std::optional<std::string>& signal) override;
   slurm::SlurmResult<std::vector<slurm::PartitionInfo>> listPartitions() override;
   slurm::SlurmResult<std::vector<slurm::NodeInfo>> listNodes() override;
+  // The inner client's view for `user`, metered the same way.
+  slurm::SlurmClient& as(const std::string& user) override {
+    return views_.of(*this, inner_, user, [this](slurm::SlurmClient& inner_view) {
+      return std::make_unique<MeteredSlurmClient>(inner_view, metrics_, log_);
+    });
+  }
 
  private:
   template <typename Call>
@@ -37,6 +44,7 @@ class MeteredSlurmClient final : public slurm::SlurmClient {
   slurm::SlurmClient& inner_;
   api::Metrics& metrics_;
   const EventLog* log_;
+  slurm::ClientViews views_;
 };
 
 }  // namespace tuneplane::server

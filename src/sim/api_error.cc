@@ -1,5 +1,7 @@
 #include "sim/api_error.h"
 
+#include "sim/accounting.h"
+
 namespace tuneplane::sim {
 
 std::string slurmStrerror(int error_number) {
@@ -26,6 +28,14 @@ std::string slurmStrerror(int error_number) {
       return "Job cannot be submitted without the current working directory specified.";
     case kErrPartitionConfigNow:
       return "Requested partition configuration not available now";
+    case kErrAccessDenied:
+      return "Access/permission denied";
+    case kErrUserUnknown:
+      return "Rejecting authentication of user nobody or group nobody";
+    case kErrInvalidAccount:
+      return "Invalid account or account/partition combination specified";
+    case kErrInvalidQos:
+      return "Invalid qos specification";
     default:
       return "Unspecified error";
   }

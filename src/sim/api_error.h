@@ -34,5 +34,16 @@ inline constexpr int kErrMissingCwd = 2063;
 // Slurm 25.11's answer to a submit without `environment` (26.05: kErrMissingEnvironment).
 inline constexpr int kErrWritingScript = 2019;
 inline constexpr int kErrPartitionConfigNow = 2015;
+inline constexpr int kErrAccessDenied = 2002;
+// slurmctld's answer to a user no host knows (19_identity).
+inline constexpr int kErrUserUnknown = 6010;
+// 2045 (kErrInvalidAccount) and 2066 (kErrInvalidQos): accounting.h.
+
+// slurmrestd's 404 text for a path it has no handler for: a version it does not serve
+// (18_version_discovery), /slurmdb/ without openapi/slurmdbd (22_no_slurmdbd).
+inline constexpr const char* kUnknownEndpointText =
+    "Unable to find requested URL endpoint. Please query the '/openapi/v3' endpoint or visit "
+    "'https://slurm.schedmd.com/rest_api.html' for the OpenAPI specification which includes a "
+    "list of all possible slurmrestd endpoints.";
 
 }  // namespace tuneplane::sim

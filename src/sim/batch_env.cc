@@ -1,6 +1,7 @@
 #include "sim/batch_env.h"
 
 #include <map>
+#include <string_view>
 
 #include "sim/sluid.h"
 
@@ -54,8 +55,9 @@ std::vector<std::string> batchEnvironment(const std::vector<const Job*>& compone
   set("SLURM_LOCALID", "0");
   set("SLURM_TASK_PID", "0");
   set("SLURM_GTIDS", "0");
-  set("SLURM_JOB_QOS", "normal");
-  set("SLURM_JOB_ACCOUNT", "");
+  const Charge& charge = lead.request.charge;
+  set("SLURM_JOB_QOS", charge.qos.empty() ? "normal" : charge.qos);
+  set("SLURM_JOB_ACCOUNT", charge.account);
   set("SLURM_PRIO_PROCESS", "0");
   set("SLURM_SCRIPT_CONTEXT", "prolog_task");
   set("ENVIRONMENT", "BATCH");
@@ -84,6 +86,21 @@ std::vector<std::string> batchEnvironment(const std::vector<const Job*>& compone
   out.reserve(order.size());
   for (const auto& k : order) out.push_back(k + "=" + env[k]);
   return out;
+}
+
+std::optional<mode_t> submittedUmask(const std::vector<std::string>& environment) {
+  constexpr std::string_view kName = "SLURM_UMASK=";
+  std::optional<mode_t> found;
+  for (const auto& kv : environment) {
+    if (kv.rfind(kName, 0) != 0) continue;
+    const std::string value = kv.substr(kName.size());
+    found.reset();  // the last one wins, as in the step's environment
+    if (value.empty() || value.size() > 4 ||
+        value.find_first_not_of("01234567") != std::string::npos)
+      continue;
+    found = static_cast<mode_t>(std::stoul(value, nullptr, 8));
+  }
+  return found;
 }
 
 }  // namespace tuneplane::sim

@@ -4,6 +4,9 @@
 // PATH. Pure: built from the job records alone.
 #pragma once
 
+#include <sys/types.h>
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,5 +22,9 @@ std::vector<std::string> batchEnvironment(const std::vector<const Job*>& compone
                                           const std::string& cluster_name,
                                           const std::string& bin_dir, const std::string& job_dir,
                                           bool with_sluid = true);
+
+// SLURM_UMASK of a submitted environment (octal, as Slurm reads it: "0077", "22"); nullopt
+// when absent or not an octal mode.
+std::optional<mode_t> submittedUmask(const std::vector<std::string>& environment);
 
 }  // namespace tuneplane::sim

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -32,8 +33,66 @@ ClusterConfig defaultCluster() {
              {"gpu2", 4, 4096, 2, "a100", {"a100"}},
              {"cpu1", 4, 4096, 0, "", {}}};
   c.partitions = {{"gpu", {"gpu1", "gpu2"}, false}, {"cpu", {"cpu1"}, true}};
+  // The test cluster's users (uids as in its transcripts), whether or not this host has them.
+  c.users = {
+      {"tpuser", 1001, 1001, "tpuser"}, {"alice", 1002, 1002, "alice"}, {"bob", 1003, 1003, "bob"}};
   return c;
 }
+
+namespace {
+
+std::vector<std::string> stringList(const YAML::Node& node) {
+  std::vector<std::string> out;
+  if (!node) return out;
+  if (!node.IsSequence()) return {node.as<std::string>()};
+  for (const auto& item : node) out.push_back(item.as<std::string>());
+  return out;
+}
+
+// `users:` — [{name, uid, gid (default: uid), group (default: name)}].
+std::vector<UnixUser> parseUsers(const YAML::Node& node) {
+  std::vector<UnixUser> out;
+  for (const auto& u : node) {
+    UnixUser user;
+    user.name = u["name"].as<std::string>();
+    user.uid = u["uid"].as<uint32_t>();
+    user.gid = u["gid"] ? u["gid"].as<uint32_t>() : user.uid;
+    user.group = u["group"] ? u["group"].as<std::string>() : user.name;
+    out.push_back(std::move(user));
+  }
+  return out;
+}
+
+// `accounting:` — {accounts: [...], qos: [...], users: [{name, accounts, default_account,
+// qos, default_qos}]}.
+Result<AccountingConfig> parseAccounting(const YAML::Node& node) {
+  AccountingConfig a;
+  if (!node.IsMap()) return fail("sim.cluster", "accounting", "accounting must be a mapping");
+  a.accounts = stringList(node["accounts"]);
+  if (node["qos"]) a.qos = stringList(node["qos"]);
+  for (const auto& u : node["users"]) {
+    AccountingUser user;
+    user.name = u["name"].as<std::string>();
+    user.accounts = stringList(u["accounts"]);
+    if (u["default_account"]) user.default_account = u["default_account"].as<std::string>();
+    if (u["qos"]) user.qos = stringList(u["qos"]);
+    if (u["default_qos"]) user.default_qos = u["default_qos"].as<std::string>();
+    const std::string field = "accounting.users." + user.name;
+    for (const auto& account : user.accounts)
+      if (std::find(a.accounts.begin(), a.accounts.end(), account) == a.accounts.end())
+        return fail("sim.cluster", field, "unknown account " + account);
+    if (!user.default_account.empty() && std::find(user.accounts.begin(), user.accounts.end(),
+                                                   user.default_account) == user.accounts.end())
+      return fail("sim.cluster", field, "default_account is not one of its accounts");
+    for (const auto& qos : user.qos)
+      if (std::find(a.qos.begin(), a.qos.end(), qos) == a.qos.end())
+        return fail("sim.cluster", field, "unknown qos " + qos);
+    a.users.push_back(std::move(user));
+  }
+  return a;
+}
+
+}  // namespace
 
 Result<ClusterConfig> parseCluster(const std::string& text) {
   ClusterConfig c;
@@ -65,6 +124,12 @@ Result<ClusterConfig> parseCluster(const std::string& text) {
         part.nodes = expandHostlist(nodes.as<std::string>());
       }
       c.partitions.push_back(std::move(part));
+    }
+    if (root["users"]) c.users = parseUsers(root["users"]);
+    if (root["accounting"]) {
+      auto accounting = parseAccounting(root["accounting"]);
+      if (!accounting) return fail(accounting.error());
+      c.accounting = std::move(*accounting);
     }
   } catch (const YAML::Exception& e) {
     return fail("sim.cluster", "", std::string("cannot parse cluster file: ") + e.what());

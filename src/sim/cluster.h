@@ -1,14 +1,19 @@
-// The simulated cluster: nodes (CPUs, memory, GPUs, features) and partitions. The default
-// is the shape of the project's real test cluster (gpu1 h100 ×2, gpu2 a100 ×2, cpu1; partitions gpu
-// and cpu, cpu default; cluster "tp"). `loadCluster` reads the same shape from YAML or JSON (format
-// documented in docs/developers.md, "tuneplane-slurmsim"). Plain values; pure except the file read.
+// The simulated cluster: nodes (CPUs, memory, GPUs, features) and partitions, the users its
+// hosts know (identity.h) and, optionally, its associations (accounting.h). The default is the
+// shape of the project's real test cluster (gpu1 h100 ×2, gpu2 a100 ×2, cpu1; partitions gpu
+// and cpu, cpu default; cluster "tp"; users tpuser, alice, bob; no accounting). `loadCluster` reads
+// the same shape from YAML or JSON (format documented in docs/developers.md, "tuneplane-slurmsim").
+// Plain values; pure except the file read.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
+#include "sim/accounting.h"
+#include "sim/identity.h"
 
 namespace tuneplane::sim {
 
@@ -33,6 +38,10 @@ struct ClusterConfig {
   int64_t default_memory_mb = 100;  // DefMemPerNode of the test cluster
   std::vector<NodeConfig> nodes;
   std::vector<PartitionConfig> partitions;
+  // Users known before the host's database is asked (lookupUnixUser).
+  std::vector<UnixUser> users;
+  // Associations enforced at submit; absent: none (a cluster without slurmdbd).
+  std::optional<AccountingConfig> accounting;
 
   const NodeConfig* node(const std::string& name) const;
   const PartitionConfig* partition(const std::string& name) const;

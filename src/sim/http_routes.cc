@@ -22,11 +22,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kPrefix = "/slurm/";
-// slurmrestd's answer to a path of a version it does not serve (18_version_discovery).
-constexpr const char* kUnknownEndpoint =
-    "Unable to find requested URL endpoint. Please query the '/openapi/v3' endpoint or visit "
-    "'https://slurm.schedmd.com/rest_api.html' for the OpenAPI specification which includes a "
-    "list of all possible slurmrestd endpoints.";
 
 json jobsBody(json jobs, int64_t last_update) {
   return {{"jobs", std::move(jobs)},
@@ -80,7 +75,10 @@ void sendText(httplib::Response& res, int status, const std::string& text) {
 }  // namespace
 
 json SimulatorImpl::meta(const SimApi& api) const {
-  return api.meta(release(), "127.0.0.1:" + std::to_string(port_) + "(fd:9)", cluster_.name);
+  json m = api.meta(release(), "127.0.0.1:" + std::to_string(port_) + "(fd:9)", cluster_.name);
+  // 19_identity: a slurmrestd whose slurmctld stores accounting in slurmdbd says so.
+  if (storesAccounting()) m["plugin"]["accounting_storage"] = "accounting_storage/slurmdbd";
+  return m;
 }
 
 bool SimulatorImpl::validJobId(const std::string& id) const {
@@ -118,15 +116,14 @@ bool SimulatorImpl::authenticate(const httplib::Request& req, std::string* user,
   if (token.empty()) return false;
   auto claims = jwt::verifyHs256(token, key_, nowUnix());
   if (!claims) return false;
-  const std::string header_user = req.get_header_value("X-SLURM-USER-NAME");
-  // Only SlurmUser/root may act for someone else (13a: tpuser's token as "root" fails).
-  if (!header_user.empty() && header_user != claims->user && claims->user != "root" &&
-      claims->user != "slurm")
-    return false;
+  // Only SlurmUser/root may act for someone else (13a, 19: another token naming a user).
+  const auto acting =
+      actingUser(claims->user, req.get_header_value("X-SLURM-USER-NAME"), options_.slurm_user);
+  if (!acting) return false;
   std::lock_guard<std::mutex> lock(mu_);
   if (claims->issued_at < token_cutoff_ || expired_tokens_.count(token)) return false;
   seen_tokens_.insert(token);
-  *user = header_user.empty() ? claims->user : header_user;
+  *user = *acting;
   return true;
 }
 
@@ -185,6 +182,7 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
     if (!has_token) return sendText(res, 401, "Authentication failure");
     return routeOpenApi(res);
   }
+  if (path.rfind("/slurmdb/", 0) == 0) return routeSlurmdb(req, res);
   if (path.rfind(kPrefix, 0) != 0) return sendText(res, 404, "Invalid or unknown URL path");
   const std::string versioned = path.substr(std::string(kPrefix).size());
   const std::string version = versioned.substr(0, versioned.find('/'));
@@ -193,7 +191,7 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
     if (api->name == version) served = api;
   }
   if (served == nullptr || versioned.size() == version.size()) {
-    return sendText(res, 404, kUnknownEndpoint);
+    return sendText(res, 404, kUnknownEndpointText);
   }
   const SimApi& api = *served;
   const std::string route = versioned.substr(version.size() + 1);
@@ -206,7 +204,7 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
   if (method == "GET" && is("ping")) return routePing(api, auth_ok, res);
   if (method == "POST" && is("job/submit")) return routeSubmit(api, req, res, user, auth_ok);
   if (method == "GET" && is("jobs")) return routeJobs(api, req, res, auth_ok);
-  if (method == "DELETE" && is("jobs")) return routeJobsDelete(api, req, res, auth_ok);
+  if (method == "DELETE" && is("jobs")) return routeJobsDelete(api, req, res, user, auth_ok);
   if (method == "GET" && is("jobs/state")) return routeJobsState(api, req, res, auth_ok);
   if (method == "GET" && is("partitions")) return routePartitions(api, res, auth_ok);
   if (method == "GET" && is("nodes")) return routeNodes(api, res, auth_ok);
@@ -219,7 +217,7 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
                            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                            "0123456789_.") == std::string::npos;
     if (plain && method == "GET") return routeJobGet(api, id, res, auth_ok);
-    if (plain && method == "DELETE") return routeJobDelete(api, id, req, res, auth_ok);
+    if (plain && method == "DELETE") return routeJobDelete(api, id, req, res, user, auth_ok);
     if (plain && method == "POST") return routeJobUpdate(api, id, req, res, auth_ok);
   }
   sendText(res, 404, "Invalid or unknown URL path");
@@ -281,21 +279,24 @@ void SimulatorImpl::routeSubmit(const SimApi& api, const httplib::Request& req,
   }
   json body = json::parse(req.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) return sendText(res, 400, "Failure during parsing");
-  SubmitOutcome outcome = planSubmit(body, cluster_, api, release());
+  // The job is the acting user's: its uid and group from the cluster's users, else the host's.
+  const std::optional<UnixUser> owner = lookupUnixUser(cluster_.users, user);
+  SubmitOutcome outcome =
+      planSubmit(body, cluster_, api, release(), Submitter{user, owner.has_value()});
   std::unique_lock<std::mutex> lock(mu_);
-  if (!outcome.accepted) {
-    leaveRejectedLocked(outcome.rejection, user);
+  if (!outcome.accepted) {  // a user no host knows is always refused, and leaves nothing
+    if (owner) leaveRejectedLocked(outcome.rejection, *owner);
     lock.unlock();
     const ApiError& e = outcome.rejection.error;
     return sendJson(api, res, e.http_status,
                     {{"errors", json::array({e.toJson()})}, {"warnings", outcome.plan.warnings}});
   }
   uint32_t leader = 0;
-  submitLocked(outcome.plan, user, &leader);
+  submitLocked(outcome.plan, *owner, &leader);
   if (duplicate_submits_ > 0) {  // the proxy's second copy of the same POST
     --duplicate_submits_;
     uint32_t copy = 0;
-    submitLocked(outcome.plan, user, &copy);
+    submitLocked(outcome.plan, *owner, &copy);
   }
   if (stuck_submits_ > 0) --stuck_submits_;  // both copies of one POST never start
   const bool drop = drop_submits_ > 0;
@@ -346,7 +347,7 @@ void SimulatorImpl::routeJobGet(const SimApi& api, const std::string& id, httpli
 
 void SimulatorImpl::routeJobDelete(const SimApi& api, const std::string& id,
                                    const httplib::Request& req, httplib::Response& res,
-                                   bool auth_ok) {
+                                   const std::string& user, bool auth_ok) {
   if (!auth_ok) {
     return sendJson(
         api, res, 511,
@@ -376,6 +377,13 @@ void SimulatorImpl::routeJobDelete(const SimApi& api, const std::string& id,
                     {{"status", json::array({statusEntry(kErrInvalidJobId, id, 0)})}});
   }
   Job& lead = leaderLocked(*job);
+  // Another user's job: 200 with the refusal in status[] (19), whatever its state.
+  if (lead.user != user && !isOperatorUser(user)) {
+    return sendJson(
+        api, res, 200,
+        {{"status",
+          json::array({statusEntry(kErrAccessDenied, std::to_string(job->id), job->id)})}});
+  }
   // A requeue still completing is PENDING, not finished: a kill stops the requeue.
   if (lead.finished() || (lead.completing && !lead.requeuing)) {
     return sendJson(
@@ -474,7 +482,7 @@ void SimulatorImpl::routeJobs(const SimApi& api, const httplib::Request& req,
 }
 
 void SimulatorImpl::routeJobsDelete(const SimApi& api, const httplib::Request& req,
-                                    httplib::Response& res, bool auth_ok) {
+                                    httplib::Response& res, const std::string& user, bool auth_ok) {
   if (!auth_ok) {
     return sendJson(
         api, res, 511,
@@ -504,9 +512,17 @@ void SimulatorImpl::routeJobsDelete(const SimApi& api, const httplib::Request& r
     if (body.contains("user_name") && body["user_name"] != job.user) match = false;
     if (match) targets.push_back(id);
   }
-  for (uint32_t id : targets) cancelLocked(jobs_[id]);
+  // Another user's job is left alone, with the refusal in status[] (as a DELETE of it alone).
+  json status = json::array();
+  for (uint32_t id : targets) {
+    if (jobs_[id].user != user && !isOperatorUser(user)) {
+      status.push_back(statusEntry(kErrAccessDenied, std::to_string(id), id));
+      continue;
+    }
+    cancelLocked(jobs_[id]);
+  }
   wake_.notify_all();
-  sendJson(api, res, 200, {{"status", json::array()}});
+  sendJson(api, res, 200, {{"status", status}});
 }
 
 void SimulatorImpl::routeJobsState(const SimApi& api, const httplib::Request& req,
@@ -578,13 +594,15 @@ void SimulatorImpl::routePartitions(const SimApi& api, httplib::Response& res, b
     parts.push_back(r);
   }
   // The test cluster runs no slurmdbd, and slurmrestd says what it could not ask (13f).
+  json warnings = json::array();
+  if (!storesAccounting()) {
+    warnings.push_back({{"description",
+                         "Slurm accounting storage is disabled. Could not query the following: "
+                         "[TRES]."},
+                        {"source", ""}});
+  }
   sendJson(api, res, 200,
-           {{"partitions", parts},
-            {"last_update", noVal(nowUnix())},
-            {"warnings", json::array({{{"description",
-                                        "Slurm accounting storage is disabled. Could not query the "
-                                        "following: [TRES]."},
-                                       {"source", ""}}})}});
+           {{"partitions", parts}, {"last_update", noVal(nowUnix())}, {"warnings", warnings}});
 }
 
 void SimulatorImpl::routeNodes(const SimApi& api, httplib::Response& res, bool auth_ok) {

@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/accounting.h"
+
 namespace tuneplane::sim {
 
 // One component of a submit, as parsed from v0.0.45_job_desc_msg.
@@ -25,6 +27,8 @@ struct JobRequest {
   std::string standard_error;
   std::string standard_input;
   std::string comment;
+  std::string account;  // as named ("" = none)
+  std::string qos;      // as named ("" = none)
   std::string constraints;
   std::vector<std::string> excluded_nodes;  // never allocated (a list, or a CSV string)
   std::string tres_per_node;
@@ -43,6 +47,7 @@ struct JobRequest {
   // Derived at validation.
   int gpus_per_node = 0;
   std::string gpu_type;
+  Charge charge;  // the account and QoS it is charged to (accounting.h)
 };
 
 // Slurm's exit_code record.

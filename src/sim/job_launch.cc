@@ -160,6 +160,7 @@ bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   spec.stdout_path = lead.stdout_expanded;
   spec.stderr_path = lead.stderr_expanded;
   spec.append_output = lead.request.append_output;
+  spec.umask = submittedUmask(lead.request.environment);
   if (!lead.request.standard_input.empty()) spec.stdin_path = lead.request.standard_input;
   auto pid = launchBatchStep(spec);
   if (!pid) {

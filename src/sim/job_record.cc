@@ -154,9 +154,13 @@ json jobRecord(const Job& job, const ClusterConfig& cluster, const SimApi& api) 
   json flags = json::array();
   if (job.start_time && job.base_state == "RUNNING") flags.push_back("JOB_WAS_RUNNING");
   if (q.memory_per_node_mb) flags.push_back("EXACT_MEMORY_REQUESTED");
-  for (const char* f : {"USING_DEFAULT_ACCOUNT", "USING_DEFAULT_QOS", "USING_DEFAULT_WCKEY"})
-    flags.push_back(f);
+  if (q.charge.default_account) flags.push_back("USING_DEFAULT_ACCOUNT");
+  if (q.charge.default_qos) flags.push_back("USING_DEFAULT_QOS");
+  flags.push_back("USING_DEFAULT_WCKEY");
   r["flags"] = flags;
+  r["account"] = q.charge.account;
+  r["qos"] = q.charge.qos;
+  r["association_id"] = q.charge.association_id;
   r["cluster"] = cluster.name;
   r["comment"] = q.comment;
   r["billable_tres"] = noVal(0);

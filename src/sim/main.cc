@@ -60,6 +60,12 @@ int main(int argc, char** argv) {
                  "REST API versions served, comma-separated (v0.0.44, v0.0.45): v0.0.45 acts "
                  "as Slurm 26.05.3, v0.0.44 alone as 25.11.7")
       ->capture_default_str();
+  app.add_option("--slurm-user", options.slurm_user,
+                 "SlurmUser: its tokens (and root's) may act for any user (X-SLURM-USER-NAME)")
+      ->capture_default_str();
+  app.add_flag("--accounting", options.accounting,
+               "serve slurmdbd's job records under /slurmdb/ (one per run); without it "
+               "/slurmdb/ answers 404, as a site without slurmdbd");
   // Hidden: tests shrink a "minute" of time_limit to see TIMEOUT quickly.
   app.add_option("--minute-seconds", minute_seconds, "")->group("");
   CLI11_PARSE(app, argc, argv);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,6 +47,7 @@ Result<pid_t> launchBatchStep(const LaunchSpec& spec) {
   argv.push_back(nullptr);
   const bool shared_output = spec.stderr_path == spec.stdout_path;
   const int output_flags = O_WRONLY | O_CREAT | O_APPEND | (spec.append_output ? 0 : O_TRUNC);
+  const mode_t output_mode = spec.umask ? 0666 : 0644;
 
   const pid_t pid = fork();
   if (pid < 0) return fail("sim.fork", "", std::string("fork failed: ") + std::strerror(errno));
@@ -55,11 +57,12 @@ Result<pid_t> launchBatchStep(const LaunchSpec& spec) {
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     signal(SIGPIPE, SIG_DFL);
+    if (spec.umask) ::umask(*spec.umask);
     if (chdir(spec.cwd.c_str()) != 0) _exit(errno);
     const int in = open(spec.stdin_path.c_str(), O_RDONLY);
-    const int out = open(spec.stdout_path.c_str(), output_flags, 0644);
+    const int out = open(spec.stdout_path.c_str(), output_flags, output_mode);
     if (in < 0 || out < 0) _exit(errno);
-    const int err = shared_output ? out : open(spec.stderr_path.c_str(), output_flags, 0644);
+    const int err = shared_output ? out : open(spec.stderr_path.c_str(), output_flags, output_mode);
     if (err < 0) _exit(errno);
     dup2(in, 0);
     dup2(out, 1);

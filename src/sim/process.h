@@ -23,6 +23,10 @@ struct LaunchSpec {
   std::string stderr_path;  // same as stdout_path → one shared file
   std::string stdin_path = "/dev/null";
   bool append_output = false;  // open_mode APPEND; else truncated, as with JobFileAppend=0
+  // SLURM_UMASK of the submitted environment: the step's umask, set before its output files
+  // are created (mode 0666 under it: 0077 → 0600, as on 26.05.3); none → 0644 and the
+  // simulator's own umask.
+  std::optional<mode_t> umask;
 };
 
 // Forks and execs. If the child cannot chdir/open/exec it exits with errno as its

@@ -1,6 +1,5 @@
 // The simulator's engine: job table, FIFO scheduler, batch-step processes, epilog,
 // time limits, purge and faults. The REST surface is in http_routes.cc.
-#include <grp.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,11 +30,6 @@ std::string readFile(const std::string& path, bool* ok) {
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::string groupName(gid_t gid, const std::string& fallback) {
-  const group* g = getgrgid(gid);
-  return g && g->gr_name ? g->gr_name : fallback;
 }
 
 }  // namespace
@@ -399,6 +393,7 @@ int64_t SimulatorImpl::unixMicros() {
 void SimulatorImpl::touchLocked(Job& job) {
   job.last_change = nowUnix();
   last_update_ = std::max(last_update_, job.last_change);
+  if (options_.accounting) slurmdb_.observe(job);  // every change reaches slurmdbd's record
 }
 
 Job* SimulatorImpl::findLocked(const std::string& id) {
@@ -433,7 +428,7 @@ std::vector<Job*> SimulatorImpl::componentsLocked(Job& any) {
   return out;
 }
 
-nlohmann::json SimulatorImpl::submitLocked(const SubmitPlan& plan, const std::string& user,
+nlohmann::json SimulatorImpl::submitLocked(const SubmitPlan& plan, const UnixUser& user,
                                            uint32_t* leader_id) {
   const int64_t now = nowUnix();
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -447,10 +442,10 @@ nlohmann::json SimulatorImpl::submitLocked(const SubmitPlan& plan, const std::st
     job.id = id;
     job.sluid = sluids_.next(now_ms);
     job.request = plan.components[i];
-    job.user = user;
-    job.user_id = getuid();
-    job.group_id = getgid();
-    job.group = groupName(getgid(), user);
+    job.user = user.name;
+    job.user_id = user.uid;
+    job.group_id = user.gid;
+    job.group = user.group;
     job.submit_time = now;
     if (plan.het) {
       job.het_job_id = ids.front();
@@ -483,7 +478,7 @@ nlohmann::json SimulatorImpl::submitLocked(const SubmitPlan& plan, const std::st
   return nullptr;
 }
 
-void SimulatorImpl::leaveRejectedLocked(const SubmitRejection& rejection, const std::string& user) {
+void SimulatorImpl::leaveRejectedLocked(const SubmitRejection& rejection, const UnixUser& user) {
   if (rejection.leftover == Leftover::kNone || rejection.components.empty()) return;
   SubmitPlan plan;
   plan.het = rejection.leftover == Leftover::kCancelledLeader;

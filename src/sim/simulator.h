@@ -42,6 +42,15 @@ struct SimulatorOptions {
   // --api-versions: the REST API versions served (sim_api.h). The newest decides which Slurm
   // release the simulator acts as: v0.0.45 → 26.05.3, v0.0.44 alone → 25.11.7.
   std::vector<std::string> api_versions{"v0.0.45"};
+  // --slurm-user: SlurmUser (slurm.conf). Its tokens and root's may act for any user through
+  // X-SLURM-USER-NAME (proxy mode) and cancel any job; every other token acts for its own
+  // user alone.
+  std::string slurm_user = "slurm";
+  // --accounting: slurmrestd loads openapi/slurmdbd, so /slurmdb/<version>/jobs/ and
+  // /job/{id} answer from the simulator's own slurmdbd: one record per run of every job
+  // (slurmdb_ledger.h). Off: every /slurmdb/ path answers 404 text, as a site without
+  // slurmdbd (22_no_slurmdbd). Independent of the cluster file's `accounting:` associations.
+  bool accounting = false;
 };
 
 class Simulator {

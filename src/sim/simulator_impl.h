@@ -19,10 +19,12 @@
 
 #include "sim/api_error.h"
 #include "sim/cluster.h"
+#include "sim/identity.h"
 #include "sim/job.h"
 #include "sim/sim_api.h"
 #include "sim/simulator.h"
 #include "sim/sluid.h"
+#include "sim/slurmdb_ledger.h"
 #include "sim/submit_request.h"
 #include "sim/unix_bridge.h"
 
@@ -90,8 +92,9 @@ class SimulatorImpl final : public Simulator {
   void finishRequeueLocked(Job& job);
   // A DELETE stalled by stallDeletes: true when `job` is named by one; waits out the hold.
   bool stallDeleteLocked(std::unique_lock<std::mutex>& lock, const Job& job);
-  json submitLocked(const SubmitPlan& plan, const std::string& user, uint32_t* leader_id);
-  void leaveRejectedLocked(const SubmitRejection& rejection, const std::string& user);
+  // `user`: the acting user, known (its jobs carry its uid, gid and group).
+  json submitLocked(const SubmitPlan& plan, const UnixUser& user, uint32_t* leader_id);
+  void leaveRejectedLocked(const SubmitRejection& rejection, const UnixUser& user);
   void tickerLoop();
 
   // --- HTTP (http_routes.cc)
@@ -113,14 +116,15 @@ class SimulatorImpl final : public Simulator {
   void routeSubmit(const SimApi& api, const httplib::Request& req, httplib::Response& res,
                    const std::string& user, bool auth_ok);
   void routeJobGet(const SimApi& api, const std::string& id, httplib::Response& res, bool auth_ok);
+  // `user`: the acting user; only the job's own user, SlurmUser and root may cancel it.
   void routeJobDelete(const SimApi& api, const std::string& id, const httplib::Request& req,
-                      httplib::Response& res, bool auth_ok);
+                      httplib::Response& res, const std::string& user, bool auth_ok);
   void routeJobUpdate(const SimApi& api, const std::string& id, const httplib::Request& req,
                       httplib::Response& res, bool auth_ok);
   void routeJobs(const SimApi& api, const httplib::Request& req, httplib::Response& res,
                  bool auth_ok);
   void routeJobsDelete(const SimApi& api, const httplib::Request& req, httplib::Response& res,
-                       bool auth_ok);
+                       const std::string& user, bool auth_ok);
   void routeJobsState(const SimApi& api, const httplib::Request& req, httplib::Response& res,
                       bool auth_ok);
   void routePartitions(const SimApi& api, httplib::Response& res, bool auth_ok);
@@ -133,8 +137,21 @@ class SimulatorImpl final : public Simulator {
                     httplib::Response& res);
   // makeNextClaimsUncreatable: blocks the claim beside `stdout_path`. REQUIRES: mu_ held.
   void spoilClaimLocked(const std::string& stdout_path);
-  // Token check; fills `user`. False → the route answers its own 511 shape.
+  // Token check; fills `user` with the acting user (identity.h: the token's, or the one
+  // X-SLURM-USER-NAME names for SlurmUser and root). False → the route answers its own 511.
   bool authenticate(const httplib::Request& req, std::string* user, bool* has_token);
+  // Whether `user` may act for others and cancel any job (options_.slurm_user, root).
+  bool isOperatorUser(const std::string& user) const {
+    return isOperator(user, options_.slurm_user);
+  }
+  // slurmctld stores accounting in slurmdbd: the cluster file enforces associations
+  // (`accounting:`) or slurmrestd serves slurmdbd's routes (--accounting). Answers say so
+  // (meta.plugin.accounting_storage; no "accounting storage is disabled" warning).
+  bool storesAccounting() const { return cluster_.accounting.has_value() || options_.accounting; }
+  // Every path under /slurmdb/ (slurmdb_routes.cc): slurmrestd's openapi/slurmdbd plugin,
+  // loaded with --accounting (options_.accounting); without it each answers 404 text
+  // (22_no_slurmdbd).
+  void routeSlurmdb(const httplib::Request& req, httplib::Response& res);
 
   const SimulatorOptions options_;
   const std::vector<const SimApi*> served_;  // oldest first
@@ -185,6 +202,7 @@ class SimulatorImpl final : public Simulator {
     nlohmann::json runs = nlohmann::json::array();  // per start (Simulator::history)
   };
   std::vector<HistoryEntry> history_;
+  SlurmdbLedger slurmdb_;  // slurmdbd's run records (options_.accounting; slurmdb_ledger.h)
   void recordHistoryLocked(const Job& leader);  // refreshes its entry from the live job
 
   httplib::Server server_;

@@ -67,6 +67,8 @@ JobRequest parseComponent(const json& job, const std::string& path, json& warnin
   r.standard_error = stringField(job, "standard_error");
   r.standard_input = stringField(job, "standard_input");
   r.comment = stringField(job, "comment");
+  r.account = stringField(job, "account");
+  r.qos = stringField(job, "qos");
   r.constraints = stringField(job, "constraints");
   if (const auto x = job.find("excluded_nodes"); x != job.end()) {
     if (x->is_array()) {
@@ -178,7 +180,7 @@ SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster) {
 }
 
 SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster, const SimApi& api,
-                         const SimRelease& release) {
+                         const SimRelease& release, const Submitter& who) {
   SubmitOutcome out;
   auto reject = [&](ApiError e, Leftover leftover = Leftover::kNone,
                     std::vector<JobRequest> comps = {}) {
@@ -214,6 +216,13 @@ SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster, const S
   if (plan.components[0].script.empty())
     return reject({422, kErrRestInvalidQuery,
                    "Populated \"script\" field is required for job submission", "_job_post", ""});
+  // slurmctld cannot place the caller (19: proxy and minted tokens alike): 500 in every
+  // release, nothing made.
+  if (!who.known) {
+    ApiError e = submitError(plan.het, kErrUserUnknown, release);
+    e.http_status = 500;
+    return reject(e);
+  }
 
   // slurmctld's checks, component by component. A het job whose later component fails
   // still leaves its leader behind, cancelled (11b).
@@ -232,6 +241,13 @@ SubmitOutcome planSubmit(const json& body, const ClusterConfig& cluster, const S
     const PartitionConfig* part = cluster.partition(c.partition);
     if (!part)
       return reject(submitError(plan.het, kErrInvalidPartition, release), partial, plan.components);
+    if (cluster.accounting) {
+      const int refused = chargeJob(*cluster.accounting, who.user, c.account, c.qos, &c.charge);
+      if (refused != 0)
+        return reject(submitError(plan.het, refused, release), partial, plan.components);
+    } else {
+      c.charge = unenforcedCharge(c.account, c.qos);
+    }
     for (const auto& f : splitAny(c.constraints, "&,|"))
       if (!knownFeature(cluster, f))
         return reject(submitError(plan.het, kErrInvalidFeature, release), partial, plan.components);

@@ -1,7 +1,8 @@
 // Parsing and checking a POST /job/submit body the way slurmrestd + slurmctld do (order of
 // checks, error numbers and messages from transcripts 02, 11b and 13c of 26.05.3 and 25.11.7:
 // the version decides which fields draw an "unknown field" warning, the release the status of
-// a refusal and the number of a missing environment).
+// a refusal and the number of a missing environment; who submits, from 19 and 20: a user no
+// host knows, an account or QoS the cluster's associations refuse).
 // Pure: no I/O, no clock. The Simulator turns the outcome into jobs and responses.
 #pragma once
 
@@ -42,10 +43,18 @@ struct SubmitOutcome {
   SubmitRejection rejection;
 };
 
+// Who submits: the user the request acts as (identity.h), and whether any host knows them.
+struct Submitter {
+  std::string user;
+  bool known = true;  // false → refused 500, error 6010, once slurmrestd has parsed the body
+};
+
 // `body` is already valid JSON (malformed JSON is the caller's 400). `api`: the version the
-// body came in; `release`: the server's. The two-argument form: v0.0.45 on 26.05.3.
+// body came in; `release`: the server's. The two-argument form: v0.0.45 on 26.05.3, by a
+// known user named "". Each accepted component's `charge` is set: by the cluster's
+// associations when it has them (a refusal: 2045, 2066), else as named.
 SubmitOutcome planSubmit(const nlohmann::json& body, const ClusterConfig& cluster,
-                         const SimApi& api, const SimRelease& release);
+                         const SimApi& api, const SimRelease& release, const Submitter& who = {});
 SubmitOutcome planSubmit(const nlohmann::json& body, const ClusterConfig& cluster);
 
 // "gres/gpu:2", "gres/gpu:h100:2" → count and type; 0 when no GPU is asked.

@@ -34,6 +34,7 @@ std::string tokenEntryYaml(const TokenEntry& entry) {
   if (entry.admin) out += ", admin: true";
   if (!entry.slurm_accounts.empty()) out += ", slurm_account: " + flowList(entry.slurm_accounts);
   if (!entry.qos.empty()) out += ", qos: " + flowList(entry.qos);
+  if (!entry.unix_user.empty()) out += ", unix_user: " + quotedScalar(entry.unix_user);
   return out + "}";
 }
 

@@ -20,6 +20,7 @@ struct TokenEntry {
   bool admin = false;
   std::vector<std::string> slurm_accounts = {};  // the first is the default
   std::vector<std::string> qos = {};
+  std::string unix_user = {};  // slurm.identity per_user: the Unix user; "" leaves it out
 };
 
 // The entry as YAML flow text: {user: "alice", token_sha256: "…", admin: true, …}.

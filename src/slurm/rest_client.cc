@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "common/percent_encoding.h"
 #include "slurm/answer_decoder.h"
+#include "slurm/client_factory.h"
 #include "slurm/job_key.h"
 #include "slurm/sluid.h"
 
@@ -21,19 +23,6 @@ static_assert(http::kBodyPadding >= kJsonPadding);
 std::string lowercase(std::string text) {
   for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return text;
-}
-
-// Percent-encodes everything but RFC 3986 unreserved characters.
-std::string encodePathSegment(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += fmt::format("%{:02X}", c);
-    }
-  }
-  return out;
 }
 
 // Never let a credential through, whatever an upstream message contains.
@@ -83,6 +72,7 @@ bool isAuthFailure(const http::HttpResponse& response, bool pings_may_refuse) {
     auto errors = decodeMessages(response.body, "errors");
     if (!errors) return response.status == 500 && mentionsAuth(response.body);
     for (const auto& m : *errors) {
+      if (m.error_number == kSlurmUserUnknown) return false;  // the user's, not the token's
       if (m.error_number == kSlurmAuthError) return true;
       if (response.status == 500 && (mentionsAuth(m.error) || mentionsAuth(m.description))) {
         return true;
@@ -119,6 +109,12 @@ SlurmError errorFromResponse(const char* op, const http::HttpResponse& response,
     if (!errors.front().description.empty()) detail += " — " + errors.front().description;
     if (e.slurm_error_number == kSlurmInvalidJobId) code = kErrJobNotFound;
     if (slurmctldRefusedSubmit(errors.front())) code = kErrRejected;
+    // A user slurmctld does not know: refused before anything was done (a submit made no
+    // job), the same answer each time — a refusal to report, not a failure to retry.
+    if (e.slurm_error_number == kSlurmUserUnknown) {
+      code = kErrRejected;
+      e.transport = TransportClass::kRejected;
+    }
     // slurmrestd answers these with 502 too, but they say that slurmctld never took the
     // request: nothing was done, whatever the method.
     if (neverReachedController(e.slurm_error_number)) e.transport = TransportClass::kRejected;
@@ -198,6 +194,35 @@ SlurmRestClient::SlurmRestClient(RestClientOptions options,
   }
 }
 
+SlurmRestClient::SlurmRestClient(RestClientOptions options,
+                                 std::shared_ptr<http::HttpTransport> transport,
+                                 std::unique_ptr<TokenProvider> tokens,
+                                 const SlurmRestClient& parent)
+    : options_(std::move(options)), transport_(std::move(transport)), tokens_(std::move(tokens)) {
+  // The parent's version, once chosen; else the view negotiates as the parent would.
+  if (const SlurmApi* api = parent.api_.load()) {
+    choice_ = parent.choice_;
+    api_ = api;
+  }
+}
+
+SlurmClient& SlurmRestClient::as(const std::string& user) {
+  if (user.empty() || !options_.identities || user == options_.user) return *this;
+  std::lock_guard<std::mutex> lock(views_mu_);
+  auto& slot = views_[user];
+  if (!slot) {
+    RestClientOptions view = options_;
+    view.user = user;
+    view.identities = nullptr;
+    if (const SlurmApi* api = api_.load()) view.api_version = std::string(api->name);
+    slot.reset(new SlurmRestClient(std::move(view), transport_,
+                                   std::make_unique<BorrowedTokenProvider>(
+                                       options_.identities->forUser(user), options_.identities),
+                                   *this));
+  }
+  return *slot;
+}
+
 Result<std::unique_ptr<SlurmRestClient>> SlurmRestClient::create(
     RestClientOptions options, std::unique_ptr<TokenProvider> tokens) {
   auto transport = http::CurlHttpTransport::create(options.http);
@@ -208,16 +233,9 @@ Result<std::unique_ptr<SlurmRestClient>> SlurmRestClient::create(
 
 Result<std::unique_ptr<SlurmRestClient>> SlurmRestClient::fromSite(const catalog::SlurmSite& site,
                                                                    UnixClock clock) {
-  if (!isKnownApiVersion(site.api_version)) {
-    return fail("slurm.config", "slurm.api_version",
-                "TunePlane speaks REST API " + slurmApiNames() +
-                    " (or auto, the newest the "
-                    "server serves), not '" +
-                    site.api_version + "'");
-  }
-  auto tokens = makeTokenProvider(site, std::move(clock));
-  if (!tokens) return tl::unexpected(tokens.error());
-  return create(restClientOptionsFromSite(site), std::move(*tokens));
+  auto factory = SlurmClientFactory::fromSite(site, std::move(clock));
+  if (!factory) return tl::unexpected(factory.error());
+  return factory->make();
 }
 
 SlurmResult<ApiChoice> SlurmRestClient::negotiate() {
@@ -413,6 +431,14 @@ SlurmResult<PingResult> SlurmRestClient::ping() {
   return pinged;
 }
 
+SlurmResult<std::string> SlurmRestClient::readPath(const char* op, const std::string& path) {
+  auto api = ensureApi(op);
+  if (!api) return slurmFail(api.error());
+  auto exchange = call(op, "GET", path, "", RetryMode::kReads);
+  if (!exchange) return slurmFail(exchange.error());
+  return std::move(exchange->response.body);
+}
+
 SlurmResult<SubmitReceipt> SlurmRestClient::submit(const nlohmann::json& body) {
   auto api = ensureApi("submit");
   if (!api) return slurmFail(api.error());
@@ -487,8 +513,7 @@ SlurmResult<uint64_t> SlurmRestClient::numericIdOf(const SlurmApi& api, const ch
 
 SlurmResult<std::vector<JobRecord>> SlurmRestClient::readJob(const SlurmApi& api, const char* op,
                                                              const std::string& job) {
-  auto exchange =
-      call(op, "GET", api.route("/job/" + encodePathSegment(job)), "", RetryMode::kReads);
+  auto exchange = call(op, "GET", api.route("/job/" + percentEncode(job)), "", RetryMode::kReads);
   if (!exchange) return slurmFail(exchange.error());
   auto jobs = decodeJobs(exchange->response.body);
   if (!jobs) {
@@ -597,8 +622,8 @@ SlurmStatus SlurmRestClient::cancel(const std::string& sluid,
     }
     path_id = *id;
   }
-  std::string path = (*api)->route("/job/" + encodePathSegment(path_id));
-  if (signal) path += "?signal=" + encodePathSegment(*signal);
+  std::string path = (*api)->route("/job/" + percentEncode(path_id));
+  if (signal) path += "?signal=" + percentEncode(*signal);
   auto exchange = call("cancel", "DELETE", path, "", RetryMode::kNotSentOnly);
   if (!exchange) return slurmFail(exchange.error());
   // DELETE answers 200 even when it failed: the refusal is in status[] (or errors[]). An

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "catalog/site_config.h"
 #include "http/transport.h"
 #include "slurm/api_negotiation.h"
+#include "slurm/identity_tokens.h"
 #include "slurm/slurm_client.h"
 #include "slurm/token_provider.h"
 
@@ -46,6 +48,9 @@ struct RestClientOptions {
   RetryPolicy retry;
   std::function<double()> random;                        // [0,1); default: seeded PRNG
   std::function<void(std::chrono::milliseconds)> sleep;  // default: this_thread::sleep_for
+  // Where as(user) gets each user's tokens (identity_tokens.h); null: this client has its
+  // own identity only, and as() returns itself.
+  std::shared_ptr<IdentityTokens> identities = nullptr;
 };
 
 RestClientOptions restClientOptionsFromSite(const catalog::SlurmSite& site);
@@ -72,6 +77,17 @@ class SlurmRestClient : public SlurmClient {
   SlurmResult<std::vector<NodeInfo>> listNodes() override;
 
   TokenProvider& tokens() { return *tokens_; }
+
+  // A client for `user` (slurm_client.h) over this client's connection: X-SLURM-USER-NAME
+  // names the user and the token is options.identities' for the user (SlurmUser's in proxy
+  // mode, one minted for the user otherwise). It speaks the version this client negotiated.
+  SlurmClient& as(const std::string& user) override;
+
+  // GET `path` (absolute, e.g. "/slurmdb/v0.0.45/jobs/?users=alice") with this client's auth,
+  // retries and error handling, for readers of routes outside SlurmClient (slurmdbd's). The
+  // answer's body as received (JSON text); HTTP errors and Slurm's `errors[]` are SlurmErrors
+  // as for every other read. The REST API version is negotiated first (api() is then set).
+  SlurmResult<std::string> readPath(const char* op, const std::string& path);
 
   // The REST API version this client speaks: the configured one, or with "auto" the one it
   // negotiates now (GET /openapi/v3, else a ping per version), once; a failed negotiation is
@@ -109,13 +125,19 @@ class SlurmRestClient : public SlurmClient {
   SlurmResult<std::vector<JobRecord>> readJob(const SlurmApi& api, const char* op,
                                               const std::string& path_id);
 
+  // A view for as(): another identity on `transport`, sharing this client's version choice.
+  SlurmRestClient(RestClientOptions options, std::shared_ptr<http::HttpTransport> transport,
+                  std::unique_ptr<TokenProvider> tokens, const SlurmRestClient& parent);
+
   RestClientOptions options_;
-  std::unique_ptr<http::HttpTransport> transport_;
+  std::shared_ptr<http::HttpTransport> transport_;  // shared with the views as() made
   std::unique_ptr<TokenProvider> tokens_;
   // Set once, after choice_ is written (so a reader that sees it may read choice_ unlocked).
   std::atomic<const SlurmApi*> api_{nullptr};
   std::mutex negotiate_mu_;  // one negotiation at a time; guards choice_ until api_ is set
   ApiChoice choice_;
+  std::mutex views_mu_;
+  std::map<std::string, std::unique_ptr<SlurmRestClient>> views_;  // as(): one per user
 };
 
 }  // namespace tuneplane::slurm

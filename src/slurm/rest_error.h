@@ -37,6 +37,10 @@ inline constexpr std::string_view kErrConfig = "slurm.config";             // ba
 inline constexpr int kSlurmAuthError = 1007;        // "Protocol authentication error"
 inline constexpr int kSlurmInvalidJobId = 2017;     // "Invalid job id specified"
 inline constexpr int kSlurmAlreadyComplete = 2021;  // "Job/step already completing or completed"
+// slurmctld does not know the user a request acts for (X-SLURM-USER-NAME, or a token's sun):
+// "Rejecting authentication of user nobody or group nobody", HTTP 500 (transcript
+// 19_identity). Not the token's fault: refreshing it changes nothing, and nothing was done.
+inline constexpr int kSlurmUserUnknown = 6010;
 // slurmrestd could not hand the request to slurmctld at all, so slurmctld did nothing with
 // it (a submit made no job): "Unable to contact slurm controller (connect failure)", and
 // slurmctld's rate limiter turning the RPC away unread. (1801 "send failure" and 1802

@@ -193,6 +193,12 @@ Checked<void> checkRenderable(const launch::LaunchRequest& request) {
   checkRay(c, request.ray);
   if (request.account) c.noNul(*request.account, "account");
   if (request.qos) c.noNul(*request.qos, "qos");
+  // The script runs `umask <job_umask>` and Slurm reads SLURM_UMASK: four octal digits.
+  if (!request.job_umask.empty() &&
+      (request.job_umask.size() != 4 || request.job_umask.front() != '0' ||
+       request.job_umask.find_first_not_of("01234567") != std::string::npos)) {
+    c.add("render.bad_umask", "job_umask", "must be four octal digits starting with 0 (0022)");
+  }
   Errors errors = c.take();
   if (!errors.empty()) return failAll(std::move(errors));
   return {};

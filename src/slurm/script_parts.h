@@ -30,6 +30,19 @@ std::string containerEnvName(const launch::LaunchRequest& request, const std::st
 // REQUIRES: checkRenderable passed and request.uses_gpus.
 void renderRayJob(std::string& out, const launch::LaunchRequest& request);
 
+// The job's fence (staging/job_fence.h, script_renderer.h): its settings and reader, and the
+// check at the start, which exits 73 or 72 before anything runs. Nothing for a request without
+// a fence_dir. Goes before the sentinels' traps.
+void renderFenceCheck(std::string& out, const launch::LaunchRequest& request);
+
+// The fence while the attempt runs: the watcher and what stops the steps, the hand-off's wait
+// of an attempt after the first, and tp_before_command. Goes after the sentinels' traps.
+void renderFenceWatch(std::string& out, const launch::LaunchRequest& request);
+
+// The call of tp_before_command (the hand-off's wait, then the fence once more), just before
+// the step that runs the command; nothing for a request without a fence_dir.
+void renderBeforeCommand(std::string& out, const launch::LaunchRequest& request);
+
 // logs/resume.json (resume_record.h), for a request whose resume_record is not kNone; nothing
 // otherwise. Uses the sentinels' $tp_logs_dir. REQUIRES: checkRenderable passed.
 void renderResumeRecord(std::string& out, const launch::LaunchRequest& request);

@@ -126,15 +126,15 @@ tp_ray_run_dir=$(mktemp -d) || {
   exit 69
 }
 
-# Background steps (head, workers) are stopped when this script ends, however it ends
-# (the EXIT trap of the prologue calls tp_stop_background). Their tasks are asked first,
-# with SIGUSR1 that srun passes on, and awaited (at most 30 s): a signal that ends the srun of
-# a het job's first component makes Slurm cancel the whole het job, so the attempt would
-# read as cancelled, not as ended with its own exit code. Cancelled already: no waiting.
-tp_background_pids=()
+# Background steps (head, workers; in tp_background_pids) are stopped when this script ends,
+# however it ends (the EXIT trap of the prologue calls tp_stop_background). Their tasks are
+# asked first, with SIGUSR1 that srun passes on, and awaited (at most 30 s): a signal that ends
+# the srun of a het job's first component makes Slurm cancel the whole het job, so the attempt
+# would read as cancelled, not as ended with its own exit code. Cancelled already, or stopped
+# by the job's fence (which has stopped them itself): no waiting.
 tp_stop_background() {
   local pid tries=0
-  if [[ $tp_killed == 0 ]]; then
+  if [[ $tp_killed == 0 && $tp_fenced == 0 ]]; then
     for pid in "${tp_background_pids[@]}"; do
       kill -USR1 "$pid" 2>/dev/null || true
     done
@@ -286,7 +286,8 @@ fi
     append(wait.srun_options, {"--nodes=1", "--ntasks=1", "--nodelist=\"$tp_head_node\""});
     wait.command = {"python3", "-c", "\"$tp_wait_program\"", "\"$tp_ray_address\"", total, timeout};
     wait.with_ray_token = true;
-    out += "if ! " + renderStep(request, wait) + "; then\n";
+    out += renderStep(request, wait) + " &\n";
+    out += "if ! tp_wait_step \"$!\"; then\n";
     out += "  echo \"tuneplane: the Ray cluster at $tp_ray_address did not reach " + total +
            " nodes within " + timeout + " s\" >&2\n";
     out += "  exit " + std::to_string(kExitRayJoinTimeout) + "\n";
@@ -302,11 +303,13 @@ fi
   for (const auto& arg : request.command) driver.command.push_back(shellQuote(arg));
   driver.with_ray_token = true;
   driver.with_ray_address = true;
+  renderBeforeCommand(out, request);
   renderResumeRecord(out, request);
   out += "\n# The driver: the framework command on the head node, given the head's address\n";
   out += "# explicitly (each pyxis step has its own /tmp). Its exit code is the job's.\n";
   out += "tp_driver_status=0\n";
-  out += renderStep(request, driver) + " || tp_driver_status=$?\n";
+  out += renderStep(request, driver) + " &\n";
+  out += "tp_wait_step \"$!\" || tp_driver_status=$?\n";
   out += "exit \"$tp_driver_status\"\n";
 }
 

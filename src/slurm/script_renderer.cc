@@ -66,42 +66,20 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
   }
 }
 
-// The job-level fence (staging/job_fence.h): this attempt runs only while no later attempt of
-// the job has been staged. `ls` says when it cannot read the directory (a glob would not), and
-// this attempt's own mark must be there: anything else it cannot tell fails closed (72).
-void renderFenceCheck(std::string& out, const LaunchRequest& request) {
-  if (request.fence_dir.empty()) return;  // a request staged before the fence existed
-  out += "\n# The job's fence: a later attempt staged means this one is superseded (73).\n";
-  out += "tp_fence_dir=" + shellQuote(request.fence_dir) + "\n";
-  out += "tp_attempt=" + std::to_string(request.identity.attempt) + "\n";
-  out +=
-      R"(if [[ ! -e $tp_fence_dir/$tp_attempt ]] || ! tp_fence=$(ls -1A -- "$tp_fence_dir" 2>&1); then
-  printf 'tuneplane: cannot read the job fence %s, so this job (%s) runs nothing\n' \
-    "$tp_fence_dir" "${SLURM_JOB_ID:-}" >&2
-  exit 72
-fi
-while IFS= read -r tp_mark; do
-  if [[ $tp_mark =~ ^[0-9]{1,9}$ ]] && ((10#$tp_mark > tp_attempt)); then
-    printf 'tuneplane: attempt %s of this job was staged after this one (%s), so this job (%s) runs nothing\n' \
-      "$tp_mark" "$tp_attempt" "${SLURM_JOB_ID:-}" >&2
-    exit 73
-  fi
-done <<<"$tp_fence"
-)";
-}
-
 // The start and exit sentinels (script_renderer.h): written first and last, so a job that
 // Slurm no longer remembers can still be judged. The node name is reduced to [A-Za-z0-9._-]
 // and the values are numbers, so the JSON needs no escaping; a pool name (no '/', checked by
 // checkRenderable) only names the file. A failed write (logs/ not writable) never fails the
-// job. Killed by a signal, the script writes no exit sentinel: it did not end by itself.
+// job. Killed by a signal, or stopped by the job's fence after its start (script_fence.cc), the
+// script writes no exit sentinel: it did not end by itself.
 // Only the script's own shell writes it: a command substitution that a SIGTERM reaches while
 // bash forks it can run the EXIT trap itself, with status 0 (seen under load with bash 5.2:
 // a killed job would have looked like one that succeeded).
 void renderSentinels(std::string& out, const LaunchRequest& request) {
   out +=
       "\n# Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this\n";
-  out += "# script ends by itself (not when a signal kills it). Written whole or not at all.\n";
+  out += "# script ends by itself (not when a signal or the job's fence stops it). Written whole\n";
+  out += "# or not at all.\n";
   out += "tp_logs_dir=" + shellQuote(request.logs_dir) + "\n";
   out += "tp_sentinel_pools=(";
   for (std::size_t i = 0; i < request.components.size(); ++i) {
@@ -151,11 +129,30 @@ tp_write_sentinels() { # KIND JSON-MEMBERS
       2>/dev/null || rm -f "$tmp" 2>/dev/null || true
   done
 }
-tp_killed=0
+# What the EXIT trap stops: the step the script waits for (tp_wait_step), the steps that run
+# beside it (the Ray head and workers), the fence's watcher and the hand-off's wait.
+tp_step_pid=""
+tp_background_pids=()
+tp_fence_watcher_pid=""
+tp_handoff_pid=""
+tp_killed=0 # a signal ended the script: no exit sentinel
+tp_fenced=0 # the job's fence stopped the attempt after its start (72, 73): no exit sentinel
+tp_exiting=0
+tp_woken=0 # a trap that returned (tp_on_fence_alarm) ended a `wait` early
 tp_on_exit() { # STATUS
   [[ $BASHPID == "$$" ]] || return 0 # a subshell (bash can run it in one killed as it forks)
+  tp_exiting=1
+  local pid
+  for pid in "$tp_fence_watcher_pid" "$tp_handoff_pid"; do
+    if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; fi
+  done
+  if [[ $tp_fenced == 1 ]]; then
+    tp_stop_steps_now
+  elif [[ -n $tp_step_pid ]]; then
+    kill "$tp_step_pid" 2>/dev/null || true # a signal ended the script while it waited for it
+  fi
   if declare -F tp_stop_background >/dev/null; then tp_stop_background; fi
-  if [[ $tp_killed == 0 ]]; then
+  if [[ $tp_killed == 0 && $tp_fenced == 0 ]]; then
     local end_time
     printf -v end_time '%(%s)T' -1
     tp_write_sentinels exit "\"node\":\"$tp_node\",\"exit_code\":$1,\"start_time\":$tp_start_time,\"end_time\":$end_time"
@@ -165,7 +162,25 @@ trap 'tp_on_exit "$?"' EXIT
 trap 'tp_killed=1; exit 143' TERM
 trap 'tp_killed=1; exit 130' INT
 tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
+
+# Every step runs in the background and is waited for: bash runs a trap (a cancel's TERM, the
+# fence's USR2) only between commands, and `wait` is the one a trapped signal interrupts. A trap
+# that returns ends the `wait` too, with the step still running: wait again (a step that ended
+# meanwhile keeps its status for it).
+tp_wait_step() { # PID: returns the step's status
+  local status
+  tp_step_pid=$1
+  while :; do
+    tp_woken=0
+    status=0
+    wait "$1" || status=$?
+    ((tp_woken == 1)) || break
+  done
+  tp_step_pid=""
+  return "$status"
+}
 )";
+  renderFenceWatch(out, request);
 }
 
 // The text above and below exits 71 for a second copy, 70 for a restarted job.
@@ -184,8 +199,10 @@ void renderPrologue(std::string& out, const LaunchRequest& request) {
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
 #   70 Slurm started this job again (a requeue); nothing ran the second time
 #   71 another Slurm job (a submit that reached Slurm twice) claimed this attempt first
-#   72 the attempt's claim or the job's fence could not be made or read (nothing ran)
-#   73 a later attempt of this job was staged: this one is superseded (nothing ran)
+#   72 the attempt's claim or the job's fence could not be made or read (nothing ran), or the
+#      fence stayed unreadable while the attempt ran (its steps were stopped)
+#   73 a later attempt of this job was staged: this one is superseded (nothing ran, or its
+#      steps were stopped)
 
 # An attempt runs once. Slurm starts a requeued job's script again (an administrator's
 # requeue, ForceRequeueOnFail) as soon as its BeginTime passes, which TunePlane may not see
@@ -284,7 +301,9 @@ void renderCpuJob(std::string& out, const LaunchRequest& request) {
   step.srun_options = {"--nodes=1", "--ntasks=1",
                        "--cpus-per-task=" + std::to_string(c.cpus_per_node)};
   for (const auto& arg : request.command) step.command.push_back(shellQuote(arg));
-  out += renderStep(request, step) + "\n";
+  renderBeforeCommand(out, request);
+  out += renderStep(request, step) + " &\n";
+  out += "tp_wait_step \"$!\"\n";
 }
 
 std::string renderUnrenderable(const Errors& errors) {
@@ -325,12 +344,28 @@ std::string sentinelFileName(std::string_view kind, std::string_view pool) {
   return std::string(kind) + "-" + std::string(pool) + ".json";
 }
 
+namespace {
+
+// slurm.identity per_user (LaunchRequest::job_umask): before anything the script writes (the
+// claim, the sentinels, what the job makes), so that TunePlane — not in the job user's group
+// — reads it through the "other" bits; the user's staging directory keeps everyone else out.
+void renderUmask(std::string& out, const LaunchRequest& request) {
+  if (request.job_umask.empty()) return;
+  out +=
+      "\n# Files stay readable for TunePlane, which is not in this user's group; the user's\n"
+      "# staging directory keeps every other user out (slurm.identity per_user).\n";
+  out += "umask " + request.job_umask + "\n";
+}
+
+}  // namespace
+
 std::string renderBatchScript(const LaunchRequest& request) {
   if (auto checked = checkRenderable(request); !checked) {
     return renderUnrenderable(checked.error());
   }
   std::string out;
   renderHeader(out, request);
+  renderUmask(out, request);
   renderPrologue(out, request);
   renderArtifactCheck(out, request);
   renderEnvFunction(out, request);

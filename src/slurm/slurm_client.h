@@ -48,6 +48,15 @@ class SlurmClient {
                              const std::optional<std::string>& signal) = 0;
   virtual SlurmResult<std::vector<PartitionInfo>> listPartitions() = 0;
   virtual SlurmResult<std::vector<NodeInfo>> listNodes() = 0;
+
+  // The same operations, sent to Slurm as `user` (slurm.identity per_user: a job's run_as):
+  // the job is then that user's in Slurm, and Slurm's own rules (associations, who may
+  // cancel) apply to it. "" is this client's own identity. The returned client lives as long
+  // as this one. A client with one identity only (a test's fake) returns itself.
+  virtual SlurmClient& as(const std::string& user) {
+    (void)user;
+    return *this;
+  }
 };
 
 }  // namespace tuneplane::slurm

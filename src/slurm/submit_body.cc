@@ -77,6 +77,10 @@ nlohmann::json buildSubmitBody(const launch::LaunchRequest& request, const std::
   }
   environment.push_back("TUNEPLANE_JOB_ID=" + request.identity.job_id);
   environment.push_back("TUNEPLANE_ATTEMPT=" + std::to_string(request.identity.attempt));
+  // per_user: Slurm creates the stdout/stderr files with this umask (and the batch script
+  // starts with it), so TunePlane reads them through the "other" bits. Last: it wins over a
+  // site's job_environment.
+  if (!request.job_umask.empty()) environment.push_back("SLURM_UMASK=" + request.job_umask);
 
   nlohmann::json body = nlohmann::json::object();
   body["script"] = script;

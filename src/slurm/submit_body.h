@@ -16,9 +16,10 @@ namespace tuneplane::slurm {
 // set), tres_per_node (GPU components only), cpus_per_task, tasks_per_node 1,
 // minimum_nodes = maximum_nodes, memory_per_node (MiB, when > 0), temporary_disk_per_node
 // (scratch MiB, when > 0), time_limit (minutes, when > 0), requeue false, current_working_directory
-// (attempt_dir), environment (scheduler_environment + TUNEPLANE_JOB_ID + TUNEPLANE_ATTEMPT; its own
-// copy per component), standard_output/standard_error (<logs_dir>/<pool>.out/.err), account/qos
-// when set, and shared ["none"] (sbatch --exclusive) when needsWholeNodes(request).
+// (attempt_dir), environment (scheduler_environment + TUNEPLANE_JOB_ID + TUNEPLANE_ATTEMPT,
+// then SLURM_UMASK=<job_umask> when set (per_user); its own copy per component),
+// standard_output/standard_error (<logs_dir>/<pool>.out/.err), account/qos when set, and
+// shared ["none"] (sbatch --exclusive) when needsWholeNodes(request).
 // REQUIRES: checkRenderable(request) passed (script_checks.h).
 nlohmann::json buildSubmitBody(const launch::LaunchRequest& request, const std::string& script);
 

@@ -215,6 +215,8 @@ launch::LaunchRequest readRequest(const json& j) {
   }
   r.account = optStr(j, "account", root);
   r.qos = optStr(j, "qos", root);
+  // Only in a per_user site's snapshots (and absent from those staged before it existed).
+  r.job_umask = j.contains("job_umask") ? str(j, "job_umask", root) : std::string();
 
   const json& ray = member(j, "ray", root);
   const std::string at = root + ".ray";
@@ -258,7 +260,7 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
                           {"time_limit_minutes", c.time_limit.count()},
                           {"excluded_nodes", c.excluded_nodes}});
   }
-  return json{
+  json out{
       {"version", kLaunchJsonVersion},
       {"job_name", r.job_name},
       {"identity",
@@ -304,6 +306,9 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
         {"executable", r.ray.executable}}},
       {"ray_min_cpus_per_gpu", r.ray_min_cpus_per_gpu},
   };
+  // Written only when set, so a shared site's snapshots stay as they were.
+  if (!r.job_umask.empty()) out["job_umask"] = r.job_umask;
+  return out;
 }
 
 Result<launch::LaunchRequest> launchRequestFromJson(const json& j) {

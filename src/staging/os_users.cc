@@ -96,6 +96,21 @@ Result<std::optional<OsGroup>> PosixOsUsers::groupByName(const std::string& name
   return finish(std::move(outcome), "group '" + name + "'");
 }
 
+Result<std::optional<OsGroup>> PosixOsUsers::groupById(gid_t gid) {
+  auto outcome = withGrowingBuffer([&](char* buffer, std::size_t size) {
+    struct group entry {};
+    struct group* result = nullptr;
+    const int err = ::getgrgid_r(gid, &entry, buffer, size, &result);
+    if (result == nullptr) return Lookup<OsGroup>{err, std::nullopt};
+    OsGroup group{result->gr_name, result->gr_gid};
+    for (char** member = result->gr_mem; member != nullptr && *member != nullptr; ++member) {
+      group.members.emplace_back(*member);
+    }
+    return Lookup<OsGroup>{err, std::move(group)};
+  });
+  return finish(std::move(outcome), "gid " + std::to_string(gid));
+}
+
 Result<std::vector<gid_t>> PosixOsUsers::groupsOf(const OsUser& user) {
   int count = 32;
   for (int tries = 0; tries < 8; ++tries) {
@@ -109,6 +124,11 @@ Result<std::vector<gid_t>> PosixOsUsers::groupsOf(const OsUser& user) {
   }
   return fail("staging.user_lookup_failed", "",
               "looking up the groups of user '" + user.name + "' failed: too many groups");
+}
+
+OsUsers& posixOsUsers() {
+  static PosixOsUsers users;
+  return users;
 }
 
 }  // namespace tuneplane::staging

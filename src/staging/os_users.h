@@ -24,6 +24,9 @@ struct OsUser {
 struct OsGroup {
   std::string name;
   gid_t gid = 0;
+  // The group's listed members (gr_mem: those who have it as a supplementary group; users
+  // whose primary group it is are not listed). Filled by groupById.
+  std::vector<std::string> members = {};
 };
 
 class OsUsers {
@@ -39,6 +42,8 @@ class OsUsers {
   virtual Result<std::optional<OsUser>> userByName(const std::string& name) = 0;
   virtual Result<std::optional<OsUser>> userById(uid_t uid) = 0;
   virtual Result<std::optional<OsGroup>> groupByName(const std::string& name) = 0;
+  // The group and its listed members (per_user: whether a job user's primary group is its own).
+  virtual Result<std::optional<OsGroup>> groupById(gid_t gid) = 0;
   // Every group `user` belongs to, its primary group included.
   virtual Result<std::vector<gid_t>> groupsOf(const OsUser& user) = 0;
 };
@@ -51,7 +56,11 @@ class PosixOsUsers final : public OsUsers {
   Result<std::optional<OsUser>> userByName(const std::string& name) override;
   Result<std::optional<OsUser>> userById(uid_t uid) override;
   Result<std::optional<OsGroup>> groupByName(const std::string& name) override;
+  Result<std::optional<OsGroup>> groupById(gid_t gid) override;
   Result<std::vector<gid_t>> groupsOf(const OsUser& user) override;
 };
+
+// One PosixOsUsers for the whole process (it holds no state).
+OsUsers& posixOsUsers();
 
 }  // namespace tuneplane::staging

@@ -34,14 +34,24 @@ class TempDirGuard {
 };
 
 // logs/ and output/: writable by the job user, whichever way the site gives it access. In a
-// shared group the group comes first: chmod cannot set setgid on a file of another group.
+// shared group the group comes first: chmod cannot set setgid on a file of another group. A
+// per_user job's are made by mkdir alone, inside its setgid tree: they inherit the user's
+// group and setgid, and a chmod by TunePlane (not in that group) would clear setgid.
 Status makeWritableDir(const std::string& path, const JobAccess& access, StagingFs& fs) {
+  if (access.perUserJob()) return fs.makeInheritingDir(path, access.writableDirMode());
   if (auto made = fs.makeDir(path, kSameUserWritableDirMode); !made) return made;
   if (access.mode == JobAccessMode::kSharedGroup && access.group) {
     if (auto given = fs.changeGroup(path, access.group->gid); !given) return given;
     return fs.changeMode(path, access.writableDirMode());
   }
   return ok();
+}
+
+// The job's directories on the way to its attempts (jobs/<id>/attempts/, jobs/<id>/): per_user,
+// inside the setgid tree as makeWritableDir makes them, read-only for the job.
+Status makeTreeDirs(const std::string& path, const JobAccess& access, StagingFs& fs) {
+  if (access.perUserJob()) return fs.makeInheritingDirs(path, access.treeDirMode());
+  return fs.makeDirs(path, kParentDirMode);
 }
 
 // The names of what stageAttempt writes itself, which a staged input must not take.
@@ -98,8 +108,10 @@ Status ensureCheckpointDir(const std::string& dir, const JobAccess& access, Stag
   if (*exists) return ok();
   const std::string parent = parentDir(dir);
   if (auto reachable = checkJobCanReach(parent, access, fs); !reachable) return reachable;
-  if (auto made = fs.makeDirs(parent, kParentDirMode); !made) return made;
-  if (auto made = fs.makeDir(dir, kSameUserWritableDirMode); !made) {
+  if (auto made = makeTreeDirs(parent, access, fs); !made) return made;
+  if (auto made = access.perUserJob() ? fs.makeInheritingDir(dir, access.writableDirMode())
+                                      : fs.makeDir(dir, kSameUserWritableDirMode);
+      !made) {
     // Made meanwhile by another stage of this job: then it is there, as wanted.
     auto now = isDirectory();
     if (now && *now) return ok();
@@ -159,7 +171,7 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
   if (auto reachable = checkJobCanReach(parent, access, fs); !reachable) {
     return fail(reachable.error());
   }
-  if (auto made = fs.makeDirs(parent, kParentDirMode); !made) return fail(made.error());
+  if (auto made = makeTreeDirs(parent, access, fs); !made) return fail(made.error());
   if (auto inputs = checkInputs(request.inputs); !inputs) return fail(inputs.error());
   // Before the attempt appears: no attempt is ever without the directory it resumes from.
   if (auto made = ensureCheckpointDir(request.checkpoint_dir, access, fs); !made) {
@@ -167,7 +179,8 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
   }
   // The job's fence moves to this attempt before its directory (and so its script) exists.
   if (!request.fence_dir.empty()) {
-    if (auto marked = markAttemptStaged(request.fence_dir, request.identity.attempt, fs); !marked) {
+    if (auto marked = markAttemptStaged(request.fence_dir, request.identity.attempt, fs, access);
+        !marked) {
       return fail(marked.error());
     }
   }
@@ -191,13 +204,14 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
   StagedAttempt staged;
   staged.dir = final_dir;
   for (const auto& [name, content] : contents) {
-    if (auto written = fs.writeFile(attemptFile(*temp, name), content, kFileMode); !written) {
+    if (auto written = fs.writeFile(attemptFile(*temp, name), content, access.fileMode());
+        !written) {
       return fail(written.error());
     }
     staged.files[std::string(name)] = {sha256Hex(content), content.size()};
   }
   const std::string manifest = manifestJson(staged).dump(2) + "\n";
-  if (auto written = fs.writeFile(attemptFile(*temp, kManifestFile), manifest, kFileMode);
+  if (auto written = fs.writeFile(attemptFile(*temp, kManifestFile), manifest, access.fileMode());
       !written) {
     return fail(written.error());
   }
@@ -217,7 +231,11 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
     return fail(synced.error());
   }
   if (auto synced = fs.syncDir(*temp); !synced) return fail(synced.error());
-  if (auto sealed = fs.changeMode(*temp, kAttemptDirMode); !sealed) return fail(sealed.error());
+  // The seal: per_user, this chmod by TunePlane (not in the user's group) also clears the
+  // setgid bit the temporary directory inherited — harmless, nothing is made in it after.
+  if (auto sealed = fs.changeMode(*temp, access.attemptDirMode()); !sealed) {
+    return fail(sealed.error());
+  }
 
   if (auto renamed = fs.renameNoReplace(*temp, final_dir); !renamed) {
     Error error = renamed.error();

@@ -6,6 +6,10 @@
 // never overwritten. Credentials never reach a staged file: a LaunchRequest holds none.
 // Who may write logs/ and output/ follows the site's JobAccess (job_access.h): 0755 when
 // TunePlane runs as the job user, or staging.group's, 02775, checked before anything is made.
+// A per_user job (JobAccess::perUserJob, its rule from decideUserAccess) is staged into its
+// users/<U> tree with that mode's modes: every directory made by mkdir alone, inheriting the
+// user's group and setgid (02750; logs/ output/ checkpoints/ 02770), files 0440, the sealed
+// attempt dir 0550 — no chown, and no chmod but the seal.
 // The job's checkpoint directory (request.checkpoint_dir, beside the attempts) is made the
 // same way when it does not exist yet, before the attempt appears; an existing one is never
 // touched, so attempt N+1 finds what attempt N saved there.
@@ -23,6 +27,7 @@
 
 namespace tuneplane::staging {
 
+// The modes of the shared layout (per_user's: job_access.h).
 inline constexpr mode_t kFileMode = 0444;
 inline constexpr mode_t kAttemptDirMode = 0555;
 inline constexpr mode_t kParentDirMode = 0755;  // jobs/<id>/attempts/ when created
@@ -37,7 +42,8 @@ struct StagedAttempt {
   std::map<std::string, StagedFile> files;  // name → digest; what manifest.json holds
 };
 
-// `access` comes from resolveJobAccess for the site the request was assembled for.
+// `access` comes from resolveJobAccess for the site the request was assembled for, or from
+// decideUserAccess for a per_user job (whose request's paths are under users/<U>).
 // REQUIRES: request.attempt_dir is a clean absolute path (isCleanAbsolutePath).
 // Errors: "staging.invalid_attempt_dir", "staging.attempt_exists", "staging.not_traversable",
 // "staging.invalid_input" (an input's name), "staging.invalid_checkpoint_dir" (not a clean

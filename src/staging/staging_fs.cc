@@ -2,6 +2,7 @@
 #include "staging/staging_fs.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
@@ -21,7 +22,71 @@ tl::unexpected<Error> ioError(const std::string& what, const std::string& path, 
   return fail(codes::kIo, path, what + " '" + path + "' failed: " + std::strerror(err));
 }
 
+// Gives this thread a umask of its own (threads share one by default): unshare(CLONE_FS)
+// once per thread. False when the kernel refused (a seccomp filter): the process's umask
+// then applies, and makeInheritingDir's check reports a mode it filtered.
+bool ownUmask() {
+  thread_local const bool own = ::unshare(CLONE_FS) == 0;
+  return own;
+}
+
+// mkdir(path, mode & 0777) with this thread's umask set aside; errno as mkdir left it.
+int mkdirUnmasked(const std::string& path, mode_t mode) {
+  if (!ownUmask()) return ::mkdir(path.c_str(), mode & 0777);
+  const mode_t before = ::umask(0);
+  const int rc = ::mkdir(path.c_str(), mode & 0777);
+  const int err = errno;
+  ::umask(before);
+  errno = err;
+  return rc;
+}
+
+std::string modeText(mode_t mode) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", static_cast<unsigned>(mode & 07777));
+  return buf;
+}
+
+// The check after an inheriting mkdir: exactly `mode`, setgid included.
+Status checkInherited(const std::string& path, mode_t mode) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return ioError("stat", path, errno);
+  const mode_t got = st.st_mode & 07777;
+  if (got == mode) return ok();
+  std::string message =
+      "mkdir '" + path + "' gave mode " + modeText(got) + ", not " + modeText(mode);
+  if ((mode & S_ISGID) != 0 && (got & S_ISGID) == 0) {
+    message += ": its parent is not setgid (the per-user directory must be 02750)";
+  } else {
+    message += ": this process's umask took bits away and could not be set aside";
+  }
+  return fail(codes::kIo, path, message);
+}
+
 }  // namespace
+
+Status PosixStagingFs::makeInheritingDir(const std::string& path, mode_t mode) {
+  if (mkdirUnmasked(path, mode) != 0) return ioError("mkdir", path, errno);
+  return checkInherited(path, mode);
+}
+
+Status PosixStagingFs::makeInheritingDirs(const std::string& path, mode_t mode) {
+  // As makeDirs: from the leaf up, a directory made beside us meanwhile is fine.
+  if (mkdirUnmasked(path, mode) == 0) return checkInherited(path, mode);
+  if (errno == ENOENT) {
+    const std::string parent = parentDir(path);
+    if (parent.empty() || parent == path) return ioError("mkdir", path, ENOENT);
+    if (auto made = makeInheritingDirs(parent, mode); !made) return made;
+    if (mkdirUnmasked(path, mode) == 0) return checkInherited(path, mode);
+    if (errno != EEXIST) return ioError("mkdir", path, errno);
+  } else if (errno != EEXIST) {
+    return ioError("mkdir", path, errno);
+  }
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return ioError("stat", path, errno);
+  if (!S_ISDIR(st.st_mode)) return fail(codes::kIo, path, "'" + path + "' is not a directory");
+  return ok();
+}
 
 Status PosixStagingFs::makeDirs(const std::string& path, mode_t mode) {
   // From the leaf up: every attempt of a job asks for the same parent, which exists after the

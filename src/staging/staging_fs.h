@@ -31,6 +31,18 @@ class StagingFs {
   // A new, empty directory `<prefix>XXXXXX` (mkdtemp), mode 0700; returns its path.
   virtual Result<std::string> makeTempDir(const std::string& prefix) = 0;
   virtual Status makeDir(const std::string& path, mode_t mode) = 0;
+  // mkdir inside a setgid directory (the per_user layout, job_access.h): the kernel gives
+  // the new directory its parent's group and setgid bit, and `mode`'s permission bits come
+  // from mkdir itself — with this thread's umask cleared for the call, in a filesystem
+  // context of its own (unshare(CLONE_FS) once per thread, so no other thread's files see
+  // it) — never from a chmod afterwards: a chmod by a process outside the directory's group
+  // clears setgid. Then checks that it got exactly `mode` (which names S_ISGID): a parent
+  // that is not setgid, or a umask that could not be set aside, is an error, not a directory
+  // the job cannot use. Errors: "staging.io".
+  virtual Status makeInheritingDir(const std::string& path, mode_t mode) = 0;
+  // mkdir -p of the same kind: each directory it creates is made as makeInheritingDir makes
+  // it; existing ones are left as they are.
+  virtual Status makeInheritingDirs(const std::string& path, mode_t mode) = 0;
   // Creates `path` (must not exist), writes all of `content`, gives it exactly `mode`
   // (whatever the umask) and closes it. Not durable until syncFile: a stage writes all its
   // files first and syncs them after, so that one journal commit can carry them all.
@@ -63,6 +75,8 @@ class PosixStagingFs final : public StagingFs {
   Status makeDirs(const std::string& path, mode_t mode) override;
   Result<std::string> makeTempDir(const std::string& prefix) override;
   Status makeDir(const std::string& path, mode_t mode) override;
+  Status makeInheritingDir(const std::string& path, mode_t mode) override;
+  Status makeInheritingDirs(const std::string& path, mode_t mode) override;
   Status writeFile(const std::string& path, const std::string& content, mode_t mode) override;
   Status syncFile(const std::string& path) override;
   Status changeMode(const std::string& path, mode_t mode) override;

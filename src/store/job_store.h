@@ -95,6 +95,10 @@ struct JobRecord {
   // `change_seq` is the store's change sequence at the job's last write of any kind.
   int64_t version = 0;
   int64_t change_seq = 0;
+  // The Unix user Slurm runs the job as under slurm.identity per_user, fixed when the job is
+  // accepted; "" under shared (the site's slurm.user). Every request about this job's Slurm
+  // jobs (submit, cancel, read) goes as this user.
+  std::string run_as = {};
 
   bool operator==(const JobRecord&) const = default;
 };

@@ -15,14 +15,15 @@ namespace {
 
 constexpr const char* kInsertJobSql =
     "INSERT INTO jobs (id, name, owner, spec, phase, reason, created_ms, updated_ms,"
-    " next_attempt_ms, version, change_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
-    "?10, " TP_NEXT_CHANGE_SEQ ")";
+    " next_attempt_ms, version, run_as, change_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+    " ?9, ?10, ?11, " TP_NEXT_CHANGE_SEQ ")";
 
 // A copied job keeps its version and change sequence (store_copy.h: every read answers the
 // same on the copy).
 constexpr const char* kInsertCopiedJobSql =
     "INSERT INTO jobs (id, name, owner, spec, phase, reason, created_ms, updated_ms,"
-    " next_attempt_ms, version, change_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)";
+    " next_attempt_ms, version, run_as, change_seq) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+    " ?9, ?10, ?11, ?12)";
 
 // Every column but cancel_requested / cancel_requested_by: those are requestCancel's, and a
 // commit carrying a JobRecord read before the request must not clear it. Compare-and-set on
@@ -34,7 +35,8 @@ const std::string& upsertJobSql() {
       " ON CONFLICT (id) DO UPDATE SET name = excluded.name, owner = excluded.owner,"
       " spec = excluded.spec, phase = excluded.phase, reason = excluded.reason,"
       " created_ms = excluded.created_ms, updated_ms = excluded.updated_ms,"
-      " next_attempt_ms = excluded.next_attempt_ms, version = jobs.version + 1,"
+      " next_attempt_ms = excluded.next_attempt_ms, run_as = excluded.run_as,"
+      " version = jobs.version + 1,"
       " change_seq = " TP_NEXT_CHANGE_SEQ " WHERE jobs.version = ?10 RETURNING version";
   return sql;
 }
@@ -99,7 +101,8 @@ Status writeJob(Connection& connection, const std::string& sql, const JobRecord&
     q->bind(1, job.id).bind(2, job.name).bind(3, job.owner).bind(4, job.spec);
     q->bind(5, toString(job.phase)).bind(6, job.reason).bind(7, job.created_ms);
     q->bind(8, job.updated_ms).bind(9, job.next_attempt_ms).bind(10, job.version);
-    if (sql == kInsertCopiedJobSql) q->bind(11, job.change_seq);
+    q->bind(11, job.run_as);
+    if (sql == kInsertCopiedJobSql) q->bind(12, job.change_seq);
     auto row = q->step();
     if (!row) return fail(row.error());
     if (compare_version && !*row) {

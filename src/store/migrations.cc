@@ -243,10 +243,22 @@ Status toVersion3(Connection& connection) {
   return connection.exec(connection.dialect() == Dialect::kPostgres ? kVersion3 : kVersion3Sqlite);
 }
 
-constexpr std::array<Migration, 3> kMigrations{{
+// Version 4. jobs.run_as: the Unix user Slurm runs the job as under slurm.identity per_user,
+// fixed when the job is accepted (the token's unix_user then), so a later change of tokens
+// never moves a job in flight to another user; '' is the site's slurm.user (shared).
+constexpr const char* kVersion4 = R"sql(
+ALTER TABLE jobs ADD COLUMN run_as TEXT NOT NULL DEFAULT '';
+)sql";
+
+Status toVersion4(Connection& connection) {
+  return connection.exec(kVersion4);
+}
+
+constexpr std::array<Migration, 4> kMigrations{{
     {1, "jobs, labels, attempts, components, events", &toVersion1},
     {2, "leader lease", &toVersion2},
     {3, "job versions and change sequence", &toVersion3},
+    {4, "the Unix user a job runs as", &toVersion4},
 }};
 
 }  // namespace

@@ -32,6 +32,7 @@ Result<JobRecord> readJob(const Query& row, int first) {
   job.cancel_requested_by = row.text(first + 10);
   job.version = row.integer(first + 11);
   job.change_seq = row.integer(first + 12);
+  job.run_as = row.text(first + 13);
   return job;
 }
 

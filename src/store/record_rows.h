@@ -18,8 +18,9 @@ namespace tuneplane::store {
 // The columns each decoder reads, in order, starting at the column it is given.
 inline constexpr const char* kJobColumns =
     "j.id, j.name, j.owner, j.spec, j.phase, j.reason, j.created_ms, j.updated_ms, "
-    "j.next_attempt_ms, j.cancel_requested, j.cancel_requested_by, j.version, j.change_seq";
-inline constexpr int kJobColumnCount = 13;
+    "j.next_attempt_ms, j.cancel_requested, j.cancel_requested_by, j.version, j.change_seq, "
+    "j.run_as";
+inline constexpr int kJobColumnCount = 14;
 inline constexpr const char* kAttemptColumns =
     "a.job_id, a.number, a.phase, a.reason, a.cause, a.submit_token, a.staging_dir, "
     "a.slurm_job_id, a.created_ms, a.submitted_ms, a.ended_ms, a.lookups, a.next_lookup_ms, "

@@ -3,13 +3,24 @@
 // whole, by range (206), refused ranges (416), If-Range, HEAD; every path rule and every
 // hazard a job can plant answered with its code; the owner or an admin only. Every answer is
 // checked against docs/openapi.json (ApiFixture).
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <condition_variable>
 #include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
 
 #include "../catalog/temp_dir.h"
+#include "../sim/sim_test_support.h"
 #include "api/api_fixture.h"
+#include "api/file_queries.h"
+#include "api/listing_gate.h"
+#include "common/jwt.h"
+#include "support/raw_http_client.h"
 #include "support/test_files.h"
 
 namespace tuneplane::api::testing {
@@ -63,15 +74,18 @@ TEST_F(FileRoutesTest, ListsTheLatestOutputWithSizesTimesAndTheAreas) {
   EXPECT_EQ(b["area"], "output");
   EXPECT_EQ(b["attempt"], 1);
   EXPECT_EQ(b["path"], "");
-  EXPECT_EQ(b["total"], 2);
   EXPECT_EQ(b["continue"], "");
   ASSERT_EQ(b["items"].size(), 2u);
-  EXPECT_EQ(b["items"][0]["name"], "metrics.json");
-  EXPECT_EQ(b["items"][0]["type"], "file");
-  EXPECT_EQ(b["items"][0]["size"], 2);
-  EXPECT_TRUE(b["items"][0]["modified"].is_string());
-  EXPECT_EQ(b["items"][1]["name"], "model");
-  EXPECT_EQ(b["items"][1]["type"], "directory");
+  json items = b["items"];  // in the directory's order
+  std::sort(items.begin(), items.end(),
+            [](const json& x, const json& y) { return x["name"] < y["name"]; });
+  EXPECT_EQ(items[0]["name"], "metrics.json");
+  EXPECT_EQ(items[0]["path_encoded"], "metrics.json");
+  EXPECT_EQ(items[0]["type"], "file");
+  EXPECT_EQ(items[0]["size"], 2);
+  EXPECT_TRUE(items[0]["modified"].is_string());
+  EXPECT_EQ(items[1]["name"], "model");
+  EXPECT_EQ(items[1]["type"], "directory");
   ASSERT_EQ(b["areas"].size(), 2u);
   EXPECT_EQ(b["areas"][0], (json{{"area", "output"}, {"attempt", 1}, {"exists", true}}));
   EXPECT_EQ(b["areas"][1],
@@ -122,6 +136,8 @@ TEST_F(FileRoutesTest, PagesFollowTheContinueTokenAndLimitsAreNamed) {
   } while (!token.empty() && pages < 10);
   EXPECT_EQ(pages, 3);
   EXPECT_EQ(names.size(), 25u);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end()) << "a name twice";
   EXPECT_EQ(names.front(), "f100");
   EXPECT_EQ(names.back(), "f124");
   for (const char* bad :
@@ -131,6 +147,69 @@ TEST_F(FileRoutesTest, PagesFollowTheContinueTokenAndLimitsAreNamed) {
     EXPECT_EQ(res->status, 400) << bad;
     EXPECT_EQ(code(res), "api.invalid_parameter") << bad;
   }
+}
+
+// A continue token is checked whole before use, and never used on another folder: a forged
+// or damaged one, an old name-style one, or one of another folder is a 400 naming continue.
+TEST_F(FileRoutesTest, AForgedOrForeignContinueTokenIsRefused) {
+  for (int i = 0; i < 5; ++i) write("one/f" + std::to_string(i), "");
+  for (int i = 0; i < 5; ++i) write("two/f" + std::to_string(i), "");
+  auto first = get(files("path=one&limit=2"));
+  ASSERT_TRUE(first && first->status == 200) << (first ? first->body : "");
+  const std::string token = body(first)["continue"];
+  ASSERT_FALSE(token.empty());
+  const auto b64 = [](const std::string& text) { return jwt::base64UrlEncode(text); };
+  const std::string forged[] = {
+      b64("f1"),                                         // a name, as tokens were before
+      b64(R"({"v":1,"c":0,"d":5})"),                     // the start is no next page
+      b64(R"({"v":2,"c":10,"d":5})"),                    // another version
+      b64(R"({"v":1,"c":"10","d":5})"),                  // a cookie that is not a number
+      b64(R"({"v":1,"c":10,"d":-5})"),                   // an inode that is not one
+      b64(R"({"v":1,"c":18446744073709551615,"d":5})"),  // beyond an off_t
+      b64(R"({"v":1,"c":10,"d":5,"x":1})"),              // more than a token holds
+      b64(std::string(200, 'a')),                        // too long
+  };
+  for (const std::string& bad : forged) {
+    auto res = get(files("path=one&limit=2&continue=" + bad));
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 400) << bad;
+    EXPECT_EQ(code(res), "api.invalid_parameter") << bad;
+    EXPECT_EQ(body(res)["errors"][0]["field"], "continue") << bad;
+  }
+  auto foreign = get(files("path=two&limit=2&continue=" + token));
+  ASSERT_TRUE(foreign);
+  EXPECT_EQ(foreign->status, 400) << foreign->body;
+  EXPECT_EQ(code(foreign), "api.invalid_parameter");
+  EXPECT_EQ(body(foreign)["errors"][0]["field"], "continue");
+  EXPECT_EQ(foreign->body.find(root_.path()), std::string::npos) << "a server path";
+  auto next = get(files("path=one&limit=2&continue=" + token));
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->status, 200);
+}
+
+// Issue 45: a name that is not UTF-8 is shown with U+FFFD in `name` and `path`, which name
+// no file; `path_encoded` names it byte for byte, and the download route takes it as is.
+TEST_F(FileRoutesTest, ANameThatIsNotUtf8IsListedWithAPathThatFetchesIt) {
+  write("d\xfe ir/bad\xff name.txt", "odd bytes");
+  auto root = get(files());
+  ASSERT_TRUE(root && root->status == 200) << (root ? root->body : "");
+  ASSERT_EQ(body(root)["items"].size(), 1u);
+  const json dir = body(root)["items"][0];
+  EXPECT_EQ(dir["name"], "d\xEF\xBF\xBD ir");  // U+FFFD, for display
+  EXPECT_EQ(dir["path_encoded"], "d%FE%20ir");
+  auto listed = get(files("path=" + dir["path_encoded"].get<std::string>()));
+  ASSERT_TRUE(listed && listed->status == 200) << (listed ? listed->body : "");
+  const json file = body(listed)["items"][0];
+  EXPECT_EQ(file["path"], "d\xEF\xBF\xBD ir/bad\xEF\xBF\xBD name.txt");
+  EXPECT_EQ(file["path_encoded"], "d%FE%20ir/bad%FF%20name.txt");
+  auto shown = get(content("path=" + percentEncodePath(file["path"].get<std::string>())));
+  ASSERT_TRUE(shown);
+  EXPECT_EQ(shown->status, 404);  // the displayed form names nothing
+  auto exact = get(content("path=" + file["path_encoded"].get<std::string>()));
+  ASSERT_TRUE(exact);
+  EXPECT_EQ(exact->status, 200) << exact->body;
+  EXPECT_EQ(exact->body, "odd bytes");
+  EXPECT_EQ(percentEncodePath("a/b c~-._\x01\x80"), "a/b%20c~-._%01%80");
 }
 
 TEST_F(FileRoutesTest, ADownloadIsTheFileByteForByteWithItsHeaders) {
@@ -209,6 +288,43 @@ TEST_F(FileRoutesTest, OneRangeIs206AndARangeBeyondTheEndIs416) {
   EXPECT_EQ(head->status, 200);
   EXPECT_EQ(head->get_header_value("Content-Length"), "10");
   EXPECT_EQ(head->body, "");
+}
+
+// Issue 45, item 7: a Last-Modified date is no strong validator (RFC 9110 §8.8.2.2, §13.1.5):
+// a file rewritten within the same second with the same size has the same date, so a resume
+// keyed on the date would splice the new bytes onto the old. Only the ETag resumes.
+TEST_F(FileRoutesTest, IfRangeWithADateGetsTheWholeFileEvenWithinTheSameSecond) {
+  const std::string path = write("same-second.bin", "0123456789");
+  struct timespec first[2] = {{0, UTIME_OMIT}, {1'700'000'000, 100'000'000}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), first, 0), 0);
+  auto before = getWith(content("path=same-second.bin"), {});
+  ASSERT_TRUE(before);
+  const std::string date = before->get_header_value("Last-Modified");
+  ASSERT_FALSE(date.empty());
+  // Rewritten in place (the same inode: the same size, the same second, new bytes).
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::in | std::ios::out);
+    out << "abcdefghij";
+  }
+  struct timespec second[2] = {{0, UTIME_OMIT}, {1'700'000'000, 900'000'000}};
+  ASSERT_EQ(::utimensat(AT_FDCWD, path.c_str(), second, 0), 0);
+  auto resumed =
+      getWith(content("path=same-second.bin"), {{"Range", "bytes=8-"}, {"If-Range", date}});
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(resumed->get_header_value("Last-Modified"), date);  // the date cannot tell them apart
+  EXPECT_EQ(resumed->status, 200);
+  EXPECT_EQ(resumed->body, "abcdefghij");
+  // The ETag can: the old one gets the whole new file, the new one its range.
+  auto old_tag = getWith(content("path=same-second.bin"),
+                         {{"Range", "bytes=8-"}, {"If-Range", before->get_header_value("ETag")}});
+  ASSERT_TRUE(old_tag);
+  EXPECT_EQ(old_tag->status, 200);
+  auto now = getWith(content("path=same-second.bin"), {});
+  auto new_tag = getWith(content("path=same-second.bin"),
+                         {{"Range", "bytes=8-"}, {"If-Range", now->get_header_value("ETag")}});
+  ASSERT_TRUE(new_tag);
+  EXPECT_EQ(new_tag->status, 206);
+  EXPECT_EQ(new_tag->body, "ij");
 }
 
 TEST_F(FileRoutesTest, EveryPathRuleIsA400NamingTheRule) {
@@ -295,6 +411,106 @@ TEST_F(FileRoutesTest, AnAttemptIsChosenByNumberAndAJobWithoutOneHasNoFiles) {
   ASSERT_TRUE(fresh);
   EXPECT_EQ(fresh->status, 404);
   EXPECT_NE(fresh->body.find("no attempt yet"), std::string::npos);
+}
+
+// ---- listings in flight (issue 45) ---------------------------------------------------------
+
+using namespace std::chrono_literals;
+
+constexpr auto kListingHangLimit = 20s;  // a bound on a hang, never a timing assertion
+constexpr int kListingsInFlight = 16;
+
+// Every listing waits in hold() until release(); counts those waiting.
+class HeldListings {
+ public:
+  Result<attempt::ListPage> hold() {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++inside_;
+    changed_.wait(lock, [this] { return released_; });
+    --inside_;
+    return attempt::ListPage{};
+  }
+  int inside() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return inside_;
+  }
+  void release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  int inside_ = 0;
+  bool released_ = false;
+};
+
+// Listings held inside the lister (ApiDependencies::list_files) until the test lets them go:
+// no big folder, no timing.
+class FileListingsInFlightTest : public FileRoutesTest {
+ protected:
+  void tune(ApiDependencies& deps, HttpOptions& options) override {
+    options.threads = 4;
+    deps.list_files = [this](const auto&...) { return held_.hold(); };
+  }
+  void TearDown() override {
+    held_.release();  // whatever failed: the workers are let go before the server stops
+    FileRoutesTest::TearDown();
+  }
+
+  HeldListings held_;
+};
+
+// Sixteen listings in flight, each on its own connection, leave the workers an unrelated
+// GET /v1/jobs/{id} needs: at most listingCapacity(threads) run, the rest are refused at once
+// with 503 and Retry-After (files.busy), and the held ones finish once let go.
+TEST_F(FileListingsInFlightTest, CannotTakeEveryWorkerAndTheExcessIsA503WithRetryAfter) {
+  const std::string listing = "GET " + files() + " HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer " +
+                              kAliceToken + "\r\n\r\n";
+  std::vector<std::unique_ptr<test::RawHttpConnection>> listings;
+  for (int i = 0; i < kListingsInFlight; ++i) {
+    listings.push_back(std::make_unique<test::RawHttpConnection>(server_->port()));
+    ASSERT_TRUE(listings.back()->ok());
+    ASSERT_TRUE(listings.back()->send(listing));
+  }
+  const auto answered = [&] {
+    int n = 0;
+    for (auto& c : listings) {
+      c->readUntil(
+          [](const std::string& text) { return test::RawHttpConnection::countAnswers(text) > 0; },
+          10ms);  // what has arrived (a shorter bound would not wait at all)
+      n += test::RawHttpConnection::countAnswers(c->received()) > 0 ? 1 : 0;
+    }
+    return n;
+  };
+  // Every listing is held in the lister or answered.
+  EXPECT_TRUE(sim::testing::eventually(
+      [&] { return held_.inside() > 0 && held_.inside() + answered() == kListingsInFlight; },
+      kListingHangLimit))
+      << held_.inside() << " listings held, " << answered()
+      << " answered: the rest are waiting for a worker";
+
+  // An unrelated request is served while they are in flight.
+  auto client = checkedClient(server_->port());
+  client->set_read_timeout(std::chrono::duration_cast<std::chrono::seconds>(kListingHangLimit));
+  auto job = client->Get("/v1/jobs/" + id_, bearer(kAliceToken));
+  ASSERT_TRUE(job) << "GET /v1/jobs/{id} was not answered while listings were in flight";
+  EXPECT_EQ(job->status, 200);
+
+  EXPECT_EQ(held_.inside(), listingCapacity(4));
+  for (auto& c : listings) {
+    if (test::RawHttpConnection::countAnswers(c->received()) == 0) continue;  // held
+    EXPECT_EQ(test::RawHttpConnection::firstStatus(c->received()), 503) << c->received();
+    EXPECT_NE(c->received().find("\r\nRetry-After: 1\r\n"), std::string::npos) << c->received();
+    EXPECT_NE(c->received().find("files.busy"), std::string::npos) << c->received();
+  }
+  held_.release();
+  for (auto& c : listings) {
+    EXPECT_EQ(c->readAnswers(1, kListingHangLimit), 1);
+  }
+  EXPECT_EQ(get(files())->status, 200);  // the slots are given back
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 // Location, or 422 with every error and nothing stored or staged), owner scoping (another
 // user's job is 404; an admin sees all), listing with filters and pages, events, cancel,
 // abandon (admin only), and logs through an injected reader.
+#include <pwd.h>
+
 #include <filesystem>
 #include <set>
 
@@ -254,6 +256,43 @@ TEST_F(JobRoutesTest, AnAttemptShowsTheStepItsScriptRecorded) {
   EXPECT_EQ(body(get("/v1/jobs/" + id))["attempts"][0]["resume_from_step"], 1200);
   // Not in the list's summary, which reads no files.
   EXPECT_FALSE(body(get("/v1/jobs"))["items"][0]["current_attempt"].contains("resume_from_step"));
+}
+
+// Every user as themselves (issue 44): on a per_user site a job runs as its user's Unix user,
+// checked when it is submitted — a user the host does not know is a 422 naming it, and
+// nothing is stored — and shown as the job's run_as; a shared site shows none.
+class PerUserRoutesTest : public ApiFixture {
+ protected:
+  PerUserRoutesTest() { context_.site.slurm.identity = catalog::IdentityMode::kPerUser; }
+  void tune(ApiDependencies&, HttpOptions&) override {
+    tokens_[0].unix_user = "tp-no-such-user";  // alice
+    tokens_[1].unix_user = "nobody";           // bob: a user every Debian host has
+  }
+};
+
+TEST_F(PerUserRoutesTest, AJobRunsAsItsUsersUnixUserOrIsRefusedNamingIt) {
+  auto refused = post("/v1/jobs", cpuSpec("echo x"));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 422) << refused->body;
+  EXPECT_EQ(code(refused), "api.unknown_unix_user");
+  EXPECT_NE(refused->body.find("tp-no-such-user"), std::string::npos) << refused->body;
+  auto none = store_->listJobs({});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->jobs.empty());
+
+  if (::getpwnam("nobody") == nullptr) GTEST_SKIP() << "this host has no user 'nobody'";
+  auto accepted = post("/v1/jobs", cpuSpec("echo x", "", "bobs"), kBobToken);
+  ASSERT_TRUE(accepted);
+  ASSERT_EQ(accepted->status, 201) << accepted->body;
+  const json job = body(accepted);
+  EXPECT_EQ(job["run_as"], "nobody");
+  EXPECT_EQ(body(get("/v1/jobs/" + job["id"].get<std::string>(), kBobToken))["run_as"], "nobody");
+  EXPECT_EQ(store_->getJob(job["id"].get<std::string>())->value().job.run_as, "nobody");
+}
+
+TEST_F(JobRoutesTest, ASharedSiteShowsNoRunAs) {
+  const json job = body(post("/v1/jobs", cpuSpec("echo x")));
+  EXPECT_TRUE(job["run_as"].is_null()) << job.dump();
 }
 
 class ResumeRoutesTest : public ApiFixture {

@@ -21,6 +21,7 @@ namespace tuneplane::api::testing {
 namespace {
 
 using namespace std::chrono_literals;
+using pipeline::testing::cpuSpec;  // self-contained in any unity batch
 using staging::sha256Hex;
 
 constexpr const char* kAlice = "serve-reload-alice";

@@ -304,5 +304,24 @@ TEST(ServerConfigTokensTest, ATokenCarriesItsSlurmAccountsAndQosFirstOneTheDefau
   EXPECT_TRUE(codes.count("server.wrong_type@server.tokens[1].qos"));
 }
 
+TEST(ServerConfigTokensTest, ATokenMapsItsUserToAUnixUserByDefaultTheSameName) {
+  auto config = parseServerConfig(
+      "server:\n  tokens:\n    - {user: alice, token_sha256: " + kHash +
+          ", unix_user: asmith}\n    - {user: bob, token_sha256: " + std::string(64, 'b') + "}\n",
+      "/srv");
+  ASSERT_TRUE(config) << config.error().front().describe();
+  EXPECT_EQ(config->tokens[0].runAs(), "asmith");
+  EXPECT_EQ(config->tokens[1].runAs(), "bob");
+  for (const char* bad_name :
+       {"'A Smith'", "'1abc'", "''", "'a/b'", "'abcdefghijklmnopqrstuvwxyz0123456'"}) {
+    auto bad = parseServerConfig("server:\n  tokens:\n    - {user: alice, token_sha256: " + kHash +
+                                     ", unix_user: " + bad_name + "}\n",
+                                 "/srv");
+    ASSERT_FALSE(bad) << bad_name;
+    EXPECT_TRUE(codesOf(bad.error()).count("server.invalid_value@server.tokens[0].unix_user"))
+        << bad_name;
+  }
+}
+
 }  // namespace
 }  // namespace tuneplane::api

@@ -1,13 +1,15 @@
 // The output readers: the path rules from a table; areaOf from the stored attempt dir; and
-// listing and reading on real files — pages in name order with a bounded heap, and every
-// hazard a job can plant (a symlink as a file, as a directory on the way, as the area
-// itself; a hard link; a FIFO; a directory where a file is asked), refused with its code.
+// listing and reading on real files — pages that resume at the directory-stream position
+// and read only what they return, and every hazard a job can plant (a symlink as a file, as
+// a directory on the way, as the area itself; a hard link; a FIFO; a directory where a file
+// is asked), refused with its code.
 #include "attempt/output_files.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -110,11 +112,33 @@ class OutputFilesTest : public ::testing::Test {
     EXPECT_TRUE(parts);
     return openOutputFile(area_, *parts);
   }
-  Result<ListPage> list(const std::string& rel, const std::string& after = "",
+  Result<ListPage> list(const std::string& rel, const ListPosition& from = {},
                         std::size_t limit = kDefaultListLimit) {
     auto parts = checkOutputPath(rel);
     EXPECT_TRUE(parts);
-    return listOutputDirectory(area_, *parts, after, limit);
+    return listOutputDirectory(area_, *parts, from, limit);
+  }
+  // Every page of `rel`, `limit` at a time: the names in the order they came.
+  std::vector<std::string> listAll(const std::string& rel, std::size_t limit, int* pages) {
+    std::vector<std::string> seen;
+    ListPosition from;
+    *pages = 0;
+    while (*pages < 10000) {  // a bound on a loop that never ends
+      auto page = list(rel, from, limit);
+      EXPECT_TRUE(page) << page.error().describe();
+      if (!page) break;
+      EXPECT_LE(page->entries.size(), limit);
+      for (const auto& e : page->entries) seen.push_back(e.name);
+      ++*pages;
+      if (!page->next) break;
+      from = *page->next;
+    }
+    return seen;
+  }
+  static std::vector<FileEntry> byName(std::vector<FileEntry> entries) {
+    std::sort(entries.begin(), entries.end(),
+              [](const FileEntry& a, const FileEntry& b) { return a.name < b.name; });
+    return entries;
   }
   static std::string readAll(const OutputFile& f) {
     std::string out(f.size, '\0');
@@ -150,7 +174,7 @@ TEST_F(OutputFilesTest, AFileIsReadByOffsetWithItsSizeTimeAndEtag) {
   EXPECT_NE(again->etag, f->etag);
 }
 
-TEST_F(OutputFilesTest, ListingIsByNameWithTypesSizesAndPages) {
+TEST_F(OutputFilesTest, ListingHasEachEntrysTypeSizeAndTime) {
   write("b.txt", "bb");
   write("a.txt", "a");
   write("sub/x", "xyz");
@@ -158,16 +182,17 @@ TEST_F(OutputFilesTest, ListingIsByNameWithTypesSizesAndPages) {
   auto page = list("");
   ASSERT_TRUE(page) << page.error().describe();
   ASSERT_EQ(page->entries.size(), 4u);
-  EXPECT_EQ(page->total, 4u);
-  EXPECT_FALSE(page->more);
-  EXPECT_EQ(page->entries[0].name, "a.txt");
-  EXPECT_EQ(page->entries[0].type, FileType::kFile);
-  EXPECT_EQ(page->entries[0].size, 1u);
-  EXPECT_EQ(page->entries[1].name, "b.txt");
-  EXPECT_EQ(page->entries[2].name, "link");
-  EXPECT_EQ(page->entries[2].type, FileType::kSymlink);  // listed, never followed
-  EXPECT_EQ(page->entries[3].name, "sub");
-  EXPECT_EQ(page->entries[3].type, FileType::kDirectory);
+  EXPECT_FALSE(page->next);
+  const std::vector<FileEntry> entries = byName(page->entries);  // the directory's order
+  EXPECT_EQ(entries[0].name, "a.txt");
+  EXPECT_EQ(entries[0].type, FileType::kFile);
+  EXPECT_EQ(entries[0].size, 1u);
+  EXPECT_GT(entries[0].modified_ms, 0);
+  EXPECT_EQ(entries[1].name, "b.txt");
+  EXPECT_EQ(entries[2].name, "link");
+  EXPECT_EQ(entries[2].type, FileType::kSymlink);  // listed, never followed
+  EXPECT_EQ(entries[3].name, "sub");
+  EXPECT_EQ(entries[3].type, FileType::kDirectory);
 
   auto sub = list("sub/");
   ASSERT_TRUE(sub);
@@ -175,26 +200,62 @@ TEST_F(OutputFilesTest, ListingIsByNameWithTypesSizesAndPages) {
   EXPECT_EQ(sub->entries[0].name, "x");
 }
 
-TEST_F(OutputFilesTest, PagesWalkABigDirectoryInOrderWithoutRepeatsOrGaps) {
+TEST_F(OutputFilesTest, PagesWalkABigDirectoryWithoutRepeatsOrGaps) {
   const int kFiles = 2500;
-  for (int i = 0; i < kFiles; ++i) write("many/f" + std::to_string(i), "");
-  std::vector<std::string> seen;
-  std::string after;
-  int pages = 0;
-  while (true) {
-    auto page = list("many", after, 1000);
-    ASSERT_TRUE(page) << page.error().describe();
-    EXPECT_LE(page->entries.size(), 1000u);
-    EXPECT_EQ(page->total, static_cast<uint64_t>(kFiles));
-    for (const auto& e : page->entries) seen.push_back(e.name);
-    ++pages;
-    if (!page->more) break;
-    after = page->entries.back().name;
+  std::vector<std::string> expected;
+  for (int i = 0; i < kFiles; ++i) {
+    write("many/f" + std::to_string(i), "");
+    expected.push_back("f" + std::to_string(i));
   }
+  int pages = 0;
+  std::vector<std::string> seen = listAll("many", 1000, &pages);
   EXPECT_EQ(pages, 3);
-  ASSERT_EQ(seen.size(), static_cast<std::size_t>(kFiles));
-  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
-  EXPECT_EQ(std::adjacent_find(seen.begin(), seen.end()), seen.end());
+  std::sort(seen.begin(), seen.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(seen, expected);  // each name once
+  // A page of one at a time walks the same names (the position of every entry resumes).
+  std::vector<std::string> one_by_one = listAll("many", 1, &pages);
+  EXPECT_EQ(pages, kFiles);
+  std::sort(one_by_one.begin(), one_by_one.end());
+  EXPECT_EQ(one_by_one, expected);
+}
+
+TEST_F(OutputFilesTest, APositionIsBoundToItsDirectory) {
+  for (int i = 0; i < 5; ++i) write("a/f" + std::to_string(i), "");
+  for (int i = 0; i < 5; ++i) write("b/f" + std::to_string(i), "");
+  auto first = list("a", {}, 2);
+  ASSERT_TRUE(first) << first.error().describe();
+  ASSERT_TRUE(first->next);
+  EXPECT_NE(first->next->cookie, 0);
+  auto elsewhere = list("b", *first->next, 2);  // another folder's position
+  ASSERT_FALSE(elsewhere);
+  EXPECT_EQ(elsewhere.error().code, codes::kFilesBadPosition);
+  EXPECT_EQ(elsewhere.error().message.find(tmp_.path()), std::string::npos);
+  auto negative = list("a", {-5, first->next->directory}, 2);  // the filesystem refuses it
+  ASSERT_FALSE(negative);
+  EXPECT_EQ(negative.error().code, codes::kFilesBadPosition);
+  auto second = list("a", *first->next, 2);
+  ASSERT_TRUE(second) << second.error().describe();
+  EXPECT_EQ(second->entries.size(), 2u);
+}
+
+// A page costs what it holds (issue 45): each page of 10 of a 5,000-entry folder reads at
+// most the page, the one entry after it (which says "more") and "." and "..", counted at
+// readdir — never the whole folder, as a page that sorted the folder did.
+TEST_F(OutputFilesTest, APageReadsOnlyTheEntriesItHoldsWhateverTheFoldersSize) {
+  const int kFiles = 5000;
+  const std::size_t kLimit = 10;
+  fs::create_directories(output_ + "/huge");
+  for (int i = 0; i < kFiles; ++i) test::writeFile(output_ + "/huge/f" + std::to_string(i), "");
+  ListPosition from;
+  for (int i = 0; i < 3; ++i) {
+    auto page = list("huge", from, kLimit);
+    ASSERT_TRUE(page) << page.error().describe();
+    ASSERT_EQ(page->entries.size(), kLimit);
+    ASSERT_TRUE(page->next);
+    EXPECT_LE(page->entries_read, kLimit + 1 + 2) << "page " << i << " read the folder";
+    from = *page->next;
+  }
 }
 
 TEST_F(OutputFilesTest, ASymlinkIsRefusedAsAFileAsADirectoryAndAsTheArea) {
@@ -259,13 +320,13 @@ TEST_F(OutputFilesTest, TheCheckpointsAreaExistsOnlyWhenItsDirectoryDoes) {
   auto area = areaOf(attempt_dir_, "job-1", OutputArea::kCheckpoints);
   ASSERT_TRUE(area);
   EXPECT_FALSE(outputAreaExists(*area));
-  auto none = listOutputDirectory(*area, {}, "", 10);
+  auto none = listOutputDirectory(*area, {}, {}, 10);
   ASSERT_FALSE(none);
   EXPECT_EQ(none.error().code, codes::kFilesNotFound);
   EXPECT_EQ(none.error().message, "checkpoints/ does not exist");
   fs::create_directories(tmp_.path() + "/jobs/job-1/checkpoints/checkpoint-100");
   EXPECT_TRUE(outputAreaExists(*area));
-  auto page = listOutputDirectory(*area, {}, "", 10);
+  auto page = listOutputDirectory(*area, {}, {}, 10);
   ASSERT_TRUE(page);
   ASSERT_EQ(page->entries.size(), 1u);
   EXPECT_EQ(page->entries[0].name, "checkpoint-100");

@@ -97,6 +97,21 @@ TEST(SiteLoader, AcceptingExposedCredentialsIsAnExplicitBoolean) {
   EXPECT_EQ(bad.error().front().field, "slurm.accept_exposed_credentials");
 }
 
+TEST(SiteLoader, IdentityIsSharedUnlessTheSiteSaysPerUser) {
+  const auto shared = parseSiteConfig(kMinimalSite);
+  ASSERT_TRUE(shared);
+  EXPECT_EQ(shared->slurm.identity, IdentityMode::kShared);
+  const std::string per_user = replaced(kMinimalSite, "token_file: /etc/tp/token",
+                                        "token_file: /etc/tp/token\n  identity: per_user");
+  const auto parsed = parseSiteConfig(per_user);
+  ASSERT_TRUE(parsed) << parsed.error().front().describe();
+  EXPECT_EQ(parsed->slurm.identity, IdentityMode::kPerUser);
+  const auto bad = parseSiteConfig(replaced(per_user, "per_user", "everyone"));
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().front().field, "slurm.identity");
+  EXPECT_NE(bad.error().front().message.find("shared"), std::string::npos);
+}
+
 TEST(SiteLoader, DefaultsForOptionalSections) {
   const auto site = parseSiteConfig(kMinimalSite);
   ASSERT_TRUE(site.has_value()) << site.error().front().describe();

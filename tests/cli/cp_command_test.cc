@@ -6,6 +6,7 @@
 // the exit code of each failure. (End to end, with the real server: serve_e2e_files_test.)
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 
@@ -139,13 +140,19 @@ class CpCommandTest : public ::testing::Test {
     return Json{{"errors", {{{"code", code}, {"field", "path"}, {"message", message}}}}}.dump();
   }
   static std::string listing(Json items, const std::string& next = "", int attempt = 1) {
-    return Json{{"area", "output"},      {"attempt", attempt},    {"path", ""},
-                {"items", items},        {"total", items.size()}, {"continue", next},
-                {"areas", Json::array()}}
+    return Json{{"area", "output"}, {"attempt", attempt}, {"path", ""},
+                {"items", items},   {"continue", next},   {"areas", Json::array()}}
         .dump();
   }
   static Json entry(const std::string& name, const std::string& type, int size = 0) {
     return {{"name", name}, {"path", name}, {"type", type}, {"size", size}, {"modified", nullptr}};
+  }
+  // An entry as the server lists it now: `shown` for display, `encoded` byte for byte.
+  static Json exactEntry(const std::string& shown, const std::string& encoded,
+                         const std::string& type) {
+    Json e = entry(shown, type);
+    e["path_encoded"] = encoded;
+    return e;
   }
   std::vector<std::string> leftovers(const std::string& dir) const {
     std::vector<std::string> out;
@@ -264,6 +271,81 @@ TEST_F(CpCommandTest, AFolderNeedsRAndIsCopiedEntryByEntrySkippingWhatIsRefused)
       EXPECT_EQ(sent.param("attempt"), "3") << sent.param("path");
     }
   }
+}
+
+// Issue 45: a folder's copy fetches each entry by the exact bytes of its path_encoded and
+// writes it under them (a name that is not UTF-8 included); an entry whose copy fails is
+// named and the rest copied; the exit code is then the first failure's (3: gone). A listing
+// the server is too busy for (503 files.busy) is asked again after a pause.
+TEST_F(CpCommandTest, AFolderCopyFetchesExactNamesAndGoesOnPastAFailedEntry) {
+  server_.on("GET", kCpFiles,
+             CannedReply{503,
+                         refusal("files.busy", "2 listings are under way"),
+                         "application/json",
+                         false,
+                         {{"Retry-After", "1"}}});
+  server_.on("GET", kCpFiles, 200,
+             listing(Json::array({exactEntry("bad\xEF\xBF\xBD.txt", "bad%FF.txt", "file"),
+                                  exactEntry("gone.txt", "gone.txt", "file"),
+                                  exactEntry("d\xEF\xBF\xBD", "d%FE", "directory"),
+                                  exactEntry("evil", "..%2F..%2Fevil", "file"),  // not here
+                                  exactEntry("result.txt", "result.txt", "file")})));
+  server_.on("GET", kCpFiles, 200, listing(Json::array({exactEntry("in", "d%FE/in", "file")})));
+  file("odd bytes");
+  server_.on("GET", kCpContent,
+             CannedReply{404, refusal("files.not_found", "output/gone.txt does not exist")});
+  file("42");
+  file("inner");
+  auto r = run({"-r", std::string(kCpJob), dir_ + "/all"});
+  EXPECT_EQ(r.code, kExitNotFound) << r.err;  // the first failure's code
+  EXPECT_EQ(test::readFile(dir_ + "/all/bad\xff.txt"), "odd bytes");
+  EXPECT_EQ(test::readFile(dir_ + "/all/result.txt"), "42");
+  EXPECT_EQ(test::readFile(dir_ + "/all/d\xfe/in"), "inner");
+  EXPECT_FALSE(fs::exists(dir_ + "/all/gone.txt"));
+  EXPECT_FALSE(fs::exists(dir_ + "/evil"));
+  EXPECT_TRUE(leftovers(dir_ + "/all").empty());
+  EXPECT_NE(r.err.find("not copied gone.txt: output/gone.txt does not exist"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("skipped evil: the listing's path_encoded is not in this folder"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("2 entries were not copied"), std::string::npos) << r.err;
+  // Each request named the exact bytes.
+  const auto fetched = server_.requests("GET", kCpContent);
+  ASSERT_EQ(fetched.size(), 4u);
+  EXPECT_EQ(fetched[0].param("path"), "bad\xff.txt");
+  EXPECT_EQ(fetched[2].param("path"), "result.txt");
+  EXPECT_EQ(fetched[3].param("path"), "d\xfe/in");
+  const auto listed = server_.requests("GET", kCpFiles);
+  ASSERT_EQ(listed.size(), 3u);  // the busy one asked again, then the sub-folder
+  EXPECT_EQ(listed[2].param("path"), "d\xfe");
+  EXPECT_EQ(std::count(sleeper_.sleeps().begin(), sleeper_.sleeps().end(),
+                       std::chrono::milliseconds(1000)),
+            1);
+}
+
+TEST_F(CpCommandTest, ALocalWriteThatFailsWithinAFolderIsNamedAndTheRestCopied) {
+  server_.on("GET", kCpFiles, 200,
+             listing(Json::array({entry("blocked", "file"), entry("ok.txt", "file")})));
+  file("B");  // "blocked" never asks: its partial file cannot be made
+  // The partial file's name for "blocked" is taken by a folder: its copy cannot be written.
+  fs::create_directories(partialPath(dir_ + "/all/blocked"));
+  auto r = run({"-o", "json", "-r", std::string(kCpJob), dir_ + "/all"});
+  EXPECT_EQ(r.code, kExitFailure) << r.err;
+  EXPECT_EQ(test::readFile(dir_ + "/all/ok.txt"), "B");
+  const Json doc = Json::parse(r.out.substr(0, r.out.find("\n}\n") + 2));
+  ASSERT_EQ(doc["files"].size(), 1u);
+  ASSERT_EQ(doc["skipped"].size(), 1u);
+  EXPECT_EQ(doc["skipped"][0]["path"], "blocked");
+  EXPECT_NE(doc["skipped"][0]["reason"].get<std::string>().find("cannot create"),
+            std::string::npos);
+}
+
+TEST(CopyPathsTest, PercentDecodingGivesTheExactBytes) {
+  EXPECT_EQ(percentDecode("bad%FF.txt"), "bad\xff.txt");
+  EXPECT_EQ(percentDecode("d%fe/in%20x+y"), "d\xfe/in x+y");
+  EXPECT_EQ(percentDecode(""), "");
+  for (const char* bad : {"%", "%F", "%GG", "a%2"}) EXPECT_FALSE(percentDecode(bad)) << bad;
 }
 
 TEST_F(CpCommandTest, RefusalsAndMissingFilesEarnTheirExitCodes) {

@@ -38,11 +38,12 @@ TEST_F(DoctorCommandTest, AHealthySitePassesAsJsonAndText) {
   EXPECT_EQ(doc["passed"], true);
   EXPECT_EQ(doc["site"], site);
   const std::vector<std::string> names = test::expectEveryCheckOk(doc);
-  EXPECT_EQ(names, (std::vector<std::string>{"slurmrestd", "slurmctld", "api_version", "token",
-                                             "credential/slurm.jwt_key_file", "partition/gpu",
-                                             "partition/cpu", "gpu_series/h100", "gpu_series/any",
-                                             "staging/root", "staging/user", "staging/filesystem",
-                                             "registry", "artifact/custom-doctor"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"slurmrestd", "slurmctld", "api_version", "token",
+                                      "credential/slurm.jwt_key_file", "slurm/identity",
+                                      "partition/gpu", "partition/cpu", "gpu_series/h100",
+                                      "gpu_series/any", "staging/root", "staging/user",
+                                      "staging/filesystem", "registry", "artifact/custom-doctor"}));
   expectCheck(doc, "slurmrestd", "ok", "cluster lab, Slurm 26.05.3");
   expectCheck(doc, "api_version", "ok", "data_parser/v0.0.45");
   expectCheck(doc, "token", "ok", "each valid for 10m");
@@ -56,7 +57,7 @@ TEST_F(DoctorCommandTest, AHealthySitePassesAsJsonAndText) {
   const RunResult text = doctor(site);
   EXPECT_EQ(text.exit_code, kExitOk) << text.out << text.err;
   EXPECT_NE(text.out.find("  ok    slurmrestd "), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("14 checks: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("15 checks: "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("— passed"), std::string::npos) << text.out;
   EXPECT_EQ(text.err, "");  // no progress bar and no log lines when stderr is not a terminal
   EXPECT_EQ(sim_->jobCount(), 0u);  // nothing was submitted

@@ -2,7 +2,8 @@
 // writes weights, a folder, a symbolic link to /etc/passwd and one out of output/; then
 // `tuneplane cp` against the real `serve` returns the weights byte for byte (whole, from a
 // kept partial file, and as a folder with -r), the job's checkpoints/ beside them, and
-// refuses the links and a traversal with exit 2 — never writing what they point at.
+// refuses the links and a traversal with exit 2 — never writing what they point at; and a
+// file and a folder whose names are not UTF-8 are copied byte for byte beside result.txt.
 //
 // And the download route's limits against slow and hostile clients, through the real `serve`
 // process on loopback: a job leaves a 64 MiB file in output/; sixteen clients ask for all of
@@ -156,6 +157,28 @@ TEST_F(ServeE2eFilesTest, TheJobsCheckpointsAreCopiedFromBesideItsAttempts) {
   auto listed = alice_->run({"cp", "-r", id_ + ":checkpoints", local_ + "/ckpt"});
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_EQ(readFile(local_ + "/ckpt/checkpoint-20/adapter.bin"), "adapter bytes");
+}
+
+// Issue 45: names that are not UTF-8 — a file and a folder — that the listing can only show
+// with U+FFFD. `cp -r` fetches each by its exact bytes (the listing's path_encoded) and writes
+// it under the same bytes, so one odd name neither 404s nor stops the copy before result.txt.
+constexpr const char* kWriteOddNames =
+    "set -e; out=\"$TUNEPLANE_OUTPUT_DIR\"; ff=$(printf '\\377'); fe=$(printf '\\376'); "
+    "printf 'odd bytes' > \"$out/bad${ff}.txt\"; mkdir \"$out/dir${fe}\"; "
+    "printf 'inner' > \"$out/dir${fe}/inner.txt\"; echo 42 > \"$out/result.txt\"; echo done";
+
+TEST_F(ServeE2eFilesTest, NamesThatAreNotUtf8AreCopiedByteForByteWithTheRest) {
+  const std::string id = submit(cpuSpec(kWriteOddNames));
+  ASSERT_FALSE(id.empty());
+  const json job = waitPhase(id, "Succeeded");
+  const std::string output = job["attempts"][0].value("staging_dir", "") + "/output";
+  ASSERT_EQ(readFile(output + "/bad\xff.txt"), "odd bytes") << "the job did not write the name";
+
+  auto r = alice_->run({"cp", "-r", id, local_ + "/odd"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(readFile(local_ + "/odd/result.txt"), "42\n");
+  EXPECT_EQ(readFile(local_ + "/odd/bad\xff.txt"), "odd bytes");
+  EXPECT_EQ(readFile(local_ + "/odd/dir\xfe/inner.txt"), "inner");
 }
 
 // ---- the download route's limits -----------------------------------------------------------

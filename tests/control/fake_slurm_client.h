@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +36,8 @@ class FakeSlurmClient final : public slurm::SlurmClient {
   };
   struct Call {
     Op op;
-    std::string arg;  // the id or SLUID asked for, or the submit token sent
+    std::string arg;   // the id or SLUID asked for, or the submit token sent
+    std::string user;  // who asked: "" the client itself, else the user of as(user)
   };
 
   // A failure of the next call(s) of `op`. For a submit, `acted` means the job(s) are made
@@ -68,7 +70,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
       r.job_id = next_id_++;
       r.sluid = newSluid();
       r.comment = token;
-      r.user_name = owner_;
+      r.user_name = acting_.empty() ? owner_ : acting_;
       r.job_state = state;
       r.state_reason = reason;
       r.submit_time = {true, false, submitted};
@@ -179,7 +181,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
 
   // --- slurm::SlurmClient ---
   slurm::SlurmResult<slurm::PingResult> ping() override {
-    calls_.push_back({Op::kPing, ""});
+    calls_.push_back({Op::kPing, "", acting_});
     if (auto f = scripted(Op::kPing)) return slurm::slurmFail(f->error);
     return slurm::PingResult{};
   }
@@ -188,7 +190,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
     const bool het = body.contains("jobs");
     const nlohmann::json& first = het ? body["jobs"][0] : body["job"];
     const std::string token = first.value("comment", "");
-    calls_.push_back({Op::kSubmit, token});
+    calls_.push_back({Op::kSubmit, token, acting_});
     submit_bodies_.push_back(body);
     auto f = scripted(Op::kSubmit);
     if (f && !f->acted) return slurm::slurmFail(f->error);
@@ -205,7 +207,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
   }
 
   slurm::SlurmResult<std::vector<slurm::JobRecord>> getJob(const std::string& job) override {
-    calls_.push_back({Op::kGetJob, job});
+    calls_.push_back({Op::kGetJob, job, acting_});
     if (auto f = scripted(Op::kGetJob)) return slurm::slurmFail(f->error);
     const bool numeric = !job.empty() && std::all_of(job.begin(), job.end(), [](char c) {
       return std::isdigit(static_cast<unsigned char>(c));
@@ -221,7 +223,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
   }
 
   slurm::SlurmResult<slurm::JobListing> listJobs(std::optional<int64_t>) override {
-    calls_.push_back({Op::kListJobs, ""});
+    calls_.push_back({Op::kListJobs, "", acting_});
     if (auto f = scripted(Op::kListJobs)) return slurm::slurmFail(f->error);
     slurm::JobListing listing;
     listing.jobs = jobs_;
@@ -230,7 +232,7 @@ class FakeSlurmClient final : public slurm::SlurmClient {
 
   slurm::SlurmResult<slurm::JobStateList> listJobStates(
       const std::vector<uint64_t>& job_ids) override {
-    calls_.push_back({Op::kListJobStates, std::to_string(job_ids.size())});
+    calls_.push_back({Op::kListJobStates, std::to_string(job_ids.size()), acting_});
     if (auto f = scripted(Op::kListJobStates)) return slurm::slurmFail(f->error);
     slurm::JobStateList list;
     if (hide_states_) return list;
@@ -243,10 +245,16 @@ class FakeSlurmClient final : public slurm::SlurmClient {
   }
 
   slurm::SlurmStatus cancel(const std::string& sluid, const std::optional<std::string>&) override {
-    calls_.push_back({Op::kCancel, sluid});
+    calls_.push_back({Op::kCancel, sluid, acting_});
     if (auto f = scripted(Op::kCancel)) return slurm::slurmFail(f->error);
     slurm::JobRecord* r = find(sluid);
     if (r == nullptr) return slurm::slurmFail(notFound());
+    // Another user's job: Slurm's 2002 "Access/permission denied" (transcript 19_identity).
+    if (!acting_.empty() && r->user_name != acting_) {
+      slurm::SlurmError denied = error(slurm::kErrRejected, slurm::TransportClass::kRejected);
+      denied.slurm_error_number = 2002;
+      return slurm::slurmFail(denied);
+    }
     static const std::vector<std::string> kEnded = {"COMPLETED", "CANCELLED", "FAILED",
                                                     "TIMEOUT",   "NODE_FAIL", "PREEMPTED",
                                                     "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY"};
@@ -261,13 +269,29 @@ class FakeSlurmClient final : public slurm::SlurmClient {
   }
 
   slurm::SlurmResult<std::vector<slurm::PartitionInfo>> listPartitions() override {
-    calls_.push_back({Op::kPartitions, ""});
+    calls_.push_back({Op::kPartitions, "", acting_});
     return std::vector<slurm::PartitionInfo>{};
   }
   slurm::SlurmResult<std::vector<slurm::NodeInfo>> listNodes() override {
-    calls_.push_back({Op::kNodes, ""});
+    calls_.push_back({Op::kNodes, "", acting_});
     if (auto f = scripted(Op::kNodes)) return slurm::slurmFail(f->error);
     return node_list_;
+  }
+
+  // The same fake, each call recorded (and each job made) as `user`'s.
+  slurm::SlurmClient& as(const std::string& user) override {
+    if (user.empty()) return *this;
+    auto& view = views_[user];
+    if (!view) view = std::make_unique<AsUser>(*this, user);
+    return *view;
+  }
+  // Who asked each call of `op`, in order.
+  std::vector<std::string> users(Op op) const {
+    std::vector<std::string> out;
+    for (const auto& c : calls_) {
+      if (c.op == op) out.push_back(c.user);
+    }
+    return out;
   }
 
  private:
@@ -292,6 +316,51 @@ class FakeSlurmClient final : public slurm::SlurmClient {
     return f;
   }
 
+  // as(user): every call goes to the fake with acting_ set for its duration.
+  class AsUser final : public slurm::SlurmClient {
+   public:
+    AsUser(FakeSlurmClient& fake, std::string user) : fake_(fake), user_(std::move(user)) {}
+    template <typename F>
+    auto acting(F&& call) -> decltype(call()) {
+      fake_.acting_ = user_;
+      auto result = call();
+      fake_.acting_.clear();
+      return result;
+    }
+    slurm::SlurmResult<slurm::PingResult> ping() override {
+      return acting([&] { return fake_.ping(); });
+    }
+    slurm::SlurmResult<slurm::SubmitReceipt> submit(const nlohmann::json& body) override {
+      return acting([&] { return fake_.submit(body); });
+    }
+    slurm::SlurmResult<std::vector<slurm::JobRecord>> getJob(const std::string& job) override {
+      return acting([&] { return fake_.getJob(job); });
+    }
+    slurm::SlurmResult<slurm::JobListing> listJobs(std::optional<int64_t> t) override {
+      return acting([&] { return fake_.listJobs(t); });
+    }
+    slurm::SlurmResult<slurm::JobStateList> listJobStates(
+        const std::vector<uint64_t>& ids) override {
+      return acting([&] { return fake_.listJobStates(ids); });
+    }
+    slurm::SlurmStatus cancel(const std::string& sluid,
+                              const std::optional<std::string>& signal) override {
+      return acting([&] { return fake_.cancel(sluid, signal); });
+    }
+    slurm::SlurmResult<std::vector<slurm::PartitionInfo>> listPartitions() override {
+      return acting([&] { return fake_.listPartitions(); });
+    }
+    slurm::SlurmResult<std::vector<slurm::NodeInfo>> listNodes() override {
+      return acting([&] { return fake_.listNodes(); });
+    }
+
+   private:
+    FakeSlurmClient& fake_;
+    std::string user_;
+  };
+
+  std::string acting_;  // the user of the view a call came through; "" the fake itself
+  std::map<std::string, std::unique_ptr<AsUser>> views_;
   std::vector<slurm::JobRecord> jobs_;
   std::vector<Call> calls_;
   std::map<Op, std::deque<Failure>> failures_;

@@ -91,7 +91,7 @@ TEST_F(ReconcilerPurgeTest, ALostReceiptNeverFoundIsLookedForOnABackoffUntilAban
   // The job Slurm made goes away before anyone finds it (cancelled while pending, purged).
   const std::string slurm_id = slurmIdOf(token);
   ASSERT_FALSE(slurm_id.empty());
-  ASSERT_TRUE(del("/job/" + slurm_id));
+  ASSERT_TRUE(delAsSlurmUser("/job/" + slurm_id));
   ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
 
   TickReport r = reconciler_->tick();
@@ -247,7 +247,7 @@ TEST_F(ReconcilerPurgeTest, AJobWithNoRecordAndNoSentinelIsLostAfterSeveralCheck
   const std::string id = submit(cpuSpec("echo never started", retryBlock(2, 0, "infrastructure")));
   reconciler_->tick();
   ASSERT_EQ(view(id).job.phase, JobPhase::kQueued);
-  ASSERT_TRUE(del("/job/" + std::to_string(view(id).attempts[0].slurm_job_id)));
+  ASSERT_TRUE(delAsSlurmUser("/job/" + std::to_string(view(id).attempts[0].slurm_job_id)));
   ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
   for (int i = 1; i < kMissingPollsToJudge; ++i) {
     reconciler_->tick();

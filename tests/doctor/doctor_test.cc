@@ -182,11 +182,11 @@ class DoctorTest : public ::testing::Test {
 
 TEST_F(DoctorTest, EveryCheckInItsOrderAndAllPassOnAHealthySite) {
   const auto checks = run();
-  EXPECT_EQ(names(checks),
-            (std::vector<std::string>{
-                "slurmrestd", "slurmctld", "api_version", "token", "credential/slurm.token_file",
-                "partition/gpu", "partition/cpu", "gpu_series/h100", "staging/root", "staging/user",
-                "staging/filesystem", "registry", "artifact/custom-image"}));
+  EXPECT_EQ(names(checks), (std::vector<std::string>{
+                               "slurmrestd", "slurmctld", "api_version", "token",
+                               "credential/slurm.token_file", "slurm/identity", "partition/gpu",
+                               "partition/cpu", "gpu_series/h100", "staging/root", "staging/user",
+                               "staging/filesystem", "registry", "artifact/custom-image"}));
   for (const auto& c : checks) {
     EXPECT_EQ(c.status, CheckStatus::kOk) << c.name << ": " << c.message << " / " << c.fix;
   }
@@ -229,7 +229,7 @@ TEST_F(DoctorTest, ARefusedTokenIsNotRepeatedForPartitionsAndNodes) {
 TEST_F(DoctorTest, NoTokenSourceMeansSlurmrestdIsNotAsked) {
   DoctorEnv env{SlurmAccess{nullptr, nullptr,
                             Error{"slurm.config", "slurm.jwt_key_file", "cannot read the key"},
-                            std::nullopt, nullptr},
+                            std::nullopt, nullptr, nullptr, std::nullopt},
                 host_,
                 users_,
                 fs_,

@@ -120,7 +120,7 @@ class LiveReconciler : public ::testing::Test {
   void handLogsToJobUser(const std::string& job_id, int attempt) {
     const passwd* pw = ::getpwnam(user_.c_str());
     ASSERT_NE(pw, nullptr) << "no local user " << user_;
-    auto dir = launcher_->attemptDir(job_id, attempt);
+    auto dir = launcher_->attemptDir(job_id, attempt, /*run_as=*/"");
     ASSERT_TRUE(dir);
     for (const std::string sub : {"/logs", "/output"}) {
       if (fs::exists(*dir + sub)) {

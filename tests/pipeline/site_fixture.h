@@ -65,7 +65,11 @@ class SiteDir {
                   slurm_url + "\n  user: " + test::currentUser() + "\n" +
                   (use_token_file ? "  token_file: token.jwt\n" : "  jwt_key_file: jwt.key\n") +
                   "  job_environment:\n"
-                  "    PATH: /usr/local/bin:/usr/bin:/bin\n" +
+                  "    PATH: /usr/local/bin:/usr/bin:/bin\n"
+                  // The job's fence read every second (slurm/script_renderer.h): a retry after
+                  // an attempt that ended unobserved (a NODE_FAIL) waits 3P + G = 4 s, not 40.
+                  "    TUNEPLANE_FENCE_POLL_SECONDS: \"1\"\n"
+                  "    TUNEPLANE_FENCE_GRACE_SECONDS: \"1\"\n" +
                   extra_job_env +
                   "partitions:\n"
                   "  gpu: gpu\n"

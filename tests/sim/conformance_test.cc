@@ -11,6 +11,8 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <regex>
 #include <sstream>
@@ -99,6 +101,15 @@ class Conformance : public SimFixture {
 
   // Real ids and SLUIDs → the simulator's.
   std::map<std::string, std::string> ids_;
+  // Whose token stands in for a redacted one: by the start of the exchange's label, else
+  // `default_token_user_` (the transcripts of issue 44 use several users' tokens).
+  std::map<std::string, std::string> token_users_;
+  std::string default_token_user_ = "tpuser";
+  // Fields whose values the simulator's job records must share with the real ones (when an
+  // answer lists as many jobs as the real one did), beyond the shapes every replay compares.
+  std::vector<std::string> same_values_;
+  // Keeps every job PENDING whatever the exchange (a real scheduler slower than the replay).
+  bool hold_scheduling_ = false;
   int64_t real_last_update_ = 0, sim_last_update_ = 0;
 
   static std::string upper(std::string s) {
@@ -153,6 +164,7 @@ class Conformance : public SimFixture {
     std::string text = body.dump();
     text = std::regex_replace(text, std::regex("/home/tpuser/jobs"), jobs_dir_);
     text = std::regex_replace(text, std::regex("/home/tpuser"), dir_.path());
+    text = std::regex_replace(text, std::regex("/shared/rec44"), dir_.path() + "/rec44");
     // Shorten sleeps fourfold (sleep 600 stays long: it is the TIMEOUT case). Not more: a
     // job must stay RUNNING long enough to be observed, even in a sanitizer build.
     std::smatch m;
@@ -167,7 +179,15 @@ class Conformance : public SimFixture {
     return out + rest;
   }
 
-  httplib::Headers rewriteHeaders(const json& headers, const json& real_response) {
+  std::string tokenUser(const std::string& label) const {
+    std::string user = default_token_user_;
+    for (const auto& [prefix, who] : token_users_)
+      if (label.rfind(prefix, 0) == 0) user = who;
+    return user;
+  }
+
+  httplib::Headers rewriteHeaders(const json& headers, const json& real_response,
+                                  const std::string& token_user) {
     const bool real_ok =
         real_response["status"] == 200 &&
         !(real_response["body"].is_object() && real_response["body"].contains("pings") &&
@@ -176,8 +196,8 @@ class Conformance : public SimFixture {
     for (const auto& [k, v] : headers.items()) {
       std::string value = v;
       const bool redacted = value.find("<redacted") != std::string::npos;
-      if (k == "X-SLURM-USER-TOKEN" && (redacted || real_ok)) value = token();
-      if (k == "Authorization" && (redacted || real_ok)) value = "Bearer " + token();
+      if (k == "X-SLURM-USER-TOKEN" && (redacted || real_ok)) value = token(token_user);
+      if (k == "Authorization" && (redacted || real_ok)) value = "Bearer " + token(token_user);
       if (k == "Content-Type") continue;
       out.emplace(k, value);
     }
@@ -249,7 +269,9 @@ class Conformance : public SimFixture {
       const json& rs = ex["response"];
       const std::string method = rq["method"];
       const std::string path = rewritePath(rq["url"]);
-      const std::string body = rq["body"].is_null() ? "" : rewriteBody(rq["body"]);
+      // Issue 44's transcripts leave `body` out of a request that has none.
+      const json sent = rq.value("body", json());
+      const std::string body = sent.is_null() ? "" : rewriteBody(sent);
       const bool submit = path.find("/job/submit") != std::string::npos;
       // Wait until the simulator is where the real job was (PENDING right after a submit
       // is seen with the scheduler paused; any other state with it running).
@@ -257,7 +279,7 @@ class Conformance : public SimFixture {
       bool wants_pending = false;
       for (const auto& s : want)
         if (s.is_array() && !s.empty() && s[0] == "PENDING") wants_pending = true;
-      sim_->pauseScheduling(submit || (wants_pending && method == "GET"));
+      sim_->pauseScheduling(hold_scheduling_ || submit || (wants_pending && method == "GET"));
       struct Answer {
         int status = 0;
         std::string body, content_type;
@@ -271,7 +293,7 @@ class Conformance : public SimFixture {
                            path.find("job_id=s") == std::string::npos));
       const bool reached = eventually(
           [&] {
-            auto r = send(method, path, rewriteHeaders(rq["headers"], rs), body);
+            auto r = send(method, path, rewriteHeaders(rq["headers"], rs, tokenUser(label)), body);
             res.reset();
             if (r) res = Answer{r->status, r->body, r->get_header_value("Content-Type")};
             if (!polls) return true;
@@ -303,6 +325,14 @@ class Conformance : public SimFixture {
         for (const auto& d : diffs) s += d + "\n  ";
         return s;
       }();
+      if (rs["body"].contains("jobs") && got.contains("jobs") &&
+          rs["body"]["jobs"].size() == got["jobs"].size()) {
+        for (size_t i = 0; i < got["jobs"].size(); ++i)
+          for (const auto& field : same_values_)
+            EXPECT_EQ(got["jobs"][i].value(field, json()),
+                      rs["body"]["jobs"][i].value(field, json()))
+                << "jobs[" << i << "]." << field;
+      }
       learnIds(rs["body"], got);
       for (const auto& [alias, real] : aliases)
         if (ids_.count(real)) ids_[alias] = ids_[real];
@@ -325,6 +355,48 @@ class Conformance : public SimFixture {
       return;
     }
     ADD_FAILURE() << "the replay cannot do \"" << command << "\"";
+  }
+
+  // The real cluster of issue 44's transcripts (19, 20; its README): the test cluster's shape,
+  // its users with the uids its records show (whether or not this machine has them: the
+  // cluster file's `users:`), associations enforced, and whose token each exchange used (the
+  // transcripts redact them all): SlurmUser's wherever X-SLURM-USER-NAME names the user,
+  // else the one the label names. Job records must name the same user, uid, group and charge.
+  void useIssue44Cluster(SimulatorOptions& options) {
+    const std::string rec = dir_.path() + "/rec44";
+    for (const char* user : {"alice", "bob", "tpuser"})
+      std::filesystem::create_directories(rec + "/" + user);
+    const std::string file = dir_.path() + "/cluster-issue44.yaml";
+    std::ofstream(file) << R"(name: tp
+nodes:
+  - {name: gpu1, cpus: 4, gpus: 2, gpu_type: h100, features: [h100]}
+  - {name: gpu2, cpus: 4, gpus: 2, gpu_type: a100, features: [a100]}
+  - {name: cpu1, cpus: 4}
+partitions:
+  - {name: gpu, nodes: "gpu[1-2]"}
+  - {name: cpu, nodes: [cpu1], default: true}
+users:
+  - {name: tpuser, uid: 1001, gid: 1001, group: tpuser}
+  - {name: alice, uid: 1002}
+  - {name: bob, uid: 1003}
+  - {name: slurm, uid: 999, gid: 995}
+accounting:
+  accounts: [general, team-a, team-b]
+  qos: [normal, high]
+  users:
+    - {name: tpuser, accounts: [general, team-a, team-b], qos: [normal, high]}
+    - {name: alice, accounts: [team-a]}
+    - {name: bob, accounts: [team-b]}
+)";
+    options.cluster_file = file;
+    default_token_user_ = "slurm";
+    token_users_ = {{"bob's job with a token minted for bob", "bob"},
+                    {"bob's job read with bob's minted token", "bob"},
+                    {"alice cancels bob's job (alice's minted token)", "alice"},
+                    {"the service (tpuser's own token)", "tpuser"},
+                    {"a token minted for a user no host knows", "nosuchuser"}};
+    same_values_ = {"user_name", "user_id", "group_id", "group_name",
+                    "account",   "qos",     "mail_user"};
   }
 
   // Jobs 1..n exist and are COMPLETED, for the listing transcripts.
@@ -418,6 +490,32 @@ TEST_F(Conformance, RequeueRunning) {
 }
 TEST_F(Conformance, RequeueHold) {
   replay("17b_requeue_hold");
+}
+TEST_F(Conformance, NoSlurmdbdNoSlurmdbRoutes) {
+  default_token_user_ = "slurm";
+  replay("22_no_slurmdbd");
+}
+
+// --- Issue 44: every user as themselves, on a cluster with associations (19, 20). ----------
+
+class ConformanceIssue44 : public Conformance {
+ protected:
+  void tune(SimulatorOptions& options) override {
+    Conformance::tune(options);
+    useIssue44Cluster(options);
+  }
+};
+
+TEST_F(ConformanceIssue44, JobsBelongToTheirSubmitterAndOthersCannotCancelThem) {
+  // The real jobs were still PENDING when the SlurmUser listed them, after the refused
+  // cancels: the jobs are held until bob cancels his.
+  hold_scheduling_ = true;
+  Hooks hooks;
+  hooks["bob's job cancelled as bob"] = {[&](const json&) { hold_scheduling_ = false; }, nullptr};
+  replay("19_identity", {}, hooks);
+}
+TEST_F(ConformanceIssue44, AssociationsRefuseAccountsAndQosAndChargeTheDefault) {
+  replay("20_associations");
 }
 
 // --- REST API v0.0.44 on a real Slurm 25.11.7: the simulator serves v0.0.44 alone and acts
@@ -594,6 +692,38 @@ TEST_F(ConformanceV0044On2605, RequeueRunning) {
 }
 TEST_F(ConformanceV0044On2605, VersionDiscoveryListsBoth) {
   replay("18_version_discovery");
+}
+
+TEST_F(ConformanceV0044On2605, NoSlurmdbdNoSlurmdbRoutes) {
+  default_token_user_ = "slurm";
+  replay("22_no_slurmdbd");
+}
+
+class ConformanceV0044On2605Issue44 : public ConformanceV0044On2605 {
+ protected:
+  void tune(SimulatorOptions& options) override {
+    ConformanceV0044On2605::tune(options);
+    useIssue44Cluster(options);
+  }
+};
+
+TEST_F(ConformanceV0044On2605Issue44, JobsBelongToTheirSubmitterAndOthersCannotCancelThem) {
+  // Its listing holds nine earlier jobs too, which had run: the simulator's two are compared
+  // with the first of them, so they have started by then (not held as in the v0.0.45 replay).
+  Hooks hooks;
+  hooks["the job listing as SlurmUser"] = {
+      [&](const json&) {
+        sim_->pauseScheduling(false);
+        for (const auto& [real, id] : ids_) {
+          if (real.find_first_not_of("0123456789") != std::string::npos) continue;  // a SLUID
+          EXPECT_TRUE(eventually([&] { return state(id) != json::array({"PENDING"}); })) << id;
+        }
+      },
+      nullptr};
+  replay("19_identity", {}, hooks);
+}
+TEST_F(ConformanceV0044On2605Issue44, AssociationsRefuseAccountsAndQosAndChargeTheDefault) {
+  replay("20_associations");
 }
 
 }  // namespace

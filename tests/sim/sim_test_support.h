@@ -107,6 +107,12 @@ class SimFixture : public ::testing::Test {
   httplib::Result del(const std::string& path) {
     return client_->Delete((api_ + path).c_str(), auth());
   }
+  // A DELETE as SlurmUser (an administrator's scancel): any user's job, as on a real cluster
+  // only an operator may cancel another user's (the simulator refuses others: 2002).
+  httplib::Result delAsSlurmUser(const std::string& path) {
+    return client_->Delete((api_ + path).c_str(), {{"X-SLURM-USER-NAME", "slurm"},
+                                                   {"X-SLURM-USER-TOKEN", token("slurm")}});
+  }
 
   // A minimal valid single-job submit body.
   json jobBody(const std::string& script, json extra = json::object()) const {

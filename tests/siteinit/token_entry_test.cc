@@ -83,5 +83,17 @@ TEST(TokenEntryTest, TheEntryQuotesWhatItWrites) {
             "{user: \"bob\", token_sha256: \"" + std::string(64, 'b') + "\"}");
 }
 
+TEST(TokenEntryTest, AUnixUserIsWrittenAndReadsBack) {
+  const TokenEntry entry{.user = "bob", .token_sha256 = std::string(64, 'b'), .unix_user = "rbob"};
+  EXPECT_EQ(tokenEntryYaml(entry),
+            "{user: \"bob\", token_sha256: \"" + std::string(64, 'b') + "\", unix_user: \"rbob\"}");
+  auto edited = addTokenEntry("server:\n  tokens: []\n", entry);
+  ASSERT_TRUE(edited) << edited.error().describe();
+  const auto tokens = tokensOf(*edited);
+  ASSERT_EQ(tokens.size(), 1u);
+  EXPECT_EQ(tokens[0].unix_user, "rbob");
+  EXPECT_EQ(tokens[0].runAs(), "rbob");
+}
+
 }  // namespace
 }  // namespace tuneplane::siteinit

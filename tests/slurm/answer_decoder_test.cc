@@ -52,7 +52,9 @@ TEST_P(Decode, NoValNumbersInStructPlainAndMissingForms) {
 TEST_P(Decode, EveryGetJobAnswerInTheTranscriptsDecodes) {
   int decoded = 0;
   for (const auto& a : transcripts::all()) {
-    if (a.method != "GET" || a.status != 200 || a.url.find("/job/") == std::string::npos) {
+    // slurmctld's GET /job/ (slurmdbd's /slurmdb/…/job/ answers records of another shape).
+    if (a.method != "GET" || a.status != 200 || a.url.find("/job/") == std::string::npos ||
+        a.url.find("/slurmdb/") != std::string::npos) {
       continue;
     }
     auto jobs = decodeJobs(a.bytes, options());

@@ -159,6 +159,7 @@ TEST(SlurmApis, TheSharedDecodersReadEveryVersionsRealAnswers) {
       const json& body = e["response"]["body"];
       const std::string url = e["request"]["url"];
       if (!body.is_object() || e["response"]["status"] != 200) continue;
+      if (url.find("/slurmdb/") != std::string::npos) continue;  // slurmdbd's, another shape
       const std::string text = body.dump(2);
       if (url.find("/ping") != std::string::npos) {
         auto ping = decodePing(text);

@@ -10,6 +10,7 @@
 // in logs/resume.json. Without the CPUs TunePlane advertises, the same job never trains.
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@
 #include "slurm/script_renderer.h"
 #include "spec/spec_parser.h"
 #include "stubs/test_shell.h"
+#include "support/serve_harness.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
 
@@ -109,10 +111,18 @@ class LlamaFactoryRun {
   // checkpoint directory when it is missing) and runs its script to the end; its exit code.
   std::optional<int> run(const launch::LaunchRequest& request,
                          const std::vector<std::string>& extra_env = {}) {
+    auto process = start(request, extra_env);
+    if (!process) return std::nullopt;
+    return process->waitExit();
+  }
+
+  // Stages attempt `n` as run() does and starts its script beside the test.
+  std::unique_ptr<test::ChildProcess> start(const launch::LaunchRequest& request,
+                                            const std::vector<std::string>& extra_env = {}) {
     const int n = request.identity.attempt;
     if (!checkRenderable(request)) {
       ADD_FAILURE() << "not renderable";
-      return std::nullopt;
+      return nullptr;
     }
     fs::create_directories(request.fence_dir);
     sh::writeFile(fs::path(request.fence_dir) / std::to_string(n), "");
@@ -140,11 +150,9 @@ class LlamaFactoryRun {
                                     "LLAMAFACTORY_STANDIN_STEP_SECONDS=0.05",
                                     "LLAMAFACTORY_STANDIN_PG_WAIT=0.5"};
     env.insert(env.end(), extra_env.begin(), extra_env.end());
-    auto process = test::ChildProcess::start(
-        {"bash", "job.sh"}, {.scratch = attemptDir(n), .env = env, .cwd = attemptDir(n)}, "job",
-        test::ChildProcess::Output::kTruncate);
-    if (!process) return std::nullopt;
-    return process->waitExit();
+    return test::ChildProcess::start({"bash", "job.sh"},
+                                     {.scratch = attemptDir(n), .env = env, .cwd = attemptDir(n)},
+                                     "job", test::ChildProcess::Output::kTruncate);
   }
 
   std::string out(int n) const { return sh::readFile(attemptDir(n) / "job.out"); }
@@ -286,6 +294,52 @@ TEST_P(LlamaFactoryRunTest, HostileConfigValuesReachLlamaFactoryExactly) {
   expected["ray_num_workers"] = 4;
   EXPECT_EQ(seen["config"], expected) << seen["config"].dump(2);
   EXPECT_FALSE(fs::exists(canary)) << "a config value ran";
+}
+
+// Issue 45, item 4, on the Ray path: attempt 1 still trains (its node lost slurmctld, not the
+// shared filesystem) when attempt 2 is staged and starts. Attempt 1's script stops its driver
+// and its Ray steps on every node and exits 73; attempt 2 waits for that before its command,
+// so it resumes from the last checkpoint attempt 1 wrote: no step of attempt 1 comes after the
+// step attempt 2 resumed from (the checkpoint directory had one writer at a time).
+TEST(LlamaFactorySupersededRun, TheRunningAttemptStopsOnEveryNodeAndTheNextResumesAfterIt) {
+  LlamaFactoryRun job(catalog::ContainerRuntime::kPyxis, 77);
+  const std::vector<std::string> slow = {"LLAMAFACTORY_STANDIN_STEP_SECONDS=1",
+                                         std::string(kFencePollEnv) + "=1",
+                                         std::string(kFenceGraceEnv) + "=1"};
+  auto first = job.start(job.request(1, spec()), slow);
+  ASSERT_NE(first, nullptr);
+  ASSERT_TRUE(test::pollUntil([&] { return fs::exists(job.checkpoints() / "checkpoint-1"); },
+                              std::chrono::seconds(60)))
+      << "attempt 1 never saved a checkpoint\n"
+      << job.out(1) << job.err(1);
+
+  auto second = job.start(job.request(2, spec()), slow);  // its fence mark first, as staged
+  ASSERT_NE(second, nullptr);
+  const std::optional<int> first_code = first->exitWithin(std::chrono::seconds(60));
+  const std::optional<int> second_code = second->exitWithin(std::chrono::seconds(90));
+  ASSERT_TRUE(first_code && second_code) << job.err(1) << job.err(2);
+  EXPECT_EQ(*first_code, kExitSuperseded) << job.err(1);
+  EXPECT_EQ(*second_code, 0) << job.out(2) << job.err(2);
+  EXPECT_THAT(job.err(1), HasSubstr("attempt 2 of this job was staged after this one (1)"));
+  EXPECT_THAT(job.out(1), ::testing::Not(HasSubstr("training done")));
+  EXPECT_THAT(job.err(2), HasSubstr("attempt 1 of this job started and did not end by itself"));
+
+  // The last step attempt 1 saved, and the step attempt 2 resumed from.
+  int last_of_first = 0;
+  for (int step = 1; step <= 5; ++step) {
+    if (job.out(1).find("step " + std::to_string(step) + "/5") != std::string::npos)
+      last_of_first = step;
+  }
+  const nlohmann::json seen2 = job.seen(2);
+  ASSERT_TRUE(seen2.is_object()) << job.out(2);
+  EXPECT_GE(last_of_first, 1);
+  // At least the last step attempt 1 said it saved (one more if it was stopped between saving
+  // and saying so): had it gone on after attempt 2 read the checkpoints, it would say more.
+  const int resumed = seen2.value("start_step", -1);
+  EXPECT_GE(resumed, last_of_first) << "attempt 1 saved a checkpoint after attempt 2 resumed";
+  EXPECT_LE(resumed, last_of_first + 1);
+  EXPECT_EQ(job.resumeStep(2), resumed);
+  EXPECT_THAT(job.out(2), HasSubstr("training done"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Runtimes, LlamaFactoryRunTest,

@@ -175,6 +175,26 @@ TEST(SubmitBody, UserEnvironmentStaysOutOfTheBatchStepEnvironment) {
   EXPECT_THAT(body["job"]["environment"].dump(), ::testing::Not(HasSubstr("USER_SECRET_THING")));
 }
 
+TEST(SubmitBody, APerUserJobCarriesSlurmUmaskLastAndASharedOneNone) {
+  LaunchRequest r = request(2);
+  const json shared = buildSubmitBody(r, "#!/bin/bash\n");
+  for (const auto& job : shared["jobs"]) {
+    for (const auto& entry : job["environment"]) {
+      EXPECT_FALSE(entry.get<std::string>().starts_with("SLURM_UMASK=")) << entry;
+    }
+  }
+  // per_user: Slurm creates the stdout/stderr files with it; last, so a site's own
+  // job_environment cannot take it back.
+  r.job_umask = launch::kPerUserJobUmask;
+  r.scheduler_environment.emplace_back("SLURM_UMASK", "0077");
+  const json body = buildSubmitBody(r, "#!/bin/bash\n");
+  for (const auto& job : body["jobs"]) {
+    ASSERT_FALSE(job["environment"].empty());
+    EXPECT_EQ(job["environment"].back(), "SLURM_UMASK=0022");
+  }
+  EXPECT_THAT(checker().check(body, kSubmitSchema), IsEmpty());
+}
+
 TEST(SubmitBody, PercentInLogPathsIsEscapedForSlurmPatterns) {
   EXPECT_EQ(schedulerLogPath("/l/%j", "p%x", ".out"), "/l/%%j/p%%x.out");
   EXPECT_EQ(schedulerLogPath("/l/", "p", ".err"), "/l/p.err");

@@ -22,8 +22,8 @@ class FakeOsUsers final : public OsUsers {
     groups_of_[name] = std::move(supplementary);
     return *this;
   }
-  FakeOsUsers& group(const std::string& name, gid_t gid) {
-    groups_.push_back({name, gid});
+  FakeOsUsers& group(const std::string& name, gid_t gid, std::vector<std::string> members = {}) {
+    groups_.push_back({name, gid, std::move(members)});
     return *this;
   }
   // Who the process is: its effective uid and the groups it acts with.
@@ -57,6 +57,12 @@ class FakeOsUsers final : public OsUsers {
     if (fail_) return failed();
     auto it = std::find_if(groups_.begin(), groups_.end(),
                            [&](const OsGroup& g) { return g.name == name; });
+    return it == groups_.end() ? std::nullopt : std::optional<OsGroup>(*it);
+  }
+  Result<std::optional<OsGroup>> groupById(gid_t gid) override {
+    if (fail_) return failed();
+    auto it = std::find_if(groups_.begin(), groups_.end(),
+                           [&](const OsGroup& g) { return g.gid == gid; });
     return it == groups_.end() ? std::nullopt : std::optional<OsGroup>(*it);
   }
   Result<std::vector<gid_t>> groupsOf(const OsUser& user) override {

@@ -91,6 +91,18 @@ TEST(LaunchRequestJsonTest, UnsetOptionalsAndPyxisRoundTrip) {
   EXPECT_EQ(out->artifact.format, catalog::ArtifactFormat::kSqsh);
 }
 
+TEST(LaunchRequestJsonTest, APerUserUmaskRoundTripsAndIsAbsentOtherwise) {
+  launch::LaunchRequest in =
+      testing::sampleRequest("/s/users/alice/jobs/hello-0a1b2c3d/attempts/1");
+  EXPECT_FALSE(launchRequestToJson(in).contains("job_umask"));  // shared: as before
+  in.job_umask = launch::kPerUserJobUmask;
+  const auto json = launchRequestToJson(in);
+  EXPECT_EQ(json["job_umask"], "0022");
+  auto out = launchRequestFromJson(json);
+  ASSERT_TRUE(out) << out.error().describe();
+  EXPECT_EQ(out->job_umask, "0022");
+}
+
 TEST(LaunchRequestJsonTest, UnpinnedRayPortsRoundTripAsNull) {
   launch::LaunchRequest in = testing::sampleRequest("/s/jobs/hello-0a1b2c3d/attempts/1");
   in.ray = catalog::RayConfig{};

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "launch/attempt_identity.h"
+#include "recording_staging_fs.h"
 #include "sample_request.h"
 #include "staging/job_fence.h"
 #include "staging/launch_request_json.h"
@@ -25,6 +26,8 @@ namespace tuneplane::staging {
 namespace {
 
 namespace fs = std::filesystem;
+
+using testing::RecordingStagingFs;
 
 using test::readFile;  // support/test_files.h
 
@@ -64,6 +67,14 @@ class FaultyStagingFs final : public StagingFs {
   Status makeDir(const std::string& path, mode_t mode) override {
     if (shouldFail("makeDir")) return injected(path);
     return real_.makeDir(path, mode);
+  }
+  Status makeInheritingDir(const std::string& path, mode_t mode) override {
+    if (shouldFail("makeInheritingDir")) return injected(path);
+    return real_.makeInheritingDir(path, mode);
+  }
+  Status makeInheritingDirs(const std::string& path, mode_t mode) override {
+    if (shouldFail("makeInheritingDirs")) return injected(path);
+    return real_.makeInheritingDirs(path, mode);
   }
   Status writeFile(const std::string& path, const std::string& content, mode_t mode) override {
     if (shouldFail("writeFile")) {
@@ -135,59 +146,6 @@ JobAccess sharedGroup() {
   access.group = OsGroup{"shared", ::getegid()};
   return access;
 }
-
-// The real filesystem, with a log of every changeGroup and changeMode call in order.
-class RecordingStagingFs final : public StagingFs {
- public:
-  std::vector<std::string> calls;
-
-  // StagingFs
-  Status makeDirs(const std::string& path, mode_t mode) override {
-    return real_.makeDirs(path, mode);
-  }
-  Result<std::string> makeTempDir(const std::string& prefix) override {
-    return real_.makeTempDir(prefix);
-  }
-  Status makeDir(const std::string& path, mode_t mode) override {
-    return real_.makeDir(path, mode);
-  }
-  Status writeFile(const std::string& path, const std::string& content, mode_t mode) override {
-    calls.push_back("write " + baseName(path));
-    return real_.writeFile(path, content, mode);
-  }
-  Status syncFile(const std::string& path) override {
-    calls.push_back("sync " + baseName(path));
-    return real_.syncFile(path);
-  }
-  Status changeMode(const std::string& path, mode_t mode) override {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%04o", mode);
-    calls.push_back("chmod " + std::string(buf) + " " + baseName(path));
-    return real_.changeMode(path, mode);
-  }
-  Status changeGroup(const std::string& path, gid_t group) override {
-    calls.push_back("chgrp " + std::to_string(group) + " " + baseName(path));
-    return real_.changeGroup(path, group);
-  }
-  Result<std::optional<PathInfo>> statPath(const std::string& path) override {
-    return real_.statPath(path);
-  }
-  Status syncDir(const std::string& path) override {
-    calls.push_back("syncdir " + baseName(path));
-    return real_.syncDir(path);
-  }
-  Status renameNoReplace(const std::string& from, const std::string& to) override {
-    calls.push_back("rename to " + baseName(to));
-    return real_.renameNoReplace(from, to);
-  }
-  bool exists(const std::string& path) override { return real_.exists(path); }
-  void removeTree(const std::string& path) override { real_.removeTree(path); }
-  void removeTempDirs(const std::string& prefix) override { real_.removeTempDirs(prefix); }
-
- private:
-  static std::string baseName(const std::string& path) { return path.substr(path.rfind('/') + 1); }
-  PosixStagingFs real_;
-};
 
 class StagerTest : public ::testing::Test {
  protected:

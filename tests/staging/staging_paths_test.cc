@@ -26,6 +26,34 @@ TEST(StagingPathsTest, AttemptDirFollowsTheLayout) {
   EXPECT_FALSE(checkpointDir("shared", "hello-0a1b2c3d"));
 }
 
+TEST(StagingPathsTest, APerUserJobLivesUnderItsUsersDirectory) {
+  auto user = userDir("/shared/tp", "alice");
+  ASSERT_TRUE(user) << user.error().describe();
+  EXPECT_EQ(*user, "/shared/tp/users/alice");
+  EXPECT_EQ(*jobDir("/shared/tp", "hello-0a1b2c3d", "alice"),
+            "/shared/tp/users/alice/jobs/hello-0a1b2c3d");
+  EXPECT_EQ(*checkpointDir("/shared/tp", "hello-0a1b2c3d", "alice"),
+            "/shared/tp/users/alice/jobs/hello-0a1b2c3d/checkpoints");
+  EXPECT_EQ(*attemptDir("/shared/tp", "hello-0a1b2c3d", 2, "alice"),
+            "/shared/tp/users/alice/jobs/hello-0a1b2c3d/attempts/2");
+  EXPECT_EQ(*attemptDir("/", "hello-0a1b2c3d", 1, "alice"),
+            "/users/alice/jobs/hello-0a1b2c3d/attempts/1");
+  // "" is the shared layout.
+  EXPECT_EQ(*attemptDir("/shared/tp", "hello-0a1b2c3d", 2, ""),
+            "/shared/tp/jobs/hello-0a1b2c3d/attempts/2");
+}
+
+TEST(StagingPathsTest, AUserNameThatIsNotOneCannotTraverse) {
+  for (const char* user : {"..", ".", "a/b", "Alice", "-x", "alice\n", "0day"}) {
+    auto dir = attemptDir("/shared/tp", "hello-0a1b2c3d", 1, user);
+    ASSERT_FALSE(dir) << user;
+    EXPECT_EQ(dir.error().code, "staging.invalid_user") << user;
+  }
+  auto root = userDir("relative", "alice");
+  ASSERT_FALSE(root);
+  EXPECT_EQ(root.error().code, "staging.invalid_root");
+}
+
 TEST(StagingPathsTest, RootDirectoryAsStagingRoot) {
   auto dir = attemptDir("/", "hello-0a1b2c3d", 1);
   ASSERT_TRUE(dir);

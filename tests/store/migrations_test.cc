@@ -118,13 +118,27 @@ JobView version3Want() {
   return view;
 }
 
+// Version 4's jobs carry the Unix user they run as.
+constexpr const char* kVersion4JobRow = R"sql(
+INSERT INTO jobs VALUES ('old-00000001', 'old', 'alice', 'spec: ''ü''', 'SubmitUnknown',
+  'looking', 100, 200, 0, 1, 'bob', 4, 9, 'alice-unix');
+)sql";
+
+JobView version4Want() {
+  JobView view = version3Want();
+  view.job.run_as = "alice-unix";
+  return view;
+}
+
 const std::vector<EarlierVersion>& earlierVersions() {
   static const std::string version1 = std::string(kVersion1JobRow) + kRowsAfterTheJob;
   static const std::string version3 = std::string(kVersion3JobRow) + kRowsAfterTheJob;
+  static const std::string version4 = std::string(kVersion4JobRow) + kRowsAfterTheJob;
   static const std::vector<EarlierVersion> rows = {
       {1, version1.c_str(), version1Want(), 2},
       {2, version1.c_str(), version1Want(), 2},  // version 2 added a table only
-      {3, version3.c_str(), version3Want(), 2},
+      {3, version3.c_str(), version3Want(), 2},  // earlier jobs run as the site's user ('')
+      {4, version4.c_str(), version4Want(), 2},
   };
   return rows;
 }

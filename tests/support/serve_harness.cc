@@ -189,6 +189,8 @@ std::string checkCliJson(const std::vector<std::string>& args, const std::string
     problem = api.validate(value, schema("EventList"));
   } else if (verb == "whoami") {
     problem = api.validate(value, schema("Whoami"));
+  } else if (verb == "usage") {
+    problem = api.validate(value, schema("UsageReport"));
   } else if (verb == "describe") {  // {"job": the job answer, "events": the events' items}
     problem = api.validate(value.value("job", nlohmann::json()), schema("Job"));
     if (problem.empty()) {

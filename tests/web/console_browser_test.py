@@ -11,8 +11,9 @@ its files: folders to open, a download saved byte for byte, links listed and not
 a job waiting in Slurm's queue shows its reason, place and Slurm's estimate (list and page);
 cancel with its confirmation; a refused spec shows each error at its field; a hostile spec
 (labels/env) and a hostile log line render as text and run nothing; an admin's site page
-shows capabilities and doctor's checks. --screenshots writes the list, job, submit and site
-pages as PNG files (docs/screenshots/ in the repo is made this way).
+shows capabilities and doctor's checks; the usage page counts a job's run from slurmdbd's
+record. --screenshots writes the list, job, submit, site and usage pages as PNG files
+(docs/screenshots/ in the repo is made this way).
 
 Every wait is bounded; chromedriver runs on a free loopback port in a process group of its
 own, with a fresh profile in a temporary directory; only processes started here are ended.
@@ -88,8 +89,10 @@ class Stack:
         with open(os.path.join(d, "runtimes.yaml"), "w") as f:
             f.write(f"runtimes:\n  - id: custom-demo\n    format: sif\n    path: {image}\n"
                     f"    sha256: {sha}\n    frameworks: [custom]\n")
+        # --accounting: slurmdbd's records, for the usage page.
         sim = self.spawn("slurmsim", [self.args.slurmsim, "--listen", "127.0.0.1:0", "--jwt-key", key,
-                                      "--state", os.path.join(d, "sim"), "--epilog-ms", "300"])
+                                      "--state", os.path.join(d, "sim"), "--epilog-ms", "300",
+                                      "--accounting"])
         sim_url = self.wait_line("slurmsim", "out", r"(http://127\.0\.0\.1:\d+)", sim)
         user = subprocess.run(["id", "-un"], capture_output=True, text=True, check=True).stdout.strip()
         tokens = "".join(
@@ -225,6 +228,7 @@ class ConsoleTest:
                  self.cancel_with_confirmation, self.refused_spec_shows_errors_at_fields,
                  self.field_lines_table,
                  self.valid_spec_submits_and_opens_the_job, self.admin_sees_all_and_site_checks,
+                 self.usage_counts_the_jobs_runs,
                  self.token_never_in_a_url_or_log, self.no_csp_violations]
         for step in steps:
             start = time.monotonic()
@@ -483,6 +487,23 @@ class ConsoleTest:
         checks = self.wd.text("#doctor-checks")
         check("slurmrestd" in checks and "artifact/custom-demo" in checks, f"doctor checks: {checks!r}")
         self.shot("site", full=True)
+
+    def usage_counts_the_jobs_runs(self):
+        # The admin's usage page, per TunePlane job: alice's first job, from slurmdbd's record
+        # of its run (the simulator's --accounting), tied to it by its attempt directory.
+        self.wd.go(self.base + "/ui/usage.html")
+        wait_for("the usage table", lambda: self.wd.find("#usage-total"), 30)
+        title = self.wd.text("main h1")
+        check(title == "Usage: every user", f"usage title {title!r}")
+        self.wd.js("const s = document.getElementById('usage-by'); s.value = 'job';"
+                   "s.dispatchEvent(new Event('change'));")
+        row = f'#usage-body tr[data-key="{self.hello}"]'
+        wait_for("alice's job in the usage table", lambda: self.wd.find(row), 30)
+        owner = self.wd.text(f"{row} td:nth-child(2)")
+        check(owner == "alice", f"usage owner column {owner!r}")
+        runs = self.wd.text(f"{row} td:nth-child(8)")
+        check(runs.isdigit() and int(runs) >= 1, f"usage runs column {runs!r}")
+        self.shot("usage")
 
     def token_never_in_a_url_or_log(self):
         url = self.wd.s("GET", "/url")

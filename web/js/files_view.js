@@ -4,7 +4,10 @@
 // token in the Authorization header (never in a URL) and saved from a Blob, so the tab holds
 // the file while it is saved: files over kBlobLimit are not fetched here — the view shows
 // the `tuneplane cp` command that streams them to disk (and resumes) instead. Links and
-// special files are listed, never served (the server refuses them).
+// special files are listed, never served (the server refuses them). Folders are opened and
+// files fetched by each entry's path_encoded, which names it byte for byte (`path` shows
+// bytes that are not UTF-8 as U+FFFD and would name nothing); entries come in the folder's
+// own order, a page at a time.
 import { api, apiBlob, ApiError, jobPath, query } from './api.js';
 import { fill, h } from './dom.js';
 import { bytes, when } from './format.js';
@@ -18,6 +21,9 @@ export function cpSource(id, area, path) {
   const where = area.area === 'checkpoints' ? ':checkpoints' : `:${area.attempt}`;
   return `${id}${where}${path ? `/${path}` : ''}`;
 }
+
+// `url` (which has a query) with the path already percent-encoded by the server.
+const withPath = (url, encoded) => (encoded ? `${url}&path=${encoded}` : url);
 
 // A shell word: quoted unless it is plainly safe.
 const shellWord = (text) => (/^[A-Za-z0-9_./:@=-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`);
@@ -39,11 +45,12 @@ export class FilesView {
         h('thead', {}, h('tr', {}, ['Name', 'Type', 'Size', 'Modified', ''].map((c) => h('th', {}, c)))),
         this.body),
       this.more, this.status, this.hint);
-    this.area.addEventListener('change', () => this.open(''));
-    refresh.addEventListener('click', () => this.open(this.path));
+    this.area.addEventListener('change', () => this.open('', ''));
+    refresh.addEventListener('click', () => this.open(this.path, this.pathEncoded));
     this.more.addEventListener('click', () => this.load(this.token));
     this.areas = [];
-    this.path = '';
+    this.path = '';  // for display
+    this.pathEncoded = '';  // for requests
     this.latest = null;
   }
 
@@ -61,7 +68,7 @@ export class FilesView {
     }
     if (following) {
       this.setAreas(job.attempts.map((a) => ({ area: 'output', attempt: a.number, exists: true })), `output:${latest}`);
-      this.open('');
+      this.open('', '');
     }
   }
 
@@ -80,17 +87,18 @@ export class FilesView {
     return { area: 'output', attempt: Number(value.split(':')[1]) || null };
   }
 
-  open(path) {
+  open(path, encoded) {
     this.path = path;
+    this.pathEncoded = encoded;
     this.load('');
   }
 
   async load(token) {
     const area = this.selectedArea();
-    const params = { area: area.area, attempt: area.attempt ?? undefined, path: this.path || undefined, limit: kPageSize, continue: token || undefined };
+    const params = { area: area.area, attempt: area.attempt ?? undefined, limit: kPageSize, continue: token || undefined };
     let page;
     try {
-      page = await api('GET', `${jobPath(this.id)}/files${query(params)}`);
+      page = await api('GET', withPath(`${jobPath(this.id)}/files${query(params)}`, this.pathEncoded));
     } catch (e) {
       this.failed = true;
       if (!token) fill(this.body);
@@ -105,22 +113,24 @@ export class FilesView {
     if (token) this.body.append(...rows); else fill(this.body, rows);
     this.token = page.continue;
     this.more.hidden = !page.continue;
-    fill(this.status, page.items.length || token ? `${this.body.children.length} of ${page.total} entries` : 'This folder is empty.');
+    const shown = this.body.children.length;
+    fill(this.status, page.items.length || token ? `${shown} entr${shown === 1 ? 'y' : 'ies'}${page.continue ? ', more to load' : ''}` : 'This folder is empty.');
     fill(this.hint, 'From a shell: ', h('code', {}, `tuneplane cp -r ${shellWord(cpSource(this.id, area, this.path))} .`));
   }
 
   crumbsFor(area) {
     const parts = this.path ? this.path.split('/') : [];
+    const encoded = this.pathEncoded ? this.pathEncoded.split('/') : [];  // '/' is never encoded
     const root = area.area === 'checkpoints' ? 'checkpoints' : 'output';
-    const link = (label, to) => h('button', { type: 'button', class: 'link', dataset: { path: to }, on: { click: () => this.open(to) } }, label);
-    fill(this.crumbs, link(`${root}/`, ''), parts.map((p, i) => [link(p, parts.slice(0, i + 1).join('/')), '/']));
+    const link = (label, to, toEncoded) => h('button', { type: 'button', class: 'link', dataset: { path: to }, on: { click: () => this.open(to, toEncoded) } }, label);
+    fill(this.crumbs, link(`${root}/`, '', ''), parts.map((p, i) => [link(p, parts.slice(0, i + 1).join('/'), encoded.slice(0, i + 1).join('/')), '/']));
   }
 
   row(area, entry) {
     let name = entry.name;
     let action = null;
     if (entry.type === 'directory') {
-      name = h('button', { type: 'button', class: 'link', on: { click: () => this.open(entry.path) } }, `${entry.name}/`);
+      name = h('button', { type: 'button', class: 'link', on: { click: () => this.open(entry.path, entry.path_encoded) } }, `${entry.name}/`);
     } else if (entry.type === 'file' && entry.size <= kBlobLimit) {
       action = h('button', { type: 'button', class: 'quiet download', on: { click: (event) => this.download(area, entry, event.target) } }, 'Download');
     } else if (entry.type === 'file') {
@@ -141,7 +151,7 @@ export class FilesView {
     button.disabled = true;
     fill(this.status, `Downloading ${entry.path}…`);
     try {
-      const blob = await apiBlob(`${jobPath(this.id)}/files/content${query({ area: area.area, attempt: area.attempt ?? undefined, path: entry.path })}`);
+      const blob = await apiBlob(withPath(`${jobPath(this.id)}/files/content${query({ area: area.area, attempt: area.attempt ?? undefined })}`, entry.path_encoded));
       const href = URL.createObjectURL(blob);
       const link = h('a', { href, download: entry.name, hidden: true });
       document.body.append(link);

@@ -9,7 +9,8 @@ function header(current) {
   return h('header', { class: 'bar' },
     h('a', { class: 'brand', href: '/' }, 'TunePlane'),
     h('nav', {},
-      link('/', 'Jobs', 'jobs'), link('/ui/submit.html', 'Submit', 'submit'), link('/ui/site.html', 'Site', 'site')),
+      link('/', 'Jobs', 'jobs'), link('/ui/submit.html', 'Submit', 'submit'), link('/ui/usage.html', 'Usage', 'usage'),
+      link('/ui/site.html', 'Site', 'site')),
     h('span', { id: 'who', class: 'who' }),
     h('button', { id: 'forget', type: 'button', class: 'quiet', hidden: true }, 'Forget token'));
 }
@@ -25,7 +26,7 @@ function loginForm() {
     h('p', { id: 'login-error', class: 'error', role: 'alert' }));
 }
 
-// page: 'jobs' | 'job' | 'submit' | 'site'; render(who) builds the page inside <main>.
+// page: 'jobs' | 'job' | 'submit' | 'usage' | 'site'; render(who) builds the page inside <main>.
 export function startPage(page, render) {
   const main = h('main', { id: 'main', hidden: true });
   document.body.append(header(page), loginForm(), main);

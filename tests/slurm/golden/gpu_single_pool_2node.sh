@@ -27,8 +27,10 @@ set -euo pipefail
 #   68 no usable IP address for the Ray head        69 the Ray head did not start
 #   70 Slurm started this job again (a requeue); nothing ran the second time
 #   71 another Slurm job (a submit that reached Slurm twice) claimed this attempt first
-#   72 the attempt's claim or the job's fence could not be made or read (nothing ran)
-#   73 a later attempt of this job was staged: this one is superseded (nothing ran)
+#   72 the attempt's claim or the job's fence could not be made or read (nothing ran), or the
+#      fence stayed unreadable while the attempt ran (its steps were stopped)
+#   73 a later attempt of this job was staged: this one is superseded (nothing ran, or its
+#      steps were stopped)
 
 # An attempt runs once. Slurm starts a requeued job's script again (an administrator's
 # requeue, ForceRequeueOnFail) as soon as its BeginTime passes, which TunePlane may not see
@@ -40,7 +42,8 @@ if [[ ${SLURM_RESTART_COUNT:-0} != 0 ]]; then
 fi
 
 # Sentinels for TunePlane: logs/start-<pool>.json now, logs/exit-<pool>.json when this
-# script ends by itself (not when a signal kills it). Written whole or not at all.
+# script ends by itself (not when a signal or the job's fence stops it). Written whole
+# or not at all.
 tp_logs_dir='/shared/tuneplane/jobs/job-llm-2node/attempts/1/logs'
 tp_sentinel_pools=('trainers')
 
@@ -72,21 +75,60 @@ if ! (set -C && printf '%s\n' "${SLURM_JOB_ID:-}" >"$tp_logs_dir/claim") 2>/dev/
   exit 71
 fi
 
-# The job's fence: a later attempt staged means this one is superseded (73).
+# The job's fence (staging/job_fence.h): this attempt runs only while no later attempt
+# of the job has been staged — checked now, watched while it runs (below), and read
+# once more before its command. A later mark: superseded (73); unreadable: 72.
 tp_fence_dir='/shared/tuneplane/jobs/job-llm-2node/fence'
 tp_attempt=1
-if [[ ! -e $tp_fence_dir/$tp_attempt ]] || ! tp_fence=$(ls -1A -- "$tp_fence_dir" 2>&1); then
+# P: a read every P s, each bounded by P; G: TERM, then KILL after G s; U: unreadable
+# that long stops the attempt. The batch step's environment may set each (the site's
+# slurm.job_environment), in whole seconds from 1 to 9999.
+tp_fence_poll=10
+tp_fence_grace=10
+tp_fence_unreadable=180
+tp_fence_setting() { # VARIABLE NAME
+  local value=${!2:-}
+  if [[ $value =~ ^[1-9][0-9]{0,3}$ ]]; then
+    printf -v "$1" '%s' "$value"
+  elif [[ -n $value ]]; then
+    printf 'tuneplane: %s is not a whole number of seconds from 1 to 9999, so %s s applies\n' \
+      "$2" "${!1}" >&2
+  fi
+}
+tp_fence_setting tp_fence_poll TUNEPLANE_FENCE_POLL_SECONDS
+tp_fence_setting tp_fence_grace TUNEPLANE_FENCE_GRACE_SECONDS
+tp_fence_setting tp_fence_unreadable TUNEPLANE_FENCE_UNREADABLE_SECONDS
+
+# Reads the fence: 0 while this attempt's own mark is there and no later one; 73 when a later
+# attempt has a mark (its number in tp_later_mark); 72 when it cannot tell. `ls` says when it
+# cannot read the directory (a glob would not). LIMIT, in seconds, bounds a read that hangs (a
+# hard NFS mount that lost its server): such a read is one that failed.
+tp_later_mark=""
+tp_read_fence() { # [LIMIT]
+  local listing mark own=0
+  local -a read_dir=(ls -1A -- "$tp_fence_dir")
+  if [[ -n ${1:-} ]]; then read_dir=(timeout -s KILL "$1" "${read_dir[@]}"); fi
+  listing=$("${read_dir[@]}" 2>/dev/null) || return 72
+  while IFS= read -r mark; do
+    if [[ $mark == "$tp_attempt" ]]; then own=1; fi
+    if [[ $mark =~ ^[0-9]{1,9}$ ]] && ((10#$mark > tp_attempt)); then
+      tp_later_mark=$mark
+      return 73
+    fi
+  done <<<"$listing"
+  ((own == 1)) || return 72
+}
+tp_fence_verdict=0
+tp_read_fence || tp_fence_verdict=$?
+if ((tp_fence_verdict == 73)); then
+  printf 'tuneplane: attempt %s of this job was staged after this one (%s), so this job (%s) runs nothing\n' \
+    "$tp_later_mark" "$tp_attempt" "${SLURM_JOB_ID:-}" >&2
+  exit 73
+elif ((tp_fence_verdict != 0)); then
   printf 'tuneplane: cannot read the job fence %s, so this job (%s) runs nothing\n' \
     "$tp_fence_dir" "${SLURM_JOB_ID:-}" >&2
   exit 72
 fi
-while IFS= read -r tp_mark; do
-  if [[ $tp_mark =~ ^[0-9]{1,9}$ ]] && ((10#$tp_mark > tp_attempt)); then
-    printf 'tuneplane: attempt %s of this job was staged after this one (%s), so this job (%s) runs nothing\n' \
-      "$tp_mark" "$tp_attempt" "${SLURM_JOB_ID:-}" >&2
-    exit 73
-  fi
-done <<<"$tp_fence"
 
 # Sentinels, written whole or not at all.
 printf -v tp_start_time '%(%s)T' -1
@@ -100,11 +142,30 @@ tp_write_sentinels() { # KIND JSON-MEMBERS
       2>/dev/null || rm -f "$tmp" 2>/dev/null || true
   done
 }
-tp_killed=0
+# What the EXIT trap stops: the step the script waits for (tp_wait_step), the steps that run
+# beside it (the Ray head and workers), the fence's watcher and the hand-off's wait.
+tp_step_pid=""
+tp_background_pids=()
+tp_fence_watcher_pid=""
+tp_handoff_pid=""
+tp_killed=0 # a signal ended the script: no exit sentinel
+tp_fenced=0 # the job's fence stopped the attempt after its start (72, 73): no exit sentinel
+tp_exiting=0
+tp_woken=0 # a trap that returned (tp_on_fence_alarm) ended a `wait` early
 tp_on_exit() { # STATUS
   [[ $BASHPID == "$$" ]] || return 0 # a subshell (bash can run it in one killed as it forks)
+  tp_exiting=1
+  local pid
+  for pid in "$tp_fence_watcher_pid" "$tp_handoff_pid"; do
+    if [[ -n $pid ]]; then kill "$pid" 2>/dev/null || true; fi
+  done
+  if [[ $tp_fenced == 1 ]]; then
+    tp_stop_steps_now
+  elif [[ -n $tp_step_pid ]]; then
+    kill "$tp_step_pid" 2>/dev/null || true # a signal ended the script while it waited for it
+  fi
   if declare -F tp_stop_background >/dev/null; then tp_stop_background; fi
-  if [[ $tp_killed == 0 ]]; then
+  if [[ $tp_killed == 0 && $tp_fenced == 0 ]]; then
     local end_time
     printf -v end_time '%(%s)T' -1
     tp_write_sentinels exit "\"node\":\"$tp_node\",\"exit_code\":$1,\"start_time\":$tp_start_time,\"end_time\":$end_time"
@@ -114,6 +175,120 @@ trap 'tp_on_exit "$?"' EXIT
 trap 'tp_killed=1; exit 143' TERM
 trap 'tp_killed=1; exit 130' INT
 tp_write_sentinels start "\"node\":\"$tp_node\",\"time\":$tp_start_time"
+
+# Every step runs in the background and is waited for: bash runs a trap (a cancel's TERM, the
+# fence's USR2) only between commands, and `wait` is the one a trapped signal interrupts. A trap
+# that returns ends the `wait` too, with the step still running: wait again (a step that ended
+# meanwhile keeps its status for it).
+tp_wait_step() { # PID: returns the step's status
+  local status
+  tp_step_pid=$1
+  while :; do
+    tp_woken=0
+    status=0
+    wait "$1" || status=$?
+    ((tp_woken == 1)) || break
+  done
+  tp_step_pid=""
+  return "$status"
+}
+
+# While this attempt runs, the fence is watched (docs/decisions.md, "A running attempt obeys the
+# job's fence"): a node that lost slurmctld but not the shared filesystem keeps running what
+# Slurm has judged ended, while a later attempt resumes from the same checkpoints. A watcher
+# reads the fence every P s. A later attempt's mark, or a fence unreadable at every read for U s,
+# wakes this script (USR2); it reads the fence itself and, unless the attempt is still the job's
+# latest, stops its steps and exits 73 (superseded) or 72 (it cannot tell), with no exit
+# sentinel: the attempt did not end by itself. One failed read stops nothing: a filesystem that
+# hiccups must not end healthy training. Unreadable for U s (less than Slurm's default
+# SlurmdTimeout), the filesystem is of no use to the job, and the node may be cut off as a whole:
+# it stops before Slurm can judge it lost and a later attempt can start.
+tp_fence_unreadable_reads=$(((tp_fence_unreadable + tp_fence_poll - 1) / tp_fence_poll + 1))
+tp_watch_fence() {
+  local nap="" verdict unreadable=0
+  trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+  while :; do
+    sleep "$tp_fence_poll" &
+    nap=$!
+    verdict=0
+    tp_read_fence "$tp_fence_poll" || verdict=$?
+    if ((verdict == 72)); then
+      unreadable=$((unreadable + 1))
+      if ((unreadable == 1)); then
+        printf 'tuneplane: cannot read the job fence %s; this job (%s) goes on unless it stays unreadable for %s s\n' \
+          "$tp_fence_dir" "${SLURM_JOB_ID:-}" "$tp_fence_unreadable" >&2
+      fi
+    elif ((unreadable > 0)); then
+      printf 'tuneplane: the job fence %s can be read again\n' "$tp_fence_dir" >&2
+      unreadable=0
+    fi
+    if ((verdict == 73 || unreadable >= tp_fence_unreadable_reads)); then
+      kill -USR2 "$$" 2>/dev/null || exit 0
+    fi
+    wait "$nap" || true
+  done
+}
+
+# Stops every step this script started: TERM, which srun passes on to the step's tasks through
+# their nodes' slurmd (slurmctld not needed), then KILL for any srun still there after G s.
+tp_stop_steps_now() {
+  local pid tries=0
+  local -a pids=()
+  if ((${#tp_background_pids[@]} > 0)); then pids=("${tp_background_pids[@]}"); fi
+  if [[ -n $tp_step_pid ]]; then pids+=("$tp_step_pid"); fi
+  ((${#pids[@]} > 0)) || return 0
+  kill -TERM "${pids[@]}" 2>/dev/null || true
+  for pid in "${pids[@]}"; do
+    while kill -0 "$pid" 2>/dev/null && ((tries < tp_fence_grace * 5)); do
+      sleep 0.2
+      tries=$((tries + 1))
+    done
+  done
+  kill -KILL "${pids[@]}" 2>/dev/null || true
+}
+tp_stop_fenced() { # EXIT-CODE: the EXIT trap stops the steps (tp_stop_steps_now)
+  tp_fenced=1
+  exit "$1"
+}
+tp_on_fence_alarm() {
+  tp_woken=1
+  [[ $tp_exiting == 0 ]] || return 0
+  local verdict=0
+  tp_read_fence "$tp_fence_poll" || verdict=$?
+  if ((verdict == 73)); then
+    printf 'tuneplane: attempt %s of this job was staged after this one (%s), so this job (%s) stops its steps (TERM, then KILL after %s s)\n' \
+      "$tp_later_mark" "$tp_attempt" "${SLURM_JOB_ID:-}" "$tp_fence_grace" >&2
+  elif ((verdict == 72)); then
+    printf 'tuneplane: the job fence %s stayed unreadable for %s s: this job (%s) cannot tell whether a later attempt runs, so it stops its steps (TERM, then KILL after %s s)\n' \
+      "$tp_fence_dir" "$tp_fence_unreadable" "${SLURM_JOB_ID:-}" "$tp_fence_grace" >&2
+  else
+    return 0 # still the job's latest (the fence can be read again, or the USR2 was not ours)
+  fi
+  tp_stop_fenced "$verdict"
+}
+trap tp_on_fence_alarm USR2
+tp_watch_fence &
+tp_fence_watcher_pid=$!
+
+# Just before the command: the hand-off's wait, then the fence once more (failing closed).
+tp_before_command() {
+  local verdict=0
+  if [[ -n $tp_handoff_pid ]]; then
+    tp_wait_step "$tp_handoff_pid" || true
+    tp_handoff_pid=""
+  fi
+  tp_read_fence "$tp_fence_poll" || verdict=$?
+  if ((verdict == 73)); then
+    printf 'tuneplane: attempt %s of this job was staged after this one (%s), so this job (%s) starts no command\n' \
+      "$tp_later_mark" "$tp_attempt" "${SLURM_JOB_ID:-}" >&2
+  elif ((verdict != 0)); then
+    printf 'tuneplane: cannot read the job fence %s, so this job (%s) starts no command\n' \
+      "$tp_fence_dir" "${SLURM_JOB_ID:-}" >&2
+  else
+    return 0
+  fi
+  tp_stop_fenced "$verdict"
+}
 
 # srun is found before any job variable is exported: a user's PATH must not pick it.
 tp_srun=$(command -v srun) || { echo 'tuneplane: srun not found on PATH' >&2; exit 1; }
@@ -184,15 +359,15 @@ tp_ray_run_dir=$(mktemp -d) || {
   exit 69
 }
 
-# Background steps (head, workers) are stopped when this script ends, however it ends
-# (the EXIT trap of the prologue calls tp_stop_background). Their tasks are asked first,
-# with SIGUSR1 that srun passes on, and awaited (at most 30 s): a signal that ends the srun of
-# a het job's first component makes Slurm cancel the whole het job, so the attempt would
-# read as cancelled, not as ended with its own exit code. Cancelled already: no waiting.
-tp_background_pids=()
+# Background steps (head, workers; in tp_background_pids) are stopped when this script ends,
+# however it ends (the EXIT trap of the prologue calls tp_stop_background). Their tasks are
+# asked first, with SIGUSR1 that srun passes on, and awaited (at most 30 s): a signal that ends
+# the srun of a het job's first component makes Slurm cancel the whole het job, so the attempt
+# would read as cancelled, not as ended with its own exit code. Cancelled already, or stopped
+# by the job's fence (which has stopped them itself): no waiting.
 tp_stop_background() {
   local pid tries=0
-  if [[ $tp_killed == 0 ]]; then
+  if [[ $tp_killed == 0 && $tp_fenced == 0 ]]; then
     for pid in "${tp_background_pids[@]}"; do
       kill -USR1 "$pid" 2>/dev/null || true
     done
@@ -358,16 +533,18 @@ while True:
 '
 
 # Wait until all 2 nodes joined.
-if ! (
+(
   tp_export_job_env
   tp_export_ray_env
   exec "$tp_srun" --overlap --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
     "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
     -- python3 -c "$tp_wait_program" "$tp_ray_address" 2 300
-); then
+) &
+if ! tp_wait_step "$!"; then
   echo "tuneplane: the Ray cluster at $tp_ray_address did not reach 2 nodes within 300 s" >&2
   exit 67
 fi
+tp_before_command
 
 # The driver: the framework command on the head node, given the head's address
 # explicitly (each pyxis step has its own /tmp). Its exit code is the job's.
@@ -379,5 +556,6 @@ tp_driver_status=0
   exec "$tp_srun" --overlap --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
     "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN,RAY_ADDRESS' \
     -- 'python3' '-m' 'tuneplane_llm.finetune' '--config' '/tuneplane/attempt/job.json'
-) || tp_driver_status=$?
+) &
+tp_wait_step "$!" || tp_driver_status=$?
 exit "$tp_driver_status"

@@ -1,0 +1,14 @@
+// Percent-encoding (RFC 3986 §2.1) for the URLs the project builds: a Slurm job id or signal
+// in a path segment, a user in a query value, an output file's exact bytes in `path_encoded`.
+// One definition: every byte but the unreserved characters (A-Z a-z 0-9 - . _ ~), and '/'
+// when asked to keep it, becomes %XX (upper-case hex). Pure; locale-independent.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace tuneplane {
+
+std::string percentEncode(std::string_view text, bool keep_slash = false);
+
+}  // namespace tuneplane
