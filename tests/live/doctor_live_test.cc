@@ -127,10 +127,10 @@ TEST_F(DoctorLive, TheTestClusterPassesEveryCheck) {
   const std::string credential_check =
       live_.token_file ? "credential/slurm.token_file" : "credential/slurm.jwt_key_file";
   EXPECT_EQ(names, (std::vector<std::string>{"slurmrestd", "slurmctld", "api_version", "token",
-                                             credential_check, "partition/gpu", "partition/cpu",
-                                             "gpu_series/h100", "gpu_series/a100", "staging/root",
-                                             "staging/user", "staging/filesystem", "registry",
-                                             "artifact/live-doctor"}));
+                                             credential_check, "slurm/identity", "partition/gpu",
+                                             "partition/cpu", "gpu_series/h100", "gpu_series/a100",
+                                             "staging/root", "staging/user", "staging/filesystem",
+                                             "registry", "artifact/live-doctor"}));
 }
 
 }  // namespace

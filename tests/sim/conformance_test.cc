@@ -714,7 +714,9 @@ TEST_F(ConformanceV0044On2605Issue44, JobsBelongToTheirSubmitterAndOthersCannotC
   hooks["the job listing as SlurmUser"] = {
       [&](const json&) {
         sim_->pauseScheduling(false);
-        for (const auto& [real, id] : ids_) {
+        for (const auto& entry : ids_) {
+          const std::string& real = entry.first;
+          const std::string id = entry.second;  // a copy: a lambda cannot capture a binding
           if (real.find_first_not_of("0123456789") != std::string::npos) continue;  // a SLUID
           EXPECT_TRUE(eventually([&] { return state(id) != json::array({"PENDING"}); })) << id;
         }
