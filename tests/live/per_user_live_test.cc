@@ -12,8 +12,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "live_serve_fixture.h"
 
@@ -138,6 +141,57 @@ TEST_F(PerUserLiveTest, EachUsersJobRunsAsThemAndCannotReachAnothersFiles) {
   // alice's files are as she left them.
   EXPECT_EQ(outputOf(*alice_, alice_job, "mine.txt"), "secret\n");
   EXPECT_EQ(readFile(job_dir + "/checkpoints/c.txt"), "ckpt\n");
+}
+
+// `tuneplane usage` agrees with sacct (CPUTimeRAW of every run, clipped to the same window)
+// within 1 % for alice's runs: Slurm's own accounting, read through slurmdbd.
+TEST_F(PerUserLiveTest, UsageAgreesWithSacctForTheSameWindow) {
+  if (env("TUNEPLANE_LIVE_ACCOUNTING").value_or("0") != "1") {
+    GTEST_SKIP() << "needs the cluster's slurmdbd (up.sh --accounting)";
+  }
+  const std::string conf = liveSlurmConf(live_);
+  if (conf.empty()) GTEST_SKIP() << "no slurm.conf for sacct (TUNEPLANE_LIVE_SLURM_CONF)";
+  const int64_t since = static_cast<int64_t>(::time(nullptr)) - 2;
+  const std::string id = submit(*alice_, cpuJobSpec("alice-usage", "sleep 4"));
+  ASSERT_EQ(id.find('!'), std::string::npos) << id;
+  ASSERT_EQ(waitEnded(*alice_, id).value("phase", ""), "Succeeded");
+  const int64_t until = static_cast<int64_t>(::time(nullptr)) + 2;
+  // slurmdbd takes the end record a moment after slurmctld: asked until the run is there.
+  json report;
+  ASSERT_TRUE(test::pollUntil(
+      [&] {
+        const test::ProcessResult r = alice_->run({"usage", "--since", std::to_string(since),
+                                                   "--until", std::to_string(until), "-o", "json"});
+        report = json::parse(r.out, nullptr, false);
+        return r.exit_code == 0 && report.is_object() && report["total"].value("runs", 0) >= 1 &&
+               report["total"].value("cpu_seconds", 0.0) > 0;
+      },
+      kLiveLimit))
+      << report.dump();
+  const double ours = report["total"].value("cpu_seconds", 0.0);
+  const auto stamp = [](int64_t t) {
+    char text[32];
+    std::tm tm{};
+    const std::time_t tt = static_cast<std::time_t>(t);
+    ::localtime_r(&tt, &tm);
+    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &tm);
+    return std::string(text);
+  };
+  const test::ProcessResult sacct =
+      runSlurmCommand(live_, conf,
+                      {"sacct", "-X", "-n", "-P", "--duplicates", "--truncate", "-u", "alice", "-S",
+                       stamp(since), "-E", stamp(until), "-o", "CPUTimeRAW"},
+                      dir_);
+  ASSERT_EQ(sacct.exit_code, 0) << sacct.err;
+  double theirs = 0;
+  std::istringstream lines(sacct.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) theirs += std::stod(line);
+  }
+  ASSERT_GT(theirs, 0) << sacct.out;
+  EXPECT_LE(std::abs(ours - theirs), 0.01 * theirs)
+      << "tuneplane usage " << ours << " CPU-seconds, sacct " << theirs << "\n"
+      << report.dump(2);
 }
 
 TEST_F(PerUserLiveTest, AnAccountTheUserMayNotUseIsRefusedBeforeSlurm) {
