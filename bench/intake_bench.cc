@@ -24,11 +24,15 @@
 // Env: TUNEPLANE_BENCH_JOBS (1000; live: 200), TUNEPLANE_BENCH_CLIENTS (16),
 // TUNEPLANE_BENCH_SUBMIT_CONCURRENCY (server.submit_concurrency; unset: serve's default),
 // TUNEPLANE_BENCH_POLL_INTERVAL (server.poll_interval, default 10s: a real site's),
-// TUNEPLANE_BENCH_DIR. Run: build/bench/intake_bench (needs build/src/cli/tuneplane and
-// build/src/sim/tuneplane-slurmsim, which its target builds; the processes are started and
-// ended through tests/support's SlurmSimProcess and ChildProcess).
+// TUNEPLANE_BENCH_DIR, TUNEPLANE_BENCH_IDENTITY=per_user (every job as the Unix user
+// TUNEPLANE_BENCH_UNIX_USER, default alice; root). Run: build/bench/intake_bench (needs
+// build/src/cli/tuneplane and build/src/sim/tuneplane-slurmsim, which its target builds; the
+// processes are started and ended through tests/support's SlurmSimProcess and ChildProcess).
 #include <httplib.h>
+#include <pwd.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -99,6 +103,8 @@ bool pollUntil(const std::function<bool()>& probe, std::chrono::milliseconds lim
   return test::pollUntil(probe, limit, std::chrono::milliseconds(20));
 }
 
+const char* perUserUnixUser();
+
 // serve's server: section, appended to the site file `site` (its database in `dir`).
 void appendServer(const std::string& site, const std::string& dir, int port) {
   std::string server =
@@ -113,7 +119,43 @@ void appendServer(const std::string& site, const std::string& dir, int port) {
   }
   server +=
       "  tokens:\n    - user: alice\n      token_sha256: " + staging::sha256Hex(kToken) + "\n";
+  if (const char* unix_user = perUserUnixUser()) {
+    server += "      unix_user: " + std::string(unix_user) + "\n";
+  }
   std::ofstream(site, std::ios::binary | std::ios::app) << server;
+}
+
+// TUNEPLANE_BENCH_IDENTITY=per_user: the simulator's site runs every job as the Unix user
+// TUNEPLANE_BENCH_UNIX_USER (default alice; the host and the simulator must know it), so the
+// intake of per_user (a submit as the user, its token cached) can be set beside shared's.
+const char* perUserUnixUser() {
+  const char* identity = std::getenv("TUNEPLANE_BENCH_IDENTITY");
+  if (identity == nullptr || std::string(identity) != "per_user") return nullptr;
+  const char* user = std::getenv("TUNEPLANE_BENCH_UNIX_USER");
+  return user != nullptr && *user != '\0' ? user : "alice";
+}
+
+// The site of `site_file` made per_user: slurm.identity, and the one-time step for the user
+// (users/<name>: ours, the user's group, 02750; every directory above it searchable). Needs
+// root for the group. False (said why) when it cannot be done.
+bool makePerUser(const std::string& site_file, const std::string& staging_root) {
+  const char* user = perUserUnixUser();
+  if (user == nullptr) return true;
+  const passwd* pw = ::getpwnam(user);
+  if (pw == nullptr || ::geteuid() != 0) {
+    std::fprintf(stderr, "TUNEPLANE_BENCH_IDENTITY=per_user: needs root and the user %s\n", user);
+    return false;
+  }
+  std::string text = test::readFile(site_file);
+  text.replace(text.find("slurm:\n"), 7, "slurm:\n  identity: per_user\n");
+  writeText(site_file, text);
+  for (std::filesystem::path p = staging_root; p != p.root_path(); p = p.parent_path()) {
+    ::chmod(p.c_str(), 0755);  // the bench's own directories, down to the staging root
+  }
+  const std::string mine = staging_root + "/users/" + user;
+  std::filesystem::create_directories(mine);
+  ::chmod((staging_root + "/users").c_str(), 0755);
+  return ::chown(mine.c_str(), ::geteuid(), pw->pw_gid) == 0 && ::chmod(mine.c_str(), 02750) == 0;
 }
 
 // The test cluster's scontrol, run with its slurm.conf; false (said on stderr) on a failure.
@@ -195,6 +237,8 @@ std::unique_ptr<Target> makeTarget(bool live_run, const std::string& root, int p
   const std::string site_dir = root + "/site";
   target->site_file = bench::writeSite(site_dir, target->sim->url(), key_file);
   appendServer(target->site_file, site_dir, port);
+  if (!makePerUser(target->site_file, site_dir + "/staging")) return nullptr;
+  target->name = perUserUnixUser() != nullptr ? "simulator, per_user" : "simulator";
   return target;
 }
 
