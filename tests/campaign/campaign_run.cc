@@ -1,6 +1,10 @@
 // See campaign_run.h.
 #include "campaign/campaign_run.h"
 
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <httplib.h>
 #include <stdlib.h>
 
@@ -191,12 +195,18 @@ class Run {
     const std::string fake_ray = pipeline::testing::writeFakeRay(scratch_);
     std::string server = "server:\n  poll_interval: 200ms\n";
     if (replicated()) server += "  lease_seconds: " + std::to_string(kLeaseSeconds) + "\n";
-    server +=
-        "  tokens:\n" + tokenLine("alice", kUserToken, false) + tokenLine("ops", kOpsToken, true);
+    // TUNEPLANE_CAMPAIGN_IDENTITY=per_user (root): alice's jobs run as the Unix user `nobody`
+    // (every Debian host has it), submitted, read and cancelled as that user, staged under
+    // users/nobody/ (issue 44).
+    const char* identity = std::getenv("TUNEPLANE_CAMPAIGN_IDENTITY");
+    const bool per_user = identity != nullptr && std::string(identity) == "per_user";
+    server += "  tokens:\n" + tokenLine("alice", kUserToken, false) +
+              (per_user ? "      unix_user: nobody\n" : "") + tokenLine("ops", kOpsToken, true);
     site_ = std::make_unique<pipeline::testing::SiteDir>(
         sim_->url(), false, "    PYTHONPATH: " + fake_ray + "/py\n",
         server + "ray:\n  executable: " + fake_ray + "/ray\n  join_timeout_seconds: 20\n");
     site_->addSlurmYaml("  request_timeout: " + std::to_string(kRequestTimeoutMs) + "ms\n");
+    if (per_user && !makePerUser()) return false;
     host_ = std::make_unique<HostFaults>(scratch_ + "/host-faults");
     if (!replicated()) {
       serves_ = ReplicaSet::single(site_->site(), site_->dir() + "/tuneplane.db", site_->dir(),
@@ -218,6 +228,24 @@ class Run {
                                    serveEnv(), why);
     if (!serves_) outcome_.start_error = why;
     return serves_ != nullptr;
+  }
+
+  // The one-time step for `nobody` and a path it can walk (root only); false, said why, else.
+  bool makePerUser() {
+    const passwd* nobody = ::getpwnam("nobody");
+    if (nobody == nullptr || ::geteuid() != 0) {
+      outcome_.start_error = "per_user needs root and the user nobody";
+      return false;
+    }
+    site_->addSlurmYaml("  identity: per_user\n");
+    for (const std::string& dir : {scratch_, site_->dir(), site_->stagingRoot()}) {
+      ::chmod(dir.c_str(), 0755);
+    }
+    const std::string users = site_->stagingRoot() + "/users";
+    std::filesystem::create_directories(users + "/nobody");
+    ::chmod(users.c_str(), 0755);
+    return ::chown((users + "/nobody").c_str(), ::geteuid(), nobody->pw_gid) == 0 &&
+           ::chmod((users + "/nobody").c_str(), 02750) == 0;
   }
 
   std::vector<std::string> serveEnv() const { return host_->environment(site_->stagingRoot()); }
