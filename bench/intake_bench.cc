@@ -136,9 +136,11 @@ const char* perUserUnixUser() {
 }
 
 // The site of `site_file` made per_user: slurm.identity, and the one-time step for the user
-// (users/<name>: ours, the user's group, 02750; every directory above it searchable). Needs
+// (users/<name>: ours, the user's group, 02750; every directory of the bench's own above it,
+// `bench_root` included, searchable). Needs
 // root for the group. False (said why) when it cannot be done.
-bool makePerUser(const std::string& site_file, const std::string& staging_root) {
+bool makePerUser(const std::string& site_file, const std::string& staging_root,
+                 const std::string& bench_root) {
   const char* user = perUserUnixUser();
   if (user == nullptr) return true;
   const passwd* pw = ::getpwnam(user);
@@ -149,8 +151,12 @@ bool makePerUser(const std::string& site_file, const std::string& staging_root) 
   std::string text = test::readFile(site_file);
   text.replace(text.find("slurm:\n"), 7, "slurm:\n  identity: per_user\n");
   writeText(site_file, text);
-  for (std::filesystem::path p = staging_root; p != p.root_path(); p = p.parent_path()) {
-    ::chmod(p.c_str(), 0755);  // the bench's own directories, down to the staging root
+  // The bench's own directories down to the staging root, and nothing above its root (never
+  // /tmp itself: that would take its sticky, world-writable mode away).
+  for (std::filesystem::path p = staging_root; p.string().size() >= bench_root.size();
+       p = p.parent_path()) {
+    ::chmod(p.c_str(), 0755);
+    if (p.string() == bench_root) break;
   }
   const std::string mine = staging_root + "/users/" + user;
   std::filesystem::create_directories(mine);
@@ -237,7 +243,7 @@ std::unique_ptr<Target> makeTarget(bool live_run, const std::string& root, int p
   const std::string site_dir = root + "/site";
   target->site_file = bench::writeSite(site_dir, target->sim->url(), key_file);
   appendServer(target->site_file, site_dir, port);
-  if (!makePerUser(target->site_file, site_dir + "/staging")) return nullptr;
+  if (!makePerUser(target->site_file, site_dir + "/staging", root)) return nullptr;
   target->name = perUserUnixUser() != nullptr ? "simulator, per_user" : "simulator";
   return target;
 }
