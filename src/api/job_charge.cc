@@ -99,12 +99,22 @@ std::optional<std::string> withDefaults(std::string_view spec_text,
   return text;
 }
 
+// Whether the spec's text can choose a charge at all. A key decodes to "scheduling" only when
+// the text holds the word, or spells it through an escape ("sch\x65duling", "\u0065"), and
+// every YAML and JSON escape starts with a backslash. Neither: nothing to parse — the common
+// case, and GET /v1/jobs/{id} reads every stored spec through chargeOf.
+bool mayChooseCharge(std::string_view text) {
+  return text.find("scheduling") != std::string_view::npos ||
+         text.find('\\') != std::string_view::npos;
+}
+
 }  // namespace
 
 JobCharge chargeOf(std::string_view spec_text, const catalog::SlurmSite& site) {
   JobCharge charge{site.account, site.qos};
-  // Decided on the parsed spec, never on its text: a key spelled with an escape
-  // ("sch\x65duling", "\u0065") reads as spec.scheduling all the same (issue 45).
+  // Decided on the parsed spec, never on its text: a key spelled with an escape reads as
+  // spec.scheduling all the same (issue 45). Only a text that cannot choose is not parsed.
+  if (!mayChooseCharge(spec_text)) return charge;
   const spec::PartialSpec parsed = spec::parsePartialJobSpec(spec_text);
   if (parsed.spec.scheduling.account) charge.account = parsed.spec.scheduling.account;
   if (parsed.spec.scheduling.qos) charge.qos = parsed.spec.scheduling.qos;
@@ -112,8 +122,11 @@ JobCharge chargeOf(std::string_view spec_text, const catalog::SlurmSite& site) {
 }
 
 Checked<std::string> chargeSpec(std::string_view spec_text, const Principal& who) {
-  // Always parsed: what the spec chooses is what its parsed form says, whatever the spelling
-  // of its keys (a text search for "scheduling" missed escaped keys: issue 45).
+  // What the spec chooses is what its parsed form says, whatever the spelling of its keys (a
+  // text search for "scheduling" alone missed escaped keys: issue 45). Nothing to check or
+  // add: the common case costs no parse.
+  const bool has_defaults = !who.slurm_accounts.empty() || !who.qos.empty();
+  if (!has_defaults && !mayChooseCharge(spec_text)) return std::string(spec_text);
   const spec::PartialSpec parsed = spec::parsePartialJobSpec(spec_text);
   if (!parsed.readable("spec.scheduling")) return std::string(spec_text);
   const spec::Scheduling& chosen = parsed.spec.scheduling;

@@ -27,7 +27,8 @@ struct JobCharge {
 };
 
 // What a stored job is charged to: its spec's spec.scheduling, else the site's defaults.
-// Read from the parsed spec (an escaped key is the key it decodes to).
+// Read from the parsed spec (an escaped key is the key it decodes to); a text without the word
+// "scheduling" and without a backslash (no escape) cannot choose, and is not parsed.
 JobCharge chargeOf(std::string_view spec_text, const catalog::SlurmSite& site);
 
 // The spec text to validate and store for `who` (POST /v1/jobs, /v1/validate): unchanged

@@ -3,8 +3,7 @@
 
 #include "doctor/credential_checks.h"
 #include "doctor/host_probe.h"
-#include "slurm/rest_client.h"
-#include "slurm/token_provider.h"
+#include "slurm/client_factory.h"
 #include "staging/os_users.h"
 
 namespace tuneplane::cli {
@@ -25,11 +24,9 @@ std::vector<doctor::SecretFile> serverSecrets(const api::ServerConfig& config) {
 }
 
 Result<std::vector<std::string>> clusterNodeNames(const catalog::SiteConfig& site) {
-  auto tokens = slurm::makeTokenProvider(site.slurm);
-  if (!tokens) return fail(tokens.error());
-  slurm::RestClientOptions options = slurm::restClientOptionsFromSite(site.slurm);
-  options.retry.max_attempts = kNodeListAttempts;
-  auto client = slurm::SlurmRestClient::create(std::move(options), std::move(*tokens));
+  auto factory = slurm::SlurmClientFactory::fromSite(site.slurm);
+  if (!factory) return fail(factory.error());
+  auto client = factory->make({.max_attempts = kNodeListAttempts, .timeout_cap = std::nullopt});
   if (!client) return fail(client.error());
   auto nodes = (*client)->listNodes();
   if (!nodes) return fail(nodes.error().error);

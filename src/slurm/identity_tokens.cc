@@ -1,9 +1,6 @@
 // See identity_tokens.h.
 #include "slurm/identity_tokens.h"
 
-#include <fstream>
-#include <sstream>
-
 namespace tuneplane::slurm {
 
 const char* toString(IdentityMechanism mechanism) {
@@ -32,13 +29,9 @@ Result<std::shared_ptr<IdentityTokens>> IdentityTokens::fromSite(const catalog::
   const bool minted = !(site.token_file && !site.token_file->empty());
   std::string key;
   if (minted) {
-    std::ifstream in(*site.jwt_key_file, std::ios::binary);
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
-    key = bytes.str();
-    if (!in || key.empty()) {
-      return fail("slurm.config", "slurm.jwt_key_file", "cannot read the JWT key file");
-    }
+    auto read = readJwtKey(site);  // the service's provider has its own copy: one read each
+    if (!read) return fail(read.error());
+    key = std::move(*read);
   }
   return std::shared_ptr<IdentityTokens>(
       new IdentityTokens(minted ? IdentityMechanism::kMintedToken : IdentityMechanism::kProxyHeader,

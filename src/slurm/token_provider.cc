@@ -147,16 +147,22 @@ int MintingTokenProvider::mintCount() const {
   return mints_;
 }
 
+Result<std::string> readJwtKey(const catalog::SlurmSite& site) {
+  auto key = site.jwt_key_file ? readWholeFile(*site.jwt_key_file) : Result<std::string>();
+  if (!site.jwt_key_file || !key || key->empty()) {
+    return fail("slurm.config", "slurm.jwt_key_file", "cannot read the JWT key file");
+  }
+  return key;
+}
+
 Result<std::unique_ptr<TokenProvider>> makeTokenProvider(const catalog::SlurmSite& site,
                                                          UnixClock clock) {
   if (site.token_file && !site.token_file->empty()) {
     return std::unique_ptr<TokenProvider>(std::make_unique<FileTokenProvider>(*site.token_file));
   }
   if (site.jwt_key_file && !site.jwt_key_file->empty()) {
-    auto key = readWholeFile(*site.jwt_key_file);
-    if (!key || key->empty()) {
-      return fail("slurm.config", "slurm.jwt_key_file", "cannot read the JWT key file");
-    }
+    auto key = readJwtKey(site);
+    if (!key) return fail(key.error());
     if (site.user.empty()) return fail("slurm.config", "slurm.user", "a user is required");
     if (site.token_lifespan.count() < 3) {
       return fail("slurm.config", "slurm.token_lifespan", "must be at least 3 seconds");

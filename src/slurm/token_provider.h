@@ -101,6 +101,10 @@ std::optional<UnverifiedClaims> unverifiedClaims(std::string_view token);
 // The `exp` claim of a JWT, read without verifying its signature.
 std::optional<int64_t> unverifiedExpiry(std::string_view token);
 
+// The site's HS256 key (slurm.jwt_key_file), read now. Never logged. Errors: "slurm.config"
+// when it is not set, cannot be read or is empty.
+Result<std::string> readJwtKey(const catalog::SlurmSite& site);
+
 // The provider the site asks for: token_file, else jwt_key_file (read now). Errors:
 // "slurm.config" when neither is set or the key file cannot be read.
 Result<std::unique_ptr<TokenProvider>> makeTokenProvider(const catalog::SlurmSite& site,

@@ -61,6 +61,41 @@ inline bool eventually(const std::function<bool()>& probe,
   return probe();
 }
 
+// The JSON kind of a value, for shape comparisons.
+inline std::string jsonKind(const json& j) {
+  if (j.is_object()) return "object";
+  if (j.is_array()) return "array";
+  if (j.is_string()) return "string";
+  if (j.is_boolean()) return "boolean";
+  if (j.is_null()) return "null";
+  if (j.is_number_float()) return "float";
+  return "integer";
+}
+
+// Differences in shape between the real answer and the simulator's, as readable paths.
+inline void shapeDiff(const json& real, const json& sim, const std::string& path,
+                      std::vector<std::string>& out) {
+  if (jsonKind(real) != jsonKind(sim)) {
+    out.push_back(path + ": " + jsonKind(real) + " vs " + jsonKind(sim));
+    return;
+  }
+  if (real.is_object()) {
+    for (const auto& [k, v] : real.items()) {
+      if (!sim.contains(k)) {
+        out.push_back(path + "/" + k + ": missing");
+      } else {
+        shapeDiff(v, sim[k], path + "/" + k, out);
+      }
+    }
+    for (const auto& [k, v] : sim.items())
+      if (!real.contains(k)) out.push_back(path + "/" + k + ": extra");
+  } else if (real.is_array() && !real.empty() && !sim.empty()) {
+    for (size_t i = 0; i < sim.size(); ++i)
+      shapeDiff(real.size() == sim.size() ? real[i] : real[0], sim[i],
+                path + "[" + std::to_string(i) + "]", out);
+  }
+}
+
 class SimFixture : public ::testing::Test {
  protected:
   static constexpr const char* kKey = "0123456789abcdef0123456789abcdef-test-key";

@@ -15,42 +15,6 @@
 namespace tuneplane::sim::testing {
 namespace {
 
-std::string jsonKind(const json& j) {
-  if (j.is_object()) return "object";
-  if (j.is_array()) return "array";
-  if (j.is_string()) return "string";
-  if (j.is_boolean()) return "boolean";
-  if (j.is_null()) return "null";
-  if (j.is_number_float()) return "float";
-  return "integer";
-}
-
-// Where `sim` differs in shape from `real` (keys, types, recursively; arrays by element).
-void recordShapeDiff(const json& real, const json& sim, const std::string& path,
-                     std::vector<std::string>& out) {
-  if (jsonKind(real) != jsonKind(sim)) {
-    out.push_back(path + ": " + jsonKind(real) + " vs " + jsonKind(sim));
-    return;
-  }
-  if (real.is_object()) {
-    for (const auto& [k, v] : real.items()) {
-      if (!sim.contains(k)) {
-        out.push_back(path + "/" + k + ": missing");
-      } else {
-        recordShapeDiff(v, sim[k], path + "/" + k, out);
-      }
-    }
-    for (const auto& [k, v] : sim.items()) {
-      if (!real.contains(k)) out.push_back(path + "/" + k + ": extra");
-    }
-  } else if (real.is_array() && !real.empty() && !sim.empty()) {
-    for (size_t i = 0; i < sim.size(); ++i) {
-      recordShapeDiff(real[std::min(i, real.size() - 1)], sim[i],
-                      path + "[" + std::to_string(i) + "]", out);
-    }
-  }
-}
-
 // What a record says of its run, in words a test compares: who, which state, which run,
 // how many CPUs and GPUs.
 std::string runSummary(const json& record) {
@@ -156,12 +120,12 @@ class SlurmdbConformance : public SimFixture {
       json envelope_got = got, envelope_want = want;
       envelope_got.erase("jobs");
       envelope_want.erase("jobs");
-      recordShapeDiff(envelope_want, envelope_got, "", diffs);
+      shapeDiff(envelope_want, envelope_got, "", diffs);
       for (const auto& record : got["jobs"]) {
         // Compared with the real record of the same run.
         for (const auto& real_record : want["jobs"]) {
           if (runSummary(real_record) == runSummary(record)) {
-            recordShapeDiff(real_record, record, "/jobs[" + runSummary(record) + "]", diffs);
+            shapeDiff(real_record, record, "/jobs[" + runSummary(record) + "]", diffs);
             break;
           }
         }
@@ -191,7 +155,7 @@ class SlurmdbConformance : public SimFixture {
     const json got_one = json::parse(by_id->body);
     EXPECT_EQ(summaries(got_one), summaries(one["response"]["body"]));
     std::vector<std::string> diffs;
-    recordShapeDiff(one["response"]["body"], got_one, "", diffs);
+    shapeDiff(one["response"]["body"], got_one, "", diffs);
     EXPECT_TRUE(diffs.empty()) << ::testing::PrintToString(diffs);
 
     const json& unknown = exchange(t, "an id slurmdbd never saw");
