@@ -108,13 +108,27 @@ class WebDriver:
     def element(self, css, timeout=30.0):
         return wait_for(f"element {css}", lambda: self.find(css), timeout)
 
+    def _on_fresh_element(self, act, attempts=5):
+        """act() again when the page re-rendered the element between finding and using it: the
+        console redraws lists on its own refresh, so a found element may be replaced by an equal
+        one before the next command reaches it (WebDriver's 'stale element reference')."""
+        for attempt in range(attempts):
+            try:
+                return act()
+            except Failure as e:
+                if "stale element reference" not in str(e) or attempt == attempts - 1:
+                    raise
+                time.sleep(0.1)
+
     def text(self, css):
-        el = self.find(css)
-        return None if el is None else self.s("GET", f"/element/{el}/text")
+        def read():
+            el = self.find(css)
+            return None if el is None else self.s("GET", f"/element/{el}/text")
+        return self._on_fresh_element(read)
 
     def click(self, css, timeout=30.0):
-        el = self.element(css, timeout)
-        self.s("POST", f"/element/{el}/click", {})
+        self._on_fresh_element(
+            lambda: self.s("POST", f"/element/{self.element(css, timeout)}/click", {}))
 
     def type(self, css, text):
         el = self.element(css)
