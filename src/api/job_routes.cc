@@ -12,6 +12,9 @@
 #include "api/job_queries.h"
 #include "api/job_waiting.h"
 #include "api/json_views.h"
+#include "common/idempotency_key.h"
+#include "control/error_codes.h"
+#include "staging/stager.h"
 #include "store/error_codes.h"
 
 namespace tuneplane::api {
@@ -25,11 +28,13 @@ Error notFound(const std::string& field, const std::string& message) {
   return {"api.not_found", field, message};
 }
 
-// The status for a failed submit: the spec's problems are 422; the store's are 500, or 503
-// when the database could not be had in time (try again).
+// The status for a failed submit: the spec's problems are 422; an Idempotency-Key bound to
+// another request 409; the store's are 500, or 503 when the database could not be had in
+// time, or a key was bound and not found (try again).
 int submitStatus(const Errors& errors) {
   for (const auto& e : errors) {
-    if (e.code == store::codes::kBusy) return 503;
+    if (e.code == control::codes::kIdempotencyKeyReused) return 409;
+    if (e.code == store::codes::kBusy || e.code == store::codes::kKeyExists) return 503;
     if (store::codes::isStoreCode(e.code)) return 500;
   }
   return 422;
@@ -57,7 +62,25 @@ class JobRoutes {
   }
 
   // POST /v1/jobs: accept a spec (201 with Location), or its problems (422; the store's: 500).
+  // With an Idempotency-Key (job_service.h): the key's first job again (200, Location,
+  // Idempotent-Replayed: true), or 409 when the key came with another body; a malformed key
+  // is 400 before anything else is read.
   void submit(const Request& req, Response& res, const Principal& who) const {
+    std::optional<control::JobService::SubmitKey> key;
+    if (req.has_header(kIdempotencyKeyHeader)) {
+      if (req.get_header_value_count(kIdempotencyKeyHeader) > 1) {
+        return sendError(
+            res, 400,
+            {"api.invalid_idempotency_key", kIdempotencyKeyHeader,
+             std::string("send one ") + kIdempotencyKeyHeader + " header, not several"});
+      }
+      const std::string value = req.get_header_value(kIdempotencyKeyHeader);
+      if (auto valid = checkIdempotencyKey(value); !valid) {
+        return sendError(res, 400, valid.error());
+      }
+      // The body as sent stands for the request: a retry sends the same bytes.
+      key = control::JobService::SubmitKey{value, staging::sha256Hex(req.body)};
+    }
     if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kSpec);
         !type) {
       return sendError(res, 415, type.error());
@@ -67,11 +90,17 @@ class JobRoutes {
     // user's defaults written in when the spec names none (job_charge.h).
     auto charged = chargeSpec(req.body, who);
     if (!charged) return sendErrors(res, 422, charged.error());
-    auto job = deps_.jobs.submit(*charged, who.user, who.unix_user);
-    if (!job) return sendErrors(res, submitStatus(job.error()), job.error());
-    if (deps_.job_submitted) deps_.job_submitted();
-    res.set_header("Location", "/v1/jobs/" + job->id);
-    sendJsonText(res, 201, jobJsonText(store::JobView{*job, {}}, charge(job->spec)));
+    if (!key) {
+      auto job = deps_.jobs.submit(*charged, who.user, who.unix_user);
+      if (!job) return sendErrors(res, submitStatus(job.error()), job.error());
+      return created(store::JobView{std::move(*job), {}}, res);
+    }
+    auto done = deps_.jobs.submit(*charged, who.user, who.unix_user, *key);
+    if (!done) return sendErrors(res, submitStatus(done.error()), done.error());
+    if (!done->replayed) return created(done->view, res);
+    res.set_header("Location", "/v1/jobs/" + done->view.job.id);
+    res.set_header(kIdempotentReplayedHeader, "true");
+    sendJsonText(res, 200, jobText(done->view));
   }
 
   // GET /v1/jobs: one page of the jobs the caller may see, each with its current attempt.
@@ -220,6 +249,13 @@ class JobRoutes {
   std::optional<store::JobView> visibleJob(const std::string& id, const Principal& who,
                                            Response& res) const {
     return api::visibleJob(deps_.jobs, id, who, res);
+  }
+
+  // Answers 201 with the job just accepted, and wakes the control loop to stage it.
+  void created(const store::JobView& view, Response& res) const {
+    if (deps_.job_submitted) deps_.job_submitted();
+    res.set_header("Location", "/v1/jobs/" + view.job.id);
+    sendJsonText(res, 201, jobJsonText(view, charge(view.job.spec)));
   }
 
   // Answers 202 with the job as it is now.

@@ -9,5 +9,8 @@ namespace tuneplane::control::codes {
 inline constexpr const char* kIllegalTransition = "control.illegal_transition";  // ChangeBuilder
 inline constexpr const char* kNoOwner = "control.no_owner";    // JobService::submit
 inline constexpr const char* kNoReason = "control.no_reason";  // JobService::abandon
+// JobService::submit with a key: the owner's Idempotency-Key was bound to a request with
+// another body (POST /v1/jobs answers 409).
+inline constexpr const char* kIdempotencyKeyReused = "control.idempotency_key_reused";
 
 }  // namespace tuneplane::control::codes

@@ -7,6 +7,8 @@
 // any thread, concurrently with the reconciler.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,6 +39,29 @@ class JobService {
   Checked<store::JobRecord> submit(std::string_view spec_text, const std::string& owner,
                                    const std::string& unix_user = {});
 
+  // An Idempotency-Key of POST /v1/jobs and what identifies its request.
+  struct SubmitKey {
+    std::string key;             // its form checked by the caller (api::checkIdempotencyKey)
+    std::string request_sha256;  // of the request's body, as sent
+  };
+  struct Submitted {
+    store::JobView view;    // created: the job as stored; replayed: the job as it is now
+    bool replayed = false;  // the key's first request created it
+  };
+  // How long a key stands for its first request: longer than any client keeps retrying
+  // (the CLI gives up within minutes), short enough that the table stays small. Counted on
+  // this service's clock from the job's creation.
+  static constexpr std::chrono::hours kIdempotencyRetention{24};
+  // submit() under `key`, per owner: when the owner bound the key within the retention, the
+  // job it was bound to comes back (replayed) whatever the spec says now — nothing is
+  // validated or created — if `key.request_sha256` matches, else
+  // "control.idempotency_key_reused". Otherwise as submit(), the key bound to the new job in
+  // the job's own transaction: a refused spec binds nothing, so a corrected request may
+  // reuse the key. Two requests with one key at once create one job (the store checks the
+  // key under its write lock; the loser replays the winner's job).
+  Checked<Submitted> submit(std::string_view spec_text, const std::string& owner,
+                            const std::string& unix_user, const SubmitKey& key);
+
   // Asks for the job's end: before submission it just ends; afterwards every component is
   // cancelled by SLUID; a lost receipt is cancelled as soon as it is found.
   // Errors: "store.not_found", "store.already_terminal", "store.io".
@@ -57,6 +82,17 @@ class JobService {
   static constexpr int kJobIdTries = 4;
 
  private:
+  // The job submit() would store (without id), or every problem with the spec.
+  Checked<store::JobRecord> prepare(std::string_view spec_text, const std::string& owner,
+                                    const std::string& unix_user) const;
+  // Stores `job` under a fresh id (bound to `key` when not null).
+  Checked<store::JobRecord> create(store::JobRecord job, const SubmitKey* key);
+  // The job the owner's key was bound to within the retention; nullopt when none.
+  Result<std::optional<store::JobView>> replay(const std::string& owner, const SubmitKey& key);
+  static constexpr int64_t retentionMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(kIdempotencyRetention).count();
+  }
+
   store::JobStore& store_;
   pipeline::AttemptLauncher& launcher_;
   const Clock& clock_;

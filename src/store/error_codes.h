@@ -14,6 +14,8 @@ inline constexpr const char* kInvalid = "store.invalid";        // a value the s
 inline constexpr const char* kNotTuneplane = "store.not_tuneplane";  // another program's file
 inline constexpr const char* kNewerVersion = "store.newer_version";  // a later schema
 inline constexpr const char* kJobExists = "store.job_exists";
+// createKeyedJob: the owner's Idempotency-Key is bound to a job already (idempotency_keys.h).
+inline constexpr const char* kKeyExists = "store.key_exists";
 inline constexpr const char* kNotFound = "store.not_found";
 inline constexpr const char* kAlreadyTerminal = "store.already_terminal";
 inline constexpr const char* kNotSubmitUnknown = "store.not_submit_unknown";

@@ -116,6 +116,18 @@ struct EventRecord {
   bool operator==(const EventRecord&) const = default;
 };
 
+// An Idempotency-Key of POST /v1/jobs bound to the job its first request created
+// (idempotency_keys.h): per owner, so two users' equal keys never meet.
+struct IdempotencyRecord {
+  std::string owner;
+  std::string key;             // as the client sent it (the API checked its form)
+  std::string request_sha256;  // of the first request's body: a retry must match it
+  std::string job_id;
+  int64_t created_ms = 0;  // the API's clock when the job was created; the retention counts from it
+
+  bool operator==(const IdempotencyRecord&) const = default;
+};
+
 // A job with all of its attempts, oldest first.
 struct JobView {
   JobRecord job;
@@ -183,6 +195,25 @@ class JobStore {
   // A new job (phase Pending) and its creation event (its job_id may be left empty).
   // Errors: "store.job_exists", "store.invalid", "store.io".
   virtual Status createJob(const JobRecord& job, const EventRecord& created) = 0;
+  // createJob, and `key` bound to the job in the same transaction: both or neither. Every
+  // key (of any owner) created before `expired_before_ms` is deleted first, so the table
+  // holds only the retention's keys plus those that expired since the last keyed submit.
+  // Errors: createJob's, and "store.key_exists" (the owner bound this key at or after
+  // `expired_before_ms`: nothing written; findIdempotencyKey reads it). This default, for
+  // fakes, keeps no keys: "store.invalid".
+  virtual Status createKeyedJob(const JobRecord& job, const EventRecord& created,
+                                const IdempotencyRecord& key, int64_t expired_before_ms) {
+    (void)job, (void)created, (void)key, (void)expired_before_ms;
+    return fail(codes::kInvalid, "key", "this store keeps no idempotency keys");
+  }
+  // The owner's `key` bound at or after `not_before_ms` (an older one has expired, whether
+  // or not it was pruned yet); nullopt when none. This default, for fakes: none.
+  virtual Result<std::optional<IdempotencyRecord>> findIdempotencyKey(const std::string& owner,
+                                                                      const std::string& key,
+                                                                      int64_t not_before_ms) {
+    (void)owner, (void)key, (void)not_before_ms;
+    return std::optional<IdempotencyRecord>();
+  }
   // nullopt when no job has that id.
   virtual Result<std::optional<JobView>> getJob(const std::string& id) = 0;
   // Errors: "store.bad_limit", "store.bad_continue" (field "continue"), "store.io".

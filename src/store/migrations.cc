@@ -254,11 +254,46 @@ Status toVersion4(Connection& connection) {
   return connection.exec(kVersion4);
 }
 
-constexpr std::array<Migration, 4> kMigrations{{
+// Version 5. idempotency_keys: the Idempotency-Key of a POST /v1/jobs, per owner, bound to
+// the job its first request created and the SHA-256 of that request's body
+// (idempotency_keys.h). Written only in the transaction that creates the job, so a refused
+// request binds no key; rows older than the retention are pruned by later keyed submits
+// (created_ms's index makes that a seek).
+constexpr const char* kVersion5Sqlite = R"sql(
+CREATE TABLE idempotency_keys (
+  owner          TEXT NOT NULL,
+  key            TEXT NOT NULL,
+  request_sha256 TEXT NOT NULL,
+  job_id         TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  created_ms     INTEGER NOT NULL,
+  PRIMARY KEY (owner, key)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_ms);
+)sql";
+
+constexpr const char* kVersion5Postgres = R"sql(
+CREATE TABLE idempotency_keys (
+  owner          TEXT COLLATE "C" NOT NULL,
+  key            TEXT COLLATE "C" NOT NULL,
+  request_sha256 TEXT COLLATE "C" NOT NULL,
+  job_id         TEXT COLLATE "C" NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+  created_ms     BIGINT NOT NULL,
+  PRIMARY KEY (owner, key)
+);
+CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_ms);
+)sql";
+
+Status toVersion5(Connection& connection) {
+  return connection.exec(connection.dialect() == Dialect::kPostgres ? kVersion5Postgres
+                                                                    : kVersion5Sqlite);
+}
+
+constexpr std::array<Migration, 5> kMigrations{{
     {1, "jobs, labels, attempts, components, events", &toVersion1},
     {2, "leader lease", &toVersion2},
     {3, "job versions and change sequence", &toVersion3},
     {4, "the Unix user a job runs as", &toVersion4},
+    {5, "idempotency keys of submits", &toVersion5},
 }};
 
 }  // namespace

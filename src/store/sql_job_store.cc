@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "store/error_codes.h"
+#include "store/idempotency_keys.h"
 #include "store/job_reads.h"
 #include "store/job_writes.h"
 #include "store/reader_pool.h"
@@ -59,6 +60,18 @@ Status SqlJobStore::writeRequest(const std::function<Status(Connection&)>& reque
 
 Status SqlJobStore::createJob(const JobRecord& job, const EventRecord& created) {
   return writeRequest([&](Connection& c) { return insertNewJob(c, job, created); });
+}
+
+Status SqlJobStore::createKeyedJob(const JobRecord& job, const EventRecord& created,
+                                   const IdempotencyRecord& key, int64_t expired_before_ms) {
+  return writeRequest(
+      [&](Connection& c) { return insertKeyedJob(c, job, created, key, expired_before_ms); });
+}
+
+Result<std::optional<IdempotencyRecord>> SqlJobStore::findIdempotencyKey(const std::string& owner,
+                                                                         const std::string& key,
+                                                                         int64_t not_before_ms) {
+  return onReader([&](Connection& c) { return readIdempotencyKey(c, owner, key, not_before_ms); });
 }
 
 Result<std::optional<JobView>> SqlJobStore::getJob(const std::string& id) {

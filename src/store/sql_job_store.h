@@ -36,6 +36,11 @@ class SqlJobStore : public JobStore {
 
   // JobStore
   Status createJob(const JobRecord& job, const EventRecord& created) override;
+  Status createKeyedJob(const JobRecord& job, const EventRecord& created,
+                        const IdempotencyRecord& key, int64_t expired_before_ms) override;
+  Result<std::optional<IdempotencyRecord>> findIdempotencyKey(const std::string& owner,
+                                                              const std::string& key,
+                                                              int64_t not_before_ms) override;
   Result<std::optional<JobView>> getJob(const std::string& id) override;
   Result<JobPage> listJobs(const JobQuery& query) override;
   Result<std::vector<JobView>> activeJobs() override;

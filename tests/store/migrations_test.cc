@@ -130,15 +130,22 @@ JobView version4Want() {
   return view;
 }
 
+// Version 5 added the idempotency_keys table; its rows bind a key to a job of the time.
+constexpr const char* kVersion5KeyRow = R"sql(
+INSERT INTO idempotency_keys VALUES ('alice', 'key-1', 'aaaa', 'old-00000001', 100);
+)sql";
+
 const std::vector<EarlierVersion>& earlierVersions() {
   static const std::string version1 = std::string(kVersion1JobRow) + kRowsAfterTheJob;
   static const std::string version3 = std::string(kVersion3JobRow) + kRowsAfterTheJob;
   static const std::string version4 = std::string(kVersion4JobRow) + kRowsAfterTheJob;
+  static const std::string version5 = version4 + kVersion5KeyRow;
   static const std::vector<EarlierVersion> rows = {
       {1, version1.c_str(), version1Want(), 2},
       {2, version1.c_str(), version1Want(), 2},  // version 2 added a table only
       {3, version3.c_str(), version3Want(), 2},  // earlier jobs run as the site's user ('')
       {4, version4.c_str(), version4Want(), 2},
+      {5, version5.c_str(), version4Want(), 2},
   };
   return rows;
 }
@@ -177,6 +184,13 @@ TEST(MigrationsTest, ADatabaseOfEveryEarlierVersionOpensWithItsData) {
     ASSERT_TRUE(view && view->has_value());
     EXPECT_EQ(**view, row.want);
     EXPECT_EQ(store->events("old-00000001")->size(), row.events);
+    // Keys bound before today's build still stand for their job (a version 5 row).
+    auto key = store->findIdempotencyKey("alice", "key-1", 0);
+    ASSERT_TRUE(key);
+    EXPECT_EQ(key->has_value(), row.version >= 5);
+    if (*key) {
+      EXPECT_EQ((*key)->job_id, "old-00000001");
+    }
     // And it is a working database of the current version.
     const JobRecord job = sampleJob("new-00000001");
     EXPECT_TRUE(store->createJob(job, created(job)));
