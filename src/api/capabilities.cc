@@ -85,7 +85,10 @@ json capabilitiesJson(const pipeline::SiteContext& context, const json& slurm_ap
         "spec.framework.runtime_id set to a custom-… id from the runtime registry, "
         "spec.framework.image omitted",
         "no scratch, no multi-machine CPU requests"}},
-      {"partitions", {{"gpu", site.partitions.gpu}, {"cpu", site.partitions.cpu}}},
+      {"partitions",
+       {{"gpu", site.partitions.gpu},
+        {"cpu", site.partitions.cpu},
+        {"allowed", site.partitions.allowed ? json(site.partitions.known()) : json(nullptr)}}},
       {"gpu_series", std::move(series)},
       {"runtimes", std::move(runtimes)},
       {"limits", {{"log_bytes", 64 * 1024}, {"log_lines", 2000}}}};

@@ -1,9 +1,10 @@
 // GET /v1/capabilities: what this backend can and cannot do on this site, and why — the
 // kinds it runs and refuses, the refused features, the CPU-only rules, the site's GPU series
-// (and whether each is usable: one without a slurm_constraint is refused), partitions,
-// container runtime and registered runtimes. Also the reasons POST /v1/playgrounds and
-// /v1/deployments are refused with. Pure functions of the site (and of the Slurm REST API
-// version the server speaks, when it says: slurm::choiceJson).
+// (and whether each is usable: one without a slurm_constraint is refused), partitions (the
+// defaults, and the ones a pool may name when the site lists them), container runtime and
+// registered runtimes with the frameworks each provides. Also the reasons POST
+// /v1/playgrounds and /v1/deployments are refused with. Pure functions of the site (and of
+// the Slurm REST API version the server speaks, when it says: slurm::choiceJson).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,5 +1,7 @@
 #include "catalog/site_config.h"
 
+#include <algorithm>
+
 namespace tuneplane::catalog {
 
 std::vector<std::pair<std::string, int>> RayConfig::pinnedPorts() const {
@@ -15,6 +17,21 @@ std::vector<std::pair<std::string, int>> RayConfig::pinnedPorts() const {
     if (value) out.emplace_back(name, *value);
   }
   return out;
+}
+
+bool Partitions::accepts(const std::string& name) const {
+  if (!allowed || name == gpu || name == cpu) return true;
+  return std::find(allowed->begin(), allowed->end(), name) != allowed->end();
+}
+
+std::vector<std::string> Partitions::known() const {
+  if (!allowed) return {};
+  std::vector<std::string> names = {gpu};
+  if (cpu != gpu) names.push_back(cpu);
+  for (const std::string& name : *allowed) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  }
+  return names;
 }
 
 const GpuSeries* SiteConfig::findGpuSeries(const std::string& name) const {

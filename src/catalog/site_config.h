@@ -60,6 +60,15 @@ struct SlurmSite {
 struct Partitions {
   std::string gpu = "gpu";  // default partition for pools with GPUs
   std::string cpu = "cpu";  // default partition for CPU-only pools
+  // partitions.allowed: the partitions a pool may name (pools[].partition), besides the two
+  // defaults. Absent: the site lists none, and any name is left to Slurm to judge — TunePlane
+  // cannot know the cluster's partitions without asking it, and validation asks nothing.
+  std::optional<std::vector<std::string>> allowed = std::nullopt;
+
+  // Whether a pool may name `name`: a default, one listed, or any when none are listed.
+  bool accepts(const std::string& name) const;
+  // The names a pool may give, defaults first; empty when the site lists none.
+  std::vector<std::string> known() const;
 };
 
 struct GpuSeries {

@@ -2,6 +2,7 @@
 // The runtime registry parser is in registry_loader.cc.
 #include "catalog/site_loader.h"
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <tuple>
@@ -72,9 +73,12 @@ class SiteParser {
     const YAML::Node slurm = r_.require(*root, "slurm", "");
     if (R::present(slurm)) parseSlurm(slurm, "slurm");
     const YAML::Node partitions = R::get(*root, "partitions");
-    if (R::present(partitions) && r_.checkMap(partitions, "partitions", {"gpu", "cpu"})) {
+    if (R::present(partitions) &&
+        r_.checkMap(partitions, "partitions", {"gpu", "cpu", "allowed"})) {
       if (auto v = nonEmpty(partitions, "gpu", "partitions")) site_.partitions.gpu = *v;
       if (auto v = nonEmpty(partitions, "cpu", "partitions")) site_.partitions.cpu = *v;
+      const YAML::Node allowed = R::get(partitions, "allowed");
+      if (R::present(allowed)) parseAllowedPartitions(allowed, "partitions.allowed");
     }
     const YAML::Node series = R::get(*root, "gpu_series");
     if (R::present(series)) parseGpuSeries(series, "gpu_series");
@@ -213,6 +217,24 @@ class SiteParser {
         s.accept_exposed_credentials = *v;
       }
     }
+  }
+
+  void parseAllowedPartitions(const YAML::Node& node, const std::string& path) {
+    if (!node.IsSequence()) {
+      r_.report("wrong_type", path, "must be a list of partition names");
+      return;
+    }
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      auto name = r_.str(node[i], R::index(path, i));
+      if (!name) continue;
+      if (name->empty() || hasControl(*name)) {
+        r_.report("invalid_value", R::index(path, i), "must be a non-empty single-line string");
+      } else if (std::find(names.begin(), names.end(), *name) == names.end()) {
+        names.push_back(*name);
+      }
+    }
+    site_.partitions.allowed = std::move(names);
   }
 
   void parseGpuSeries(const YAML::Node& node, const std::string& path) {

@@ -1,7 +1,6 @@
 // `tuneplane validate`: checks a job spec against a site (structure, the backend's rules,
 // the runtime artifact's hash, and whether the job user could write an attempt staged from
 // this host) and prints a short summary. Exit 0 valid, 2 invalid.
-#include <chrono>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -13,6 +12,8 @@
 #include "cli/commands.h"
 #include "cli/site_environment.h"
 #include "client_cli/output.h"
+#include "client_cli/server_commands.h"
+#include "client_cli/validation_summary.h"
 #include "launch/launch_summary.h"
 #include "pipeline/launch_pipeline.h"
 
@@ -21,8 +22,8 @@ namespace {
 
 struct ValidateFlags {
   std::optional<std::string> spec_file;
-  std::optional<std::string> site_file;
-  std::string output = "text";
+  std::optional<std::string> site_file;  // the offline check
+  ServerFlags server;                    // --server, --token, -o/--output
 };
 
 nlohmann::json accessJson(const staging::JobAccess& access) {
@@ -33,25 +34,6 @@ nlohmann::json accessJson(const staging::JobAccess& access) {
           {"group", shared ? nlohmann::json(access.group->name) : nullptr}};
 }
 
-// Every component gets the job's time limit; 0 when none is sent.
-std::chrono::minutes jobTimeLimit(const launch::LaunchRequest& request) {
-  return request.components.empty() ? std::chrono::minutes(0) : request.components[0].time_limit;
-}
-
-// Which time limit applies and where it came from.
-std::string timeLimitText(const launch::LaunchRequest& request) {
-  const std::string minutes = std::to_string(jobTimeLimit(request).count()) + " min";
-  switch (request.time_limit_source) {
-    case launch::TimeLimitSource::kSpec:
-      return minutes + " (from spec.resources.time_limit)";
-    case launch::TimeLimitSource::kSiteDefault:
-      return minutes + " (the site's default_time_limit; the spec sets none)";
-    case launch::TimeLimitSource::kPartitionDefault:
-      break;
-  }
-  return "the partition's default (neither the spec nor the site sets one; none is sent)";
-}
-
 // The one summary of a valid job (launch/launch_summary.h, shared with POST /v1/validate),
 // and what this host checked: the job access.
 nlohmann::json summaryJson(const launch::LaunchRequest& request, const staging::JobAccess& access) {
@@ -60,20 +42,12 @@ nlohmann::json summaryJson(const launch::LaunchRequest& request, const staging::
   return summary;
 }
 
+// The summary as the server's validation prints it (validation_summary.h), then what only a
+// check on this host knows: what TunePlane runs for a first-class framework, the
+// checkpoints, who writes logs/.
 void printSummary(std::ostream& out, const launch::LaunchRequest& request,
                   const staging::JobAccess& access) {
-  out << "valid: " << request.job_name << " (" << request.framework << ")\n";
-  out << "  runtime: " << catalog::toString(request.container_runtime) << ", "
-      << request.artifact.path << " (sha256 verified)\n";
-  out << "  time limit: " << timeLimitText(request) << "\n";
-  for (std::size_t i = 0; i < request.components.size(); ++i) {
-    const auto& c = request.components[i];
-    out << "  component " << i << ": pool " << c.pool_name << ", " << c.nodes << " node(s) x "
-        << c.gpus_per_node << " GPU(s), " << c.cpus_per_node << " CPU(s), " << c.memory_mb
-        << " MiB, partition " << c.partition;
-    if (c.constraint) out << ", constraint " << *c.constraint;
-    out << "\n";
-  }
+  printValidationSummary(out, client::Json(launch::summaryJson(request)));
   if (!request.inputs.empty()) {
     // A first-class framework: what TunePlane runs for it (render --what config: the file).
     int gpus = 0;
@@ -90,8 +64,34 @@ void printSummary(std::ostream& out, const launch::LaunchRequest& request,
   out << "  logs and output: " << access.describe() << "\n";
 }
 
+// Whether this run checks offline, on this host: --site names a site file, or no server is
+// configured (then the site comes from $TUNEPLANE_SITE_FILE, as before there was a server to
+// ask). A configuration that names a server but cannot be read is the server's way: its
+// errors are printed rather than silently checking against some other site.
+bool checksOffline(const ValidateFlags& flags, const client::ClientEnvironment& env) {
+  if (flags.site_file) return true;
+  auto config = client::resolveClientConfig({flags.server.server, flags.server.token}, env);
+  if (config) return false;
+  for (const Error& e : config.error()) {
+    if (e.code != client::kErrNoServer) return false;
+  }
+  return true;
+}
+
 void runValidate(const ValidateFlags& flags) {
-  auto format = parseOutputFormat(flags.output);
+  CommandIo& io = processIo();
+  if (!checksOffline(flags, io.env)) {
+    if (!flags.spec_file) {
+      auto session = ServerSession::open(flags.server, io);
+      if (!session) throw CLI::RuntimeError(session.error());
+      throw CLI::RuntimeError(
+          session->fail({requireOption(flags.spec_file, "-f").error()}, kExitInvalid));
+    }
+    const int code = runValidateOnServer({flags.server, *flags.spec_file}, io);
+    if (code != kExitOk) throw CLI::RuntimeError(code);
+    return;
+  }
+  auto format = parseOutputFormat(flags.server.output);
   if (!format) failWith({format.error()}, OutputFormat::kText, kExitInvalid, std::cout, std::cerr);
   auto spec_file = requireOption(flags.spec_file, "-f");
   if (!spec_file) failWith({spec_file.error()}, *format, kExitInvalid, std::cout, std::cerr);
@@ -120,21 +120,24 @@ void addValidateCommand(CLI::App& app) {
   auto flags = std::make_shared<ValidateFlags>();
   CLI::App* cmd = app.add_subcommand(
       "validate",
-      "Check a job spec against a site: structure, the Slurm backend's rules, the runtime\n"
-      "artifact's SHA-256, and whether the job user (slurm.user) could write the attempt\n"
-      "staged from this host (see staging.group). Prints a summary (job, framework, which\n"
-      "time limit applies and where it comes from, components, who writes logs/). Nothing is\n"
-      "staged or submitted. Every problem is reported in one run. Exit codes: 0 valid; 2\n"
-      "invalid or a file missing/unreadable (every\n"
-      "error on stderr as 'field: message [code]', or as JSON on stdout with --output json).");
+      "Check a job spec without submitting it. With a server configured (--server,\n"
+      "$TUNEPLANE_SERVER or the config file) and no --site, the server judges it exactly as\n"
+      "submit would (POST /v1/validate, with your token): no site file needed. With --site\n"
+      "(or no server and $TUNEPLANE_SITE_FILE), it is checked on this host: structure, the\n"
+      "Slurm backend's rules, the runtime artifact's SHA-256, and whether the job user\n"
+      "(slurm.user) could write the attempt staged from here (see staging.group). Prints a\n"
+      "summary (job, framework, which time limit applies and where it comes from,\n"
+      "components). Nothing is staged or submitted. Every problem is reported in one run.\n"
+      "Exit codes: 0 valid; 2 invalid or a file missing/unreadable (every error on stderr as\n"
+      "'field: message [code]', or as JSON on stdout with -o json); 4 the token refused;\n"
+      "5 the server unreachable.");
   cmd->add_option("-f,--file", flags->spec_file, "Job spec file, YAML or JSON (required)");
   cmd->add_option("--site", flags->site_file,
-                  std::string("Site file (YAML); default: $") + pipeline::kSiteFileEnv +
-                      ". The runtime registry is $" + pipeline::kRegistryFileEnv +
-                      ", else the site's runtime_registry_file");
-  cmd->add_option("--output", flags->output,
-                  "text (default) or json: {\"valid\":true,…} on success, or "
-                  "{\"code\",\"field\",\"message\",\"errors\":[…]} on failure");
+                  std::string("Check offline against this site file (YAML); default without a "
+                              "server: $") +
+                      pipeline::kSiteFileEnv + ". The runtime registry is $" +
+                      pipeline::kRegistryFileEnv + ", else the site's runtime_registry_file");
+  addServerFlags(*cmd, flags->server);
   cmd->callback([flags] { runValidate(*flags); });
 }
 

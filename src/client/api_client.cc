@@ -161,6 +161,14 @@ ApiResult<Json> ApiClient::submitJob(std::string_view spec_text) {
   return call("POST", "/v1/jobs", std::string(spec_text), specContentType(spec_text));
 }
 
+ApiResult<Json> ApiClient::validateSpec(std::string_view spec_text) {
+  return call("POST", "/v1/validate", std::string(spec_text), specContentType(spec_text));
+}
+
+ApiResult<Json> ApiClient::capabilities() {
+  return call("GET", "/v1/capabilities");
+}
+
 ApiResult<Json> ApiClient::listJobs(const ListQuery& query) {
   std::string target = "/v1/jobs";
   char separator = '?';

@@ -92,6 +92,11 @@ class ApiClient {
 
   // POST /v1/jobs: the spec as written; JSON when it starts with '{', else YAML. → 201 job.
   ApiResult<Json> submitJob(std::string_view spec_text);
+  // POST /v1/validate: the spec judged as POST /v1/jobs would judge it, nothing stored →
+  // 200 {"valid": true, …summary}, or 422 with every error.
+  ApiResult<Json> validateSpec(std::string_view spec_text);
+  // GET /v1/capabilities → what the site offers (runtimes, GPU series, partitions, limits).
+  ApiResult<Json> capabilities();
   // GET /v1/jobs → {"items": [...], "continue": "..."}.
   ApiResult<Json> listJobs(const ListQuery& query);
   ApiResult<Json> getJob(std::string_view id);

@@ -220,7 +220,7 @@ Checked<ClientConfig> resolveClientConfig(const ClientFlags& flags, const Client
   while (config.server.size() > 1 && config.server.back() == '/') config.server.pop_back();
   if (config.server.empty()) {
     errors.push_back(
-        {"cli.no_server", "--server",
+        {kErrNoServer, "--server",
          fmt::format("no server: pass --server URL, set {}, or write 'server: URL' "
                      "in {}",
                      kServerEnv,

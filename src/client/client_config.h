@@ -26,6 +26,9 @@ inline constexpr const char* kTokenEnv = "TUNEPLANE_TOKEN";
 // A PEM file of CA certificates an https:// server is verified against instead of the
 // system's store (a site CA, or a self-signed server certificate).
 inline constexpr const char* kCaFileEnv = "TUNEPLANE_CA_FILE";
+// The error when neither --server, $TUNEPLANE_SERVER nor the config file names a server
+// (`tuneplane validate` then checks offline, against a site file).
+inline constexpr const char* kErrNoServer = "cli.no_server";
 
 // The environment the resolution reads, passed in so tests need no setenv.
 struct ClientEnvironment {

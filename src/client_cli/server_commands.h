@@ -12,6 +12,9 @@
 //   attempt abandon ID N --reason TEXT            POST /v1/jobs/{id}/attempts/{n}/abandon
 //   cp [-r] JOB[:ATTEMPT|:checkpoints][/PATH] LOCAL  GET /v1/jobs/{id}/files[/content]
 //   whoami                                        GET /v1/whoami
+//   validate -f SPEC (a server configured, no --site)  POST /v1/validate
+//   capabilities                                  GET /v1/capabilities
+//   ls JOB[:ATTEMPT|:checkpoints][/PATH]          GET /v1/jobs/{id}/files
 //   usage [--by B] [--since T] [--until T] [--user U]…  GET /v1/usage
 #pragma once
 
@@ -82,6 +85,24 @@ struct CpFlags {
 };
 int runCp(const CpFlags& flags, CommandIo& io);
 
+struct LsFlags {
+  ServerFlags server;
+  std::string source;  // JOB[:ATTEMPT|:checkpoints][/PATH], as for cp
+};
+int runLs(const LsFlags& flags, CommandIo& io);
+
+// `tuneplane validate` against the server (cli/validate_command.cc decides when).
+struct ValidateOnServerFlags {
+  ServerFlags server;
+  std::string file;  // "-" reads the spec from stdin
+};
+int runValidateOnServer(const ValidateOnServerFlags& flags, CommandIo& io);
+
+struct CapabilitiesFlags {
+  ServerFlags server;
+};
+int runCapabilities(const CapabilitiesFlags& flags, CommandIo& io);
+
 struct WhoamiFlags {
   ServerFlags server;
 };
@@ -98,14 +119,16 @@ int runUsage(const UsageFlags& flags, CommandIo& io);
 
 // The verbs on a CLI11 app; each callback runs in `io()`'s world (cli/commands.h's
 // addServerCommands passes processIo).
-void addSubmitCommand(CLI::App& app, IoSource io);      // submit_command.cc
-void addGetCommands(CLI::App& app, IoSource io);        // get_commands.cc: get, describe, events
-void addLogsCommand(CLI::App& app, IoSource io);        // logs_command.cc
-void addJobActionCommands(CLI::App& app, IoSource io);  // job_action_commands.cc: cancel, attempt
-void addCpCommand(CLI::App& app, IoSource io);          // cp_command.cc
-void addWhoamiCommand(CLI::App& app, IoSource io);      // whoami_command.cc
-void addUsageCommand(CLI::App& app, IoSource io);       // usage_command.cc
-void addServerCommands(CLI::App& app, IoSource io);     // all of the above
+void addSubmitCommand(CLI::App& app, IoSource io);        // submit_command.cc
+void addGetCommands(CLI::App& app, IoSource io);          // get_commands.cc: get, describe, events
+void addLogsCommand(CLI::App& app, IoSource io);          // logs_command.cc
+void addJobActionCommands(CLI::App& app, IoSource io);    // job_action_commands.cc: cancel, attempt
+void addCpCommand(CLI::App& app, IoSource io);            // cp_command.cc
+void addLsCommand(CLI::App& app, IoSource io);            // ls_command.cc
+void addCapabilitiesCommand(CLI::App& app, IoSource io);  // capabilities_command.cc
+void addWhoamiCommand(CLI::App& app, IoSource io);        // whoami_command.cc
+void addUsageCommand(CLI::App& app, IoSource io);         // usage_command.cc
+void addServerCommands(CLI::App& app, IoSource io);       // all of the above
 void addServerCommands(CLI::App& app);  // … with processIo (the `tuneplane` binary)
 
 // Binds a runner to a CLI11 callback: a non-zero exit code ends the process with it.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "client_cli/exit_codes.h"
+#include "client_cli/json_members.h"
 #include "client_cli/server_commands.h"
 #include "client_cli/table.h"
 #include "spec/names.h"
@@ -30,11 +31,6 @@ std::string timeParameter(const std::string& text, int64_t now_ms) {
 double numberOf(const client::Json& object, const char* key) {
   auto it = object.find(key);
   return it != object.end() && it->is_number() ? it->get<double>() : 0.0;
-}
-
-std::string stringOf(const client::Json& object, const char* key) {
-  auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 std::string hoursCell(const client::Json& figures, const char* key) {

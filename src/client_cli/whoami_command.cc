@@ -60,8 +60,10 @@ void addServerCommands(CLI::App& app, IoSource io) {
   addGetCommands(app, io);
   addLogsCommand(app, io);
   addJobActionCommands(app, io);
+  addLsCommand(app, io);
   addCpCommand(app, io);
   addUsageCommand(app, io);
+  addCapabilitiesCommand(app, io);
   addWhoamiCommand(app, std::move(io));
 }
 

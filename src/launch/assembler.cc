@@ -6,6 +6,7 @@
 
 #include "catalog/artifact_verifier.h"
 #include "catalog/file_paths.h"
+#include "common/name_suggestion.h"
 #include "launch/attempt_identity.h"
 #include "launch/error_codes.h"
 #include "launch/framework_launch.h"
@@ -166,7 +167,10 @@ class Assembler {
     const std::string& id = *spec_.framework.runtime_id;
     const catalog::Runtime* runtime = registry_.find(id);
     if (runtime == nullptr) {
-      add(codes::kUnknownRuntime, field, "'" + id + "' is not in the runtime registry");
+      std::vector<std::string> ids;
+      for (const catalog::Runtime& r : registry_.runtimes) ids.push_back(r.id);
+      add(codes::kUnknownRuntime, field,
+          withSuggestion("'" + id + "' is not in the runtime registry", id, ids));
       return nullptr;
     }
     const ArtifactFormat needed = formatFor(site_.container_runtime);
@@ -291,6 +295,7 @@ class Assembler {
     Component c;
     checkCommon(i, c);
     c.partition = p.partition.value_or(site_.partitions.cpu);
+    checkPartition(i);
     if (!cpu_only) return c;  // a mixed job (already refused), or one not fully read
     if (known(poolField(i, "nodes")) && p.nodes > 1) {
       add(codes::kCpuMultiNode, poolField(i, "nodes"),
@@ -308,12 +313,23 @@ class Assembler {
     return c;
   }
 
+  // A partition the pool names must be one the site lists, when it lists any: refused here
+  // rather than by Slurm after staging.
+  void checkPartition(std::size_t i) {
+    const std::optional<std::string>& name = spec_.resources.pools[i].partition;
+    if (!known(poolField(i, "partition")) || !name || site_.partitions.accepts(*name)) return;
+    add(codes::kUnknownPartition, poolField(i, "partition"),
+        withSuggestion("'" + *name + "' is not a partition this site offers", *name,
+                       site_.partitions.known()));
+  }
+
   Component gpuComponent(std::size_t i) {
     const spec::Pool& p = spec_.resources.pools[i];
     Component c;
     checkCommon(i, c);
     c.gpus_per_node = p.gpus_per_node;
     c.partition = p.partition.value_or(site_.partitions.gpu);
+    checkPartition(i);
     if (known(poolField(i, "scratch_gb")) && p.scratch_gb) {
       if (*p.scratch_gb > INT_MAX / kMiBPerGiB) {
         add(codes::kTooLarge, poolField(i, "scratch_gb"), "is too large");
@@ -329,8 +345,11 @@ class Assembler {
     }
     const catalog::GpuSeries* series = site_.findGpuSeries(*p.gpu_series);
     if (series == nullptr) {
+      std::vector<std::string> names;
+      for (const catalog::GpuSeries& s : site_.gpu_series) names.push_back(s.name);
       add(codes::kUnknownGpuSeries, poolField(i, "gpu_series"),
-          "'" + *p.gpu_series + "' is not a GPU series of this site");
+          withSuggestion("'" + *p.gpu_series + "' is not a GPU series of this site", *p.gpu_series,
+                         names));
       return c;
     }
     if (!series->slurm_constraint) {

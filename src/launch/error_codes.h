@@ -22,6 +22,9 @@ inline constexpr const char* kTooLarge = "launch.too_large";  // memory/scratch 
 inline constexpr const char* kInvalidTimeLimit = "launch.invalid_time_limit";
 inline constexpr const char* kInvalidAttemptDir = "launch.invalid_attempt_dir";
 inline constexpr const char* kInvalidCheckpointDir = "launch.invalid_checkpoint_dir";
+// A pool's partition that the site does not list (partitions.allowed; a site that lists
+// none leaves every name to Slurm).
+inline constexpr const char* kUnknownPartition = "launch.unknown_partition";
 // GPU pools.
 inline constexpr const char* kGpuSeriesRequired = "launch.gpu_series_required";
 inline constexpr const char* kUnknownGpuSeries = "launch.unknown_gpu_series";

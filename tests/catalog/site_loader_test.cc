@@ -124,6 +124,30 @@ TEST(SiteLoader, DefaultsForOptionalSections) {
   EXPECT_EQ(site->default_time_limit, std::nullopt);  // the partition's default applies
 }
 
+TEST(SiteLoader, AllowedPartitionsAreOptionalAndListTheNamesAPoolMayGive) {
+  const auto unlisted = parseSiteConfig(kMinimalSite);
+  ASSERT_TRUE(unlisted.has_value());
+  EXPECT_EQ(unlisted->partitions.allowed, std::nullopt);
+  EXPECT_TRUE(unlisted->partitions.accepts("anything"));  // left to Slurm
+  EXPECT_TRUE(unlisted->partitions.known().empty());
+
+  const auto listed = parseSiteConfig(std::string(kMinimalSite) +
+                                      "partitions:\n  gpu: gpu\n  cpu: batch\n"
+                                      "  allowed: [gpu-large, debug, debug]\n");
+  ASSERT_TRUE(listed.has_value()) << listed.error().front().describe();
+  EXPECT_EQ(listed->partitions.allowed, (std::vector<std::string>{"gpu-large", "debug"}));
+  EXPECT_TRUE(listed->partitions.accepts("batch"));  // a default is always allowed
+  EXPECT_TRUE(listed->partitions.accepts("debug"));
+  EXPECT_FALSE(listed->partitions.accepts("gpu-larg"));
+  EXPECT_EQ(listed->partitions.known(),
+            (std::vector<std::string>{"gpu", "batch", "gpu-large", "debug"}));
+
+  const auto wrong =
+      parseSiteConfig(std::string(kMinimalSite) + "partitions:\n  allowed: gpu-large\n");
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_EQ(wrong.error().front().field, "partitions.allowed");
+}
+
 TEST(SiteLoader, DefaultTimeLimitIsADurationLikeTheSpecs) {
   for (const auto& [text, minutes] : std::vector<std::pair<std::string, int>>{
            {"90m", 90}, {"4h", 240}, {"1d", 1440}, {"1h30m", 90}}) {

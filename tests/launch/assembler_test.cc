@@ -311,6 +311,52 @@ TEST(Assembler, PrepareDoesNotReadTheArtifactWhenAssemblyFails) {
   EXPECT_EQ(verifier.fullReads(), 0);
 }
 
+TEST(Assembler, UnknownNamesListWhatTheSiteHasAndTheClosest) {
+  const auto series =
+      assembleLaunch(parsed(replaced(kGpuSpec, "gpu_series: h100", "gpu_series: h10")), testSite(),
+                     testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  ASSERT_FALSE(series.has_value());
+  EXPECT_EQ(series.error()[0].code, "launch.unknown_gpu_series");
+  EXPECT_EQ(series.error()[0].message,
+            "'h10' is not a GPU series of this site; this site has: h100, a100, l40s; did you "
+            "mean 'h100'?");
+  const auto runtime = assembleLaunch(
+      parsed(replaced(kGpuSpec, "runtime_id: custom-torch", "runtime_id: custom-troch")),
+      testSite(), testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  ASSERT_FALSE(runtime.has_value());
+  EXPECT_EQ(runtime.error()[0].code, "launch.unknown_runtime");
+  EXPECT_EQ(runtime.error()[0].message,
+            "'custom-troch' is not in the runtime registry; this site has: custom-torch, "
+            "custom-py, lf, lf-sif, torch-base; did you mean 'custom-torch'?");
+}
+
+TEST(Assembler, APartitionTheSiteDoesNotListIsRefusedOnlyWhenItListsSome) {
+  const std::string spec =
+      replaced(kGpuSpec, "        nodes: 2\n", "        nodes: 2\n        partition: gpu-larg\n");
+  // A site that lists no partitions leaves the name to Slurm.
+  const auto unlisted = assembleLaunch(parsed(spec), testSite(), testRegistry(), kIdentity,
+                                       kAttemptDir, kCheckpointDir);
+  ASSERT_TRUE(unlisted.has_value()) << unlisted.error().front().describe();
+  EXPECT_EQ(unlisted->components[0].partition, "gpu-larg");
+
+  catalog::SiteConfig site = testSite();
+  site.partitions.allowed = std::vector<std::string>{"gpu-large", "debug"};
+  const auto refused =
+      assembleLaunch(parsed(spec), site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  ASSERT_FALSE(refused.has_value());
+  ASSERT_EQ(refused.error().size(), 1u);
+  EXPECT_EQ(refused.error()[0].code, "launch.unknown_partition");
+  EXPECT_EQ(refused.error()[0].field, "spec.resources.pools[0].partition");
+  EXPECT_EQ(refused.error()[0].message,
+            "'gpu-larg' is not a partition this site offers; this site has: gpu-part, cpu-part, "
+            "gpu-large, debug; did you mean 'gpu-large'?");
+  for (const char* name : {"gpu-large", "cpu-part"}) {  // listed, or a default
+    const auto ok = assembleLaunch(parsed(replaced(spec, "gpu-larg\n", std::string(name) + "\n")),
+                                   site, testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+    EXPECT_TRUE(ok.has_value()) << name;
+  }
+}
+
 TEST(Assembler, EveryExampleJobAssemblesAgainstTheExampleSite) {
   const std::filesystem::path examples = test::sourceDir() / "examples";
   const auto site = catalog::loadSiteConfigFile((examples / "site.yaml").string());

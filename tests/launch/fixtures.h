@@ -22,7 +22,8 @@ inline catalog::SiteConfig testSite() {
   site.slurm.account = "acct";
   site.slurm.qos = "high";
   site.slurm.job_environment = {{"PATH", "/opt/slurm/bin:/usr/bin"}, {"LANG", "C.UTF-8"}};
-  site.partitions = {"gpu-part", "cpu-part"};
+  site.partitions.gpu = "gpu-part";
+  site.partitions.cpu = "cpu-part";
   site.gpu_series = {
       {"h100", "h100&ib", 8, "h100"}, {"a100", "a100", 4, ""}, {"l40s", std::nullopt, 4, "l40s"}};
   site.container_runtime = catalog::ContainerRuntime::kPyxis;

@@ -191,6 +191,12 @@ std::string checkCliJson(const std::vector<std::string>& args, const std::string
     problem = api.validate(value, schema("Whoami"));
   } else if (verb == "usage") {
     problem = api.validate(value, schema("UsageReport"));
+  } else if (verb == "validate") {
+    problem = api.validate(value, schema("ValidationSummary"));
+  } else if (verb == "capabilities") {
+    problem = api.validate(value, schema("Capabilities"));
+  } else if (verb == "ls") {
+    problem = api.validate(value, schema("FileList"));
   } else if (verb == "describe") {  // {"job": the job answer, "events": the events' items}
     problem = api.validate(value.value("job", nlohmann::json()), schema("Job"));
     if (problem.empty()) {

@@ -93,8 +93,8 @@ class ServeProcess {
 
 // Whether what `tuneplane ARGS` printed on stdout is as docs/openapi.json describes it: the
 // CLI prints the server's objects verbatim with -o json (get, submit, cancel, events, whoami,
-// describe's job and events), so the end-to-end tests check every one they receive; "" when
-// it is (or ARGS asked for no JSON).
+// describe's job and events, validate, capabilities, ls), so the end-to-end tests check every
+// one they receive; "" when it is (or ARGS asked for no JSON).
 std::string checkCliJson(const std::vector<std::string>& args, const std::string& out);
 
 // Every answer serve's access log (its stdout: one JSON line per request, with method, path
