@@ -11,7 +11,9 @@
                                         documented `section.key` or error code exists in the
                                         code; the metrics table lists exactly the families
                                         /metrics exports, in one table; doctor's check list
-                                        names exactly the checks doctor makes
+                                        names exactly the checks doctor makes; every
+                                        `tuneplane` verb is named in `tuneplane --help`, in
+                                        a guide and (server verbs) in the README's CLI row
 
 Standard library only (python3 is in scripts/install-deps.sh). Exit 0 when it holds, 1 with
 every problem listed otherwise.
@@ -350,11 +352,48 @@ def check_pointers():
     return problems
 
 
+def cli_verbs():
+    """The `tuneplane` verbs: every app.add_subcommand("NAME" in src/cli and src/client_cli."""
+    verbs = set()
+    for path in source_files("cli/*.cc", "client_cli/*.cc"):
+        text = path.read_text(encoding="utf-8")
+        verbs.update(re.findall(r'\bapp\.add_subcommand\(\s*"([a-z-]+)"', text))
+    return verbs
+
+
+def check_cli_help():
+    """Every verb is named in `tuneplane --help`'s description (src/cli/app.cc), in the user
+    or operator guide as `tuneplane VERB`, and each server verb in the README's CLI row."""
+    problems = []
+    verbs = cli_verbs()
+    app = (SOURCES / "cli" / "app.cc").read_text(encoding="utf-8")
+    described = " ".join(re.findall(r'"((?:[^"\\]|\\.)*)"', app))
+    guides = "".join((ROOT / "docs" / name).read_text(encoding="utf-8")
+                     for name in ("users.md", "operators.md"))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    row = re.search(r"`tuneplane ([a-z]+(?:/[a-z]+)+)`", readme)
+    readme_verbs = set(row.group(1).split("/")) if row else set()
+    server_verbs = set()
+    for path in source_files("client_cli/*.cc"):
+        server_verbs.update(
+            re.findall(r'\bapp\.add_subcommand\(\s*"([a-z-]+)"', path.read_text(encoding="utf-8")))
+    for verb in sorted(verbs):
+        if verb == "completion":
+            continue  # `tuneplane completion bash` is the packaging's, documented there
+        if not re.search(rf"\b{verb}\b", described):
+            problems.append(f"src/cli/app.cc: `tuneplane --help` does not name the verb '{verb}'")
+        if f"tuneplane {verb}" not in guides:
+            problems.append(f"docs/users.md, docs/operators.md: no `tuneplane {verb}`")
+    for verb in sorted(server_verbs - readme_verbs):
+        problems.append(f"README.md: the CLI row `tuneplane …/…` does not name '{verb}'")
+    return problems
+
+
 def check_drift():
     keys, problems = format_keys(SITE_LOADERS)
     spec_keys, more = format_keys(SPEC_LOADERS)
     return (problems + more + check_names(keys, spec_keys, string_literals()) + check_metrics() +
-            check_doctor_names() + check_pointers())
+            check_doctor_names() + check_pointers() + check_cli_help())
 
 
 def main():

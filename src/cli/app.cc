@@ -11,10 +11,11 @@ std::unique_ptr<CLI::App> makeApp() {
   auto app = std::make_unique<CLI::App>(
       "TunePlane: runs ML training jobs on Slurm through slurmrestd.\n"
       "Submit and follow jobs on a TunePlane server (submit, get, describe, logs, events,\n"
-      "cancel, attempt, usage, whoami); run the server (serve); validate and render job specs\n"
-      "offline; check a site (doctor); talk to a site's slurmrestd directly (slurm); move a\n"
-      "site's store to PostgreSQL (store copy); draft a site file (site init); add an API\n"
-      "user (token add).",
+      "cancel, attempt, usage, whoami); list and fetch their outputs (ls, cp); check a spec\n"
+      "against the server (validate) and see what the site offers (capabilities); run the\n"
+      "server (serve); validate (--site) and render job specs offline; check a site (doctor);\n"
+      "talk to a site's slurmrestd directly (slurm); move a site's store to PostgreSQL (store\n"
+      "copy); draft a site file (site init); add an API user (token add).",
       "tuneplane");
   app->require_subcommand(1);
   app->set_version_flag("--version", kVersionText);

@@ -179,6 +179,11 @@ void addGetCommands(CLI::App& app, IoSource io) {
   jobs->add_option("ID", get->id, "A job id; without one, list jobs");
   CLI::App* job = cmd->add_subcommand("job", "Show one job")->fallthrough();
   job->add_option("ID", get->id, "The job id")->required();
+  // The nouns' own --help shows -o, --server and --token too (bound to the same flags).
+  for (CLI::App* noun : {jobs, job}) {
+    addServerFlags(*noun, get->server);
+    noun->footer(footer);
+  }
   cmd->require_subcommand(0, 1);
   bindRunner(*cmd, get, io, runGet);
 
@@ -192,6 +197,8 @@ void addGetCommands(CLI::App& app, IoSource io) {
   cmd->footer(kServerExitCodes);
   job = cmd->add_subcommand("job", "Show one job in full")->fallthrough();
   job->add_option("ID", describe->id, "The job id")->required();
+  addServerFlags(*job, describe->server);
+  job->footer(kServerExitCodes);
   cmd->require_subcommand(0, 1);
   // Either `describe ID` or `describe job ID`.
   cmd->callback([describe, io, id, job] {
