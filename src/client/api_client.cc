@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "common/idempotency_key.h"
+
 namespace tuneplane::client {
 namespace {
 
@@ -134,11 +136,13 @@ ApiResult<http::HttpResponse> ApiClient::exchange(http::HttpRequest request,
 }
 
 ApiResult<Json> ApiClient::call(std::string method, std::string target, std::string body,
-                                std::string content_type) {
+                                std::string content_type,
+                                std::vector<std::pair<std::string, std::string>> headers) {
   http::HttpRequest request;
   request.method = std::move(method);
   request.target = std::move(target);
   request.body = std::move(body);
+  request.headers = std::move(headers);
   request.headers.emplace_back("Accept", "application/json");
   if (!content_type.empty()) request.headers.emplace_back("Content-Type", content_type);
   const std::string what = request.method + " " + request.target;
@@ -157,8 +161,12 @@ ApiResult<Json> ApiClient::call(std::string method, std::string target, std::str
   return tl::unexpected(std::move(error));
 }
 
-ApiResult<Json> ApiClient::submitJob(std::string_view spec_text) {
-  return call("POST", "/v1/jobs", std::string(spec_text), specContentType(spec_text));
+ApiResult<Json> ApiClient::submitJob(std::string_view spec_text,
+                                     const std::string& idempotency_key) {
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!idempotency_key.empty()) headers.emplace_back(kIdempotencyKeyHeader, idempotency_key);
+  return call("POST", "/v1/jobs", std::string(spec_text), specContentType(spec_text),
+              std::move(headers));
 }
 
 ApiResult<Json> ApiClient::validateSpec(std::string_view spec_text) {

@@ -90,8 +90,10 @@ class ApiClient {
   static Result<std::unique_ptr<ApiClient>> connect(const ClientConfig& config,
                                                     ClientTimeouts timeouts = {});
 
-  // POST /v1/jobs: the spec as written; JSON when it starts with '{', else YAML. → 201 job.
-  ApiResult<Json> submitJob(std::string_view spec_text);
+  // POST /v1/jobs: the spec as written; JSON when it starts with '{', else YAML. → 201 job;
+  // with an `idempotency_key` (sent as Idempotency-Key; common/idempotency_key.h), 200 and
+  // the key's first job when the server had created it already.
+  ApiResult<Json> submitJob(std::string_view spec_text, const std::string& idempotency_key = {});
   // POST /v1/validate: the spec judged as POST /v1/jobs would judge it, nothing stored →
   // 200 {"valid": true, …summary}, or 422 with every error.
   ApiResult<Json> validateSpec(std::string_view spec_text);
@@ -130,7 +132,8 @@ class ApiClient {
   ApiResult<http::HttpResponse> exchange(http::HttpRequest request,
                                          const http::HttpDownload* download = nullptr);
   ApiResult<Json> call(std::string method, std::string target, std::string body = "",
-                       std::string content_type = "");
+                       std::string content_type = "",
+                       std::vector<std::pair<std::string, std::string>> headers = {});
   std::string redact(std::string text) const;
 
   std::unique_ptr<http::HttpTransport> transport_;

@@ -33,6 +33,9 @@ struct SubmitFlags {
   std::optional<std::string> file;  // "-" reads the spec from stdin
   bool wait = false;
   WaitFlags wait_flags;
+  // --idempotency-key: the request's name for the server (a fresh random one when unset):
+  // a lost answer is retried under it, and a re-run with it never makes a second job.
+  std::optional<std::string> idempotency_key;
 };
 int runSubmit(const SubmitFlags& flags, CommandIo& io);
 

@@ -1,15 +1,20 @@
 // `tuneplane submit SPEC [--wait]` (or `-f SPEC`): POST /v1/jobs with the spec as written (YAML or
-// JSON;
-// "-" reads stdin). A refused spec prints every error with its field (exit 2). --wait
-// follows the job to its end: exit 0 Succeeded, 1 Failed or Cancelled, 7 --timeout,
-// 130 Ctrl-C — neither of the last two cancels the job.
+// JSON; "-" reads stdin) under an Idempotency-Key (--idempotency-key, else a fresh random
+// one): an answer that is lost is asked for again under the same key until the server
+// answers (client/idempotent_submit.h), so one submit makes one job; exit 6 only when the
+// server stays away, naming the key and the command that settles it. A refused spec prints
+// every error with its field (exit 2). --wait follows the job to its end: exit 0
+// Succeeded, 1 Failed or Cancelled, 7 --timeout, 130 Ctrl-C — neither of the last two
+// cancels the job.
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "client/idempotent_submit.h"
 #include "client/job_wait.h"
 #include "client_cli/exit_codes.h"
 #include "client_cli/server_commands.h"
+#include "common/idempotency_key.h"
 #include "common/input_file.h"
 
 namespace tuneplane::cli {
@@ -49,8 +54,39 @@ int runSubmit(const SubmitFlags& flags, CommandIo& io) {
   auto spec = readInputFile(*flags.file, "SPEC", "job spec", io.in);
   if (!spec) return session->fail({spec.error()}, kExitInvalid);
 
-  auto created = session->api().submitJob(*spec);
-  if (!created) return session->fail(created.error(), /*changes=*/true);
+  auto key =
+      flags.idempotency_key ? Result<std::string>(*flags.idempotency_key) : newIdempotencyKey();
+  if (!key) return session->fail({key.error()}, kExitInvalid);
+  if (auto valid = checkIdempotencyKey(*key); !valid) {
+    Error error = valid.error();
+    error.field = "--idempotency-key";
+    return session->fail({error}, kExitInvalid);
+  }
+  bool retried = false;
+  auto created = client::submitIdempotently(
+      session->api(), *spec, *key, io.clock, io.sleeper,
+      [&](const client::ApiError& error, std::chrono::milliseconds wait) {
+        if (!retried) {
+          session->note(
+              fmt::format("{}; asking again under idempotency key {} (no second job "
+                          "can come of it)",
+                          error.errors.front().message, *key));
+        }
+        retried = true;
+        session->note(fmt::format("retrying in {:.1f}s", static_cast<double>(wait.count()) / 1000));
+      });
+  if (!created) {
+    const int code = session->fail(created.error(), /*changes=*/true);
+    if (code == kExitUnknownOutcome) {
+      session->note(fmt::format(
+          "the server did not answer; the job may exist under idempotency key {}. Once it "
+          "answers, `tuneplane submit {} --idempotency-key {}` returns that job or creates it "
+          "(never a second one) within 24 hours",
+          *key, *flags.file, *key));
+    }
+    return code;
+  }
+  if (retried) session->note("the server answered");
   auto job = client::jobFromJson(*created);
   if (!job) return session->fail({job.error()}, kExitServer);
   if (!flags.wait) {
@@ -122,6 +158,10 @@ void addSubmitCommand(CLI::App& app, IoSource io) {
   cmd->add_flag("--wait", flags->wait,
                 "Follow the job until it ends: exit 0 Succeeded, 1 Failed or Cancelled");
   addWaitFlags(*cmd, flags->wait_flags);
+  cmd->add_option("--idempotency-key", flags->idempotency_key,
+                  "Name this submit for the server (default: a fresh random key): a lost "
+                  "answer is retried under it, and the same key with the same spec within 24 h "
+                  "returns the first job instead of making a second");
   addServerFlags(*cmd, flags->server);
   cmd->footer(kServerExitCodes);
   bindRunner(*cmd, flags, std::move(io), runSubmit);
