@@ -32,7 +32,8 @@ const char* const kServerExitCodes =
     "Cancelled (--wait), or cp could not write a local file; 2 invalid input or refusal (a\n"
     "bad flag or config, a refused spec — every error printed with its field — another 4xx);\n"
     "3 no such job or file (404); 4 authentication (401/403); 5 the server unreachable or\n"
-    "failing (5xx); 6 a submit/cancel/abandon sent without an answer (it may have happened);\n"
+    "failing (5xx); 6 a cancel/abandon sent without an answer (it may have happened), or a\n"
+    "submit whose answer stayed lost through its retries (its idempotency key is printed);\n"
     "7 --timeout passed (nothing cancelled); 130 interrupted by Ctrl-C while waiting or\n"
     "copying (nothing cancelled; cp keeps its partial file to resume).";
 
