@@ -98,11 +98,6 @@ const httplib::Headers& bearer() {
   return headers;
 }
 
-// Polls `probe` every 20 ms until it returns true; false once `limit` has passed.
-bool pollUntil(const std::function<bool()>& probe, std::chrono::milliseconds limit) {
-  return test::pollUntil(probe, limit, std::chrono::milliseconds(20));
-}
-
 const char* perUserUnixUser();
 
 // serve's server: section, appended to the site file `site` (its database in `dir`).
@@ -482,7 +477,7 @@ int run() {
   if (!serve) return 1;
   httplib::Client http("127.0.0.1", port);
   http.set_keep_alive(true);
-  if (!pollUntil(
+  if (!test::waitUntil(
           [&] {
             auto res = http.Get("/healthz");
             return res && res->status == 200;
@@ -496,7 +491,7 @@ int run() {
   const auto first = bench::sendOnce(port, post, 201, "POST /v1/jobs");
   if (!first) return 1;
   const std::string sample_id = json::parse(*first).value("id", "");
-  if (!pollUntil([&] { return queuedCount(http) == 1; }, std::chrono::seconds(60))) {
+  if (!test::waitUntil([&] { return queuedCount(http) == 1; }, std::chrono::seconds(60))) {
     std::fprintf(stderr, "the first job never became Queued\n");
     return 1;
   }
@@ -546,7 +541,7 @@ int run() {
   httplib::Client watcher("127.0.0.1", port);
   int64_t queued = 0;
   double intake_s = -1;  // until the last receipt is stored
-  const bool all_queued = pollUntil(
+  const bool all_queued = test::waitUntil(
       [&] {
         const IntakeCounts counts = intakeCounts(watcher);
         if (intake_s < 0 && counts.receipts >= jobs + 1) intake_s = secondsSince(t0);

@@ -114,7 +114,7 @@ bool SimulatorImpl::authenticate(const httplib::Request& req, std::string* user,
   }
   *has_token = !token.empty();
   if (token.empty()) return false;
-  auto claims = jwt::verifyHs256(token, key_, nowUnix());
+  auto claims = jwt::verifyHs256(token, key_, realNowUnix());
   if (!claims) return false;
   // Only SlurmUser/root may act for someone else (13a, 19: another token naming a user).
   const auto acting =
@@ -173,7 +173,10 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
       return;
     }
   }
-  if (latency.count() > 0) std::this_thread::sleep_for(latency);
+  if (latency.count() > 0) {
+    std::unique_lock<std::mutex> lock(mu_);
+    waitForClockLocked(lock, steadyNow() + latency);
+  }
 
   std::string user;
   bool has_token = false;
@@ -227,7 +230,7 @@ bool SimulatorImpl::lieAboutRead(const SimApi& api, const std::string& method,
                                  const std::string& route, httplib::Response& res) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (Clock::now() >= lie_until_) return false;
+    if (steadyNow() >= lie_until_) return false;
   }
   if (method != "GET") return false;
   auto is = [&](const std::string& base) { return route == base || route == base + "/"; };

@@ -17,6 +17,12 @@
 
 namespace tuneplane::sim {
 
+// A reading of the simulator's steady clock (SimulatorOptions::clock): what every epilog, time
+// limit, KillWait, requeue delay, MinJobAge and timed fault is scheduled on. A test that drives
+// the clock moves all of them at once; `max()` is "not yet known" (an epilog waiting for its
+// step to end).
+using SimInstant = std::chrono::milliseconds;
+
 // One component of a submit, as parsed from v0.0.45_job_desc_msg.
 struct JobRequest {
   std::string name;
@@ -89,10 +95,10 @@ struct Job {
 
   // Process of the batch step (leader only).
   pid_t pid = -1;
-  std::string kill_state;  // base state to take when the killed process ends
-  std::chrono::steady_clock::time_point deadline{};       // time limit
-  std::chrono::steady_clock::time_point kill_escalate{};  // SIGKILL after this
-  std::chrono::steady_clock::time_point epilog_end{};
+  std::string kill_state;      // base state to take when the killed process ends
+  SimInstant deadline{};       // time limit
+  SimInstant kill_escalate{};  // SIGKILL after this
+  SimInstant epilog_end{};
   std::string stdout_expanded;
   std::string stderr_expanded;
   bool purged = false;
@@ -101,7 +107,7 @@ struct Job {
   // run; at the epilog's end the job pends again with a new SLUID (Slurm's
   // batch_requeue_fini), not eligible before `begin_after` (reason BeginTime), or held.
   bool requeuing = false;
-  std::chrono::steady_clock::time_point begin_after{};
+  SimInstant begin_after{};
   int restart_count = 0;          // restart_cnt: how many times it was requeued
   std::string state_description;  // e.g. "job requeued in held state"
   std::string stuck_reason;       // Simulator::neverStart: pends with this reason, never starts

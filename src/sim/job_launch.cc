@@ -46,7 +46,7 @@ void SimulatorImpl::scheduleLocked() {
     if (job.base_state != "PENDING" || job.request.hold || job.completing) continue;
     if (job.reason == "PartitionConfig") continue;     // can never start as asked
     if (!job.stuck_reason.empty()) continue;           // neverStart
-    if (Clock::now() < job.begin_after) continue;      // requeued: BeginTime
+    if (steadyNow() < job.begin_after) continue;       // requeued: BeginTime
     if (job.isHet() && job.het_offset != 0) continue;  // started with its leader
     std::vector<Job*> comps = componentsLocked(job);
     ClusterUsage trial = usage;
@@ -169,7 +169,7 @@ bool SimulatorImpl::startLocked(std::vector<Job*> comps) {
   }
   lead.pid = *pid;
   if (lead.request.time_limit_min) {
-    lead.deadline = Clock::now() + options_.minute * *lead.request.time_limit_min;
+    lead.deadline = steadyNow() + options_.minute * *lead.request.time_limit_min;
   }
   return true;
 }

@@ -80,6 +80,7 @@ Result<std::unique_ptr<Simulator>> Simulator::start(const SimulatorOptions& opti
 SimulatorImpl::SimulatorImpl(SimulatorOptions options, ClusterConfig cluster, std::string key,
                              std::string state_dir, bool own_state_dir)
     : options_(std::move(options)),
+      clock_(options_.clock ? *options_.clock : system_clock_),
       served_([this] {
         std::vector<const SimApi*> served;
         for (const SimApi* api : simApis()) {
@@ -205,7 +206,7 @@ void SimulatorImpl::setLatency(std::chrono::milliseconds latency) {
 
 void SimulatorImpl::expireTokens() {
   std::lock_guard<std::mutex> lock(mu_);
-  token_cutoff_ = nowUnix();
+  token_cutoff_ = realNowUnix();  // compared with the iat its minter stamped
   expired_tokens_.insert(seen_tokens_.begin(), seen_tokens_.end());
   seen_tokens_.clear();
 }
@@ -270,8 +271,7 @@ bool SimulatorImpl::stallDeleteLocked(std::unique_lock<std::mutex>& lock, const 
   const auto it = stalled_deletes_.find(job.id);
   if (it == stalled_deletes_.end() || it->second.count <= 0) return false;
   --it->second.count;
-  const auto until = Clock::now() + it->second.hold;
-  wake_.wait_until(lock, until, [this] { return stopping_.load(); });
+  waitForClockLocked(lock, steadyNow() + it->second.hold);
   return true;
 }
 
@@ -320,7 +320,7 @@ Status SimulatorImpl::purgeJob(const std::string& id) {
 
 void SimulatorImpl::lieAboutReads(std::chrono::milliseconds window) {
   std::lock_guard<std::mutex> lock(mu_);
-  lie_until_ = window.count() > 0 ? Clock::now() + window : Clock::time_point{};
+  lie_until_ = window.count() > 0 ? steadyNow() + window : SimInstant{};
 }
 
 void SimulatorImpl::makeNextClaimsUncreatable(int count, bool as_dangling_link) {
@@ -378,10 +378,19 @@ uint32_t SimulatorImpl::nextIdLocked() {
   return next_id_++;
 }
 
-int64_t SimulatorImpl::nowUnix() const {
+int64_t SimulatorImpl::realNowUnix() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
+}
+
+void SimulatorImpl::waitForClockLocked(std::unique_lock<std::mutex>& lock, SimInstant until) {
+  constexpr auto kRecheck = std::chrono::milliseconds(5);
+  while (!stopping_) {
+    const auto left = until - steadyNow();
+    if (left.count() <= 0) return;
+    wake_.wait_for(lock, std::min<std::chrono::milliseconds>(left, kRecheck));
+  }
 }
 
 int64_t SimulatorImpl::unixMicros() {
@@ -431,9 +440,7 @@ std::vector<Job*> SimulatorImpl::componentsLocked(Job& any) {
 nlohmann::json SimulatorImpl::submitLocked(const SubmitPlan& plan, const UnixUser& user,
                                            uint32_t* leader_id) {
   const int64_t now = nowUnix();
-  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::system_clock::now().time_since_epoch())
-                             .count();
+  const int64_t now_ms = nowUnixMs();
   std::vector<uint32_t> ids;
   for (size_t i = 0; i < plan.components.size(); ++i) {
     const uint32_t id = nextIdLocked();
@@ -491,7 +498,7 @@ void SimulatorImpl::leaveRejectedLocked(const SubmitRejection& rejection, const 
   Job& job = jobs_[id];
   job.request.hold = false;
   job.end_time = job.start_time = job.submit_time;
-  job.epilog_end = Clock::now();
+  job.epilog_end = steadyNow();
   if (rejection.leftover == Leftover::kFailedRecord) {
     job.base_state = "FAILED";
     job.reason = "BadConstraints";
@@ -512,7 +519,7 @@ void SimulatorImpl::tickerLoop() {
 }
 
 void SimulatorImpl::tickLocked() {
-  const auto now = Clock::now();
+  const auto now = steadyNow();
   for (auto& [id, job] : jobs_) {
     if (job.pid > 0) {
       if (const auto exit = pollProcess(job.pid)) {
@@ -559,9 +566,7 @@ void SimulatorImpl::tickLocked() {
 
 void SimulatorImpl::finishRequeueLocked(Job& job) {
   job.requeuing = false;
-  job.sluid = sluids_.next(std::chrono::duration_cast<std::chrono::milliseconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count());
+  job.sluid = sluids_.next(nowUnixMs());
   if (job.history < history_.size()) recordHistoryLocked(job);
   job.submit_time = nowUnix();
   job.start_time = job.end_time = 0;
@@ -570,7 +575,7 @@ void SimulatorImpl::finishRequeueLocked(Job& job) {
   job.alloc_mem_per_node = 0;
   job.kill_state.clear();
   job.pid = -1;
-  job.begin_after = Clock::now() + options_.requeue_delay;
+  job.begin_after = steadyNow() + options_.requeue_delay;
   // start_time reads as the new begin time, as slurmctld shows it.
   job.start_time = job.submit_time +
                    std::chrono::duration_cast<std::chrono::seconds>(options_.requeue_delay).count();
@@ -598,7 +603,7 @@ void SimulatorImpl::cancelLocked(Job& leader) {
     // As slurmctld ends a pending job: start and end now (no estimate left behind).
     c->start_time = now;
     c->end_time = now;
-    c->epilog_end = Clock::now();
+    c->epilog_end = steadyNow();
     touchLocked(*c);
   }
 }
@@ -611,11 +616,11 @@ void SimulatorImpl::beginKillLocked(Job& leader, const std::string& state,
     c->reason = reason;
     c->completing = true;
     c->end_time = now;
-    c->epilog_end = Clock::time_point::max();  // set when the process has gone
+    c->epilog_end = SimInstant::max();  // set when the process has gone
     touchLocked(*c);
   }
   leader.kill_state = state;
-  leader.kill_escalate = Clock::now() + options_.kill_wait;
+  leader.kill_escalate = steadyNow() + options_.kill_wait;
   signalProcessGroup(leader.pid, sig);
   // The epilog clock starts when the step is gone (see finishProcessLocked).
 }
@@ -649,7 +654,7 @@ void SimulatorImpl::finishProcessLocked(Job& leader, bool signaled, int code) {
     run["end_us"] = unixMicros();
   }
   const int64_t now = nowUnix();
-  const auto epilog_end = Clock::now() + options_.epilog;
+  const auto epilog_end = steadyNow() + options_.epilog;
   for (Job* c : componentsLocked(leader)) {
     if (leader.kill_state.empty()) {
       c->base_state = state;

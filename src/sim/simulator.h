@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "common/result.h"
 
 namespace tuneplane::sim {
@@ -51,6 +52,14 @@ struct SimulatorOptions {
   // (slurmdb_ledger.h). Off: every /slurmdb/ path answers 404 text, as a site without
   // slurmdbd (22_no_slurmdbd). Independent of the cluster file's `accounting:` associations.
   bool accounting = false;
+  // The simulator's time: its steady reading schedules latencies, epilogs, time limits,
+  // KillWait, requeue delays, MinJobAge and the timed faults (lieAboutReads, stallDeletes); its
+  // wall reading is the Unix time the jobs' records show. Null: the system's clock, as
+  // tuneplane-slurmsim runs. A test passes a FakeClock and advances it, so an epilog of two
+  // seconds or a forty-second fault window costs it no waiting. The batch scripts still run as
+  // real processes in real time, and tokens are checked against the real time their minters
+  // stamped. REQUIRES: outlives the simulator.
+  const Clock* clock = nullptr;
 };
 
 class Simulator {

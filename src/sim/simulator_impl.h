@@ -64,15 +64,25 @@ class SimulatorImpl final : public Simulator {
   size_t jobCount() const override;
 
  private:
-  using Clock = std::chrono::steady_clock;
   using json = nlohmann::json;
+
+  // --- time (simulator.cc): every reading goes through options_.clock (simulator.h).
+  SimInstant steadyNow() const { return SimInstant(clock_.steadyMs()); }
+  int64_t nowUnix() const { return clock_.nowMs() / 1000; }
+  int64_t nowUnixMs() const { return clock_.nowMs(); }
+  // The real time in Unix seconds, for what real processes stamped: a token's iat and exp.
+  static int64_t realNowUnix();
+  // Now in Unix microseconds, real time: when a run started and ended, in the history (the
+  // bound a test puts on a killed command, which could not record its own end, against the
+  // times its real process recorded on the node).
+  static int64_t unixMicros();
+  // Waits until the clock reads `until` (or the simulator stops). A driven clock moves when
+  // its test says, so the wait re-reads it every few milliseconds instead of sleeping the
+  // difference. REQUIRES: `lock` holds mu_ (released while waiting).
+  void waitForClockLocked(std::unique_lock<std::mutex>& lock, SimInstant until);
 
   // --- engine (simulator.cc); REQUIRES: mu_ held for every *Locked function.
   uint32_t nextIdLocked();
-  int64_t nowUnix() const;
-  // Now in Unix microseconds: when a run started and ended, in the history (the bound a test
-  // puts on a killed command, which could not record its own end).
-  static int64_t unixMicros();
   void touchLocked(Job& job);
   Job* findLocked(const std::string& id_or_sluid);
   std::vector<Job*> componentsLocked(Job& any);  // the het job's components, or {job}
@@ -154,6 +164,8 @@ class SimulatorImpl final : public Simulator {
   void routeSlurmdb(const httplib::Request& req, httplib::Response& res);
 
   const SimulatorOptions options_;
+  const SystemClock system_clock_;
+  const Clock& clock_;                       // options_.clock, or system_clock_
   const std::vector<const SimApi*> served_;  // oldest first
   const ClusterConfig cluster_;
   const std::string key_;
@@ -183,7 +195,7 @@ class SimulatorImpl final : public Simulator {
     std::chrono::milliseconds hold{0};
   };
   std::map<uint32_t, StalledDeletes> stalled_deletes_;  // by numeric id
-  Clock::time_point lie_until_{};                       // lieAboutReads: reads lie until then
+  SimInstant lie_until_{};                              // lieAboutReads: reads lie until then
   int uncreatable_claims_ = 0;                          // makeNextClaimsUncreatable
   bool claims_as_links_ = false;
   int64_t token_cutoff_ = 0;           // tokens issued before this are expired

@@ -486,7 +486,7 @@ TEST_F(FileListingsInFlightTest, CannotTakeEveryWorkerAndTheExcessIsA503WithRetr
     return n;
   };
   // Every listing is held in the lister or answered.
-  EXPECT_TRUE(sim::testing::eventually(
+  EXPECT_TRUE(tuneplane::test::waitUntil(
       [&] { return held_.inside() > 0 && held_.inside() + answered() == kListingsInFlight; },
       kListingHangLimit))
       << held_.inside() << " listings held, " << answered()

@@ -50,7 +50,7 @@ class ServeProcessFixture : public sim::testing::SimFixture {
   // The port from "listening on http://127.0.0.1:PORT"; 0 if it never said.
   int waitForPort() {
     int port = 0;
-    sim::testing::eventually(
+    tuneplane::test::waitUntil(
         [&] {
           std::smatch m;
           const std::string text = readFile(stderr_path_);

@@ -210,7 +210,7 @@ TEST_F(ServeHostileClientsTest, ConnectionsOverTheCapsAreRefusedAtOnce) {
   hold("127.0.0.3");
   expectRefused("127.0.0.4", "a seventh connection in total");
   held.front()->close();  // a slot frees up once the server sees the close
-  EXPECT_TRUE(sim::testing::eventually(
+  EXPECT_TRUE(tuneplane::test::waitUntil(
       [&] {
         return RawHttpConnection::firstStatus(
                    ask("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n", "127.0.0.2")) == 200;

@@ -48,7 +48,7 @@ class ServeReloadTest : public ServeProcessFixture {
            sha256Hex(kAlice) + "}\n";
   }
   bool logSays(const std::string& text) {
-    return sim::testing::eventually(
+    return tuneplane::test::waitUntil(
         [&] { return readFile(stderr_path_).find(text) != std::string::npos; }, 20s);
   }
 
@@ -92,7 +92,7 @@ TEST_F(ServeReloadTest, SighupPutsANewUserAndRuntimeInForceWithoutARestart) {
   EXPECT_EQ(status("POST", "/v1/validate", kCarol, cpuSpec("echo x", "", "h", "", "custom-again")),
             200);
   // The job submitted before the reloads was tracked throughout.
-  EXPECT_TRUE(sim::testing::eventually(
+  EXPECT_TRUE(tuneplane::test::waitUntil(
       [&] {
         auto res = http_->Get(("/v1/jobs/" + id).c_str(),
                               {{"Authorization", std::string("Bearer ") + kAlice}});

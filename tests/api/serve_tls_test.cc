@@ -162,14 +162,14 @@ TEST_F(ServeTlsTest, SighupLoadsANewCertificateAndKeepsTheOldOneWhenTheNewIsBad)
   const std::string second = fileFingerprint(tls_dir_ + "/cert.pem");
   ASSERT_NE(second, first);
   ASSERT_EQ(::kill(pid_, SIGHUP), 0);
-  EXPECT_TRUE(sim::testing::eventually([&] {
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] {
     return exchange(port, request).fingerprint == second;
   })) << readFile(stderr_path_);
 
   // A broken certificate file: the reload fails, is logged, and the served one stays.
   pipeline::testing::writeFile(tls_dir_ + "/cert.pem", "not a certificate\n");
   ASSERT_EQ(::kill(pid_, SIGHUP), 0);
-  EXPECT_TRUE(sim::testing::eventually([&] {
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] {
     const std::string log = readFile(stderr_path_);
     return log.find("reload refused") != std::string::npos &&
            log.find("cannot load the certificate chain") != std::string::npos;

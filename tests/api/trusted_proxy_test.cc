@@ -95,7 +95,7 @@ TEST_F(TrustedProxyTest, OneClientsShareBehindTheProxyDoesNotStarveAnother) {
   EXPECT_EQ(accessLineOf("198.51.100.7", 503)["proxy"], kProxy);
   // A share comes back when a held request goes.
   held.front()->close();
-  EXPECT_TRUE(sim::testing::eventually(
+  EXPECT_TRUE(tuneplane::test::waitUntil(
       [&] { return RawHttpConnection::firstStatus(ask(kProxy, "198.51.100.7")) == 200; },
       kAnswerLimit));
 }

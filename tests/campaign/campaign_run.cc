@@ -475,7 +475,7 @@ class Run {
     job.job = JobKind::kShort;
     submit(job);
     std::string reason;
-    test::pollUntil(
+    test::waitUntil(
         [&] {
           const json got = getJob(observed_.ids.back());
           reason = got.is_object() ? got.value("reason", "") : "";
@@ -524,7 +524,7 @@ class Run {
       return found;
     };
     // Held busy until the doubled submit has happened and no token has two live Slurm jobs.
-    const bool cancelled = test::pollUntil(
+    const bool cancelled = test::waitUntil(
         [&] {
           const auto [doubled, two_live] = duplicates();
           return doubled && !two_live;
@@ -536,7 +536,7 @@ class Run {
     setFaults({{"duplicate_submits", 0}, {"drop_submit_responses", 0}});
     if (!cancelled) {
       say("  (no doubled submit was cancelled while the cluster was held busy)");
-      test::pollUntil([&] { return !duplicates().second; }, kBusyLimit, 200ms);
+      test::waitUntil([&] { return !duplicates().second; }, kBusyLimit, 200ms);
     }
     setFaults({{"pause_scheduling", false}});
   }
@@ -558,7 +558,7 @@ class Run {
     const json& target = finished[s.pick % finished.size()];
     const uint32_t id = target.value("job_id", 0u);
     if (!setFaults({{"purge", {{"job", std::to_string(id)}}}})) return;
-    test::pollUntil(
+    test::waitUntil(
         [&] {
           for (const json& j : slurmHistory()) {
             if (j.value("job_id", 0u) == id && !j.value("purged", false)) return false;
@@ -575,7 +575,7 @@ class Run {
     std::map<std::string, json> last;
     std::map<std::string, std::string> seen;  // each job's phase and reason, as last printed
     const auto began = Steady::now();
-    test::pollUntil(
+    test::waitUntil(
         [&] {
           bool all = true;
           for (const std::string& id : observed_.ids) {

@@ -164,7 +164,7 @@ int ReplicaSet::leader(int besides) const {
 
 int ReplicaSet::waitLeader(int besides, std::chrono::milliseconds limit) const {
   int found = -1;
-  test::pollUntil(
+  test::waitUntil(
       [&] {
         found = leader(besides);
         return found >= 0;
@@ -211,7 +211,7 @@ ReplicaStrike ReplicaSet::stopTheLeaderInsideItsTransaction() {
   Member& m = members_[lead];
   const pid_t pid = m.serve->process().pid();
   m.proxy->freezeAfter(writersLockNeedle(), "", 0ms, [pid] { ::kill(pid, SIGSTOP); });
-  test::pollUntil([&] { return m.proxy->struck(); }, kWriteLimit, 5ms);
+  test::waitUntil([&] { return m.proxy->struck(); }, kWriteLimit, 5ms);
   m.proxy->disarm();
   const bool inside = m.proxy->struck();
   if (!inside) m.serve->process().signal(SIGSTOP);  // it wrote nothing: anywhere
@@ -254,7 +254,7 @@ ReplicaStrike ReplicaSet::loseAndRetakeTheLease() {
   for (size_t i = 0; i < members_.size(); ++i) {
     if (static_cast<int>(i) != first) cutOff(i, true);
   }
-  const bool retaken = test::pollUntil([&] { return leader() == first; }, kTakeoverLimit, 100ms);
+  const bool retaken = test::waitUntil([&] { return leader() == first; }, kTakeoverLimit, 100ms);
   for (size_t i = 0; i < members_.size(); ++i) {
     if (static_cast<int>(i) != first) cutOff(i, false);
   }
@@ -284,7 +284,7 @@ ReplicaStrike ReplicaSet::freezeAWriter(uint32_t pick, std::chrono::milliseconds
   const size_t i = target(pick);
   test::FaultProxy& proxy = *members_[i].proxy;
   proxy.freezeAfter(writersLockNeedle(), "", hold);
-  out.struck = test::pollUntil([&] { return proxy.struck(); }, kWriteLimit, 20ms);
+  out.struck = test::waitUntil([&] { return proxy.struck(); }, kWriteLimit, 20ms);
   if (!out.struck) {
     proxy.disarm();
     out.struck = proxy.struck();  // in the moment between

@@ -124,7 +124,7 @@ class ServeE2eTest : public ::testing::Test {
   // test has posted its job); the newest one's id ("" reported).
   std::string waitForJobs(size_t count) {
     json listed;
-    const bool seen = test::pollUntil(
+    const bool seen = test::waitUntil(
         [&] {
           listed = json::parse(alice_->run({"get", "-o", "json"}).out, nullptr, false);
           return listed.is_object() && listed["items"].size() == count;

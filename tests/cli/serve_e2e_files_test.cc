@@ -247,7 +247,7 @@ TEST_F(ServeE2eFilesLimitsTest, StalledDownloadsHoldOneChunkEachAndAreDroppedAtT
   // Every download has started (the answer's head and the first bytes are waiting unread)
   // and none is read: serve is blocked on each client's full socket.
   for (auto& c : stalled) {
-    EXPECT_TRUE(test::pollUntil(
+    EXPECT_TRUE(test::waitUntil(
         [&] {
           int pending = 0;
           return ::ioctl(c->fd(), FIONREAD, &pending) == 0 && pending > 0;
@@ -261,7 +261,7 @@ TEST_F(ServeE2eFilesLimitsTest, StalledDownloadsHoldOneChunkEachAndAreDroppedAtT
 
   // After request_timeout without a chunk taken, serve closes each stalled download and
   // its file.
-  EXPECT_TRUE(test::pollUntil([&] { return openFilesNamed("big.bin") == 0; }, kBound))
+  EXPECT_TRUE(test::waitUntil([&] { return openFilesNamed("big.bin") == 0; }, kBound))
       << "serve still holds " << openFilesNamed("big.bin") << " descriptors of big.bin";
   for (auto& c : stalled) {
     c->readUntil([](const std::string&) { return false; }, kBound);

@@ -42,7 +42,7 @@ TEST_F(ServeE2ePostgresTest, RunsAJobToSucceededAndNeverLogsThePassword) {
 TEST_F(ServeE2ePostgresTest, AStandbyTakesOverFromAKilledOrPausedLeader) {
   auto standby = test::ServeProcess::start(site_->site(), db(), site_->dir());
   ASSERT_NE(standby, nullptr);
-  ASSERT_TRUE(test::pollUntil([&] { return leaderGauge(serve_->url()) == 1; }, kJobLimit));
+  ASSERT_TRUE(test::waitUntil([&] { return leaderGauge(serve_->url()) == 1; }, kJobLimit));
   EXPECT_EQ(leaderGauge(standby->url()), 0);
 
   const test::CliRunner via_standby(standby->url(), kAliceToken, site_->dir());
@@ -60,7 +60,7 @@ TEST_F(ServeE2ePostgresTest, AStandbyTakesOverFromAKilledOrPausedLeader) {
 
   serve_->crash();  // SIGKILL: its session ends, the standby takes the lease
   serve_.reset();
-  ASSERT_TRUE(test::pollUntil([&] { return leaderGauge(standby->url()) == 1; }, kJobLimit));
+  ASSERT_TRUE(test::waitUntil([&] { return leaderGauge(standby->url()) == 1; }, kJobLimit));
   openGate(running["attempts"][0]);
   const json done = via_standby.waitJob(
       id, [](const json& job) { return hasPhase(job, "Succeeded"); }, "succeeded", kJobLimit);
@@ -72,9 +72,9 @@ TEST_F(ServeE2ePostgresTest, AStandbyTakesOverFromAKilledOrPausedLeader) {
   standby->process().signal(SIGSTOP);
   startServe();
   ASSERT_NE(serve_, nullptr);
-  ASSERT_TRUE(test::pollUntil([&] { return leaderGauge(serve_->url()) == 1; }, kJobLimit));
+  ASSERT_TRUE(test::waitUntil([&] { return leaderGauge(serve_->url()) == 1; }, kJobLimit));
   standby->process().signal(SIGCONT);
-  EXPECT_TRUE(test::pollUntil([&] { return leaderGauge(standby->url()) == 0; }, kJobLimit));
+  EXPECT_TRUE(test::waitUntil([&] { return leaderGauge(standby->url()) == 0; }, kJobLimit));
   EXPECT_EQ(leaderGauge(serve_->url()), 1);
   EXPECT_EQ(standby->stop(), 0);
   const std::string logs = test::readFile(site_->dir() + "/serve.err");
@@ -125,7 +125,7 @@ TEST_F(ServeE2ePostgresTest, AWriterStuckInsideATransactionGets503NotAHang) {
   EXPECT_NE((busy.out + busy.err).find("store.busy"), std::string::npos) << busy.out << busy.err;
 
   // The server ends the stuck session; a submit then goes through, and the job runs.
-  ASSERT_TRUE(test::pollUntil(
+  ASSERT_TRUE(test::waitUntil(
       [&] {
         const auto r = alice_->run({"submit", "-f", spec, "-o", "json"});
         return r.exit_code == 0;

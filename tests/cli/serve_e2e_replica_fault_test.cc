@@ -138,7 +138,7 @@ class ServeE2eReplicaFaultTest : public ServeE2ePostgresTest {
   json waitJob(const std::string& id, const std::function<bool(const json&)>& accept,
                const std::string& what) {
     json last;
-    if (!test::pollUntil(
+    if (!test::waitUntil(
             [&] {
               last = getJob(id);
               return !last.is_discarded() && accept(last);
@@ -153,7 +153,7 @@ class ServeE2eReplicaFaultTest : public ServeE2ePostgresTest {
   // within the bound.
   int waitLeader(const test::ServeProcess* besides = nullptr) {
     int found = -1;
-    test::pollUntil(
+    test::waitUntil(
         [&] {
           for (int i = 0; i < kReplicas; ++i) {
             if (replicas_[i].get() == besides || replicas_[i].get() == paused_) continue;
@@ -287,7 +287,7 @@ class ServeE2eReplicaFaultTest : public ServeE2ePostgresTest {
         paused_ = nullptr;
         // Its submit's answer is in; its receipt write is refused by the epoch.
         int64_t fenced = 0;
-        EXPECT_TRUE(test::pollUntil(
+        EXPECT_TRUE(test::waitUntil(
             [&] {
               fenced = metric(old.url(), "tuneplane_store_fenced_writes_total").value_or(0);
               return fenced > 0 && leaderGauge(old.url()) == 0;
@@ -360,7 +360,7 @@ TEST_F(ServeE2eReplicaFaultTest, ThreeReplicasLoseNoJobAndRunNoAttemptTwiceThrou
 
   // Everything settles; a submit cut off before it left is abandoned (above).
   std::map<std::string, json> last;
-  const bool settled = test::pollUntil(
+  const bool settled = test::waitUntil(
       [&] {
         bool all = true;
         for (const std::string& id : ids_) {

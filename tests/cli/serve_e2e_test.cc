@@ -169,7 +169,7 @@ TEST_F(ServeE2eTest, ServeKilledMidJobAndRestartedFinishesTheJobOnce) {
   EXPECT_EQ(serve_->process().waitExit(), 128 + SIGKILL);
   // The job ends while nobody watches it.
   openGate(attempt);
-  ASSERT_TRUE(test::pollUntil(
+  ASSERT_TRUE(test::waitUntil(
       [&] {
         const auto jobs = slurmJobsOf(attempt);
         return jobs.size() == 1 && jobs[0].job_state == std::vector<std::string>{"COMPLETED"};
@@ -200,7 +200,7 @@ TEST_F(ServeE2eTest, ServeKilledWhileItsSubmitIsInFlightFindsTheJobAfterRestart)
   ASSERT_EQ(sim_->setFaults({{"latency_ms", 0}}), 200);
   // slurmrestd made the job all the same; nobody got its receipt.
   const json attempt = submitting["attempts"][0];
-  ASSERT_TRUE(test::pollUntil([&] { return slurmJobsOf(attempt).size() == 1; }, kJobLimit));
+  ASSERT_TRUE(test::waitUntil([&] { return slurmJobsOf(attempt).size() == 1; }, kJobLimit));
 
   startServe();
   ASSERT_NE(serve_, nullptr);

@@ -111,10 +111,10 @@ TEST_F(ControlLoopTest, TicksOnItsOwnThreadAndWakesOnDemand) {
   ControlLoop loop(*reconciler_, 1h);
   loop.start();
   EXPECT_TRUE(loop.running());
-  ASSERT_TRUE(sim::testing::eventually([&] { return loop.ticks() >= 1; }, 10s));
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] { return loop.ticks() >= 1; }, 10s));
   const int64_t before = loop.ticks();
   loop.wake();  // without it, the next tick is an hour away
-  ASSERT_TRUE(sim::testing::eventually([&] { return loop.ticks() > before; }, 10s));
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] { return loop.ticks() > before; }, 10s));
   EXPECT_TRUE(stopsWithin(loop, 10s));
   EXPECT_FALSE(loop.running());
   loop.stop();  // idempotent
@@ -126,9 +126,9 @@ TEST_F(ControlLoopTest, ReportsEveryCycleWithItsReportAndDuration) {
   RecordingObserver observer;
   ControlLoop loop(*reconciler_, 1h, &observer);
   loop.start();
-  ASSERT_TRUE(sim::testing::eventually([&] { return loop.ticks() >= 1; }, 10s));
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] { return loop.ticks() >= 1; }, 10s));
   loop.wake();
-  ASSERT_TRUE(sim::testing::eventually([&] { return loop.ticks() >= 2; }, 10s));
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] { return loop.ticks() >= 2; }, 10s));
   EXPECT_TRUE(stopsWithin(loop, 10s));
   const auto cycles = observer.cycles();
   ASSERT_EQ(static_cast<int64_t>(cycles.size()), loop.ticks());  // one report per tick

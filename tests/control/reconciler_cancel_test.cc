@@ -77,7 +77,7 @@ TEST_F(ReconcilerCancelTest, RunningIsKilledAndLeavesOnlyAStartSentinel) {
   const std::string id = submit(cpuSpec("sleep 60", retryBlock(3, 0, "any")));
   ASSERT_TRUE(tickUntilPhase(id, JobPhase::kRunning));
   const std::string dir = view(id).attempts[0].staging_dir;
-  ASSERT_TRUE(sim::testing::eventually([&] { return fs::exists(dir + "/logs/start-main.json"); }));
+  ASSERT_TRUE(waitFor([&] { return fs::exists(dir + "/logs/start-main.json"); }));
   cancel(id);
   ASSERT_TRUE(tickUntilPhase(id, JobPhase::kCancelled));
   const store::JobView v = view(id);

@@ -92,7 +92,7 @@ TEST_F(ReconcilerPurgeTest, ALostReceiptNeverFoundIsLookedForOnABackoffUntilAban
   const std::string slurm_id = slurmIdOf(token);
   ASSERT_FALSE(slurm_id.empty());
   ASSERT_TRUE(delAsSlurmUser("/job/" + slurm_id));
-  ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
+  ASSERT_TRUE(waitFor([&] { return sim_->jobCount() == 0; }));
 
   TickReport r = reconciler_->tick();
   EXPECT_EQ(r.listings, 1);
@@ -202,12 +202,11 @@ TEST_F(ReconcilerPurgeTest, AReusedNumericIdIsNeverTakenForOurs) {
   const std::string id = submit(cpuSpec("sleep 60"));
   ASSERT_TRUE(tickUntilPhase(id, JobPhase::kRunning));
   const store::AttemptRecord ours = view(id).attempts[0];
-  ASSERT_TRUE(sim::testing::eventually(
-      [&] { return fs::exists(ours.staging_dir + "/logs/start-main.json"); }));
+  ASSERT_TRUE(waitFor([&] { return fs::exists(ours.staging_dir + "/logs/start-main.json"); }));
   // While TunePlane is not looking: our job dies and is purged, slurmctld restarts, and
   // someone else's job gets our numeric id — in the same RUNNING state we last saw.
   ASSERT_TRUE(sim_->endJob(ours.components[0].sluid, "NODE_FAIL"));
-  ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
+  ASSERT_TRUE(waitFor([&] { return sim_->jobCount() == 0; }));
   sim_->restart();
   const int other = SimFixture::submit(jobBody("sleep 60"));
   ASSERT_EQ(static_cast<uint64_t>(other), ours.slurm_job_id);
@@ -231,7 +230,7 @@ TEST_F(ReconcilerPurgeTest, AJobPurgedWhileUnwatchedIsJudgedByItsExitSentinel) {
   const std::string ok_id = submit(cpuSpec("echo fine"));
   const std::string bad_id = submit(cpuSpec("exit 5", "", "bad"));
   reconciler_->tick();  // both submitted; then TunePlane looks away
-  ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
+  ASSERT_TRUE(waitFor([&] { return sim_->jobCount() == 0; }));
   ASSERT_TRUE(tickUntilPhase(ok_id, JobPhase::kSucceeded));
   ASSERT_TRUE(tickUntilPhase(bad_id, JobPhase::kFailed));
   const store::JobView ok = view(ok_id);
@@ -248,7 +247,7 @@ TEST_F(ReconcilerPurgeTest, AJobWithNoRecordAndNoSentinelIsLostAfterSeveralCheck
   reconciler_->tick();
   ASSERT_EQ(view(id).job.phase, JobPhase::kQueued);
   ASSERT_TRUE(delAsSlurmUser("/job/" + std::to_string(view(id).attempts[0].slurm_job_id)));
-  ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
+  ASSERT_TRUE(waitFor([&] { return sim_->jobCount() == 0; }));
   for (int i = 1; i < kMissingPollsToJudge; ++i) {
     reconciler_->tick();
     EXPECT_EQ(view(id).attempts[0].missing_polls, i);
@@ -285,8 +284,7 @@ TEST_F(ReconcilerFaultsTest, ADoubledSubmitThatBothStartRunsOnceAndTheClaimantIs
   ASSERT_TRUE(sim_->neverStart(copies[0], "Priority"));  // the earlier copy waits
   sim_->pauseScheduling(false);
   const fs::path claim = fs::path(attempt.staging_dir) / "logs/claim";
-  ASSERT_TRUE(
-      sim::testing::eventually([&] { return readFile(claim.string()) == copies[1] + "\n"; }));
+  ASSERT_TRUE(waitFor([&] { return readFile(claim.string()) == copies[1] + "\n"; }));
   ASSERT_TRUE(sim_->neverStart(copies[0], ""));  // now it starts, and finds the claim
   ASSERT_TRUE(waitState(copies[0], {"FAILED"}));
   EXPECT_EQ(job(copies[0])[0]["exit_code"]["return_code"]["number"], slurm::kExitAlreadyClaimed);
@@ -325,7 +323,7 @@ TEST_F(ReconcilerFaultsTest, AReceiptNamingTheCopyThatFoundTheAttemptClaimedMove
   ASSERT_TRUE(sim_->neverStart(named, "Priority"));  // the copy the receipt names waits
   sim_->pauseScheduling(false);
   const fs::path claim = fs::path(attempt.staging_dir) / "logs/claim";
-  ASSERT_TRUE(sim::testing::eventually([&] { return readFile(claim.string()) == other + "\n"; }));
+  ASSERT_TRUE(waitFor([&] { return readFile(claim.string()) == other + "\n"; }));
   ASSERT_TRUE(sim_->neverStart(named, ""));
   ASSERT_TRUE(waitState(named, {"FAILED"}));  // it found the attempt claimed
 
@@ -368,7 +366,7 @@ TEST_F(ReconcilerCancelMeetsRequeueTest, ARequeuedJobWhoseCancelWasNotHeardIsCan
   const store::AttemptRecord first = view(id).attempts[0];
   const std::string slurm_id = slurmIdOf(first.submit_token);
   ASSERT_TRUE(sim_->requeueJob(slurm_id, false));
-  ASSERT_TRUE(sim::testing::eventually([&] {
+  ASSERT_TRUE(waitFor([&] {
     const json j = job(slurm_id);
     return j.is_array() && !j.empty() && j[0]["step_id"]["sluid"] != first.components[0].sluid &&
            j[0]["job_state"] == json::array({"PENDING"});
@@ -395,7 +393,7 @@ TEST_F(ReconcilerCancelMeetsRequeueTest, ARequeueBetweenTwoPollsIsFoundWhenTheCa
   sim_->pauseScheduling(false);  // no tick: it starts, and is requeued, unseen
   ASSERT_TRUE(waitState(slurm_id, {"RUNNING"}));
   ASSERT_TRUE(sim_->requeueJob(slurm_id, false));
-  ASSERT_TRUE(sim::testing::eventually([&] {
+  ASSERT_TRUE(waitFor([&] {
     const json j = job(slurm_id);
     return j.is_array() && !j.empty() && j[0]["step_id"]["sluid"] != first.components[0].sluid &&
            j[0]["job_state"] == json::array({"PENDING"});
@@ -416,11 +414,11 @@ TEST_F(ReconcilerRequeueTest, ARestartBeforeTunePlaneLooksRunsNothingAndKeepsThe
   ASSERT_TRUE(tickUntilPhase(id, JobPhase::kRunning));
   const store::AttemptRecord first = view(id).attempts[0];
   const fs::path runs = fs::path(first.staging_dir) / "output/runs";
-  ASSERT_TRUE(sim::testing::eventually([&] { return fs::exists(runs); }));
+  ASSERT_TRUE(waitFor([&] { return fs::exists(runs); }));
   const std::string slurm_id = slurmIdOf(first.submit_token);
   ASSERT_TRUE(sim_->requeueJob(slurm_id, false));
   // No tick: Slurm restarts the job and its script ends.
-  ASSERT_TRUE(sim::testing::eventually([&] {
+  ASSERT_TRUE(waitFor([&] {
     const json h = historyOf(slurm_id);
     return h.is_object() && h["runs"].size() == 2 && h["runs"][1].contains("exit_code");
   }));

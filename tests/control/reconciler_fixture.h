@@ -1,7 +1,10 @@
 // The reconciler against the in-process simulator: a hermetic site pointing at it, the
-// real REST client, the real store (SqliteJobStore in memory), a FakeClock for every
-// decision, and tick() driven by hand. Jobs run for real in the simulator, so waits are bounded
-// polls (tickUntil), never fixed sleeps asserted on.
+// real REST client, the real store (SqliteJobStore in memory), one FakeClock for every
+// decision of both (the reconciler's backoffs and grace periods, the simulator's epilogs, time
+// limits, requeue delays, MinJobAge and timed faults), and tick() driven by hand: a tick moves
+// the clock by the poll interval, so a two-second epilog passes in four ticks. The batch
+// scripts still run as real processes, so waits are bounded polls (tickUntil), never fixed
+// sleeps asserted on.
 #pragma once
 
 #include <chrono>
@@ -76,6 +79,10 @@ class ReconcilerFixture : public sim::testing::SimFixture {
     sim_.reset();     // kills the jobs before their attempt dirs go
   }
 
+  const Clock* simulatorClock() override { return &clock_; }
+  // Between two polls of a wait, a quarter of a second passes for the simulator and the
+  // reconciler alike (no tick: a test that wants the reconciler to act uses tickUntil).
+  void letTimePass() override { clock_.advance(250ms); }
   virtual store::JobStore& store() { return *sqlite_; }
   virtual std::string extraJobEnv() { return ""; }
   virtual std::string extraSiteYaml() { return ""; }
@@ -106,14 +113,13 @@ class ReconcilerFixture : public sim::testing::SimFixture {
   // job, or `limit` of real time passed. The simulator's jobs run in real time.
   bool tickUntil(const std::string& id, const std::function<bool(const store::JobView&)>& done,
                  std::chrono::milliseconds limit = 20s) {
-    const auto end = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < end) {
-      reconciler_->tick();
-      if (done(view(id))) return true;
-      clock_.advance(options().poll_interval);
-      std::this_thread::sleep_for(20ms);
-    }
-    return done(view(id));
+    const auto interval = options().poll_interval;
+    return tuneplane::test::waitUntil(
+        [&] {
+          reconciler_->tick();
+          return done(view(id));
+        },
+        {limit, 20ms, [&] { clock_.advance(interval); }});
   }
   bool tickUntilPhase(const std::string& id, phase::JobPhase phase,
                       std::chrono::milliseconds limit = 20s) {

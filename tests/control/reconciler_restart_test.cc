@@ -28,6 +28,9 @@ struct HostRun {
 
 class ReconcilerRestartTest : public ReconcilerFixture {
  protected:
+  // The reconciler runs in the host process, on its own clock, so nothing here drives the
+  // fixture's: the simulator keeps real time (its epilogs are the fixture's 300 ms).
+  const Clock* simulatorClock() override { return nullptr; }
   HostRun host(std::vector<std::string> args) {
     const std::string binary = hostBinary();
     args.insert(args.begin(), {binary, "--db", db(), "--site", site_->site()});

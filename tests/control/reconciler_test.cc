@@ -91,8 +91,7 @@ TEST_F(ReconcilerTest, NodeFailureRetriesInANewDirectoryAndTheOldStaysByteIdenti
   const std::string sluid = view(id).attempts[0].components[0].sluid;
   // Let the script write its start sentinel before the node "fails".
   const std::string first_dir = view(id).attempts[0].staging_dir;
-  ASSERT_TRUE(
-      sim::testing::eventually([&] { return fs::exists(first_dir + "/logs/start-main.json"); }));
+  ASSERT_TRUE(waitFor([&] { return fs::exists(first_dir + "/logs/start-main.json"); }));
   ASSERT_TRUE(sim_->endJob(sluid, "NODE_FAIL"));
   ASSERT_TRUE(tickUntil(id, [](const store::JobView& v) { return v.attempts.size() == 2; }));
   store::JobView v = view(id);

@@ -83,12 +83,11 @@ TEST_F(ReconcilerV0044Test, AReusedNumericIdIsNeverTakenForOurs) {
   const std::string id = submit(cpuSpec("sleep 60"));
   ASSERT_TRUE(tickUntilPhase(id, JobPhase::kRunning));
   const store::AttemptRecord ours = view(id).attempts[0];
-  ASSERT_TRUE(sim::testing::eventually(
-      [&] { return fs::exists(ours.staging_dir + "/logs/start-main.json"); }));
+  ASSERT_TRUE(waitFor([&] { return fs::exists(ours.staging_dir + "/logs/start-main.json"); }));
   // While TunePlane is not looking: our job dies and is purged, slurmctld restarts, and
   // someone else's job gets our numeric id — in the same RUNNING state we last saw.
   ASSERT_TRUE(sim_->endJob(std::to_string(ours.slurm_job_id), "NODE_FAIL"));
-  ASSERT_TRUE(sim::testing::eventually([&] { return sim_->jobCount() == 0; }));
+  ASSERT_TRUE(waitFor([&] { return sim_->jobCount() == 0; }));
   sim_->restart();
   const int other = SimFixture::submit(jobBody("sleep 60"));
   ASSERT_EQ(static_cast<uint64_t>(other), ours.slurm_job_id);
@@ -116,7 +115,7 @@ TEST_F(ReconcilerV0044Test, ARequeueUnderANewSluidEndsTheAttemptAndCancelsTheJob
   const store::AttemptRecord first = view(id).attempts[0];
   const std::string slurm_id = slurmIdOf(first.submit_token);
   ASSERT_TRUE(sim_->requeueJob(slurm_id, false));
-  ASSERT_TRUE(sim::testing::eventually([&] {
+  ASSERT_TRUE(waitFor([&] {
     const json j = job(slurm_id);
     return j.is_array() && !j.empty() &&
            first.components[0].sluid.rfind(j[0]["step_id"]["sluid"].get<std::string>(), 0) != 0 &&
@@ -128,7 +127,7 @@ TEST_F(ReconcilerV0044Test, ARequeueUnderANewSluidEndsTheAttemptAndCancelsTheJob
   EXPECT_EQ(ended.phase, AttemptPhase::kFailed);
   EXPECT_EQ(ended.cause, EndCause::kInfrastructure);
   EXPECT_NE(ended.reason.find("requeued"), std::string::npos) << ended.reason;
-  ASSERT_TRUE(sim::testing::eventually(
+  ASSERT_TRUE(waitFor(
       [&] { return historyOf(slurm_id)["state"].get<std::string>().rfind("CANCELLED", 0) == 0; },
       30s))
       << historyOf(slurm_id);

@@ -138,7 +138,7 @@ TEST_F(LiveRay, ACancelledGpuJobLeavesNoExitSentinelAndNoProcess) {
   id_ = json::parse(submitted.out).value("id", "");
   // Running, and the driver has started (its line is in the log).
   std::string log;
-  ASSERT_TRUE(test::pollUntil(
+  ASSERT_TRUE(test::waitUntil(
       [&] {
         log = cli_->run({"logs", id_}).out;
         return log.find("driver running") != std::string::npos;
@@ -162,7 +162,7 @@ TEST_F(LiveRay, ACancelledGpuJobLeavesNoExitSentinelAndNoProcess) {
   EXPECT_TRUE(fs::exists(logs_dir + "/start-trainers.json"));
   EXPECT_FALSE(fs::exists(logs_dir + "/exit-trainers.json"))
       << readFile(logs_dir + "/exit-trainers.json");
-  EXPECT_TRUE(test::pollUntil([&] { return processesOfSlurmJob(slurm_id) == 0; }, 30s))
+  EXPECT_TRUE(test::waitUntil([&] { return processesOfSlurmJob(slurm_id) == 0; }, 30s))
       << processesOfSlurmJob(slurm_id) << " process(es) of Slurm job " << slurm_id << " left";
 }
 

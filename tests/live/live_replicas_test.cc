@@ -52,7 +52,7 @@ class LiveServeReplicas : public LiveServe {
 
 TEST_F(LiveServeReplicas, TheStandbyFollowsAJobToSucceededAfterTheLeaderIsKilled) {
   // serve_ started first and leads; standby_ stands by.
-  ASSERT_TRUE(test::pollUntil([&] { return leaderGauge(serve_->url()) == 1; }, kLiveLimit));
+  ASSERT_TRUE(test::waitUntil([&] { return leaderGauge(serve_->url()) == 1; }, kLiveLimit));
   EXPECT_EQ(leaderGauge(standby_->url()), 0);
 
   // Runs until the test creates `go` in its output folder (at most two minutes).
@@ -75,7 +75,7 @@ TEST_F(LiveServeReplicas, TheStandbyFollowsAJobToSucceededAfterTheLeaderIsKilled
 
   serve_->crash();  // SIGKILL: its session ends, the standby takes the lease
   serve_.reset();
-  ASSERT_TRUE(test::pollUntil([&] { return leaderGauge(standby_->url()) == 1; }, kLiveLimit));
+  ASSERT_TRUE(test::waitUntil([&] { return leaderGauge(standby_->url()) == 1; }, kLiveLimit));
   const json& attempt = running["attempts"][0];
   writeFile(attempt.value("staging_dir", "") + "/output/go", "");
 

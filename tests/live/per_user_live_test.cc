@@ -158,7 +158,7 @@ TEST_F(PerUserLiveTest, UsageAgreesWithSacctForTheSameWindow) {
   const int64_t until = static_cast<int64_t>(::time(nullptr)) + 2;
   // slurmdbd takes the end record a moment after slurmctld: asked until the run is there.
   json report;
-  ASSERT_TRUE(test::pollUntil(
+  ASSERT_TRUE(test::waitUntil(
       [&] {
         const test::ProcessResult r = alice_->run({"usage", "--since", std::to_string(since),
                                                    "--until", std::to_string(until), "-o", "json"});

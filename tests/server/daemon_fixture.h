@@ -64,7 +64,7 @@ class DaemonFixture : public sim::testing::SimFixture {
   }
   bool waitForPhase(const std::string& id, const std::string& wanted,
                     std::chrono::milliseconds limit = std::chrono::seconds(30)) {
-    const bool reached = sim::testing::eventually([&] { return phase(id) == wanted; }, limit);
+    const bool reached = tuneplane::test::waitUntil([&] { return phase(id) == wanted; }, limit);
     if (!reached) {
       ADD_FAILURE() << "job " << id << " is " << getJson("/v1/jobs/" + id).dump() << ", not "
                     << wanted;

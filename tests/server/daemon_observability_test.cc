@@ -105,7 +105,8 @@ TEST_F(DaemonObservabilityTest, MetricsMoveAfterASuccessAFailureAndPollCycles) {
   EXPECT_GT(value(after, "tuneplane_control_cycle_duration_seconds_sum"), 0) << after;
   // The loop keeps cycling: the count moves on.
   const int64_t ticks = daemon_->loop().ticks();
-  ASSERT_TRUE(sim::testing::eventually([&] { return daemon_->loop().ticks() >= ticks + 2; }, 10s));
+  ASSERT_TRUE(
+      tuneplane::test::waitUntil([&] { return daemon_->loop().ticks() >= ticks + 2; }, 10s));
   EXPECT_GT(value(metrics(), "tuneplane_control_cycle_duration_seconds_count"), cycles);
 }
 
@@ -122,7 +123,7 @@ TEST_F(DaemonObservabilityTest, EveryLogLineIsJsonWithATransitionPerMove) {
     }
     return count;
   };
-  ASSERT_TRUE(sim::testing::eventually(
+  ASSERT_TRUE(tuneplane::test::waitUntil(
       [&] {
         const auto stored = store_->events(reason_job);
         return stored && logged() >= stored->size();
@@ -164,7 +165,7 @@ TEST_F(DaemonObservabilityTest, AFailedSlurmCallIsOneErrorRecord) {
   // No job yet, so the loop sends nothing: the next request is this job's POST.
   sim_->failNextRequests(1, 500);
   const std::string id = submit(cpuSpec("echo x"));
-  ASSERT_TRUE(sim::testing::eventually([&] { return phase(id) == "SubmitUnknown"; }, 30s))
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] { return phase(id) == "SubmitUnknown"; }, 30s))
       << phase(id);
   std::vector<json> errors;
   for (const auto& record : parsedRecords()) {
@@ -193,7 +194,7 @@ TEST_F(DaemonObservabilityTest, NoTokenEverReachesALog) {
   sim_->failNextRequests(1, 422);
   const std::string refused = submit(cpuSpec("echo y", "", "refused"));
   ASSERT_TRUE(waitForPhase(refused, "Failed"));
-  ASSERT_TRUE(sim::testing::eventually(
+  ASSERT_TRUE(tuneplane::test::waitUntil(
       [&] {
         std::lock_guard<std::mutex> lock(mu_);
         return access_.size() >= 6;

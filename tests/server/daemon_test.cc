@@ -81,7 +81,8 @@ TEST_F(DaemonTest, ABadSpecIs422AndNothingIsStaged) {
   EXPECT_EQ(res->status, 422);
   // Give the loop a few ticks: nothing may appear.
   const int64_t ticks = daemon_->loop().ticks();
-  ASSERT_TRUE(sim::testing::eventually([&] { return daemon_->loop().ticks() >= ticks + 2; }, 10s));
+  ASSERT_TRUE(
+      tuneplane::test::waitUntil([&] { return daemon_->loop().ticks() >= ticks + 2; }, 10s));
   EXPECT_TRUE(std::filesystem::is_empty(site_->stagingRoot()));
   EXPECT_EQ(getJson("/v1/jobs")["items"].size(), 0u);
   EXPECT_EQ(sim_->jobCount(), 0u);

@@ -257,7 +257,7 @@ class Conformance : public SimFixture {
                          (path.find("/job/") != std::string::npos ||
                           (path.find("/jobs/state/?job_id") != std::string::npos &&
                            path.find("job_id=s") == std::string::npos));
-      const bool reached = eventually(
+      const bool reached = tuneplane::test::waitUntil(
           [&] {
             auto r = send(method, path, rewriteHeaders(rq["headers"], rs, tokenUser(label)), body);
             res.reset();
@@ -553,7 +553,7 @@ TEST_F(ConformanceV0044, JobsList) {
   Hooks hooks;
   hooks["GET /jobs/?update_time=<last_update from previous"] = {
       [&](const json&) {
-        ASSERT_TRUE(eventually([&] { return unixNow() > sim_last_update_; }));
+        ASSERT_TRUE(tuneplane::test::waitUntil([&] { return unixNow() > sim_last_update_; }));
         sim_->pauseScheduling(false);  // the previous exchange's listing held pending jobs
         ASSERT_TRUE(waitState(std::to_string(submit(jobBody("true"))), {"COMPLETED"}));
       },
@@ -684,7 +684,9 @@ TEST_F(ConformanceV0044On2605Issue44, JobsBelongToTheirSubmitterAndOthersCannotC
           const std::string& real = entry.first;
           const std::string id = entry.second;  // a copy: a lambda cannot capture a binding
           if (real.find_first_not_of("0123456789") != std::string::npos) continue;  // a SLUID
-          EXPECT_TRUE(eventually([&] { return state(id) != json::array({"PENDING"}); })) << id;
+          EXPECT_TRUE(tuneplane::test::waitUntil([&] {
+            return state(id) != json::array({"PENDING"});
+          })) << id;
         }
       },
       nullptr};

@@ -19,6 +19,7 @@
 #include "common/jwt.h"
 #include "sim/simulator.h"
 #include "support/test_files.h"
+#include "support/wait.h"
 
 namespace tuneplane::sim::testing {
 
@@ -47,18 +48,6 @@ inline int64_t unixNow() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-// Polls `probe` until it returns true; false after `limit` (a bound for a hung simulator,
-// not a timing assertion).
-inline bool eventually(const std::function<bool()>& probe,
-                       std::chrono::milliseconds limit = std::chrono::seconds(20)) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (probe()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return probe();
 }
 
 // The JSON kind of a value, for shape comparisons.
@@ -103,6 +92,19 @@ class SimFixture : public ::testing::Test {
   void SetUp() override { startSim(); }
 
   virtual void tune(SimulatorOptions& options) { (void)options; }
+  // The clock the simulator runs on (SimulatorOptions::clock): null is real time; a fixture
+  // that drives a FakeClock returns it, and the simulator's epilogs, time limits and timed
+  // faults then pass when the test advances it.
+  virtual const Clock* simulatorClock() { return nullptr; }
+  // What happens between two polls of waitFor: a fixture on a driven clock advances it (the
+  // simulator's epilogs and purges then pass); on real time, nothing.
+  virtual void letTimePass() {}
+  // Waits until `probe` holds, letting the simulator's time pass between polls.
+  bool waitFor(const std::function<bool()>& probe,
+               std::chrono::milliseconds limit = std::chrono::seconds(20)) {
+    return tuneplane::test::waitUntil(
+        probe, {limit, std::chrono::milliseconds(20), [this] { letTimePass(); }});
+  }
 
   void startSim() {
     key_file_ = dir_.path() + "/jwt.key";
@@ -115,6 +117,11 @@ class SimFixture : public ::testing::Test {
     options.epilog = std::chrono::milliseconds(300);
     options.minute = std::chrono::milliseconds(1000);
     options.kill_wait = std::chrono::milliseconds(500);
+    options.clock = simulatorClock();
+    // On real time a "minute" is shrunk so a time limit is reached soon; on a driven clock it
+    // is a true minute: the test's ticks run its time faster than the scripts' real seconds,
+    // and a shrunk minute would end a job whose real process was merely slow to start.
+    if (options.clock) options.minute = std::chrono::minutes(1);
     tune(options);
     auto started = Simulator::start(options);
     ASSERT_TRUE(started.has_value()) << started.error().describe();
@@ -181,7 +188,7 @@ class SimFixture : public ::testing::Test {
   }
   bool waitState(const std::string& id, const json& wanted,
                  std::chrono::milliseconds limit = std::chrono::seconds(20)) {
-    return eventually([&] { return state(id) == wanted; }, limit);
+    return waitFor([&] { return state(id) == wanted; }, limit);
   }
   TempDir dir_;
   std::string api_ = kApi;  // the routes get/post/del use (tune() may serve another version)

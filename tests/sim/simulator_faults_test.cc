@@ -40,7 +40,7 @@ TEST_F(FaultTest, LatencyDelaysAnswersPastAShortClientTimeout) {
   impatient.set_read_timeout(0, 200000);
   EXPECT_FALSE(impatient.Get((std::string(kApi) + "/ping").c_str(), auth()));
   sim_->setLatency(std::chrono::milliseconds(0));
-  EXPECT_TRUE(eventually([&] {
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] {
     auto r = impatient.Get((std::string(kApi) + "/ping").c_str(), auth());
     return r && r->status == 200;
   }));
@@ -83,7 +83,7 @@ TEST_F(PurgeTest, FinishedJobsArePurgedAndRestartReusesTheirIds) {
   const int first = submit(jobBody("true"));
   ASSERT_EQ(first, 1);
   const std::string sluid = job("1")[0]["step_id"]["sluid"];
-  ASSERT_TRUE(eventually([&] { return get("/job/1")->status == 404; }));
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] { return get("/job/1")->status == 404; }));
   EXPECT_EQ(get("/job/" + sluid)->status, 404);
   EXPECT_EQ(submit(jobBody("sleep 300")), 2);  // no restart: the counter goes on
   sim_->restart();

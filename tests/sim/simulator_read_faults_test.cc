@@ -65,7 +65,7 @@ TEST_F(ReadFaultTest, TheLieEndsByItselfWhenItsWindowHasPassed) {
   const std::string id = std::to_string(submit(jobBody("sleep 300")));
   sim_->lieAboutReads(std::chrono::milliseconds(300));
   EXPECT_EQ(get("/jobs/")->status, 502);
-  EXPECT_TRUE(eventually([&] { return get("/jobs/")->status == 200; }));
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] { return get("/jobs/")->status == 200; }));
   EXPECT_EQ(get("/job/" + id)->status, 200);
 }
 
@@ -91,7 +91,7 @@ TEST_F(ReadFaultTest, AdminRouteSetsLiesAndUncreatableClaims) {
   const std::string dir = jobs_dir_ + "/via-admin";
   fs::create_directories(dir);
   submit(jobBody("true", {{"standard_output", dir + "/out"}}));
-  EXPECT_TRUE(eventually([&] { return fs::is_symlink(dir + "/claim"); }));
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] { return fs::is_symlink(dir + "/claim"); }));
 }
 
 // What TunePlane's batch script does first (slurm/script_renderer.cc): an exclusive create

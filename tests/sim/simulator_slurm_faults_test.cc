@@ -35,7 +35,8 @@ class SlurmFaultTest : public SimFixture {
     const std::string marker = jobs_dir_ + "/trapped-" + std::to_string(++stubborn_);
     const int id =
         submit(jobBody("trap '' TERM; touch " + marker + "; while :; do sleep 0.2; done", extra));
-    EXPECT_TRUE(eventually([&] { return std::filesystem::exists(marker); })) << "never started";
+    EXPECT_TRUE(tuneplane::test::waitUntil([&] { return std::filesystem::exists(marker); }))
+        << "never started";
     return std::to_string(id);
   }
   int stubborn_ = 0;
@@ -107,9 +108,10 @@ TEST_F(SlurmFaultTest, ARestartSeesItsRestartCountAndAppendsOnlyWhenAsked) {
                                       "if [[ -z ${SLURM_RESTART_COUNT:-} ]]; then touch " +
                                           marker + "; sleep 300; fi\nexit 70",
                                       extra)));
-    ASSERT_TRUE(eventually([&] { return std::filesystem::exists(marker); })) << "never started";
+    ASSERT_TRUE(tuneplane::test::waitUntil([&] { return std::filesystem::exists(marker); }))
+        << "never started";
     ASSERT_TRUE(sim_->requeueJob(num, false));
-    ASSERT_TRUE(eventually([&] { return job(num)[0]["restart_cnt"] == 1; }));
+    ASSERT_TRUE(tuneplane::test::waitUntil([&] { return job(num)[0]["restart_cnt"] == 1; }));
     ASSERT_TRUE(waitState(num, {"FAILED"}));  // the restart ran and exited 70
     EXPECT_EQ(job(num)[0]["exit_code"]["return_code"]["number"], 70);
     EXPECT_EQ(readFile(out), append ? "start unset\nstart 1\n" : "start 1\n");
@@ -172,7 +174,7 @@ TEST_F(SlurmFaultTest, CancelAfterTheRequeueNeedsTheNewSluid) {
   ASSERT_TRUE(waitState(num, {"RUNNING"}));
   const std::string before = sluidOf(num);
   ASSERT_TRUE(sim_->requeueJob(num, true));  // held, so it stays pending
-  ASSERT_TRUE(eventually([&] { return sluidOf(num) != before; }));
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] { return sluidOf(num) != before; }));
   EXPECT_EQ(state(num), json::array({"PENDING"}));
   auto stale = del("/job/" + before);
   ASSERT_TRUE(stale);

@@ -74,7 +74,7 @@ TEST_F(SimulatorTest, ExpireTokensRefusesTokensAlreadyUsed) {
   ASSERT_TRUE(after);
   EXPECT_EQ(after->status, 511);
   // A token minted later (iat not before the cut) works.
-  ASSERT_TRUE(eventually([&] {
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] {
     auto fresh =
         client_->Get((std::string(kApi) + "/jobs/").c_str(),
                      auth(jwt::mintHs256({"tpuser", unixNow() + 1, unixNow() + 60}, kKey)));
@@ -184,7 +184,7 @@ TEST_F(SimulatorTest, CancelRunningKillsTheProcessTreeViaCompleting) {
   const int id = submit(jobBody("sleep 300 & echo $! > " + pidfile + "\nwait"));
   const std::string sid = std::to_string(id);
   ASSERT_TRUE(waitState(sid, {"RUNNING"}));
-  ASSERT_TRUE(eventually([&] { return !readFile(pidfile).empty(); }));
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] { return !readFile(pidfile).empty(); }));
   const pid_t child = std::stoi(readFile(pidfile));
   auto res = del("/job/" + sid);
   ASSERT_TRUE(res);
@@ -195,7 +195,7 @@ TEST_F(SimulatorTest, CancelRunningKillsTheProcessTreeViaCompleting) {
   EXPECT_EQ(rec["exit_code"]["status"][0], "SIGNALED");
   EXPECT_EQ(rec["exit_code"]["signal"]["id"]["number"], 15);
   EXPECT_EQ(rec["exit_code"]["signal"]["name"], "TERM");
-  EXPECT_TRUE(eventually([&] { return kill(child, 0) != 0; }));
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] { return kill(child, 0) != 0; }));
 }
 
 TEST_F(SimulatorTest, TimeLimitEndsInTimeout) {

@@ -90,11 +90,12 @@ class SlurmdbConformance : public SimFixture {
     const int cpu = submitAs(exchange(t, "alice: 2 CPUs"));
     const int gpu = submitAs(exchange(t, "bob: 1 GPU"));
     const int requeued = submitAs(exchange(t, "alice: requeueable"));
-    ASSERT_TRUE(eventually([&] { return jobState(requeued) == json::array({"RUNNING"}); }));
+    ASSERT_TRUE(
+        tuneplane::test::waitUntil([&] { return jobState(requeued) == json::array({"RUNNING"}); }));
     ASSERT_TRUE(sim_->requeueJob(std::to_string(requeued), false));
     for (int id : {cpu, gpu, requeued}) {
-      ASSERT_TRUE(eventually([&] { return jobState(id) == json::array({"COMPLETED"}); },
-                             std::chrono::seconds(30)))
+      ASSERT_TRUE(tuneplane::test::waitUntil(
+          [&] { return jobState(id) == json::array({"COMPLETED"}); }, std::chrono::seconds(30)))
           << id << ": " << jobState(id).dump();
     }
     const std::string window =
@@ -236,7 +237,7 @@ class SlurmdbAfterPurge : public SimFixture {
 
 TEST_F(SlurmdbAfterPurge, AJobSlurmctldForgotIsStillInSlurmdbd) {
   const int id = submit(jobBody("true"));
-  ASSERT_TRUE(eventually([&] { return sim_->jobCount() == 0; }));
+  ASSERT_TRUE(tuneplane::test::waitUntil([&] { return sim_->jobCount() == 0; }));
   auto res = client_->Get(("/slurmdb/v0.0.45/job/" + std::to_string(id)).c_str(), auth());
   ASSERT_TRUE(res);
   ASSERT_EQ(res->status, 200);

@@ -308,7 +308,7 @@ TEST(LlamaFactorySupersededRun, TheRunningAttemptStopsOnEveryNodeAndTheNextResum
                                          std::string(kFenceGraceEnv) + "=1"};
   auto first = job.start(job.request(1, spec()), slow);
   ASSERT_NE(first, nullptr);
-  ASSERT_TRUE(test::pollUntil([&] { return fs::exists(job.checkpoints() / "checkpoint-1"); },
+  ASSERT_TRUE(test::waitUntil([&] { return fs::exists(job.checkpoints() / "checkpoint-1"); },
                               std::chrono::seconds(60)))
       << "attempt 1 never saved a checkpoint\n"
       << job.out(1) << job.err(1);

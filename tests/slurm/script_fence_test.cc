@@ -142,13 +142,13 @@ class FenceWatchRun : public ::testing::Test {
   }
   // Waits (bounded) until `line` is in the ledger; false, reported, when it never is.
   bool awaitLedger(const std::string& line) const {
-    const bool seen = test::pollUntil([&] { return ledgerHas(line); }, kFenceWaitLimit);
+    const bool seen = test::waitUntil([&] { return ledgerHas(line); }, kFenceWaitLimit);
     if (!seen) ADD_FAILURE() << "the ledger never had \"" << line << "\"";
     return seen;
   }
   bool awaitErr(int n, const std::string& text) const {
     const bool seen =
-        test::pollUntil([&] { return err(n).find(text) != std::string::npos; }, kFenceWaitLimit);
+        test::waitUntil([&] { return err(n).find(text) != std::string::npos; }, kFenceWaitLimit);
     if (!seen) ADD_FAILURE() << "attempt " << n << " never said \"" << text << "\":\n" << err(n);
     return seen;
   }

@@ -26,7 +26,7 @@ using namespace tuneplane::store::testing;
 
 // Far above what the waits here take.
 bool soon(const std::function<bool()>& done) {
-  return eventually(done, std::chrono::seconds(20), std::chrono::milliseconds(1));
+  return tuneplane::test::waitUntil(done, std::chrono::seconds(20), std::chrono::milliseconds(1));
 }
 
 std::string jobId(const std::string& name, int i) {

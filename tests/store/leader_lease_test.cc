@@ -25,7 +25,7 @@ using namespace std::chrono_literals;
 constexpr auto kTakeoverLimit = 30s;  // a bound on a hang, far above the 1 s lease
 
 bool takenOver(const std::function<bool()>& probe) {
-  return eventually(probe, kTakeoverLimit, 20ms);
+  return tuneplane::test::waitUntil(probe, kTakeoverLimit, 20ms);
 }
 
 class LeaderLeaseTest : public ::testing::Test {
@@ -250,7 +250,7 @@ TEST_F(LeaderLeaseTest, AStuckSessionIsEndedByTheServersIdleTimeout) {
   StuckWriter stuck(db_.location(), "someone-else", /*idle_ms=*/800);
   ASSERT_TRUE(stuck.ok());
   const JobRecord job = sampleJob("lease-00000007");
-  ASSERT_TRUE(eventually(
+  ASSERT_TRUE(tuneplane::test::waitUntil(
       [&] {
         auto made = a_->createJob(job, created(job));
         return made || made.error().code == codes::kJobExists;

@@ -18,6 +18,7 @@
 #include "store/postgres_job_store.h"
 #include "store/sqlite_job_store.h"
 #include "support/pg_cluster.h"
+#include "support/wait.h"
 
 namespace tuneplane::store::testing {
 
@@ -214,17 +215,5 @@ class StoreTest : public ::testing::TestWithParam<Backend> {
   BackendDatabase db_;
   std::unique_ptr<JobStore> store_;
 };
-
-// Polls `probe` every `interval` until it holds; false once `limit` has passed (a bound on a
-// hang, far above what the waits take).
-inline bool eventually(const std::function<bool()>& probe, std::chrono::milliseconds limit,
-                       std::chrono::milliseconds interval) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!probe()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(interval);
-  }
-  return true;
-}
 
 }  // namespace tuneplane::store::testing

@@ -16,15 +16,6 @@ namespace {
 using namespace tuneplane::store::testing;
 using namespace std::chrono_literals;
 
-bool within(std::chrono::seconds limit, const std::function<bool()>& probe) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (probe()) return true;
-    std::this_thread::sleep_for(20ms);
-  }
-  return probe();
-}
-
 TEST(WakeupListenerTest, ARequestCommittedOnOneReplicaWakesTheOther) {
   BackendDatabase db;
   db.setUp(Backend::kPostgres);
@@ -37,10 +28,11 @@ TEST(WakeupListenerTest, ARequestCommittedOnOneReplicaWakesTheOther) {
 
   const JobRecord job = sampleJob("wake-00000001");
   ASSERT_TRUE((*standby)->createJob(job, created(job)));
-  EXPECT_TRUE(within(30s, [&] { return wakes.load() >= 1; })) << "no wake-up for a create";
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] { return wakes.load() >= 1; }, 30s))
+      << "no wake-up for a create";
   const int after_create = wakes.load();
   ASSERT_TRUE((*standby)->requestCancel(job.id, "bob", kT0));
-  EXPECT_TRUE(within(30s, [&] { return wakes.load() > after_create; }))
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] { return wakes.load() > after_create; }, 30s))
       << "no wake-up for a cancel";
 
   // A refused request rolls back, its NOTIFY with it; a later one still arrives, alone.
@@ -48,7 +40,7 @@ TEST(WakeupListenerTest, ARequestCommittedOnOneReplicaWakesTheOther) {
   EXPECT_FALSE((*standby)->createJob(job, created(job)));  // store.job_exists
   const JobRecord other = sampleJob("wake-00000002");
   ASSERT_TRUE((*standby)->createJob(other, created(other)));
-  EXPECT_TRUE(within(30s, [&] { return wakes.load() > before; }));
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] { return wakes.load() > before; }, 30s));
   std::this_thread::sleep_for(std::chrono::milliseconds(2 * kListenPollMs));
   EXPECT_EQ(wakes.load(), before + 1);
 }

@@ -38,16 +38,6 @@ std::string slurmsimBinary() {
   return (binaryDir() / "src/sim/tuneplane-slurmsim").string();
 }
 
-bool pollUntil(const std::function<bool()>& probe, std::chrono::milliseconds limit,
-               std::chrono::milliseconds interval) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (probe()) return true;
-    std::this_thread::sleep_for(interval);
-  }
-  return probe();
-}
-
 int freeLoopbackPort() {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return 0;
@@ -119,7 +109,7 @@ std::unique_ptr<ServeProcess> ServeProcess::start(const std::string& site_file,
     probe.set_connection_timeout(1, 0);
     probe.set_read_timeout(5, 0);
     bool ready = false;
-    pollUntil(
+    waitUntil(
         [&] {
           if (!process->running()) return true;
           auto answer = probe.Get("/healthz");
@@ -256,7 +246,7 @@ nlohmann::json CliRunner::waitJob(const std::string& id,
                                   const std::function<bool(const nlohmann::json&)>& accept,
                                   const std::string& what, std::chrono::milliseconds limit) const {
   nlohmann::json last;
-  const bool reached = pollUntil(
+  const bool reached = waitUntil(
       [&] {
         last = job(id);
         return !last.is_discarded() && accept(last);

@@ -19,6 +19,7 @@
 
 #include "slurm/job_record.h"
 #include "support/subprocess.h"
+#include "support/wait.h"
 
 namespace tuneplane::test {
 
@@ -28,10 +29,6 @@ std::string slurmsimBinary();   // <build>/src/sim/tuneplane-slurmsim
 // How long a server may take to start answering on a loaded machine under sanitizers (a
 // bound on a hang, not a timing assertion).
 inline constexpr std::chrono::seconds kServerStartLimit{30};
-
-// Polls `probe` every `interval` until it returns true; false once `limit` has passed.
-bool pollUntil(const std::function<bool()>& probe, std::chrono::milliseconds limit,
-               std::chrono::milliseconds interval = std::chrono::milliseconds(100));
 
 // A loopback port that was free a moment ago (bound to port 0, then closed). The caller
 // must cope with losing it to another process before it binds (ServeProcess retries).
