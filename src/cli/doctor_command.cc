@@ -29,6 +29,7 @@
 #include "doctor/doctor.h"
 #include "doctor/host_probe.h"
 #include "pipeline/launch_pipeline.h"
+#include "slurm/client_factory.h"
 #include "slurm/rest_client.h"
 #include "staging/os_users.h"
 #include "staging/staging_fs.h"
@@ -58,26 +59,26 @@ struct SlurmConnection {
 
 SlurmConnection connectToSlurm(const catalog::SiteConfig& site) {
   SlurmConnection c;
-  auto identities = slurm::IdentityTokens::fromSite(site.slurm);
-  if (!identities) {
-    c.access.token_error = identities.error();
-    return c;
-  }
-  c.access.mechanism = (*identities)->mechanism();
-  slurm::RestClientOptions options = slurm::restClientOptionsFromSite(site.slurm);
-  options.retry.max_attempts = kDoctorReadAttempts;
-  if (site.slurm.identity == catalog::IdentityMode::kPerUser) options.identities = *identities;
-  auto client = slurm::SlurmRestClient::create(
-      std::move(options),
-      std::make_unique<slurm::BorrowedTokenProvider>((*identities)->service(), *identities));
-  if (!client) {
-    c.access.client_error = client.error();
+  // No client, but a token to judge: the token check still says what it would send.
+  const auto without_client = [&](const Error& error) {
+    c.access.client_error = error;
     if (auto spare = slurm::makeTokenProvider(site.slurm)) {
       c.spare_tokens = std::move(*spare);
       c.access.tokens = c.spare_tokens.get();
     }
+    return std::move(c);
+  };
+  // Made as serve makes its clients (one factory: the same URL, TLS files, identity and
+  // version), with doctor's own patience.
+  auto factory = slurm::SlurmClientFactory::fromSite(site.slurm);
+  if (!factory) {
+    if (factory.error().field == "slurm.api_version") return without_client(factory.error());
+    c.access.token_error = factory.error();  // the credential cannot be read
     return c;
   }
+  c.access.mechanism = factory->mechanism();
+  auto client = factory->make(slurm::ClientRole{kDoctorReadAttempts, std::nullopt});
+  if (!client) return without_client(client.error());
   c.client = std::move(*client);
   c.access.client = c.client.get();
   c.access.tokens = &c.client->tokens();
