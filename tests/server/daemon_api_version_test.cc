@@ -3,6 +3,7 @@
 // that speaks only v0.0.44 (the simulator acting as Slurm 25.11.7) jobs still run to their end,
 // and doctor warns of what degrades; one that speaks none of TunePlane's refuses the start.
 #include "daemon_fixture.h"
+#include "support/wait.h"
 
 namespace tuneplane::server::testing {
 namespace {
@@ -116,7 +117,9 @@ TEST_F(DaemonApiVersionTest, AServerThatSpeaksNoneOfTunePlanesRefusesTheStart) {
   });
   const int port = old.bind_to_any_port("127.0.0.1");
   std::thread serving([&] { old.listen_after_bind(); });
-  while (!old.is_running()) std::this_thread::sleep_for(1ms);
+  // Not ASSERT: the thread must be joined below whatever happens.
+  EXPECT_TRUE(tuneplane::test::waitUntil([&] { return old.is_running(); }, 10s, 1ms))
+      << "the old slurmrestd's accept loop did not start";
   site_ = std::make_unique<SiteDir>("http://127.0.0.1:" + std::to_string(port));
   context_ = site_->context();
   auto opened = store::SqliteJobStore::open(store::SqliteJobStore::kInMemory);

@@ -31,6 +31,7 @@
 #include "stubs/test_shell.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
+#include "support/wait.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -186,20 +187,21 @@ Outcome runSideBySide(const fs::path& root, Job& a, Job& b, int net) {
     ADD_FAILURE() << "a request cannot be rendered, or its script not started";
     return outcome;
   }
-  const auto deadline = std::chrono::steady_clock::now() + kRunLimit;
   std::vector<Job*> running = {&a, &b};
-  while (!running.empty() && std::chrono::steady_clock::now() < deadline) {
-    for (auto it = running.begin(); it != running.end();) {
-      if (auto code = (*it)->process().exitWithin(std::chrono::milliseconds(0))) {
-        outcome.exit_codes[(*it)->name()] = code;
-        sh::writeFile(root / "barrier" / ((*it)->name() + ".exited"), "");
-        it = running.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  test::waitUntil(
+      [&] {
+        for (auto it = running.begin(); it != running.end();) {
+          if (auto code = (*it)->process().exitWithin(std::chrono::milliseconds(0))) {
+            outcome.exit_codes[(*it)->name()] = code;
+            sh::writeFile(root / "barrier" / ((*it)->name() + ".exited"), "");
+            it = running.erase(it);
+          } else {
+            ++it;
+          }
+        }
+        return running.empty();
+      },
+      kRunLimit);
   for (Job* job : running) {
     ADD_FAILURE() << "job " << job->name() << " still ran after " << kRunLimit.count() << " s";
     job->process().end();
@@ -370,10 +372,12 @@ TEST(RayStandIn, AWorkerJoinsOnlyTheHeadWhoseTokenItHolds) {
                   env("right", "n0"));
   ASSERT_NE(head, nullptr);
   std::string address;
-  for (int i = 0; i < 500 && address.empty(); ++i) {  // at most 10 s
-    address = sh::readFile(temp / "ray_current_cluster");
-    if (address.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  test::waitUntil(
+      [&] {
+        address = sh::readFile(temp / "ray_current_cluster");
+        return !address.empty();
+      },
+      std::chrono::seconds(10));
   ASSERT_FALSE(address.empty()) << sh::readFile(root.path() / "head.err");
   const std::vector<std::string> join = {
       ray,      "start", "--address=" + address, "--min-worker-port=0", "--max-worker-port=0",

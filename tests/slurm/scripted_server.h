@@ -17,6 +17,7 @@
 
 #include "slurm/rest_client.h"
 #include "support/fixtures.h"
+#include "support/wait.h"
 
 namespace tuneplane::slurm::scripted {
 
@@ -52,8 +53,9 @@ class ScriptedServer {
     });
     // httplib 0.11 ignores a stop() that comes before the listen loop runs: wait for it,
     // so that a test that ends at once does not hang in the destructor's join.
-    while (!server_.is_running() && !listen_returned_) {
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    if (!test::waitUntil([this] { return server_.is_running() || listen_returned_; },
+                         std::chrono::seconds(10), std::chrono::milliseconds(1))) {
+      ADD_FAILURE() << "the scripted server's accept loop did not start within 10 s";
     }
   }
   ~ScriptedServer() {

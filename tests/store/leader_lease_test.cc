@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <thread>
 
 #include <libpq-fe.h>
 
@@ -221,12 +220,15 @@ TEST_F(LeaderLeaseTest, AWriterStuckInsideItsTransactionStallsNoReplica) {
     auto busy = (*c)->createJob(job, created(job));  // an API write on any replica
     ASSERT_FALSE(busy);
     EXPECT_EQ(busy.error().code, codes::kBusy) << busy.error().describe();
-    // The leader keeps its lease although no write can be made.
-    for (int i = 0; i < 3; ++i) {
-      std::this_thread::sleep_for(400ms);
-      a_->lease()->step();
-      ASSERT_TRUE(a_->lease()->isLeader()) << "the renewal waited behind the stuck writer";
-    }
+    // The leader keeps its lease although no write can be made: renewed every 400 ms through
+    // 1.2 s of real time, longer than its 1 s lease lasts in PostgreSQL unrenewed.
+    ASSERT_TRUE(tuneplane::test::holdsThroughout(
+        [&] {
+          a_->lease()->step();
+          return a_->lease()->isLeader();
+        },
+        1200ms, 400ms))
+        << "the renewal waited behind the stuck writer";
   }
   // One of A's own sessions stuck, then A stops altogether (its lease thread frozen): B takes
   // over and ends that session, so writes resume at once.

@@ -9,11 +9,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <thread>
 
 #include "store/pg_connection.h"
 #include "support/fault_proxy.h"
 #include "support/pg_cluster.h"
+#include "support/wait.h"
 
 namespace tuneplane::store {
 namespace {
@@ -50,8 +50,8 @@ class PgCut : public ::testing::Test {
       }
     }
     EXPECT_EQ(proxy_->cut(true), 1);
-    for (int i = 0; i < 500 && proxy_->counters().open > 0; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    test::waitUntil([&] { return proxy_->counters().open == 0; }, std::chrono::seconds(5),
+                    std::chrono::milliseconds(10));
     EXPECT_EQ(proxy_->counters().open, 0) << "the cut connection is gone";
     return std::move(*conn);
   }

@@ -63,8 +63,10 @@ TEST_F(ReaderPoolTest, ACallerBeyondTheMaximumWaitsForALease) {
     acquired = lease.has_value();
   });
   // The waiter cannot get a connection while the only one is held...
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_FALSE(acquired.load());
+  EXPECT_TRUE(tuneplane::test::holdsThroughout([&] { return !acquired.load(); },
+                                               std::chrono::milliseconds(50),
+                                               std::chrono::milliseconds(5)))
+      << "a second lease was handed out while the only connection was held";
   held.reset();  // ...and gets it once the lease ends.
   waiter.join();
   EXPECT_TRUE(acquired.load());

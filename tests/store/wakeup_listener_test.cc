@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <thread>
 
 #include "store/postgres_job_store.h"
 #include "store_fixtures.h"
@@ -41,7 +40,9 @@ TEST(WakeupListenerTest, ARequestCommittedOnOneReplicaWakesTheOther) {
   const JobRecord other = sampleJob("wake-00000002");
   ASSERT_TRUE((*standby)->createJob(other, created(other)));
   EXPECT_TRUE(tuneplane::test::waitUntil([&] { return wakes.load() > before; }, 30s));
-  std::this_thread::sleep_for(std::chrono::milliseconds(2 * kListenPollMs));
+  // The rolled-back NOTIFY would come within two of the listener's polls: none does.
+  EXPECT_TRUE(tuneplane::test::holdsThroughout([&] { return wakes.load() == before + 1; },
+                                               std::chrono::milliseconds(2 * kListenPollMs)));
   EXPECT_EQ(wakes.load(), before + 1);
 }
 

@@ -23,6 +23,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/wait.h"
+
 namespace tuneplane::testing {
 
 struct RecordedRequest {
@@ -63,8 +65,9 @@ class FakeApiServer {
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ > 0) thread_ = std::thread([this] { server_.listen_after_bind(); });
     // stop() does nothing before the accept loop runs: wait (bounded) until it does.
-    for (int i = 0; i < 500 && port_ > 0 && !server_.is_running(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (port_ > 0 && !test::waitUntil([this] { return server_.is_running(); },
+                                      std::chrono::seconds(5), std::chrono::milliseconds(10))) {
+      ADD_FAILURE() << "the fake API server's accept loop did not start within 5 s";
     }
   }
 

@@ -24,6 +24,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "support/wait.h"
+
 namespace tuneplane::test {
 namespace {
 
@@ -272,14 +274,14 @@ TEST(FaultProxy, AnArmedConnectionThatEndsGivesTheTriggerToTheNext) {
   }
   Peer b(proxy->port());
   // Until the proxy has seen `a` end, `b`'s arm may find the trigger taken: sent until armed.
-  bool struck = false;
-  for (int i = 0; i < 100 && !struck; ++i) {
-    EXPECT_EQ(b.roundTrip("arm"), "arm");
-    b.send("then");
-    struck = b.receive(4, 200ms) == "";
-    if (!struck) std::this_thread::sleep_for(50ms);
-  }
-  EXPECT_TRUE(struck);
+  const bool struck = waitUntil(
+      [&] {
+        EXPECT_EQ(b.roundTrip("arm"), "arm");
+        b.send("then");
+        return b.receive(4, 200ms) == "";
+      },
+      25s, 50ms);
+  EXPECT_TRUE(struck) << "b's \"then\" was never frozen";
   EXPECT_TRUE(proxy->struck());
   EXPECT_EQ(proxy->counters().frozen_after, 1);
 }
@@ -312,8 +314,8 @@ class TruthfulSlurm {
     server_.Delete(".*", truth);
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    for (int i = 0; i < 1000 && !server_.is_running(); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_TRUE(waitUntil([this] { return server_.is_running(); }, 10s, 10ms))
+        << "the upstream's accept loop did not start";
   }
   ~TruthfulSlurm() {
     server_.stop();
@@ -409,15 +411,15 @@ TEST(FaultProxy, LiesEndWithTheirWindow) {
   proxy->lie(slurmReadLies(), 300ms);
   httplib::Client client("127.0.0.1", proxy->port());
   client.set_read_timeout(10, 0);
-  const auto end = std::chrono::steady_clock::now() + 20s;
   int status = 0;
-  while (std::chrono::steady_clock::now() < end) {
-    auto res = client.Get("/slurm/v0.0.45/jobs/");
-    status = res ? res->status : 0;
-    if (status == 200) break;
-    std::this_thread::sleep_for(50ms);
-  }
-  EXPECT_EQ(status, 200);
+  waitUntil(
+      [&] {
+        auto res = client.Get("/slurm/v0.0.45/jobs/");
+        status = res ? res->status : 0;
+        return status == 200;
+      },
+      20s, 50ms);
+  EXPECT_EQ(status, 200) << "the lies outlived their window";
 }
 
 }  // namespace

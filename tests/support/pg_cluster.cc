@@ -11,10 +11,10 @@
 #include <cerrno>
 #include <chrono>
 #include <fstream>
-#include <thread>
 #include <vector>
 
 #include "support/subprocess.h"
+#include "support/wait.h"
 
 namespace tuneplane::test {
 namespace {
@@ -239,11 +239,7 @@ bool PgCluster::stop() {
   const pid_t server = pid();
   if (server == 0) return true;
   ::kill(server, SIGINT);  // fast shutdown: disconnects clients, no checkpoint wait
-  const auto deadline = std::chrono::steady_clock::now() + kStopLimit;
-  while (alive(server) && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  if (!alive(server)) return true;
+  if (waitUntil([&] { return !alive(server); }, kStopLimit)) return true;
   ::kill(server, SIGKILL);
   return false;
 }

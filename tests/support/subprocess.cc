@@ -12,9 +12,10 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include <gtest/gtest.h>
+
+#include "support/wait.h"
 
 extern char** environ;
 
@@ -39,23 +40,23 @@ std::string describe(const std::vector<std::string>& argv) {
 
 enum class Exit { kExited, kRunning, kUnwaitable };
 
-// Polls until child `pid` has exited (kExited) or `deadline` passes (kRunning), without
-// reaping it: until it is reaped its id cannot be reused, so it still names the group it led.
-// The short first sleeps keep quick children quick; the cap keeps the loop cheap.
-Exit awaitExit(pid_t pid, std::chrono::steady_clock::time_point deadline, const std::string& what) {
-  auto pause = std::chrono::microseconds(200);
-  for (;;) {
-    siginfo_t info{};
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0) {
-      if (info.si_pid == pid) return Exit::kExited;
-    } else if (errno != EINTR) {
-      ADD_FAILURE() << what << ": waitid: " << std::strerror(errno);
-      return Exit::kUnwaitable;
-    }
-    if (std::chrono::steady_clock::now() >= deadline) return Exit::kRunning;
-    std::this_thread::sleep_for(pause);
-    pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(10));
-  }
+// Polls until child `pid` has exited (kExited) or `limit` passes (kRunning), without reaping
+// it: until it is reaped its id cannot be reused, so it still names the group it led.
+Exit awaitExit(pid_t pid, std::chrono::milliseconds limit, const std::string& what) {
+  Exit seen = Exit::kRunning;
+  waitUntil(
+      [&] {
+        siginfo_t info{};
+        if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0) {
+          if (info.si_pid == pid) seen = Exit::kExited;
+        } else if (errno != EINTR) {
+          ADD_FAILURE() << what << ": waitid: " << std::strerror(errno);
+          seen = Exit::kUnwaitable;
+        }
+        return seen != Exit::kRunning;
+      },
+      limit, std::chrono::milliseconds(1));  // short: quick children stay quick
+  return seen;
 }
 
 // Reaps child `pid`, which has exited or was just killed: its wait status, or -1 (reported).
@@ -83,7 +84,7 @@ int endGroup(pid_t pid, const std::string& what) {
 // `end_group`, what it left running in the group it leads is killed when it exits.
 std::optional<int> waitChild(pid_t pid, std::chrono::milliseconds limit, const std::string& what,
                              bool end_group) {
-  switch (awaitExit(pid, std::chrono::steady_clock::now() + limit, what)) {
+  switch (awaitExit(pid, limit, what)) {
     case Exit::kExited:
       return end_group ? endGroup(pid, what) : reap(pid, what);
     case Exit::kUnwaitable:
@@ -243,7 +244,7 @@ std::optional<int> ChildProcess::waitExit(std::chrono::milliseconds limit) {
 
 std::optional<int> ChildProcess::exitWithin(std::chrono::milliseconds limit) {
   if (exit_code_) return exit_code_;
-  switch (awaitExit(pid_, std::chrono::steady_clock::now() + limit, what_)) {
+  switch (awaitExit(pid_, limit, what_)) {
     case Exit::kExited: {
       const int status = endGroup(pid_, what_);
       exit_code_ = status == -1 ? -1 : exitCodeOf(status);
@@ -259,13 +260,18 @@ std::optional<int> ChildProcess::exitWithin(std::chrono::milliseconds limit) {
 }
 
 std::string ChildProcess::firstLine(std::chrono::milliseconds limit) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  for (;;) {
-    const std::string text = out();
-    if (const auto end = text.find('\n'); end != std::string::npos) return text.substr(0, end);
-    if (!running() || std::chrono::steady_clock::now() >= deadline) return "";
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  std::string line;
+  waitUntil(
+      [&] {
+        const std::string text = out();
+        if (const auto end = text.find('\n'); end != std::string::npos) {
+          line = text.substr(0, end);
+          return true;
+        }
+        return !running();  // it exited without one: nothing comes any more
+      },
+      limit);
+  return line;
 }
 
 std::string ChildProcess::out() const {

@@ -9,10 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <thread>
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
+
+#include "support/wait.h"
 
 namespace tuneplane::test {
 namespace {
@@ -27,10 +28,8 @@ bool endsSoon(const std::string& pid) {
     std::string id, name, state;
     return static_cast<bool>(stat >> id >> name >> state) && state != "Z";
   };
-  for (int i = 0; i < 200 && alive(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return !alive();
+  return waitUntil([&] { return !alive(); }, std::chrono::seconds(2),
+                   std::chrono::milliseconds(10));
 }
 
 // Shell words that save the last background job's pid in `file`, renamed into place: a test
@@ -87,9 +86,9 @@ TEST_F(SubprocessTest, AChildProcessRunsBesideTheTestUntilSignalledAndKeepsItsOu
                           {.scratch = dir_}, "server");
   ASSERT_NE(child, nullptr);
   ASSERT_TRUE(std::filesystem::exists(dir_ / "server.out"));
-  for (int i = 0; i < 400 && child->out().empty(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  EXPECT_TRUE(waitUntil([&] { return !child->out().empty(); }, std::chrono::seconds(4),
+                        std::chrono::milliseconds(10)))
+      << "it never said \"started\"";
   EXPECT_TRUE(child->running());
   child->signal(SIGTERM);
   EXPECT_EQ(child->waitExit(std::chrono::seconds(20)), 3);
@@ -112,9 +111,9 @@ TEST_F(SubprocessTest, AChildProcessIsKilledWithItsGroupWhenDropped) {
                             {.scratch = dir_}, "dropped");
     ASSERT_NE(child, nullptr);
     pid = child->pid();
-    for (int i = 0; i < 400 && !fs::exists(pid_file); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    EXPECT_TRUE(waitUntil([&] { return fs::exists(pid_file); }, std::chrono::seconds(4),
+                          std::chrono::milliseconds(10)))
+        << "the child never saved its grandchild's pid";
   }
   EXPECT_NE(::kill(pid, 0), 0);  // reaped: no such process any more
   std::string grandchild;
@@ -159,9 +158,9 @@ TEST_F(SubprocessTest, AChildProcessEndedOnDemandTakesItsGroupWithIt) {
       ChildProcess::start({"/bin/sh", "-c", "sleep 300 & " + savePidIn(pid_file) + "; wait"},
                           {.scratch = dir_}, "ended");
   ASSERT_NE(child, nullptr);
-  for (int i = 0; i < 400 && !fs::exists(pid_file); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  EXPECT_TRUE(waitUntil([&] { return fs::exists(pid_file); }, std::chrono::seconds(4),
+                        std::chrono::milliseconds(10)))
+      << "the child never saved its grandchild's pid";
   child->end();
   EXPECT_FALSE(child->running());
   EXPECT_EQ(child->exitWithin(std::chrono::milliseconds(0)), 128 + SIGKILL);

@@ -18,7 +18,7 @@ struct WaitOptions {
   // The real pause between polls (threads and processes of the test run meanwhile).
   std::chrono::milliseconds interval = std::chrono::milliseconds(20);
   // Runs between polls: a driven clock's advance, a reconciler's tick. Null: nothing.
-  std::function<void()> between;
+  std::function<void()> between = nullptr;
 };
 
 // True as soon as `probe` returns true; false when it still does not after `options.limit`
@@ -39,6 +39,15 @@ inline bool waitUntil(const std::function<bool()>& probe, const WaitOptions& opt
 inline bool waitUntil(const std::function<bool()>& probe, std::chrono::milliseconds limit,
                       std::chrono::milliseconds interval = std::chrono::milliseconds(20)) {
   return waitUntil(probe, WaitOptions{limit, interval, nullptr});
+}
+
+// The negative check, for what must NOT happen while real time passes (another thread, a real
+// process or server would have done it by then): true when `probe` held at every poll through
+// `window` (asked at once, every `interval`, and at the end); false as soon as it does not.
+// The window is how long the test gives the wrong thing its chance, not a timing assertion.
+inline bool holdsThroughout(const std::function<bool()>& probe, std::chrono::milliseconds window,
+                            std::chrono::milliseconds interval = std::chrono::milliseconds(20)) {
+  return !waitUntil([&] { return !probe(); }, window, interval);
 }
 
 }  // namespace tuneplane::test
