@@ -395,6 +395,44 @@ store::AttemptRecord countMissing(store::AttemptRecord attempt) {
   return attempt;
 }
 
+std::optional<AttemptVerdict> judgeFromAccounting(const store::AttemptRecord& attempt,
+                                                  const std::vector<slurm::AccountingRun>& runs,
+                                                  bool cancel_requested) {
+  if (attempt.components.empty()) return std::nullopt;
+  std::vector<store::ComponentRecord> recorded;
+  for (const store::ComponentRecord& c : attempt.components) {
+    if (c.slurm_job_id == 0) return std::nullopt;
+    const slurm::AccountingRun* run = nullptr;
+    for (const slurm::AccountingRun& r : runs) {
+      if (r.job_id != c.slurm_job_id) continue;
+      if (!r.sluid.empty()) {
+        // The run under the SLUID the attempt holds: a reused id's or a requeue's other runs
+        // are not this one.
+        if (r.sluid == c.sluid) run = &r;
+      } else if (r.working_directory.rfind(attempt.staging_dir, 0) == 0 &&
+                 (run == nullptr || r.restart_count >= run->restart_count)) {
+        run = &r;  // v0.0.44: no SLUID in the record; the attempt's own directory, last run
+      }
+    }
+    // Not recorded, or not ended there (slurmdbd learns of the end after slurmctld).
+    if (run == nullptr || run->end_time == 0 || run->state.empty()) return std::nullopt;
+    store::ComponentRecord r = c;
+    r.state = run->state;
+    r.reason.clear();  // slurmdbd's record keeps no state reason
+    r.exit_code.reset();
+    r.signal.reset();
+    r.end_time = run->end_time;
+    recorded.push_back(std::move(r));
+  }
+  AttemptVerdict v = rollUp(recorded, cancel_requested);
+  if (!phase::isTerminal(v.phase)) return std::nullopt;
+  // slurmctld holds no job any more: nothing of it is left to cancel.
+  v.to_cancel.clear();
+  v.requeued.clear();
+  v.reason += " (from slurmdbd's record; slurmctld no longer has the job)";
+  return v;
+}
+
 AttemptVerdict judgeFromSentinels(const attempt::AttemptSentinels& sentinels,
                                   bool cancel_requested) {
   AttemptVerdict v;

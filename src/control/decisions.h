@@ -18,6 +18,7 @@
 #include "control/status_mapping.h"
 #include "slurm/job_record.h"
 #include "slurm/rest_error.h"
+#include "slurm/slurmdb_jobs.h"
 #include "spec/job_spec.h"
 #include "store/job_store.h"
 
@@ -157,6 +158,15 @@ store::AttemptRecord countMissing(store::AttemptRecord attempt);
 // outcome, a start sentinel alone means it ran and ended unobserved, nothing means lost.
 AttemptVerdict judgeFromSentinels(const attempt::AttemptSentinels& sentinels,
                                   bool cancel_requested);
+
+// What slurmdbd recorded of an attempt slurmctld no longer knows: each component's run
+// (by numeric id, and by SLUID where the records carry one — a requeue's earlier runs share
+// the id; else, on v0.0.44, the last run whose working directory is the attempt's), rolled up
+// as a poll's records are, the reason saying where it came from. nullopt when some component
+// has no ended run there (no slurmdbd, or it has not recorded the end yet).
+std::optional<AttemptVerdict> judgeFromAccounting(const store::AttemptRecord& attempt,
+                                                  const std::vector<slurm::AccountingRun>& runs,
+                                                  bool cancel_requested);
 
 // Issue 11: a job that failed without its scheduler log could not write into logs/.
 // `pools_without_log`: components whose logs/<pool>.out is missing.

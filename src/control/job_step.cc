@@ -434,14 +434,26 @@ class Step {
     settle(observed, verdict, what);
   }
 
-  // Slurm had no record this cycle, with Slurm's word for it: counted, and judged from the
-  // sentinels at kMissingPollsToJudge.
+  // Slurm had no record this cycle, with Slurm's word for it: counted, and judged at
+  // kMissingPollsToJudge — slurmctld forgot the job (MinJobAge, e.g. while serve was down).
+  // The job's own exit sentinel says how it ended; without one, slurmdbd's record of its run
+  // does (a node failure, a time limit, a cancel: ends that leave no sentinel); without
+  // either, the start sentinel (ended unobserved) or nothing (lost).
   void judgeMissing(const store::AttemptRecord& observed) {
     if (observed.missing_polls < kMissingPollsToJudge) {
       write(recordObservation(view_, observed, now_), "missing record");
       return;
     }
     if (!filesRead()) return;
+    if (facts_.sentinels->exit.empty()) {
+      if (!accountingRead()) return;
+      if (auto recorded =
+              judgeFromAccounting(observed, *facts_.accounting, view_.job.cancel_requested)) {
+        write(applyVerdict(view_, observed, *recorded, settings_.retry, now_),
+              "judged by slurmdbd's record");
+        return;
+      }
+    }
     const AttemptVerdict verdict =
         judgeFromSentinels(*facts_.sentinels, view_.job.cancel_requested);
     write(applyVerdict(view_, observed, verdict, settings_.retry, now_), "judged by sentinels");
@@ -597,6 +609,18 @@ class Step {
   bool filesRead() {
     if (facts_.sentinels && facts_.scheduler_log_missing) return true;
     plan_.read_files = true;
+    return false;
+  }
+
+  // slurmdbd's runs, once read; a read that failed this cycle concludes nothing.
+  bool accountingRead() {
+    if (facts_.accounting) return true;
+    if (!facts_.accounting_unanswered.empty()) {
+      plan_.note = "slurmdbd's record could not be read this cycle (" +
+                   facts_.accounting_unanswered + "): nothing is concluded";
+      return false;
+    }
+    plan_.read_accounting = true;
     return false;
   }
 

@@ -76,6 +76,11 @@ struct JobFacts {
   // first component's scheduler log exists (a job that failed without it never ran there).
   std::optional<attempt::AttemptSentinels> sentinels;
   std::optional<bool> scheduler_log_missing;
+  // slurmdbd's runs of the current attempt's jobs (every component's numeric id), read when a
+  // step judges a job slurmctld no longer knows. Empty: the site has no slurmdbd (or it holds
+  // none). `accounting_unanswered`: the read failed otherwise this cycle (nothing concluded).
+  std::optional<std::vector<slurm::AccountingRun>> accounting;
+  std::string accounting_unanswered;
   // The answers to this cycle's DELETEs, by SLUID.
   std::map<std::string, CancelHeard> cancels;
 };
@@ -121,10 +126,11 @@ enum class LaunchKind {
 
 struct StepPlan {
   // Facts to gather before the step can decide; the reconciler gathers them and steps again.
-  bool read_sluid = false;    // GET /job/{sluid} of the current attempt's leader
-  bool read_receipt = false;  // GET /job/{numeric id} of a receipt
-  bool read_token = false;    // this cycle's listing, by submit token
-  bool read_files = false;    // sentinels, logs/claim, the scheduler log
+  bool read_sluid = false;       // GET /job/{sluid} of the current attempt's leader
+  bool read_receipt = false;     // GET /job/{numeric id} of a receipt
+  bool read_token = false;       // this cycle's listing, by submit token
+  bool read_files = false;       // sentinels, logs/claim, the scheduler log
+  bool read_accounting = false;  // slurmdbd's runs of the attempt's jobs (JobFacts::accounting)
   std::vector<CancelOrder> cancel_now;
 
   // The decision (when nothing more is asked for).
@@ -145,7 +151,8 @@ struct StepPlan {
   AttemptMemory memory;
 
   bool needsFacts() const {
-    return read_sluid || read_receipt || read_token || read_files || !cancel_now.empty();
+    return read_sluid || read_receipt || read_token || read_files || read_accounting ||
+           !cancel_now.empty();
   }
 };
 

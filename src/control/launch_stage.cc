@@ -50,6 +50,9 @@ class LaunchStage::TimedClient final : public slurm::SlurmClient {
   slurm::SlurmResult<std::vector<slurm::NodeInfo>> listNodes() override {
     return inner_.listNodes();
   }
+  slurm::SlurmResult<std::vector<slurm::AccountingRun>> accountingRuns(uint64_t job_id) override {
+    return inner_.accountingRuns(job_id);
+  }
   // The slot's connection as `user`, its submits timed the same way.
   slurm::SlurmClient& as(const std::string& user) override {
     return views_.of(*this, inner_, user, [this](slurm::SlurmClient& inner_view) {

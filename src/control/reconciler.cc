@@ -260,6 +260,22 @@ void Reconciler::gather(const store::JobView& view, const StepPlan& plan, JobFac
         !attempt.components.empty() &&
         !launcher_.files().schedulerLogExists(attempt.staging_dir, attempt.components.front().pool);
   }
+  if (plan.read_accounting && !facts.accounting && facts.accounting_unanswered.empty()) {
+    std::vector<slurm::AccountingRun> runs;
+    for (const auto& c : attempt.components) {
+      if (c.slurm_job_id == 0) continue;
+      ++report_.fetches;
+      auto recorded = slurmFor(view.job).accountingRuns(c.slurm_job_id);
+      if (recorded) {
+        runs.insert(runs.end(), recorded->begin(), recorded->end());
+      } else if (recorded.error().error.code != slurm::kErrAccountingUnavailable) {
+        ++report_.errors;
+        facts.accounting_unanswered = recorded.error().describe();
+        break;
+      }  // no slurmdbd: judged without its record
+    }
+    if (facts.accounting_unanswered.empty()) facts.accounting = std::move(runs);
+  }
   for (const CancelOrder& order : plan.cancel_now) {
     if (facts.cancels.count(order.sluid)) continue;
     facts.cancels[order.sluid] = cancelOne(view.job.id, view.job.run_as, order.sluid);

@@ -43,5 +43,9 @@ slurm::SlurmResult<std::vector<slurm::PartitionInfo>> MeteredSlurmClient::listPa
 slurm::SlurmResult<std::vector<slurm::NodeInfo>> MeteredSlurmClient::listNodes() {
   return timed("list_nodes", [&] { return inner_.listNodes(); });
 }
+slurm::SlurmResult<std::vector<slurm::AccountingRun>> MeteredSlurmClient::accountingRuns(
+    uint64_t job_id) {
+  return timed("slurmdb_job", [&] { return inner_.accountingRuns(job_id); });
+}
 
 }  // namespace tuneplane::server

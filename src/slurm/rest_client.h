@@ -82,6 +82,9 @@ class SlurmRestClient : public SlurmClient {
   // names the user and the token is options.identities' for the user (SlurmUser's in proxy
   // mode, one minted for the user otherwise). It speaks the version this client negotiated.
   SlurmClient& as(const std::string& user) override;
+  SlurmResult<std::vector<AccountingRun>> accountingRuns(uint64_t job_id) override {
+    return readSlurmdbJob(*this, job_id);
+  }
 
   // GET `path` (absolute, e.g. "/slurmdb/v0.0.45/jobs/?users=alice") with this client's auth,
   // retries and error handling, for readers of routes outside SlurmClient (slurmdbd's). The

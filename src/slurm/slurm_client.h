@@ -16,6 +16,7 @@
 
 #include "slurm/job_record.h"
 #include "slurm/rest_error.h"
+#include "slurm/slurmdb_jobs.h"
 
 namespace tuneplane::slurm {
 
@@ -48,6 +49,16 @@ class SlurmClient {
                              const std::optional<std::string>& signal) = 0;
   virtual SlurmResult<std::vector<PartitionInfo>> listPartitions() = 0;
   virtual SlurmResult<std::vector<NodeInfo>> listNodes() = 0;
+  // slurmdbd's records of job `job_id` (numeric), one per run, through slurmrestd's /slurmdb/
+  // routes (slurmdb_jobs.h): what Slurm recorded of a job slurmctld has already forgotten
+  // (MinJobAge). kErrAccountingUnavailable when the site has no slurmdbd — and from a client
+  // that cannot read them at all (this default: a test's fake).
+  virtual SlurmResult<std::vector<AccountingRun>> accountingRuns(uint64_t job_id) {
+    return slurmFail(
+        makeSlurmError(kErrAccountingUnavailable, "slurmdb_job",
+                       "this client reads no slurmdbd records (job " + std::to_string(job_id) + ")",
+                       TransportClass::kRejected));
+  }
 
   // The same operations, sent to Slurm as `user` (slurm.identity per_user: a job's run_as):
   // the job is then that user's in Slurm, and Slurm's own rules (associations, who may

@@ -214,13 +214,16 @@ bool isMissingRoute(const SlurmError& error) {
   return error.http_status == 404 && error.slurm_error_number == 0;
 }
 
-SlurmResult<std::vector<AccountingRun>> readSlurmdbJobs(SlurmRestClient& client,
-                                                        const SlurmdbJobsQuery& query) {
-  constexpr const char* kOp = "slurmdb_jobs";
+namespace {
+
+// GET the /slurmdb/ path `path_of(version)` and decode its job records.
+template <typename PathOf>
+SlurmResult<std::vector<AccountingRun>> readRuns(SlurmRestClient& client, const char* op,
+                                                 PathOf&& path_of) {
   auto chosen = client.negotiate();
   if (!chosen) return slurmFail(chosen.error());
-  const std::string path = slurmdbJobsPath(chosen->api->name, query);
-  auto body = client.readPath(kOp, path);
+  const std::string path = path_of(chosen->api->name);
+  auto body = client.readPath(op, path);
   if (!body) {
     SlurmError e = std::move(body.error());
     if (isMissingRoute(e)) {
@@ -236,12 +239,26 @@ SlurmResult<std::vector<AccountingRun>> readSlurmdbJobs(SlurmRestClient& client,
   if (!runs) {
     const bool refused = runs.error().code == kErrRejected;
     SlurmError e =
-        makeSlurmError(refused ? kErrRejected : kErrBadResponse, kOp,
+        makeSlurmError(refused ? kErrRejected : kErrBadResponse, op,
                        runs.error().field + ": " + runs.error().message, TransportClass::kRejected);
     e.http_status = 200;
     return slurmFail(std::move(e));
   }
   return std::move(*runs);
+}
+
+}  // namespace
+
+SlurmResult<std::vector<AccountingRun>> readSlurmdbJobs(SlurmRestClient& client,
+                                                        const SlurmdbJobsQuery& query) {
+  return readRuns(client, "slurmdb_jobs",
+                  [&](std::string_view version) { return slurmdbJobsPath(version, query); });
+}
+
+SlurmResult<std::vector<AccountingRun>> readSlurmdbJob(SlurmRestClient& client, uint64_t job_id) {
+  return readRuns(client, "slurmdb_job", [&](std::string_view version) {
+    return fmt::format("/slurmdb/{}/job/{}", version, job_id);
+  });
 }
 
 }  // namespace tuneplane::slurm

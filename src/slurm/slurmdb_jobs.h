@@ -86,5 +86,8 @@ bool isMissingRoute(const SlurmError& error);
 // (slurm.auth_failed, slurm.server_error, …), slurm.bad_response.
 SlurmResult<std::vector<AccountingRun>> readSlurmdbJobs(SlurmRestClient& client,
                                                         const SlurmdbJobsQuery& query);
+// The runs of one job, GET /slurmdb/<version>/job/{job_id}: every run of it slurmdbd holds (a
+// requeued job's earlier runs too). Errors: as readSlurmdbJobs.
+SlurmResult<std::vector<AccountingRun>> readSlurmdbJob(SlurmRestClient& client, uint64_t job_id);
 
 }  // namespace tuneplane::slurm

@@ -225,6 +225,92 @@ TEST(Decisions, ARequeueUnderANewSluidFailsTheAttemptAsInfrastructure) {
   EXPECT_EQ(held.cause, phase::EndCause::kInfrastructure);
 }
 
+// slurmdbd's record of a job slurmctld forgot: each row, the runs slurmdbd holds and what the
+// attempt (job 7, SLUID sOURS, in /staging/jobs/j/attempts/1) is judged to be.
+TEST(Decisions, AForgottenJobIsJudgedFromTheRunSlurmdbdRecordedForIt) {
+  store::AttemptRecord attempt;
+  attempt.staging_dir = "/staging/jobs/j/attempts/1";
+  store::ComponentRecord c;
+  c.pool = "main";
+  c.slurm_job_id = 7;
+  c.sluid = "sOURS";
+  attempt.components = {c};
+  auto run = [](uint64_t id, std::string sluid, std::vector<std::string> state, int64_t end,
+                std::string cwd = "/staging/jobs/j/attempts/1", int64_t restarts = 0) {
+    slurm::AccountingRun r;
+    r.job_id = id;
+    r.sluid = std::move(sluid);
+    r.state = std::move(state);
+    r.end_time = end;
+    r.working_directory = std::move(cwd);
+    r.restart_count = restarts;
+    return r;
+  };
+  using phase::AttemptPhase;
+  using phase::EndCause;
+  struct Row {
+    const char* name;
+    std::vector<slurm::AccountingRun> runs;
+    bool cancel_requested;
+    std::optional<AttemptPhase> phase;  // nullopt: no verdict from slurmdbd
+    EndCause cause;
+  };
+  const std::vector<Row> rows = {
+      {"a node failure",
+       {run(7, "sOURS", {"NODE_FAIL"}, 100)},
+       false,
+       AttemptPhase::kFailed,
+       EndCause::kInfrastructure},
+      {"completed",
+       {run(7, "sOURS", {"COMPLETED"}, 100)},
+       false,
+       AttemptPhase::kSucceeded,
+       EndCause::kNone},
+      {"a time limit",
+       {run(7, "sOURS", {"TIMEOUT"}, 100)},
+       false,
+       AttemptPhase::kFailed,
+       EndCause::kUser},
+      {"cancelled as asked",
+       {run(7, "sOURS", {"CANCELLED"}, 100)},
+       true,
+       AttemptPhase::kCancelled,
+       EndCause::kCancelled},
+      {"a reused id's run is another job's",
+       {run(7, "sOTHER", {"COMPLETED"}, 100)},
+       false,
+       std::nullopt,
+       EndCause::kNone},
+      {"the run has not ended in slurmdbd yet",
+       {run(7, "sOURS", {"RUNNING"}, 0)},
+       false,
+       std::nullopt,
+       EndCause::kNone},
+      {"no record (no slurmdbd)", {}, false, std::nullopt, EndCause::kNone},
+      {"v0.0.44: no SLUID, the attempt's directory, the last run",
+       {run(7, "", {"PENDING", "REQUEUED"}, 50, "/staging/jobs/j/attempts/1", 0),
+        run(7, "", {"COMPLETED"}, 100, "/staging/jobs/j/attempts/1", 1)},
+       false,
+       AttemptPhase::kSucceeded,
+       EndCause::kNone},
+      {"v0.0.44: a run in another directory is another job's",
+       {run(7, "", {"COMPLETED"}, 100, "/home/alice")},
+       false,
+       std::nullopt,
+       EndCause::kNone},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    const auto v = judgeFromAccounting(attempt, row.runs, row.cancel_requested);
+    ASSERT_EQ(v.has_value(), row.phase.has_value());
+    if (!v) continue;
+    EXPECT_EQ(v->phase, *row.phase);
+    EXPECT_EQ(v->cause, row.cause);
+    EXPECT_NE(v->reason.find("slurmdbd's record"), std::string::npos) << v->reason;
+    EXPECT_TRUE(v->to_cancel.empty() && v->requeued.empty());  // nothing left in slurmctld
+  }
+}
+
 // A job on its first attempt, both with the reason "running".
 store::JobView oneAttempt(phase::JobPhase job, phase::AttemptPhase attempt) {
   store::JobView view;

@@ -87,6 +87,22 @@ JobFacts withFiles(JobFacts facts, attempt::AttemptSentinels sentinels = noSenti
   return facts;
 }
 
+JobFacts withAccounting(JobFacts facts, std::vector<slurm::AccountingRun> runs) {
+  facts.accounting = std::move(runs);
+  return facts;
+}
+
+// slurmdbd's record of the attempt's run (job 101 under kSluid), ended in `state`.
+slurm::AccountingRun recordedRun(std::vector<std::string> state) {
+  slurm::AccountingRun run;
+  run.job_id = 101;
+  run.sluid = kSluid;
+  run.state = std::move(state);
+  run.end_time = 1'700'000'000;
+  run.working_directory = kDir;
+  return run;
+}
+
 StepSettings retryTwice() {
   StepSettings s;
   s.retry.max_attempts = 2;
@@ -206,16 +222,51 @@ TEST(JobStepTable, AnAttemptIsJudgedLostOnlyOnSlurmsWord) {
          EXPECT_TRUE(plan.read_files);
          EXPECT_FALSE(plan.write.has_value());
        }},
-      {"…and with none it is lost (infrastructure): retried",
+      {"…with no exit sentinel, then slurmdbd's record",
        jobWith(JobPhase::kQueued, {missing_twice}),
        withFiles(slurms_word),
+       {},
+       true,
+       [](const StepPlan& plan) {
+         EXPECT_TRUE(plan.read_accounting);
+         EXPECT_FALSE(plan.write.has_value());
+       }},
+      {"…and with none there either it is lost (infrastructure): retried",
+       jobWith(JobPhase::kQueued, {missing_twice}),
+       withAccounting(withFiles(slurms_word), {}),
        {},
        true,
        [](const StepPlan& plan) {
          ASSERT_NE(writtenAttempt(plan), nullptr);
          EXPECT_EQ(writtenAttempt(plan)->phase, AttemptPhase::kFailed);
          EXPECT_EQ(writtenAttempt(plan)->cause, EndCause::kInfrastructure);
+         EXPECT_NE(writtenAttempt(plan)->reason.find("lost"), std::string::npos);
          EXPECT_EQ(writtenJobPhase(plan), JobPhase::kRetrying);
+       }},
+      {"slurmdbd recorded how its run ended (a time limit): judged by it",
+       jobWith(JobPhase::kQueued, {missing_twice}),
+       withAccounting(withFiles(slurms_word), {recordedRun({"TIMEOUT"})}),
+       {},
+       true,
+       [](const StepPlan& plan) {
+         ASSERT_NE(writtenAttempt(plan), nullptr);
+         EXPECT_EQ(writtenAttempt(plan)->phase, AttemptPhase::kFailed);
+         EXPECT_EQ(writtenAttempt(plan)->cause, EndCause::kUser);
+         EXPECT_NE(writtenAttempt(plan)->reason.find("slurmdbd's record"), std::string::npos);
+       }},
+      {"slurmdbd could not be read this cycle: nothing is concluded",
+       jobWith(JobPhase::kQueued, {missing_twice}),
+       [&] {
+         JobFacts f = withFiles(slurms_word);
+         f.accounting_unanswered = "slurmrestd answered 503";
+         return f;
+       }(),
+       {},
+       true,
+       [](const StepPlan& plan) {
+         EXPECT_FALSE(plan.needsFacts());
+         EXPECT_FALSE(plan.write.has_value());
+         EXPECT_NE(plan.note.find("503"), std::string::npos);
        }},
       {"a listing that lacks the job is not Slurm's word: read by SLUID",
        jobWith(JobPhase::kQueued, {missing_once}),

@@ -241,6 +241,62 @@ TEST_F(ReconcilerPurgeTest, AJobPurgedWhileUnwatchedIsJudgedByItsExitSentinel) {
   EXPECT_GE(bad.attempts[0].missing_polls, kMissingPollsToJudge);
 }
 
+// slurmctld forgets a job MinJobAge after it ended (e.g. while serve was down); a node failure
+// kills the script before it can write its exit sentinel. With slurmdbd (the simulator's
+// --accounting), the run's record says how it ended: a node failure, retried as
+// infrastructure — not "ended unobserved", and never "lost". Without slurmdbd the same job is
+// judged from its start sentinel alone.
+class ReconcilerForgottenJobTest : public ReconcilerPurgeTest {
+ protected:
+  void tune(sim::SimulatorOptions& o) override {
+    ReconcilerPurgeTest::tune(o);
+    o.accounting = accounting_;
+  }
+  // A node fails under the running job while TunePlane looks away; slurmctld forgets it.
+  std::string forgottenNodeFailure() {
+    const std::string id =
+        submit(cpuSpec("sleep 60", retryBlock(2, 0, "infrastructure"), "forgotten"));
+    EXPECT_TRUE(tickUntilPhase(id, JobPhase::kRunning));
+    const std::string dir = view(id).attempts[0].staging_dir;
+    EXPECT_TRUE(waitFor([&] { return fs::exists(dir + "/logs/start-main.json"); }));
+    EXPECT_TRUE(sim_->endJob(view(id).attempts[0].components[0].sluid, "NODE_FAIL"));
+    EXPECT_TRUE(waitFor([&] { return sim_->jobCount() == 0; }));
+    return id;
+  }
+  bool accounting_ = true;
+};
+
+TEST_F(ReconcilerForgottenJobTest, ANodeFailureSlurmctldForgotIsJudgedFromSlurmdbdsRecord) {
+  const std::string id = forgottenNodeFailure();
+  ASSERT_TRUE(tickUntil(
+      id, [](const store::JobView& v) { return phase::isTerminal(v.attempts[0].phase); }));
+  const store::AttemptRecord first = view(id).attempts[0];
+  EXPECT_EQ(first.phase, AttemptPhase::kFailed);
+  EXPECT_EQ(first.cause, EndCause::kInfrastructure);
+  EXPECT_NE(first.reason.find("slurmdbd's record"), std::string::npos) << first.reason;
+  EXPECT_GE(first.missing_polls, kMissingPollsToJudge);
+  // An infrastructure failure: retried under retry.on infrastructure.
+  EXPECT_TRUE(tickUntil(id, [](const store::JobView& v) { return v.attempts.size() == 2; }));
+}
+
+class ReconcilerForgottenJobWithoutSlurmdbdTest : public ReconcilerForgottenJobTest {
+ protected:
+  void SetUp() override {
+    accounting_ = false;
+    ReconcilerForgottenJobTest::SetUp();
+  }
+};
+
+TEST_F(ReconcilerForgottenJobWithoutSlurmdbdTest, TheSameJobIsJudgedFromItsStartSentinel) {
+  const std::string id = forgottenNodeFailure();
+  ASSERT_TRUE(tickUntil(
+      id, [](const store::JobView& v) { return phase::isTerminal(v.attempts[0].phase); }));
+  const store::AttemptRecord first = view(id).attempts[0];
+  EXPECT_EQ(first.phase, AttemptPhase::kFailed);
+  EXPECT_EQ(first.cause, EndCause::kUnobserved);
+  EXPECT_NE(first.reason.find("ended unobserved"), std::string::npos) << first.reason;
+}
+
 TEST_F(ReconcilerPurgeTest, AJobWithNoRecordAndNoSentinelIsLostAfterSeveralChecks) {
   sim_->pauseScheduling(true);
   const std::string id = submit(cpuSpec("echo never started", retryBlock(2, 0, "infrastructure")));
