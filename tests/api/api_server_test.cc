@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "api_fixture.h"
+#include "support/wait.h"
 
 namespace tuneplane::api::testing {
 namespace {
@@ -105,9 +106,8 @@ TEST_F(ApiServerTest, TheAccessLogHasOneJsonLinePerRequestAndNoToken) {
   ASSERT_TRUE(get("/v1/whoami", kAliceToken));
   ASSERT_TRUE(get("/v1/whoami", "wrong-token-xyz"));
   // The logger runs after the answer is written: wait (bounded) for both lines.
-  for (int i = 0; i < 10000 && accessLines().size() < 2; ++i) {  // at most 20 s
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  tuneplane::test::waitUntil([&] { return accessLines().size() >= 2; }, std::chrono::seconds(20),
+                             std::chrono::milliseconds(2));
   const auto lines = accessLines();
   ASSERT_EQ(lines.size(), 2u);
   // Each request may be served on its own worker, so the two lines come in either order.

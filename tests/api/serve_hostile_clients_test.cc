@@ -155,6 +155,8 @@ TEST_F(ServeHostileClientsTest, SlowIdleAndBodylessClientsDoNotStarveTheServer) 
   for (int round = 0; round < 3; ++round) {
     for (auto& c : slow_headers) c->send("X-Trickle: " + std::to_string(round) + "\r\n");
     for (auto& c : slow_bodies) c->send(":");
+    // Real time passes between a slow client's dribbles, as it would for a real slow client:
+    // the server's per-read timeouts run on the real clock, and no event marks "nothing yet".
     std::this_thread::sleep_for(200ms);
     expectServerAnswers("trickle round " + std::to_string(round));
   }

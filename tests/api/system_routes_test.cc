@@ -1,5 +1,6 @@
 // Validation, the refused kinds, capabilities, health, readiness and metrics.
 #include "api_fixture.h"
+#include "support/wait.h"
 
 namespace tuneplane::api::testing {
 namespace {
@@ -90,16 +91,15 @@ TEST_F(SystemRoutesTest, MetricsCountJobsByPhaseAndRequestsByRoute) {
   metrics_.observeSlurm("submit", true, 0.002);
   // The access logger (which counts) runs after the answer: poll, bounded.
   std::string text;
-  for (int i = 0; i < 500; ++i) {
-    text = get("/metrics", "")->body;
-    // Each request is its own connection (httplib's client): the two log calls may finish
-    // in either order.
-    if (text.find("route=\"/v1/whoami\",status=\"200\"") != std::string::npos &&
-        text.find("route=\"/v1/jobs\",status=\"201\"") != std::string::npos) {
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  tuneplane::test::waitUntil(
+      [&] {
+        text = get("/metrics", "")->body;
+        // Each request is its own connection (httplib's client): the two log calls may finish
+        // in either order.
+        return text.find("route=\"/v1/whoami\",status=\"200\"") != std::string::npos &&
+               text.find("route=\"/v1/jobs\",status=\"201\"") != std::string::npos;
+      },
+      std::chrono::seconds(2), std::chrono::milliseconds(2));
   EXPECT_NE(text.find("tuneplane_jobs{phase=\"Pending\"} 1\n"), std::string::npos) << text;
   EXPECT_NE(text.find("tuneplane_http_requests_total{method=\"POST\",route=\"/v1/jobs\","
                       "status=\"201\"} 1\n"),

@@ -14,6 +14,7 @@
 #include "api_fixture.h"
 #include "support/raw_http_client.h"
 #include "support/test_files.h"
+#include "support/wait.h"
 
 namespace tuneplane::api::testing {
 namespace {
@@ -63,14 +64,20 @@ class TrustedProxyTest : public ApiFixture {
   }
   // The access log line of the request answered `status` from `remote`; empty when none.
   json accessLineOf(const std::string& remote, int status) {
-    for (int i = 0; i < 1000; ++i) {  // the line is written after the answer: up to 10 s
-      for (const auto& line : accessLines()) {
-        const json j = json::parse(line, nullptr, false);
-        if (j.is_object() && j["remote"] == remote && j["status"] == status) return j;
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-    return json();
+    json found;
+    tuneplane::test::waitUntil(  // the line is written after the answer
+        [&] {
+          for (const auto& line : accessLines()) {
+            const json j = json::parse(line, nullptr, false);
+            if (j.is_object() && j["remote"] == remote && j["status"] == status) {
+              found = j;
+              return true;
+            }
+          }
+          return false;
+        },
+        10s, 10ms);
+    return found;
   }
 
   bool trusted_ = true;

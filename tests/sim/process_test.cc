@@ -11,9 +11,10 @@
 #include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 
 #include <gtest/gtest.h>
+
+#include "support/wait.h"
 
 namespace tuneplane::sim {
 namespace {
@@ -31,9 +32,14 @@ class LaunchBatchStepTest : public ::testing::Test {
 
   // Reaps `pid` (bounded: 10 s).
   static std::optional<ProcessExit> waitFor(pid_t pid) {
-    for (int i = 0; i < 1000; ++i) {
-      if (auto done = pollProcess(pid)) return done;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    std::optional<ProcessExit> done;
+    if (test::waitUntil(
+            [&] {
+              done = pollProcess(pid);
+              return done.has_value();
+            },
+            std::chrono::seconds(10), std::chrono::milliseconds(10))) {
+      return done;
     }
     signalProcessGroup(pid, SIGKILL);
     return std::nullopt;
@@ -64,9 +70,17 @@ TEST_F(LaunchBatchStepTest, AScriptStillOpenForWritingElsewhereRunsOnceTheWriter
   const LaunchSpec spec = specFor(script);
   auto pid = launchBatchStep(spec);
   ASSERT_TRUE(pid) << pid.error().describe();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // The writer holds the script open while the step starts: until the step has ended, or for
+  // 100 ms at most (an exec that met ETXTBSY and waits for the writer does not end by then).
+  std::optional<ProcessExit> early;
+  test::waitUntil(
+      [&] {
+        early = pollProcess(*pid);
+        return early.has_value();
+      },
+      std::chrono::milliseconds(100), std::chrono::milliseconds(5));
   ::close(writer);
-  const auto exit = waitFor(*pid);
+  const auto exit = early ? early : waitFor(*pid);
   ASSERT_TRUE(exit) << "the step did not end within 10 s";
   EXPECT_FALSE(exit->signaled);
   EXPECT_EQ(exit->code, 0) << "26 is ETXTBSY: the exec was not tried again";

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <future>
 
 #include "common/clock.h"
@@ -30,8 +31,11 @@ class DrivenClockSimTest : public SimFixture {
     o.requeue_delay = 120s;
     o.min_job_age = 300s;
   }
-  // Real time passes (the ticker runs and polls the scripts) while the driven clock stands.
-  void standStill() { std::this_thread::sleep_for(kManyTicks); }  // NOLINT: the real-time part
+  // True when `probe` holds throughout kManyTicks of real time (the ticker runs and polls the
+  // scripts) while the driven clock stands: what waits for the clock has not happened.
+  static bool holdsWhileTheClockStands(const std::function<bool()>& probe) {
+    return tuneplane::test::holdsThroughout(probe, kManyTicks);
+  }
 
   FakeClock clock_;
 };
@@ -47,11 +51,13 @@ TEST_F(DrivenClockLongEpilogTest, TheEpilogEndsWhenTheClockPassesItNotBefore) {
   ASSERT_TRUE(tuneplane::test::waitUntil([&] {
     return state(id) == json::array({"COMPLETED", "COMPLETING"});
   }));
-  standStill();
-  EXPECT_EQ(state(id), json::array({"COMPLETED", "COMPLETING"})) << "the epilog ended on its own";
+  EXPECT_TRUE(holdsWhileTheClockStands([&] {
+    return state(id) == json::array({"COMPLETED", "COMPLETING"});
+  })) << "the epilog ended on its own";
   clock_.advance(59min + 59s);
-  standStill();
-  EXPECT_EQ(state(id), json::array({"COMPLETED", "COMPLETING"})) << "the epilog ended early";
+  EXPECT_TRUE(holdsWhileTheClockStands([&] {
+    return state(id) == json::array({"COMPLETED", "COMPLETING"});
+  })) << "the epilog ended early";
   clock_.advance(1s);
   EXPECT_TRUE(tuneplane::test::waitUntil([&] { return state(id) == json::array({"COMPLETED"}); }));
 }
@@ -61,8 +67,8 @@ TEST_F(DrivenClockSimTest, ATimeLimitIsReachedOnTheClock) {
       std::to_string(submit(jobBody("sleep 30", {{"time_limit", {{"set", true}, {"number", 5}}}})));
   ASSERT_TRUE(tuneplane::test::waitUntil([&] { return state(id) == json::array({"RUNNING"}); }));
   clock_.advance(4min);
-  standStill();
-  EXPECT_EQ(state(id), json::array({"RUNNING"}));
+  EXPECT_TRUE(holdsWhileTheClockStands([&] { return state(id) == json::array({"RUNNING"}); }))
+      << state(id);
   clock_.advance(1min);  // a Slurm minute on a driven clock is a true minute
   ASSERT_TRUE(tuneplane::test::waitUntil([&] {
     return state(id) == json::array({"TIMEOUT", "COMPLETING"});
@@ -82,8 +88,8 @@ TEST_F(DrivenClockSimTest, ARequeuedJobWaitsOutItsBeginTimeOnTheClock) {
            j[0]["state_reason"] == "BeginTime";
   }));
   clock_.advance(119s);
-  standStill();
-  EXPECT_EQ(state(id), json::array({"PENDING"}));
+  EXPECT_TRUE(holdsWhileTheClockStands([&] { return state(id) == json::array({"PENDING"}); }))
+      << state(id);
   clock_.advance(1s);
   EXPECT_TRUE(tuneplane::test::waitUntil([&] { return state(id) == json::array({"RUNNING"}); }));
 }
@@ -96,8 +102,8 @@ TEST_F(DrivenClockSimTest, AFinishedJobIsForgottenAfterMinJobAgeOnTheClock) {
   clock_.advance(2s);
   ASSERT_TRUE(waitState(id, {"COMPLETED"}));
   clock_.advance(299s);
-  standStill();
-  EXPECT_EQ(sim_->jobCount(), 1u);
+  EXPECT_TRUE(holdsWhileTheClockStands([&] { return sim_->jobCount() == 1u; }))
+      << sim_->jobCount() << " jobs";
   clock_.advance(1s);
   EXPECT_TRUE(tuneplane::test::waitUntil([&] { return sim_->jobCount() == 0; }));
 }
@@ -110,8 +116,8 @@ TEST_F(DrivenClockSimTest, AddedLatencyHoldsTheAnswerUntilTheClockPassesIt) {
     answered = true;
     return res ? res->status : -1;
   });
-  standStill();
-  EXPECT_FALSE(answered.load()) << "the latency passed in real time";
+  EXPECT_TRUE(holdsWhileTheClockStands([&] { return !answered.load(); }))
+      << "the latency passed in real time";
   clock_.advance(40s);
   ASSERT_EQ(ping.wait_for(20s), std::future_status::ready);
   EXPECT_EQ(ping.get(), 200);
@@ -122,7 +128,10 @@ TEST_F(DrivenClockSimTest, ReadsLieForTheirWindowOnTheClock) {
   auto lying = get("/jobs/");
   ASSERT_TRUE(lying);
   EXPECT_EQ(lying->status, 502);
-  standStill();
+  EXPECT_TRUE(holdsWhileTheClockStands([&] {
+    auto again = get("/jobs/");
+    return again && again->status == 502;
+  })) << "the lies ended in real time";
   clock_.advance(39s);
   EXPECT_EQ(get("/jobs/")->status, 502);
   clock_.advance(1s);
