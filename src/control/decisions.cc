@@ -194,14 +194,15 @@ std::map<std::string, std::string> nodesToAvoid(const store::JobView& view) {
     if (!phase::isTerminal(a.phase) || a.cause != EndCause::kInfrastructure) continue;
     const std::string in = " in attempt " + std::to_string(a.number);
     for (const auto& c : a.components) {
-      const std::string base = c.state.empty() ? std::string() : c.state.front();
+      const slurm::JobBaseState base = baseStateOf(c.state);
       const std::vector<std::string> nodes = slurm::expandHostlist(c.nodes);
-      if (base == "NODE_FAIL") {
-        for (const auto& node : nodes) avoid.emplace(node, "NODE_FAIL" + in);
+      if (base == slurm::JobBaseState::kNodeFail) {
+        for (const auto& node : nodes)
+          avoid.emplace(node, std::string(slurm::jobStateName(base)) + in);
         continue;
       }
       const bool node_trouble =
-          base == "FAILED" && c.exit_code &&
+          base == slurm::JobBaseState::kFailed && c.exit_code &&
           (*c.exit_code == slurm::kExitArtifactMismatch ||
            *c.exit_code == slurm::kExitArtifactMissing ||
            *c.exit_code == slurm::kExitNoHeadAddress || *c.exit_code == slurm::kExitRayHeadFailed ||
@@ -595,7 +596,7 @@ TokenChoice chooseByToken(const std::vector<slurm::JobRecord>& records,
 
 bool foundClaimedByAnother(const store::AttemptRecord& attempt) {
   return std::any_of(attempt.components.begin(), attempt.components.end(), [](const auto& c) {
-    return !c.state.empty() && c.state.front() == "FAILED" &&
+    return baseStateOf(c.state) == slurm::JobBaseState::kFailed &&
            (c.exit_code == slurm::kExitAlreadyClaimed || c.exit_code == slurm::kExitCannotClaim);
   });
 }

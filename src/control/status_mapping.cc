@@ -160,6 +160,10 @@ ComponentVerdict ended(JobBaseState base, const Ending& ending, const ReadState&
 
 }  // namespace
 
+slurm::JobBaseState baseStateOf(const std::vector<std::string>& state) {
+  return readState(state).base;
+}
+
 bool isKnownBaseState(std::string_view state) {
   return slurm::parseJobBaseState(state).has_value();
 }

@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "phase/phases.h"
+#include "slurm/job_state.h"
 #include "store/job_store.h"
 
 namespace tuneplane::control {
@@ -90,6 +91,9 @@ std::string_view scriptFailure(int exit_code);
 
 // True for Slurm base states and flags this version knows (slurm/job_state.h).
 bool isKnownBaseState(std::string_view state);
+// The typed base state of a stored job_state (its first name); kNone when there is none or
+// this version does not know it.
+slurm::JobBaseState baseStateOf(const std::vector<std::string>& state);
 bool isKnownStateFlag(std::string_view flag);
 
 }  // namespace tuneplane::control
