@@ -232,8 +232,9 @@ class ServeE2eReplicaFaultTest : public ServeE2ePostgresTest {
           return !job["attempts"].empty() && job["attempts"][0].value("phase", "") == "Submitting";
         },
         "reached Submitting");
-    // Submitting is durable before the POST leaves; this lets it leave (the simulator holds
-    // it kHoldMs before acting on it).
+    // Submitting is durable before the POST leaves; real time passes for the leader's serve
+    // process to send it to the simulator process, which holds it kHoldMs before acting on it.
+    // Neither process shows that the POST has arrived, so there is nothing to wait for.
     std::this_thread::sleep_for(300ms);
     return submitting;
   }
@@ -245,6 +246,8 @@ class ServeE2eReplicaFaultTest : public ServeE2ePostgresTest {
               << " leads)" << std::endl;
     switch (s.fault) {
       case Fault::kAtRandom:
+        // A moment drawn at random: real time passes while the serve processes work, then the
+        // leader is killed wherever it is.
         std::this_thread::sleep_for(std::chrono::milliseconds(s.delay_ms));
         killAndRestart(leader);
         return;

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli_fixture.h"
 #include "sim/simulator.h"
+#include "support/wait.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -163,12 +164,13 @@ class SlurmCommandTest : public CliFixture {
   // Polls `slurm get` until the job's state is `wanted` (a bound of ~30 s, not a timing
   // assertion); returns the last state seen.
   json waitState(const std::string& sluid, const json& wanted) {
-    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    json state = jobState(sluid);
-    while (state != wanted && std::chrono::steady_clock::now() < end) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      state = jobState(sluid);
-    }
+    json state;
+    tuneplane::test::waitUntil(
+        [&] {
+          state = jobState(sluid);
+          return state == wanted;
+        },
+        std::chrono::seconds(30), std::chrono::milliseconds(100));
     return state;
   }
 

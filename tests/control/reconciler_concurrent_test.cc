@@ -11,6 +11,7 @@
 #include "control/control_loop.h"
 #include "control/retry_policy.h"
 #include "reconciler_fixture.h"
+#include "support/wait.h"
 
 namespace tuneplane::control::testing {
 namespace {
@@ -113,12 +114,9 @@ TEST_F(ReconcilerConcurrentTest, TheLoopDoesNotHoldLeftLaunchesForAPollInterval)
     }
     return true;
   };
-  const auto end = std::chrono::steady_clock::now() + 20s;  // a bound on a hang
-  while (!allSubmitted() && std::chrono::steady_clock::now() < end) {
-    std::this_thread::sleep_for(20ms);
-  }
+  const bool submitted = tuneplane::test::waitUntil(allSubmitted, 20s);  // a bound on a hang
   loop.stop();
-  EXPECT_TRUE(allSubmitted());
+  EXPECT_TRUE(submitted && allSubmitted());
   EXPECT_GE(loop.ticks(), 4);  // 2 per tick
 }
 

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "../support/wait.h"
 #include "catalog/artifact_verifier.h"
 #include "common/clock.h"
 #include "control/job_service.h"
@@ -130,11 +131,18 @@ int main(int argc, char** argv) {
     };
   }
   control::Reconciler reconciler(**store, **client, launcher, clock, options);
-  for (int i = 0; i < ticks; ++i) {
-    reconciler.tick();
-    auto active = (*store)->activeJobs();
-    if (active && active->empty()) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(tick_ms));
-  }
+  // A tick every tick_ms of real time (the simulator it asks is a real process on the real
+  // clock), until no job is active or `ticks` ticks have run; the alarm bounds it anyway.
+  int ticked = 0;
+  tuneplane::test::waitUntil(
+      [&] {
+        if (ticked == ticks) return true;
+        ++ticked;
+        reconciler.tick();
+        auto active = (*store)->activeJobs();
+        return active && active->empty();
+      },
+      {.limit = std::chrono::seconds(kAlarmSeconds),
+       .interval = std::chrono::milliseconds(tick_ms)});
   return 0;
 }
