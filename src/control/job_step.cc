@@ -51,9 +51,13 @@ std::string numericIdNote(const store::AttemptRecord& a) {
          ", so that a job that takes over the id once this one is purged is never taken for it";
 }
 
-bool heardOrGone(CancelHeard heard, bool gone_is_heard) {
-  return heard == CancelHeard::kHeard || (gone_is_heard && heard == CancelHeard::kGone);
-}
+// Where one DELETE stands in this cycle (Step::deleteOf).
+enum class Delete {
+  kAsked,    // no answer yet: asked for; it goes out before the step runs again
+  kHeard,    // Slurm took it, or said the job is already completing
+  kGone,     // Slurm holds no such job, taken as heard (gone_is_heard)
+  kUnheard,  // no answer, a refusal, or "no such job" not taken as heard: sent again later
+};
 
 // One job's step, with the plan it builds. The methods follow the attempt's phase.
 class Step {
@@ -143,12 +147,7 @@ class Step {
     if (stored_ != nullptr && now_ < job.next_attempt_ms) return;
     std::vector<std::string> unheard;
     auto endFirst = [&](const std::string& sluid) {
-      const auto answer = facts_.cancels.find(sluid);
-      if (answer == facts_.cancels.end()) {
-        plan_.cancel_now.push_back({sluid, true});
-      } else if (!heardOrGone(answer->second, true)) {
-        unheard.push_back(sluid);
-      }
+      if (deleteOf(sluid) == Delete::kUnheard) unheard.push_back(sluid);
     };
     for (const auto& earlier : view_.attempts) {
       for (const auto& c : earlier.components) {
@@ -256,18 +255,17 @@ class Step {
     bool waiting = false;
     for (const auto& c : stored_->components) {
       if (c.sluid.empty() || hasEnded(c)) continue;
-      const auto answer = facts_.cancels.find(c.sluid);
-      if (answer == facts_.cancels.end()) {
-        plan_.cancel_now.push_back({c.sluid, true});
+      const Delete d = deleteOf(c.sluid);
+      if (d == Delete::kAsked) {
         waiting = true;
         continue;
       }
-      if (heardOrGone(answer->second, true)) {
+      if (Step::heard(d)) {
         plan_.memory.cancel_heard_ms[c.sluid] = steady_;
       } else {
         heard = false;
       }
-      if (answer->second == CancelHeard::kGone) plan_.memory.must_read = true;
+      if (d == Delete::kGone) plan_.memory.must_read = true;
     }
     if (waiting) return;
     if (!heard) {
@@ -288,13 +286,9 @@ class Step {
       if (at != plan_.memory.cancel_heard_ms.end() && steady_ - at->second < kCancelRecheckMs) {
         continue;
       }
-      const auto answer = facts_.cancels.find(c.sluid);
-      if (answer == facts_.cancels.end()) {
-        plan_.cancel_now.push_back({c.sluid, true});
-        continue;
-      }
-      if (heardOrGone(answer->second, true)) plan_.memory.cancel_heard_ms[c.sluid] = steady_;
-      if (answer->second == CancelHeard::kGone) plan_.memory.must_read = true;
+      const Delete d = deleteOf(c.sluid);
+      if (Step::heard(d)) plan_.memory.cancel_heard_ms[c.sluid] = steady_;
+      if (d == Delete::kGone) plan_.memory.must_read = true;
     }
   }
 
@@ -371,12 +365,7 @@ class Step {
     // itself is gone, purged (the fault campaign's seed 2110). Copies still alive are
     // cancelled; the job is judged as missing, from its sentinels.
     for (const std::string& sluid : liveSluids(found)) {
-      const auto answer = facts_.cancels.find(sluid);
-      if (answer == facts_.cancels.end()) {
-        plan_.cancel_now.push_back({sluid, true});
-      } else if (!heardOrGone(answer->second, true)) {
-        plan_.strays.push_back(sluid);
-      }
+      if (deleteOf(sluid) == Delete::kUnheard) plan_.strays.push_back(sluid);
     }
     if (!plan_.cancel_now.empty()) return;
     judgeMissing(countMissing(observed));
@@ -407,12 +396,10 @@ class Step {
       bool heard = true;
       for (const auto& c : observed.components) {
         if (c.sluid.empty() || hasEnded(c)) continue;
-        const auto answer = facts_.cancels.find(c.sluid);
-        if (answer == facts_.cancels.end()) {
-          plan_.cancel_now.push_back({c.sluid, true});
-        } else if (!heardOrGone(answer->second, true)) {
+        const Delete d = deleteOf(c.sluid);
+        if (d == Delete::kUnheard) {
           heard = false;
-        } else {
+        } else if (Step::heard(d)) {
           plan_.memory.cancel_heard_ms[c.sluid] = steady_;
         }
       }
@@ -471,12 +458,7 @@ class Step {
         bool heard = true;
         for (const auto& c : observed.components) {
           if (c.sluid.empty()) continue;
-          const auto answer = facts_.cancels.find(c.sluid);
-          if (answer == facts_.cancels.end()) {
-            plan_.cancel_now.push_back({c.sluid, true});
-          } else if (!heardOrGone(answer->second, true)) {
-            heard = false;
-          }
+          if (deleteOf(c.sluid) == Delete::kUnheard) heard = false;
         }
         if (!plan_.cancel_now.empty()) return;
         if (heard) verdict = rejectUnrunnable(verdict, waited);
@@ -493,12 +475,7 @@ class Step {
       for (int index : verdict.requeued) {
         for (const auto& c : observed.components) {
           if (c.index != index || c.sluid.empty()) continue;
-          const auto answer = facts_.cancels.find(c.sluid);
-          if (answer == facts_.cancels.end()) {
-            plan_.cancel_now.push_back({c.sluid, false});
-          } else if (!heardOrGone(answer->second, false)) {
-            heard = false;
-          }
+          if (deleteOf(c.sluid, /*gone_is_heard=*/false) == Delete::kUnheard) heard = false;
         }
       }
       if (!plan_.cancel_now.empty()) return;
@@ -577,10 +554,7 @@ class Step {
     std::vector<std::string> unheard;
     for (const auto& r : choice.duplicates) {
       if (r.sluid.empty()) continue;
-      const auto answer = facts_.cancels.find(r.sluid);
-      if (answer == facts_.cancels.end()) {
-        plan_.cancel_now.push_back({r.sluid, true});
-      } else if (!heardOrGone(answer->second, true)) {
+      if (deleteOf(r.sluid) == Delete::kUnheard) {
         unheard.push_back(r.sluid);
         plan_.strays.push_back(r.sluid);
       }
@@ -605,6 +579,29 @@ class Step {
     }
     return true;
   }
+
+  // The one way a step cancels a Slurm job and hears the answer: the DELETE of `sluid` is
+  // asked for until this cycle holds Slurm's answer, then told apart. Slurm's "no such job"
+  // counts as heard unless `gone_is_heard` is false (a requeued job's SLUID changes: the job
+  // may pend under its new one). Callers return while any DELETE is asked for.
+  Delete deleteOf(const std::string& sluid, bool gone_is_heard = true) {
+    const auto answer = facts_.cancels.find(sluid);
+    if (answer == facts_.cancels.end()) {
+      plan_.cancel_now.push_back({sluid, gone_is_heard});
+      return Delete::kAsked;
+    }
+    switch (answer->second) {
+      case CancelHeard::kHeard:
+        return Delete::kHeard;
+      case CancelHeard::kGone:
+        return gone_is_heard ? Delete::kGone : Delete::kUnheard;
+      case CancelHeard::kUnheard:
+        return Delete::kUnheard;
+    }
+    return Delete::kUnheard;
+  }
+  // Heard (or gone, where that counts): remembered, so it is not sent again for a while.
+  static bool heard(Delete d) { return d == Delete::kHeard || d == Delete::kGone; }
 
   bool filesRead() {
     if (facts_.sentinels && facts_.scheduler_log_missing) return true;
