@@ -106,6 +106,8 @@ class Run {
     if (!start()) return outcome_;
     outcome_.started = true;
     for (const Step& s : schedule) {
+      // The schedule's pace: real time passes between steps while the real serve processes
+      // and the simulator run the jobs already in (what a step finds depends on it).
       std::this_thread::sleep_for(std::chrono::milliseconds(s.pause_ms));
       fireDueCancels(false);
       if (s.is_fault) {
@@ -381,6 +383,8 @@ class Run {
       case Fault::kSlowAnswers:
         if (!setFaults({{"latency_ms", kSlowAnswerMs}})) return;
         struck(s, std::to_string(s.window_ms) + " ms");
+        // The fault's window: the simulator process answers slowly for this long in real time
+        // while the serve processes go on asking it.
         std::this_thread::sleep_for(std::chrono::milliseconds(s.window_ms));
         setFaults({{"latency_ms", 0}});
         return;

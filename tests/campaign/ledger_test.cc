@@ -15,6 +15,7 @@
 
 #include "support/subprocess.h"
 #include "support/test_files.h"
+#include "support/wait.h"
 
 namespace tuneplane::campaign {
 namespace {
@@ -183,8 +184,8 @@ TEST_F(LedgerPrologue, RecordsTheEndOfACommandCancelledBySigterm) {
   auto child = test::ChildProcess::start({"bash", "-c", ledgerPrologue() + "; sleep 60 & wait"},
                                          {.scratch = dir_, .env = env(42, 1)}, "job");
   ASSERT_NE(child, nullptr);
-  for (int i = 0; i < 500 && ledger().find("start") == std::string::npos; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  tuneplane::test::waitUntil([&] { return ledger().find("start") != std::string::npos; },
+                             std::chrono::seconds(10));
   ASSERT_NE(ledger().find("start"), std::string::npos);
   ::kill(-child->pid(), SIGTERM);  // the job's whole process group, as a cancel's
   EXPECT_EQ(child->waitExit(std::chrono::seconds(30)), 143);

@@ -11,6 +11,7 @@
 #include "slurm/script_renderer.h"
 #include "staging/staging_paths.h"
 #include "support/test_files.h"
+#include "support/wait.h"
 
 namespace tuneplane::campaign {
 namespace {
@@ -104,16 +105,16 @@ void lieWhileARetryableJobWaits(const LyingReadsSetup& setup, LyingReadsJobs& jo
   const std::string token = attempt.value("submit_token", "");
 
   // Slurm's reads lie for the window; TunePlane must conclude nothing from them.
-  const auto lies_began = std::chrono::steady_clock::now();
+  // Asked once a second through the window of real time the real serve is lied to in.
   setup.proxy.lie(test::slurmReadLies(setup.api), setup.lie_for);
   json during;
-  bool held = true;
-  while (std::chrono::steady_clock::now() < lies_began + setup.lie_for) {
-    std::this_thread::sleep_for(1s);
-    during = setup.cli.job(jobs.target);
-    if (!during.is_object()) continue;
-    held = held && during["attempts"].size() == 1 && !during.value("terminal", false);
-  }
+  const bool held = test::holdsThroughout(
+      [&] {
+        during = setup.cli.job(jobs.target);
+        if (!during.is_object()) return true;  // no answer: nothing concluded
+        return during["attempts"].size() == 1 && !during.value("terminal", false);
+      },
+      setup.lie_for, 1s);
   setup.proxy.stopLying();
   EXPECT_TRUE(held) << "while Slurm's reads lied, TunePlane concluded something:\n"
                     << during.dump(2);

@@ -94,6 +94,8 @@ bool ReplicaSet::start(size_t i) {
     }
     if (!exited) return false;  // not ready in time: reported
     ++starts_refused_;
+    // systemd's RestartSec: real time passes before the next start of the serve process (the
+    // frozen writer that made it exit holds its lock meanwhile; nothing says when it lets go).
     std::this_thread::sleep_for(kRestartPause);
   }
   return false;
@@ -133,23 +135,23 @@ std::optional<httplib::Response> ReplicaSet::postToAny(
     const std::string& path, const std::string& body, const std::string& content_type,
     const std::string& token, int& retried, const std::function<void(const std::string&)>& note) {
   const httplib::Headers auth = {{"Authorization", "Bearer " + token}};
-  const auto deadline = std::chrono::steady_clock::now() + kRetryLimit;
   std::optional<httplib::Response> last;
-  for (;;) {
-    const std::vector<size_t> order = askOrder();
-    if (!order.empty()) {
-      const size_t i = order.front();
-      auto res = api(i)->Post(path, auth, body, content_type);
-      last = res ? std::optional<httplib::Response>(*res) : std::nullopt;
-      if ((res && res->status < 500) || !replicated_) return last;
-      ++retried;
-      note("  (" + path + " via " + name(i) + ": " +
-           (res ? std::to_string(res->status) + " " + res->body : std::string("no answer")) +
-           "; sent again)");
-    }
-    if (std::chrono::steady_clock::now() > deadline) return last;
-    std::this_thread::sleep_for(500ms);
-  }
+  test::waitUntil(
+      [&] {
+        const std::vector<size_t> order = askOrder();
+        if (order.empty()) return false;
+        const size_t i = order.front();
+        auto res = api(i)->Post(path, auth, body, content_type);
+        last = res ? std::optional<httplib::Response>(*res) : std::nullopt;
+        if ((res && res->status < 500) || !replicated_) return true;
+        ++retried;
+        note("  (" + path + " via " + name(i) + ": " +
+             (res ? std::to_string(res->status) + " " + res->body : std::string("no answer")) +
+             "; sent again)");
+        return false;
+      },
+      kRetryLimit, 500ms);
+  return last;
 }
 
 int ReplicaSet::leader(int besides) const {
@@ -182,6 +184,8 @@ size_t ReplicaSet::target(uint32_t pick) const {
 bool ReplicaSet::crashAndRestart(size_t i, std::chrono::milliseconds down) {
   members_[i].serve->crash();
   members_[i].serve.reset();
+  // The fault's window: the crashed serve process stays down this long in real time (drawn
+  // by the schedule) while the others, the clients and the simulator go on without it.
   std::this_thread::sleep_for(down);
   return start(i);
 }

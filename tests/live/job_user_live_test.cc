@@ -25,6 +25,7 @@
 #include "staging/os_users.h"
 #include "staging/stager.h"
 #include "staging/staging_paths.h"
+#include "support/wait.h"
 
 namespace tuneplane::staging {
 namespace {
@@ -84,18 +85,17 @@ class LiveJobUser : public ::testing::Test {
 
   // Polls the job until its state has no flag and is not PENDING/RUNNING, or 3 minutes pass.
   std::vector<std::string> finalState(const std::string& sluid) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(3);
     std::vector<std::string> last;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto jobs = client_->getJob(sluid);
-      if (jobs && !jobs->empty()) {
-        last = jobs->front().job_state;
-        const std::string base = jobs->front().baseState();
-        if (last.size() == 1 && base != "PENDING" && base != "RUNNING") return last;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
-    ADD_FAILURE() << "deadline passed polling " << sluid;
+    const bool ended = tuneplane::test::waitUntil(
+        [&] {
+          auto jobs = client_->getJob(sluid);
+          if (!jobs || jobs->empty()) return false;
+          last = jobs->front().job_state;
+          const std::string base = jobs->front().baseState();
+          return last.size() == 1 && base != "PENDING" && base != "RUNNING";
+        },
+        std::chrono::minutes(3), std::chrono::milliseconds(500));
+    if (!ended) ADD_FAILURE() << "deadline passed polling " << sluid;
     return last;
   }
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "live_serve_fixture.h"
+#include "support/wait.h"
 
 namespace tuneplane::live {
 namespace {
@@ -89,9 +90,14 @@ TEST_F(LiveServe, AJobWaitingForCpusSaysItsPlaceAndSlurmsEstimate) {
         "running or waiting with a place", kLiveLimit);
     if (job.value("phase", "") != "Queued") continue;
     // Slurm's first scheduling pass after a submit comes within a second or two; a job seen
-    // before it shows Priority on 25.11. Still queued 5 s later: it waits for CPUs.
-    std::this_thread::sleep_for(std::chrono::seconds(5));
-    if (cli_->job(id).value("phase", "") == "Queued") waiting_id = id;
+    // before it shows Priority on 25.11. Queued throughout the next 5 s: it waits for CPUs.
+    const bool stayed = tuneplane::test::holdsThroughout(
+        [&] {
+          const json now = cli_->job(id);
+          return !now.is_object() || now.value("phase", "") == "Queued";
+        },
+        std::chrono::seconds(5), std::chrono::milliseconds(500));
+    if (stayed && cli_->job(id).value("phase", "") == "Queued") waiting_id = id;
   }
   if (waiting_id.empty()) {
     GTEST_SKIP() << kMaxFillJobs << " one-CPU jobs did not fill the cpu partition";

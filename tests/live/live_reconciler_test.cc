@@ -46,6 +46,7 @@
 #include "staging/staging_fs.h"
 #include "store/sqlite_job_store.h"
 #include "support/subprocess.h"
+#include "support/wait.h"
 
 namespace tuneplane::control {
 namespace {
@@ -156,14 +157,14 @@ class LiveReconciler : public ::testing::Test {
 
   // Ticks once a second until the job ends; bounded (a real scheduler and an epilog).
   store::JobView tickUntilTerminal(const std::string& id, std::chrono::seconds limit = 180s) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
     store::JobView view;
-    while (std::chrono::steady_clock::now() < deadline) {
-      reconciler_->tick();
-      view = stored(id);
-      if (phase::isTerminal(view.job.phase)) break;
-      std::this_thread::sleep_for(1s);
-    }
+    tuneplane::test::waitUntil(
+        [&] {
+          reconciler_->tick();
+          view = stored(id);
+          return phase::isTerminal(view.job.phase);
+        },
+        limit, 1s);
     return view;
   }
 
@@ -303,7 +304,10 @@ class SubmitAnswerDropper {
       }
       if (submit && drop_.exchange(false)) {
         ++dropped_;
-        std::this_thread::sleep_for(kHoldBack);  // the client gives up first
+        // The answer is held in real time past the request_timeout of the client under test
+        // (its own real clock), so that the client gives up first; this server cannot see the
+        // client go, so there is no event to wait for.
+        std::this_thread::sleep_for(kHoldBack);
       }
       res.status = answer->status;
       res.set_content(answer->body, answer->get_header_value("Content-Type").c_str());
@@ -313,10 +317,7 @@ class SubmitAnswerDropper {
     server_.Delete(".*", forward);
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (!server_.is_running() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(10ms);
-    }
+    tuneplane::test::waitUntil([this] { return server_.is_running(); }, 10s, 10ms);
   }
   ~SubmitAnswerDropper() {
     server_.stop();
@@ -501,15 +502,15 @@ class LiveRequeue : public LiveReconciler {
     makeReconciler();
     id_ = submit("echo run >> " + runs_ + "; " + rest);
     if (id_.empty()) return 0;
-    const auto deadline = std::chrono::steady_clock::now() + 120s;
     store::JobView view;
-    while (std::chrono::steady_clock::now() < deadline) {
-      reconciler_->tick();
-      view = stored(id_);
-      if (view.job.phase == phase::JobPhase::kRunning && fs::exists(runs_)) break;
-      if (phase::isTerminal(view.job.phase)) break;
-      std::this_thread::sleep_for(1s);
-    }
+    tuneplane::test::waitUntil(
+        [&] {
+          reconciler_->tick();
+          view = stored(id_);
+          return (view.job.phase == phase::JobPhase::kRunning && fs::exists(runs_)) ||
+                 phase::isTerminal(view.job.phase);
+        },
+        120s, 1s);
     if (view.job.phase != phase::JobPhase::kRunning) {
       ADD_FAILURE() << "never seen running: " << view.job.reason;
       return 0;
@@ -534,13 +535,13 @@ class LiveRequeue : public LiveReconciler {
   nlohmann::json slurmRecordUntil(uint64_t slurm_id,
                                   const std::function<bool(const nlohmann::json&)>& done) {
     nlohmann::json record;
-    const auto settled = std::chrono::steady_clock::now() + 120s;
-    while (std::chrono::steady_clock::now() < settled) {
-      const nlohmann::json answer = slurmGet("/job/" + std::to_string(slurm_id));
-      record = answer.is_object() && !answer["jobs"].empty() ? answer["jobs"][0] : nullptr;
-      if (!record.is_object() || done(record)) break;
-      std::this_thread::sleep_for(500ms);
-    }
+    tuneplane::test::waitUntil(
+        [&] {
+          const nlohmann::json answer = slurmGet("/job/" + std::to_string(slurm_id));
+          record = answer.is_object() && !answer["jobs"].empty() ? answer["jobs"][0] : nullptr;
+          return !record.is_object() || done(record);
+        },
+        120s, 500ms);
     return record;
   }
 

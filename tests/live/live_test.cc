@@ -14,6 +14,7 @@
 #include "live_config.h"
 #include "slurm/job_key.h"
 #include "slurm/rest_client.h"
+#include "support/wait.h"
 
 namespace tuneplane::slurm {
 namespace {
@@ -59,17 +60,16 @@ class LiveSlurm : public ::testing::Test {
   // Polls GET /job/{sluid} until `done` holds for the first record, or the deadline passes.
   template <typename Pred>
   std::vector<JobRecord> pollUntil(const std::string& sluid, Pred done, int seconds = 120) {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     std::vector<JobRecord> last;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto jobs = client_->getJob(sluid);
-      if (jobs && !jobs->empty()) {
-        last = *jobs;
-        if (done(last)) return last;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
-    ADD_FAILURE() << "deadline passed polling " << sluid;
+    const bool reached = tuneplane::test::waitUntil(
+        [&] {
+          auto jobs = client_->getJob(sluid);
+          if (!jobs || jobs->empty()) return false;
+          last = *jobs;
+          return static_cast<bool>(done(last));
+        },
+        std::chrono::seconds(seconds), std::chrono::milliseconds(250));
+    if (!reached) ADD_FAILURE() << "deadline passed polling " << sluid;
     return last;
   }
 
