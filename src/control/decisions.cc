@@ -99,6 +99,34 @@ SubmitFailure classifySubmitFailure(const slurm::SlurmError& e) {
   return SubmitFailure::kRefused;
 }
 
+FailedSubmit afterFailedSubmit(const store::JobView& submitting, int number,
+                               const slurm::SlurmError& e, int64_t now_ms) {
+  switch (classifySubmitFailure(e)) {
+    case SubmitFailure::kResend:
+      return {deferSubmit(submitting, number,
+                          "the submit did not reach Slurm (" + e.describe() + ")", now_ms),
+              "submit not sent"};
+    case SubmitFailure::kLookUp:
+      return {markSubmitUnknown(submitting, number, "no receipt came back (" + e.describe() + ")",
+                                now_ms),
+              "lost receipt"};
+    case SubmitFailure::kRefused:
+      break;
+  }
+  return {markRefused(submitting, number, EndCause::kRejected,
+                      "Slurm refused the submit: " + e.describe(), now_ms),
+          "submit refused"};
+}
+
+bool isOurLostSubmittingCommit(const store::JobView& before, const store::JobView& stored,
+                               int number, int64_t now_ms) {
+  if (stored.attempts.empty()) return false;
+  const store::AttemptRecord& attempt = stored.attempts.back();
+  return attempt.number == number && attempt.phase == AttemptPhase::kSubmitting &&
+         attempt.submitted_ms == now_ms && stored.job.updated_ms == now_ms &&
+         stored.job.version == before.job.version + 1;
+}
+
 bool stagingMayPass(const Errors& errors) {
   return std::any_of(errors.begin(), errors.end(), [](const Error& e) {
     return e.code == staging::codes::kIo || e.code == catalog::codes::kArtifactUnreadable;

@@ -119,6 +119,24 @@ Result<store::Change> markSubmitted(const store::JobView& view, int number, uint
 Result<store::Change> markRefused(const store::JobView& view, int number, phase::EndCause cause,
                                   const std::string& why, int64_t now_ms);
 
+// What a submit that failed with `error` changes (classifySubmitFailure): back to Staging to
+// be sent again, a lost receipt looked for by its token, or refused for good. `what` names
+// the change in the log. REQUIRES: `submitting` holds attempt `number` in Submitting.
+struct FailedSubmit {
+  Result<store::Change> change;
+  const char* what;
+};
+FailedSubmit afterFailedSubmit(const store::JobView& submitting, int number,
+                               const slurm::SlurmError& error, int64_t now_ms);
+
+// A commit of Submitting whose answer was lost (the connection cut as COMMIT went out) may
+// have been stored: whether `stored`, read again, is that very commit — attempt `number` in
+// Submitting at `now_ms`, and the job one version past `before` at `now_ms` — so the POST
+// may go out as if the commit had answered. Anything else (another writer, an older state)
+// is not ours: the next cycle decides.
+bool isOurLostSubmittingCommit(const store::JobView& before, const store::JobView& stored,
+                               int number, int64_t now_ms);
+
 // A lookup by token did not find the job: look again after lookupDelay(), say so.
 Result<store::Change> markLookupMiss(const store::JobView& view, int number, int64_t now_ms);
 

@@ -192,24 +192,8 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
   auto receipt = slurm.as(view.job.run_as).submit(staged->body);
   hook(SubmitStep::kSubmitAnswered, *submitting, n);
   if (!receipt) {
-    const slurm::SlurmError& e = receipt.error();
-    const SubmitFailure failure = classifySubmitFailure(e);
-    if (failure == SubmitFailure::kResend) {
-      commitNow(tally, *submitting,
-                deferSubmit(*submitting, n, "the submit did not reach Slurm (" + e.describe() + ")",
-                            now_),
-                "submit not sent");
-    } else if (failure == SubmitFailure::kLookUp) {
-      commitNow(
-          tally, *submitting,
-          markSubmitUnknown(*submitting, n, "no receipt came back (" + e.describe() + ")", now_),
-          "lost receipt");
-    } else {
-      commitNow(tally, *submitting,
-                markRefused(*submitting, n, phase::EndCause::kRejected,
-                            "Slurm refused the submit: " + e.describe(), now_),
-                "submit refused");
-    }
+    const FailedSubmit failed = afterFailedSubmit(*submitting, n, receipt.error(), now_);
+    commitNow(tally, *submitting, failed.change, failed.what);
     return;
   }
   // Not synced: a crash of the machine that loses the receipt leaves the attempt
@@ -253,12 +237,7 @@ std::optional<store::JobView> Reconciler::commitSubmitting(TickReport& tally,
   // fenced, busy) stored nothing.
   if (done.error().code != store::codes::kIo) return std::nullopt;
   auto stored = reload(view.job.id, &tally);
-  if (!stored || stored->attempts.empty()) return std::nullopt;
-  const store::AttemptRecord& attempt = stored->attempts.back();
-  const bool ours = attempt.number == number && attempt.phase == phase::AttemptPhase::kSubmitting &&
-                    attempt.submitted_ms == now_ && stored->job.updated_ms == now_ &&
-                    stored->job.version == view.job.version + 1;
-  if (!ours) return std::nullopt;
+  if (!stored || !isOurLostSubmittingCommit(view, *stored, number, now_)) return std::nullopt;
   spdlog::warn(
       "reconciler: job {}: Submitting was stored although its commit's answer was "
       "lost; submitting attempt {}",

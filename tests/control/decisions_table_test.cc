@@ -350,6 +350,72 @@ TEST(ChangeBuilderRules, AnEditCannotMoveAPhaseAndAnIllegalMoveFailsTheBuild) {
   EXPECT_EQ(refused.error().code, codes::kIllegalTransition);
 }
 
+// A failed submit's change, by the class of its error: each row, the attempt's next phase.
+TEST(Decisions, AFailedSubmitIsStagedAgainLookedForOrRefused) {
+  const store::JobView submitting =
+      oneAttempt(phase::JobPhase::kSubmitting, phase::AttemptPhase::kSubmitting);
+  struct Row {
+    std::string_view code;
+    TransportClass transport;
+    phase::AttemptPhase next;
+    std::string_view what;
+    std::string_view reason;
+  };
+  const std::vector<Row> rows = {
+      {slurm::kErrNotSent, TransportClass::kNotSent, phase::AttemptPhase::kStaging,
+       "submit not sent", "did not reach Slurm"},
+      {slurm::kErrOutcomeUnknown, TransportClass::kUnknown, phase::AttemptPhase::kSubmitUnknown,
+       "lost receipt", "no receipt came back"},
+      {slurm::kErrRejected, TransportClass::kRejected, phase::AttemptPhase::kFailed,
+       "submit refused", "Slurm refused the submit"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.code);
+    const FailedSubmit failed = afterFailedSubmit(
+        submitting, 1, slurm::makeSlurmError(row.code, "submit", "why", row.transport), 5);
+    EXPECT_EQ(failed.what, row.what);
+    ASSERT_TRUE(failed.change) << failed.change.error().describe();
+    ASSERT_EQ(failed.change->attempts.size(), 1u);
+    EXPECT_EQ(failed.change->attempts[0].phase, row.next);
+    EXPECT_NE(failed.change->attempts[0].reason.find(row.reason), std::string::npos)
+        << failed.change->attempts[0].reason;
+  }
+  const FailedSubmit refused = afterFailedSubmit(
+      submitting, 1,
+      slurm::makeSlurmError(slurm::kErrRejected, "submit", "why", TransportClass::kRejected), 5);
+  EXPECT_EQ(refused.change->attempts[0].cause, phase::EndCause::kRejected);
+}
+
+// A Submitting commit whose answer was lost is ours only when the stored job is exactly what
+// that commit wrote.
+TEST(Decisions, ALostSubmittingCommitIsOursOnlyWhenStoredAsItWrote) {
+  store::JobView before = oneAttempt(phase::JobPhase::kStaging, phase::AttemptPhase::kStaging);
+  before.job.version = 7;
+  auto stored = [&](int number, phase::AttemptPhase attempt, int64_t at, int64_t version) {
+    store::JobView v = before;
+    v.attempts[0].number = number;
+    v.attempts[0].phase = attempt;
+    v.attempts[0].submitted_ms = at;
+    v.job.updated_ms = at;
+    v.job.version = version;
+    return v;
+  };
+  const int64_t now = 1'000;
+  EXPECT_TRUE(isOurLostSubmittingCommit(before, stored(1, phase::AttemptPhase::kSubmitting, now, 8),
+                                        1, now));
+  EXPECT_FALSE(isOurLostSubmittingCommit(before, stored(1, phase::AttemptPhase::kStaging, now, 8),
+                                         1, now));  // not stored
+  EXPECT_FALSE(isOurLostSubmittingCommit(
+      before, stored(1, phase::AttemptPhase::kSubmitting, now - 1, 8), 1, now));  // another time
+  EXPECT_FALSE(isOurLostSubmittingCommit(
+      before, stored(1, phase::AttemptPhase::kSubmitting, now, 9), 1, now));  // a later writer
+  EXPECT_FALSE(isOurLostSubmittingCommit(
+      before, stored(2, phase::AttemptPhase::kSubmitting, now, 8), 1, now));  // another attempt
+  store::JobView none = before;
+  none.attempts.clear();
+  EXPECT_FALSE(isOurLostSubmittingCommit(before, none, 1, now));
+}
+
 TEST(Decisions, AFetchPlanReadsChangedFirstThenUnverifiedThenABoundedShareOfRefreshes) {
   const int64_t now = 10'000'000;
   const FetchLimits limits{10'000, 3'600'000, 64};
