@@ -14,13 +14,22 @@
                                         names exactly the checks doctor makes; every
                                         `tuneplane` verb is named in `tuneplane --help`, in
                                         a guide and (server verbs) in the README's CLI row
+    scripts/check_docs.py examples      every job spec in README.md, docs/*.md and examples/
+                                        validates against the demo site (scripts/demo_site.py),
+                                        and every `tuneplane …` command line shown names a
+                                        command and flags its --help lists ($TUNEPLANE_BIN: the
+                                        binary; docs/developers.md, "Examples in the docs are
+                                        checked")
 
 Standard library only (python3 is in scripts/install-deps.sh). Exit 0 when it holds, 1 with
 every problem listed otherwise.
 """
+import os
 import pathlib
 import re
+import subprocess
 import sys
+import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -396,8 +405,224 @@ def check_drift():
             check_doctor_names() + check_pointers() + check_cli_help())
 
 
+# ---- docs.examples: every job spec validates against the demo site; every command line exists
+
+SPEC_KIND = re.compile(r"^kind:\s*(TrainingJob|Playground|ModelDeployment)\s*$", re.M)
+TOP_SPEC = re.compile(r"^spec:\s*$", re.M)
+MARKER = re.compile(r"^<!--\s*(invalid|cli-example|fragment:\s*(\S+))\s*-->\s*$")
+
+
+def code_blocks(path):
+    """(line, info string, body, marker) of every fenced block; marker is the HTML comment on
+    the line before the fence, if any."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    i = 0
+    while i < len(lines):
+        m = re.match(r"^\s*(```|~~~)\s*(\S*)", lines[i])
+        if not m:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(lines) and not re.match(r"^\s*" + re.escape(m.group(1)) + r"\s*$", lines[j]):
+            j += 1
+        marker = MARKER.match(lines[i - 1].strip()) if i > 0 else None
+        yield i + 1, m.group(2), "\n".join(lines[i + 1:j]), marker
+        i = j + 1
+
+
+def yaml_entries(lines):
+    """Split block-mapping lines into [(key, [lines])] at their least indentation."""
+    body = [l for l in lines if l.strip() and not l.lstrip().startswith("#")]
+    if not body:
+        return 0, []
+    indent = min(len(l) - len(l.lstrip()) for l in body)
+    entries = []
+    for line in lines:
+        m = re.match(r"^( *)([A-Za-z_][\w.-]*):(.*)$", line)
+        if m and len(m.group(1)) == indent:
+            entries.append([m.group(2), [line]])
+        elif entries:
+            entries[-1][1].append(line)
+    return indent, entries
+
+
+def merge_yaml(base_lines, frag_lines):
+    """The fragment's keys replace or extend the base's, recursively through block mappings."""
+    base_indent, base = yaml_entries(base_lines)
+    frag_indent, frag = yaml_entries(frag_lines)
+    shift = base_indent - frag_indent
+    for key, lines in frag:
+        lines = [(" " * shift + l) if shift >= 0 else l[-shift:] for l in lines]
+        found = next((e for e in base if e[0] == key), None)
+        nested = (len(lines) > 1 and lines[0].split(":", 1)[1].strip() in ("", ) and
+                  not lines[1].lstrip().startswith("- "))
+        if found and nested and len(found[1]) > 1 and not found[1][1].lstrip().startswith("- "):
+            found[1] = [lines[0]] + merge_yaml(found[1][1:], lines[1:])
+        elif found:
+            found[1] = lines
+        else:
+            base.append([key, lines])
+    return [l for _, ls in base for l in ls]
+
+
+def validate_spec(tuneplane, site, text, suffix, want_valid, where, workdir):
+    spec = pathlib.Path(workdir) / f"spec{suffix}"
+    spec.write_text(text, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("TUNEPLANE_SERVER", "TUNEPLANE_TOKEN", "TUNEPLANE_RUNTIME_REGISTRY_FILE")}
+    env["XDG_CONFIG_HOME"] = str(workdir)  # no config file: validate stays offline
+    r = subprocess.run([tuneplane, "validate", "-f", str(spec), "--site", str(site), "-o", "json"],
+                       capture_output=True, text=True, env=env)
+    if want_valid and r.returncode != 0:
+        return [f"{where}: does not validate against the demo site (exit {r.returncode}): "
+                f"{(r.stdout + r.stderr).strip()[:600]}"]
+    if not want_valid and r.returncode != 2:
+        return [f"{where}: marked <!-- invalid --> but validate exits {r.returncode}, not 2"]
+    return []
+
+
+class Help:
+    """`tuneplane [PATH…] --help`, parsed: its subcommands and its options."""
+
+    def __init__(self, tuneplane):
+        self.tuneplane = tuneplane
+        self.cache = {}
+
+    def get(self, path):
+        if path not in self.cache:
+            r = subprocess.run([self.tuneplane, *path, "--help"], capture_output=True, text=True)
+            subs, opts, section = set(), set(), None
+            for line in r.stdout.split("\n"):
+                if re.match(r"^\S.*:$", line):
+                    section = line[:-1]
+                    continue
+                if section == "Subcommands":
+                    m = re.match(r"^  ([a-z][\w-]*)(\s|$)", line)
+                    if m:
+                        subs.add(m.group(1))
+                elif section == "Options":
+                    m = re.match(r"^  (-[^ ]+(?: [^ ]+)?)", line)
+                    if m:
+                        opts.update(re.findall(r"(--?[A-Za-z][\w-]*)", m.group(1).split(" ")[0]))
+            self.cache[path] = (r.returncode == 0, subs, opts)
+        return self.cache[path]
+
+
+def command_problems(help_, command, where):
+    """A `tuneplane …` command line names a command that exists and only flags it lists."""
+    command = re.split(r"\s(?:\||;|&&|>|2>|#)\s?|\s(?:\||>)", " " + command + " ")[0]
+    words = command.split()[1:]  # after "tuneplane"
+    if not words:
+        return []
+    first = words[0]
+    if "/" in first or "…" in first or first.isupper() or first.startswith("<"):
+        return []  # a list of verbs or a placeholder: `tuneplane submit/get/…`, `tuneplane VERB`
+    path = ()
+    ok, subs, _ = help_.get(path)
+    for w in words:
+        if w.startswith("-"):
+            break
+        if w in subs:
+            path += (w,)
+            ok, subs, _ = help_.get(path)
+        elif "|" in w:
+            return []  # a synopsis of several commands: `tuneplane slurm ping|submit -f SPEC|…`
+        elif not path:
+            return [f"{where}: `tuneplane {first}`: no such command (tuneplane --help)"]
+        else:
+            break
+    known = set()
+    for n in range(len(path) + 1):
+        known |= help_.get(path[:n])[2]
+    problems = []
+    for w in words:
+        if w == "--":
+            break
+        flag = w.strip("[]()`,")
+        flag = flag.split("=", 1)[0]
+        if not re.match(r"^--?[A-Za-z][\w-]*$", flag):
+            continue
+        if flag not in known:
+            problems.append(f"{where}: `tuneplane {' '.join(path)}` has no flag {flag} "
+                            f"(tuneplane {' '.join(path)} --help)")
+    return problems
+
+
+def command_lines(path):
+    """(line, command) of every `tuneplane …` line in code blocks (after `$ `, `\\` joined)
+    and every inline `tuneplane …` span in prose and tables."""
+    for number, info, body, marker in code_blocks(path):
+        if marker and marker.group(1) == "invalid":
+            continue
+        if info not in ("", "sh", "bash", "console", "shell", "text"):
+            continue
+        joined = body.replace("\\\n", " ")
+        transcript = re.search(r"^\$ ", joined, re.M)  # then only the `$ ` lines are commands
+        for k, line in enumerate(joined.split("\n")):
+            if transcript and not line.startswith("$ "):
+                continue
+            line = re.sub(r"^\s*(\$\s+|sudo\s+)", "", line)
+            if re.match(r"^tuneplane(\s|$)", line):
+                yield number + k + 1, line
+    for number, line in prose_lines(path.read_text(encoding="utf-8")):
+        for span in re.findall(r"`([^`]+)`", line):
+            if re.match(r"^tuneplane\s", span):
+                yield number, span
+
+
+def check_examples():
+    tuneplane = os.environ.get("TUNEPLANE_BIN") or str(ROOT / "build" / "src" / "cli" / "tuneplane")
+    if not os.access(tuneplane, os.X_OK):
+        return [f"no tuneplane binary at {tuneplane}: set TUNEPLANE_BIN (ctest does)"]
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="tp-docs-examples-") as tmp:
+        demo = pathlib.Path(tmp) / "demo"
+        site = subprocess.run([sys.executable, str(ROOT / "scripts" / "demo_site.py"), str(demo)],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        specs = 0
+        for doc in documents():
+            for number, info, body, marker in code_blocks(doc):
+                where = f"{doc.relative_to(ROOT)}:{number}"
+                kind = marker.group(1) if marker else ""
+                is_spec = bool(SPEC_KIND.search(body) and TOP_SPEC.search(body))
+                if info not in ("yaml", "yml", "json", ""):
+                    continue
+                if kind.startswith("fragment"):
+                    base = ROOT / marker.group(2)
+                    if not base.is_file():
+                        problems.append(f"{where}: the fragment's base {marker.group(2)} does not exist")
+                        continue
+                    text = "\n".join(merge_yaml(base.read_text(encoding="utf-8").split("\n"),
+                                                body.split("\n"))) + "\n"
+                    problems += validate_spec(tuneplane, site, text, ".yaml", True, where, tmp)
+                    specs += 1
+                elif is_spec:
+                    suffix = ".json" if info == "json" else ".yaml"
+                    problems += validate_spec(tuneplane, site, body + "\n", suffix,
+                                              kind != "invalid", where, tmp)
+                    specs += 1
+                elif TOP_SPEC.search(body) and info in ("yaml", "yml"):
+                    problems.append(f"{where}: a part of a job spec (spec: without kind:): mark it "
+                                    "<!-- fragment: examples/….yaml --> (docs/developers.md, "
+                                    "\"Examples in the docs are checked\")")
+        for path in sorted((ROOT / "examples").glob("demo/*.yaml")) + sorted(
+                (ROOT / "examples").glob("jobs/*")):
+            text = path.read_text(encoding="utf-8")
+            problems += validate_spec(tuneplane, site, text, path.suffix, True,
+                                      str(path.relative_to(ROOT)), tmp)
+            specs += 1
+        if specs < 10:
+            problems.append(f"only {specs} job specs found in the docs and examples/")
+    help_ = Help(tuneplane)
+    for doc in documents():
+        for number, command in command_lines(doc):
+            problems += command_problems(help_, command, f"{doc.relative_to(ROOT)}:{number}")
+    return problems
+
+
 def main():
-    checks = {"links": check_links, "quick-start": check_quick_start, "drift": check_drift}
+    checks = {"links": check_links, "quick-start": check_quick_start, "drift": check_drift,
+              "examples": check_examples}
     names = sys.argv[1:] or list(checks)
     problems = []
     for name in names:

@@ -24,24 +24,14 @@ trap cleanup EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
-step "a site: JWT key, runtime image, registry"
-head -c 32 /dev/urandom >"$demo/secrets/jwt_hs256.key"
-chmod 0600 "$demo/secrets/jwt_hs256.key"
-# The simulator's `apptainer exec` stand-in runs the command on this machine; the file
-# stands for a published SIF image. Its SHA-256 is what the registry pins.
-printf 'TunePlane demo runtime (a stand-in for a SIF image)\n' >"$demo/shared/runtimes/custom-demo.sif"
-sha=$(sha256sum "$demo/shared/runtimes/custom-demo.sif" | cut -d' ' -f1)
-cat >"$demo/runtimes.yaml" <<YAML
-runtimes:
-  - id: custom-demo
-    format: sif
-    path: $demo/shared/runtimes/custom-demo.sif
-    sha256: $sha
-    frameworks: [custom]
-YAML
+step "a site: JWT key, runtime images, registry, the simulator's cluster (scripts/demo_site.py)"
+# The simulator's `apptainer exec` stand-in runs the command on this machine; each image file
+# stands for a published SIF image, and its SHA-256 is what the registry pins.
+python3 "$repo/scripts/demo_site.py" "$demo" >/dev/null
 
 step "start tuneplane-slurmsim (a slurmrestd v0.0.45 simulator) on loopback"
 "$slurmsim" --listen 127.0.0.1:0 --jwt-key "$demo/secrets/jwt_hs256.key" --state "$demo/sim" \
+  --cluster "$demo/cluster.yaml" \
   --epilog-ms 1500 >"$demo/slurmsim.out" 2>"$demo/slurmsim.err" &
 sim_pid=$!
 url=""
@@ -54,28 +44,7 @@ done
 [ -n "$url" ] || { echo "demo: the simulator did not start" >&2; exit 1; }
 echo "slurmrestd simulator at $url (pid $sim_pid)"
 
-cat >"$demo/site.yaml" <<YAML
-# Written by scripts/demo.sh: the simulator stands in for the site's slurmrestd.
-slurm:
-  url: $url
-  api_version: v0.0.45
-  user: $(id -un)
-  jwt_key_file: secrets/jwt_hs256.key
-  token_lifespan: 10m
-  job_environment:
-    PATH: $PATH
-partitions:
-  gpu: gpu
-  cpu: cpu
-gpu_series:
-  - name: h100
-    slurm_constraint: h100
-    gpus_per_node: 2
-    gres_type: h100
-container_runtime: apptainer
-staging_root: $demo/shared/staging
-runtime_registry_file: runtimes.yaml
-YAML
+python3 "$repo/scripts/demo_site.py" "$demo" --slurm-url "$url" >/dev/null  # the site, with its URL
 export TUNEPLANE_SITE_FILE=$demo/site.yaml
 spec=$repo/examples/demo/hello-cpu.yaml
 
