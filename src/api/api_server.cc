@@ -113,6 +113,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, HttpOp
       new ApiServer(std::move(deps), std::move(http), std::move(tokens)));
   server->installJobRoutes();
   server->installFileRoutes();
+  server->installWorkdirRoutes();
   server->installSystemRoutes();
   server->installConsoleRoutes();
   server->installUsageRoutes();
@@ -293,6 +294,18 @@ TransportResponse ApiServer::refusal(TransportRefusal why, const TransportReques
                  "the request could not be read (request line, headers or Content-Length)"});
       break;
     case TransportRefusal::kBodyTooLarge:
+      if (request.target.substr(0, request.target.find('?')) == kWorkdirUploadPath) {
+        sendError(
+            res, 413,
+            {workdir::codes::kTooLarge, "workdir",
+             "the folder's archive is larger than " +
+                 std::to_string(workdirBodyLimit(options_.workdir)) +
+                 " bytes: the site takes at most " + std::to_string(options_.workdir.max_bytes) +
+                 " bytes of files (server.workdir_max_bytes) in at most " +
+                 std::to_string(options_.workdir.max_files) +
+                 " files and folders (server.workdir_max_files)"});
+        break;
+      }
       sendError(res, 413,
                 {"api.body_too_large", "body",
                  "the body is larger than " + std::to_string(options_.max_body_bytes) +

@@ -125,6 +125,7 @@ class ApiServer {
   void installRoutes();         // api_server.cc: middleware and system routes
   void installJobRoutes();      // job_routes.cc
   void installFileRoutes();     // file_routes.cc: a job's outputs
+  void installWorkdirRoutes();  // workdir_routes.cc: POST /v1/workdirs, a job's code
   void installSystemRoutes();   // system_routes.cc
   void installConsoleRoutes();  // console_routes.cc: the web console's files
   void installUsageRoutes();    // usage_routes.cc: GET /v1/usage

@@ -36,14 +36,24 @@ Status checkContentType(std::string_view content_type, BodyKind kind) {
   static constexpr std::array<std::string_view, 5> kSpecTypes = {
       "application/yaml", "application/x-yaml", "text/yaml", "application/json", "text/plain"};
   const std::string type = mediaType(content_type);
-  const bool accepted = kind == BodyKind::kJson ? type == "application/json"
-                                                : std::find(kSpecTypes.begin(), kSpecTypes.end(),
-                                                            type) != kSpecTypes.end();
+  bool accepted = false;
+  const char* wanted = "application/yaml or application/json";
+  switch (kind) {
+    case BodyKind::kSpec:
+      accepted = std::find(kSpecTypes.begin(), kSpecTypes.end(), type) != kSpecTypes.end();
+      break;
+    case BodyKind::kJson:
+      accepted = type == "application/json";
+      wanted = "application/json";
+      break;
+    case BodyKind::kTar:
+      accepted = type == "application/x-tar";
+      wanted = "application/x-tar";
+      break;
+  }
   if (accepted) return ok();
-  return fail(
-      "api.unsupported_media_type", "Content-Type",
-      "'" + std::string(content_type) + "' is not accepted here; send " +
-          (kind == BodyKind::kJson ? "application/json" : "application/yaml or application/json"));
+  return fail("api.unsupported_media_type", "Content-Type",
+              "'" + std::string(content_type) + "' is not accepted here; send " + wanted);
 }
 
 Status checkBodyText(std::string_view body) {

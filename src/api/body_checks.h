@@ -20,6 +20,7 @@ enum class BodyKind {
   kSpec,  // YAML or JSON: application/yaml, application/x-yaml, text/yaml,
           // application/json, text/plain (parameters such as charset ignored)
   kJson,  // application/json only
+  kTar,   // application/x-tar only (POST /v1/workdirs)
 };
 
 // Errors: "api.unsupported_media_type" (field "Content-Type").

@@ -339,8 +339,22 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                               if (!self->attributeClient()) {
                                 return self->refuse(TransportRefusal::kOverloaded);
                               }
+                              self->widenUploadLimit();
                               self->continueIfAsked();
                             });
+  }
+
+  // A code folder's upload (kWorkdirUploadPath) may be larger than any other body: its own
+  // limit, from the folder limits, once its headers say it is one.
+  void widenUploadLimit() {
+    const auto& req = parser_->get();
+    if (req.method() != http::verb::post) return;
+    const auto raw = req.target();
+    std::string_view target(raw.data(), raw.size());
+    target = target.substr(0, target.find('?'));
+    if (target != kWorkdirUploadPath) return;
+    const std::size_t limit = workdirBodyLimit(transport_.options().workdir);
+    if (limit > transport_.options().max_body_bytes) parser_->body_limit(limit);
   }
 
   // Behind a trusted proxy: the request counts for the client its X-Forwarded-For names,

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include "spec/spec_edit.h"
 #include "spec/spec_parser.h"
 
 namespace tuneplane::api {
@@ -38,65 +39,34 @@ std::optional<Error> judge(const std::optional<std::string>& chosen,
   return std::nullopt;
 }
 
-// `"key": "value"` added to the mapping `map` of `text`: after a flow mapping's '{', or as a
-// line of its own before a block mapping's first key. False when the mapping starts with
-// anything else (an anchor, a tag), where a text insertion could not be trusted.
-bool insertInto(std::string& text, const YAML::Node& map, const std::string& entry) {
-  const std::size_t at = map.Mark().pos;
-  if (at >= text.size()) return false;
-  if (text[at] == '{') {
-    const std::size_t next = text.find_first_not_of(" \t\r\n", at + 1);
-    const bool empty = next != std::string::npos && text[next] == '}';
-    text.insert(at + 1, entry + (empty ? "" : ", "));
-    return true;
-  }
-  if (text[at] == '&' || text[at] == '!' || text[at] == '-' || text[at] == '[') return false;
-  text.insert(at, entry + "\n" + std::string(static_cast<std::size_t>(map.Mark().column), ' '));
-  return true;
-}
-
-std::string quotedEntry(const char* key, const std::string& value) {
-  return nlohmann::json(key).dump() + ": " + nlohmann::json(value).dump();
-}
-
 // `text` with the defaults added to spec.scheduling; nullopt when that cannot be done safely.
 std::optional<std::string> withDefaults(std::string_view spec_text,
                                         const std::optional<std::string>& account,
                                         const std::optional<std::string>& qos) {
-  std::string text(spec_text);
   YAML::Node root;
   try {
-    root = YAML::Load(text);
+    root = YAML::Load(std::string(spec_text));
   } catch (const YAML::Exception&) {
     return std::nullopt;
   }
   if (!root.IsMap() || !root["spec"] || !root["spec"].IsMap()) return std::nullopt;
-  const YAML::Node spec = root["spec"];
-  const YAML::Node scheduling = spec["scheduling"];
+  const YAML::Node scheduling = root["spec"]["scheduling"];
   if (scheduling && scheduling.IsMap() && scheduling.size() > 0) {
     // Into the existing mapping, one entry at a time (the second after re-reading the text,
     // since the first moved every position after it).
-    std::string done = text;
+    std::optional<std::string> done = std::string(spec_text);
     for (auto [key, value] : {std::pair{"account", account}, std::pair{"qos", qos}}) {
       if (!value) continue;
-      YAML::Node again;
-      try {
-        again = YAML::Load(done);
-      } catch (const YAML::Exception&) {
-        return std::nullopt;
-      }
-      if (!insertInto(done, again["spec"]["scheduling"], quotedEntry(key, *value))) {
-        return std::nullopt;
-      }
+      done = spec::insertMapEntry(*done, {"spec", "scheduling"}, spec::quotedEntry(key, *value));
+      if (!done) return std::nullopt;
     }
     return done;
   }
   if (scheduling) return std::nullopt;  // `scheduling:` with no mapping: the user's to fix
   std::string inner;
-  if (account) inner += quotedEntry("account", *account);
-  if (qos) inner += (inner.empty() ? "" : ", ") + quotedEntry("qos", *qos);
-  if (!insertInto(text, spec, "\"scheduling\": {" + inner + "}")) return std::nullopt;
-  return text;
+  if (account) inner += spec::quotedEntry("account", *account);
+  if (qos) inner += (inner.empty() ? "" : ", ") + spec::quotedEntry("qos", *qos);
+  return spec::insertMapEntry(spec_text, {"spec"}, "\"scheduling\": {" + inner + "}");
 }
 
 // Whether the spec's text can choose a charge at all. A key decodes to "scheduling" only when

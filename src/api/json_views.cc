@@ -7,6 +7,9 @@
 #include <fmt/format.h>
 
 #include "api/json_text.h"
+#include "common/workdir_tree.h"
+#include "launch/launch_request.h"
+#include "spec/spec_parser.h"
 
 namespace tuneplane::api {
 
@@ -121,6 +124,25 @@ json jobSummaryJson(const store::JobRecord& job) {
           {"run_as", nonEmptyOrNull(job.run_as)}};
 }
 
+std::optional<std::string> specWorkdir(std::string_view spec_text) {
+  if (spec_text.find("workdir") == std::string_view::npos &&
+      spec_text.find('\\') == std::string_view::npos) {
+    return std::nullopt;
+  }
+  return spec::parsePartialJobSpec(spec_text).spec.workdir;
+}
+
+namespace {
+
+json workdirJson(const std::optional<std::string>& sha256) {
+  if (!sha256) return nullptr;
+  return {{"sha256", *sha256},
+          {"reference", workdir::workdirReference(*sha256)},
+          {"path", launch::kContainerWorkdir}};
+}
+
+}  // namespace
+
 json jobJson(const store::JobView& view, const JobCharge& charge, const ResumeSteps& steps,
              const std::optional<JobWaiting>& waiting) {
   json out = jobSummaryJson(view.job);
@@ -134,6 +156,7 @@ json jobJson(const store::JobView& view, const JobCharge& charge, const ResumeSt
   }
   out["attempt_count"] = view.attempts.size();
   out["attempts"] = std::move(attempts);
+  out["workdir"] = workdirJson(specWorkdir(view.job.spec));
   return out;
 }
 
@@ -256,6 +279,15 @@ std::string jobJsonText(const store::JobView& view, const JobCharge& charge,
   out.key("terminal").boolean(phase::isTerminal(job.phase));
   writeTime(out.key("updated"), job.updated_ms);
   writeWaiting(out.key("waiting"), waiting);
+  if (auto sha256 = specWorkdir(job.spec)) {
+    out.key("workdir").beginObject();
+    out.key("path").string(launch::kContainerWorkdir);
+    out.key("reference").string(workdir::workdirReference(*sha256));
+    out.key("sha256").string(*sha256);
+    out.endObject();
+  } else {
+    out.key("workdir").null();
+  }
   out.endObject();
   return text;
 }

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -31,9 +32,15 @@ using ResumeSteps = std::map<int, int64_t>;
 // components nor resume_from_step (the list reads no files).
 nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_components,
                            std::optional<int64_t> resume_from_step = std::nullopt);
+// The SHA-256 (hex) of the code folder a spec text names (spec.workdir), nullopt for none.
+// A text without the word "workdir" and without a backslash (an escape) names none, and is
+// not parsed.
+std::optional<std::string> specWorkdir(std::string_view spec_text);
+
 // GET /v1/jobs/{id}: the job with its spec, every attempt (with `steps`), what Slurm
 // charges it to (`charge`: job_charge.h's chargeOf, as "scheduling": {"account", "qos"}),
-// and why it waits in Slurm's queue (`waiting`: job_waiting.h; null when it does not).
+// why it waits in Slurm's queue (`waiting`: job_waiting.h; null when it does not), and the
+// code it ships ("workdir": {"sha256", "reference", "path"}, null for none: specWorkdir).
 nlohmann::json jobJson(const store::JobView& view, const JobCharge& charge = {},
                        const ResumeSteps& steps = {},
                        const std::optional<JobWaiting>& waiting = std::nullopt);

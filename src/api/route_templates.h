@@ -22,8 +22,9 @@ struct RouteTemplate {
   std::string_view pattern;  // the router's regular expression (ECMAScript, whole path)
 };
 
-inline constexpr std::array<RouteTemplate, 23> kRouteTable = {{
+inline constexpr std::array<RouteTemplate, 24> kRouteTable = {{
     {"POST", "/v1/jobs", "/v1/jobs"},
+    {"POST", "/v1/workdirs", "/v1/workdirs"},
     {"GET", "/v1/jobs", "/v1/jobs"},
     {"GET", "/v1/jobs/{id}", R"(/v1/jobs/([^/]+))"},
     {"GET", "/v1/jobs/{id}/events", R"(/v1/jobs/([^/]+)/events)"},

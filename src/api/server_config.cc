@@ -200,12 +200,27 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
   const YAML::Node server = R::get(*root, "server");
   if (!R::present(server)) return config;  // every default; no tokens: every /v1 call is 401
   config.present = true;
-  if (!r.checkMap(
-          server, "server",
-          {"listen", "db", "db_password_file", "lease_seconds", "poll_interval", "max_body_bytes",
-           "threads", "tokens", "request_timeout", "idle_timeout", "max_connections",
-           "max_connections_per_client", "client_ipv6_prefix", "max_header_bytes", "tls",
-           "insecure_http", "submit_concurrency", "trusted_proxies"})) {
+  if (!r.checkMap(server, "server",
+                  {"listen",
+                   "db",
+                   "db_password_file",
+                   "lease_seconds",
+                   "poll_interval",
+                   "max_body_bytes",
+                   "threads",
+                   "tokens",
+                   "request_timeout",
+                   "idle_timeout",
+                   "max_connections",
+                   "max_connections_per_client",
+                   "client_ipv6_prefix",
+                   "max_header_bytes",
+                   "tls",
+                   "insecure_http",
+                   "submit_concurrency",
+                   "trusted_proxies",
+                   "workdir_max_bytes",
+                   "workdir_max_files"})) {
     return failAll(r.takeErrors());
   }
   HttpOptions& http = config.http;
@@ -289,6 +304,19 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
       http.max_body_bytes = static_cast<std::size_t>(*v);
     }
   }
+  const YAML::Node workdir_bytes = R::get(server, "workdir_max_bytes");
+  if (R::present(workdir_bytes)) {
+    auto v = r.integer(workdir_bytes, "server.workdir_max_bytes");
+    if (v && (*v < 1 || static_cast<std::uint64_t>(*v) > kMaxWorkdirBytes)) {
+      r.report("invalid_value", "server.workdir_max_bytes",
+               "must be 1.." + std::to_string(kMaxWorkdirBytes));
+    } else if (v) {
+      http.workdir.max_bytes = static_cast<std::uint64_t>(*v);
+    }
+  }
+  int workdir_files = static_cast<int>(http.workdir.max_files);
+  readCount(r, server, "workdir_max_files", 1, static_cast<int>(kMaxWorkdirFiles), workdir_files);
+  http.workdir.max_files = static_cast<std::size_t>(workdir_files);
   readCount(r, server, "threads", 1, 256, http.threads);
   readCount(r, server, "submit_concurrency", 1, kMaxSubmitConcurrency, config.submit_concurrency);
   const YAML::Node tokens = R::get(server, "tokens");

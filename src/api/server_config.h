@@ -14,6 +14,8 @@
 //     lease_seconds: 10               # PostgreSQL replicas: a dead leader's replacement bound
 //     poll_interval: 10s              # how often the control loop ticks
 //     max_body_bytes: 1048576         # POST bodies larger than this get 413
+//     workdir_max_bytes: 67108864     # POST /v1/workdirs: a code folder's files, in all
+//     workdir_max_files: 2000         # … and its files and folders (common/workdir_tree.h)
 //     threads: 8                      # worker threads that run the route handlers
 //     submit_concurrency: 8           # attempts staged and submitted at once (1..64)
 //     request_timeout: 30s            # a whole request (headers and body), and each answer
@@ -39,6 +41,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +49,7 @@
 
 #include "api/network_ranges.h"
 #include "common/result.h"
+#include "common/workdir_tree.h"
 
 namespace tuneplane::api {
 
@@ -66,6 +70,18 @@ inline constexpr int kDefaultClientIpv6Prefix = 64;
 // /readyz and other clients (docs/decisions.md, "The loop launches many attempts at once").
 inline constexpr int kDefaultSubmitConcurrency = 8;
 inline constexpr int kMaxSubmitConcurrency = 64;
+
+// The one route whose body may be larger than max_body_bytes: a code folder's archive
+// (POST /v1/workdirs), bounded by HttpOptions::workdir instead (workdirBodyLimit).
+inline constexpr std::string_view kWorkdirUploadPath = "/v1/workdirs";
+inline constexpr std::uint64_t kMaxWorkdirBytes = 1024ull * 1024 * 1024;  // what a site may set
+inline constexpr std::size_t kMaxWorkdirFiles = 100'000;
+
+// The largest ustar archive of a folder within `limits`: its contents, plus per entry a
+// 512-byte header and up to 511 bytes of padding, plus the two end blocks.
+constexpr std::size_t workdirBodyLimit(const workdir::Limits& limits) {
+  return static_cast<std::size_t>(limits.max_bytes) + (limits.max_files + 2) * 1024;
+}
 
 // server.tls: the PEM certificate chain and private key (absolute once loaded).
 struct TlsFiles {
@@ -119,6 +135,10 @@ struct HttpOptions {
   // Peers whose X-Forwarded-For names the client (network_ranges.h); empty: none.
   NetworkRanges trusted_proxies = {};
   std::optional<TlsFiles> tls = std::nullopt;  // absolute paths; HTTPS when set
+  // POST /v1/workdirs: the limits of a code folder (server.workdir_max_bytes,
+  // .workdir_max_files), checked by the route; the transport lets that route's body be
+  // workdirBodyLimit(workdir), whatever max_body_bytes is.
+  workdir::Limits workdir = {};
 
   bool operator==(const HttpOptions&) const = default;
 };

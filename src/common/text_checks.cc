@@ -51,6 +51,17 @@ bool isSha256Hex(std::string_view hex) {
   return true;
 }
 
+std::string lowerHex(const unsigned char* bytes, std::size_t size) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * size);
+  for (std::size_t i = 0; i < size; ++i) {
+    hex.push_back(kDigits[bytes[i] >> 4]);
+    hex.push_back(kDigits[bytes[i] & 0x0f]);
+  }
+  return hex;
+}
+
 bool isUnixUserName(std::string_view name) {
   if (name.empty() || name.size() > 32) return false;
   const auto lower = [](char c) { return c >= 'a' && c <= 'z'; };

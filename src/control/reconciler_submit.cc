@@ -165,7 +165,7 @@ void Reconciler::stageAndSubmit(Launch& launch, store::JobView view, slurm::Slur
   std::optional<spec::PartialSpec> own;
   if (parsed == nullptr) own = spec::parsePartialJobSpec(view.job.spec);
   auto staged = launcher_.stageOrLoad(parsed != nullptr ? *parsed : *own, attempt, view.job.run_as,
-                                      avoidance);
+                                      avoidance, view.job.owner);
   if (!staged) {
     const std::string why = describeAll(staged.error());
     if (stagingMayPass(staged.error())) {

@@ -76,6 +76,11 @@ class Assembler {
       out.mounts.push_back(Mount{m.source, m.target, m.read_only});
     }
     out.mounts.push_back(Mount{out.attempt_dir, out.container_attempt_dir, true});
+    // The job's code, copied into the attempt when it is staged, read-only at /workdir.
+    if (spec_.workdir) {
+      out.workdir = Workdir{*spec_.workdir, "", out.attempt_dir + "/workdir", kContainerWorkdir};
+      out.mounts.push_back(Mount{out.workdir->dir, out.workdir->container_dir, true});
+    }
     out.mounts.push_back(Mount{out.output_dir, out.container_output_dir, false});
     // The job's checkpoint directory, at the same path inside as well (see above).
     out.checkpoint_dir = checkpoint_dir;
@@ -93,6 +98,7 @@ class Assembler {
     out.environment.emplace_back("TUNEPLANE_JOB_ID", identity.job_id);
     out.environment.emplace_back("TUNEPLANE_ATTEMPT", std::to_string(identity.attempt));
     out.environment.emplace_back("TUNEPLANE_OUTPUT_DIR", out.container_output_dir);
+    if (out.workdir) out.environment.emplace_back("TUNEPLANE_WORKDIR", out.workdir->container_dir);
     if (!checkpoint_dir.empty()) {
       out.environment.emplace_back("TUNEPLANE_CHECKPOINT_DIR", out.container_checkpoint_dir);
     }

@@ -114,6 +114,21 @@ struct AttemptIdentity {
   bool operator==(const AttemptIdentity&) const = default;
 };
 
+// Where a job's code folder (spec.workdir) is mounted, read-only, in the container; the job's
+// TUNEPLANE_WORKDIR names it (docs/users.md, "Ship your code").
+inline constexpr const char* kContainerWorkdir = "/workdir";
+
+// The job's code folder, uploaded once (POST /v1/workdirs) and copied into each attempt's
+// directory when it is staged (staging/workdir_store.h), so every attempt gets the same bytes.
+struct Workdir {
+  std::string sha256;         // lower-case hex: common/workdir_tree.h's workdirTreeSha256
+  std::string source;         // where serve keeps the upload; "" when not known (offline render)
+  std::string dir;            // attempt_dir/workdir: the attempt's copy
+  std::string container_dir;  // kContainerWorkdir
+
+  bool operator==(const Workdir&) const = default;
+};
+
 // The umask of a per_user job (LaunchRequest::job_umask): nothing is taken from the group and
 // the others' read and search bits.
 inline constexpr const char* kPerUserJobUmask = "0022";
@@ -154,6 +169,8 @@ struct LaunchRequest {
   // write it (the exactly-once fence: docs/decisions.md). Empty: the job has none.
   std::string checkpoint_dir;
   std::string container_checkpoint_dir;  // where checkpoint_dir is mounted in the container
+  // spec.workdir: nullopt when the job ships no code. Mounted read-only after the attempt dir.
+  std::optional<Workdir> workdir;
   ResumeRecord resume_record = ResumeRecord::kNone;
   std::optional<std::string> account;
   std::optional<std::string> qos;

@@ -79,16 +79,19 @@ Result<staging::JobAccess> AttemptLauncher::accessFor(const std::string& run_as)
 
 Checked<StagedSubmit> AttemptLauncher::stageOrLoad(std::string_view spec_text,
                                                    const store::AttemptRecord& attempt,
-                                                   const std::string& run_as) {
-  return stageOrLoad(spec::parsePartialJobSpec(spec_text), attempt, run_as);
+                                                   const std::string& run_as,
+                                                   const std::string& owner) {
+  return stageOrLoad(spec::parsePartialJobSpec(spec_text), attempt, run_as, {}, owner);
 }
 
 Checked<StagedSubmit> AttemptLauncher::stageOrLoad(const spec::PartialSpec& parsed,
                                                    const store::AttemptRecord& attempt,
                                                    const std::string& run_as,
-                                                   const NodeAvoidance& avoidance) {
+                                                   const NodeAvoidance& avoidance,
+                                                   const std::string& owner) {
   PrepareOptions options;
   options.run_as = run_as;
+  options.owner = owner;
   options.avoid_nodes = avoidance.avoid;
   options.nodes = avoidance.inventory;
   options.job_id = attempt.job_id;

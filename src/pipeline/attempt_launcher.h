@@ -88,14 +88,16 @@ class AttemptLauncher {
   // already exists — after checking `spec_text` against the site and the artifact's hash
   // again either way (through the verifier's cache: a stat when the file is unchanged).
   // `run_as` as for attemptDir: it picks the checkpoint dir and the job's rule (accessFor).
+  // `owner`: the job's API user, whose upload a spec.workdir names (PrepareOptions::owner).
   // Errors: accessFor's, prepareText's, stage's, and "control.staged_attempt_invalid" when an
   // existing directory is not this attempt's (manifest, token) — never overwritten.
   Checked<StagedSubmit> stageOrLoad(std::string_view spec_text, const store::AttemptRecord& attempt,
-                                    const std::string& run_as);
+                                    const std::string& run_as, const std::string& owner = "");
   // The same from the spec parsed already (spec::parsePartialJobSpec of the stored text).
   Checked<StagedSubmit> stageOrLoad(const spec::PartialSpec& parsed,
                                     const store::AttemptRecord& attempt, const std::string& run_as,
-                                    const NodeAvoidance& avoidance = {});
+                                    const NodeAvoidance& avoidance = {},
+                                    const std::string& owner = "");
 
  private:
   Checked<StagedSubmit> load(const store::AttemptRecord& attempt);

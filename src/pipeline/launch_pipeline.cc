@@ -20,6 +20,7 @@
 #include "spec/spec_parser.h"
 #include "staging/staging_fs.h"
 #include "staging/staging_paths.h"
+#include "staging/workdir_store.h"
 
 namespace tuneplane::pipeline {
 namespace {
@@ -190,6 +191,12 @@ Checked<PreparedLaunch> prepareParsed(const spec::PartialSpec& parsed, const Sit
   auto request = launch::prepareLaunch(spec, context.site, context.registry, identity, attempt_dir,
                                        *checkpoint_dir, verifier);
   if (!request) return failAll(request.error());
+  if (request->workdir && !options.owner.empty()) {
+    auto source = staging::workdirUploadDir(context.site.staging_root, options.owner,
+                                            request->workdir->sha256);
+    if (!source) return failAll({source.error()});
+    request->workdir->source = std::move(*source);
+  }
   std::vector<std::string> notes = applyExclusions(*request, options.avoid_nodes, options.nodes);
   // The renderer's own limits (it would otherwise render a script that refuses to run).
   if (auto renderable = slurm::checkRenderable(*request); !renderable) {

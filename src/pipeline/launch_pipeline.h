@@ -90,6 +90,10 @@ struct PrepareOptions {
   // attempt and checkpoint dirs are then under <staging_root>/users/<run_as>/ (staging_paths.h).
   // "": the shared layout.
   std::string run_as;
+  // The API user whose uploads a spec.workdir names (store::JobRecord::owner): the attempt's
+  // code is copied from <staging_root>/workdirs/<owner>/<sha256> (staging/workdir_store.h).
+  // "": none known (offline validate and render), and a spec with a workdir cannot be staged.
+  std::string owner;
   // Retries that learn (node_exclusion.h): nodes an earlier attempt failed on (node → why)
   // and Slurm's node list, to keep them out where the pools still fit without them.
   std::map<std::string, std::string> avoid_nodes;

@@ -40,6 +40,32 @@ expand_hostlist() {
 }
 )sh";
 
+constexpr const char* kMapBinds = R"sh(
+# Binds whose path in the container differs from the host's (the job's code at /workdir): the
+# stand-in runs the command on the host, so it maps them instead — each argument, the working
+# directory and each TUNEPLANE_* variable that is such a path, or a path below one, is
+# rewritten to the host's. A bind whose two paths agree needs nothing.
+tp_binds=()
+tp_add_binds() { # LIST: SRC[:DST[:OPTS]][,…]
+  local item src dst
+  IFS=',' read -ra tp_items <<<"$1"
+  for item in "${tp_items[@]}"; do
+    src=${item%%:*}; dst=${item#*:}; dst=${dst%%:*}
+    [[ $item == *:* && -n $dst && $dst != "$src" ]] && tp_binds+=("$dst"$'\t'"$src")
+  done
+}
+tp_map() { # VALUE: sets tp_mapped
+  local pair dst src
+  tp_mapped=$1
+  for pair in ${tp_binds[@]+"${tp_binds[@]}"}; do
+    dst=${pair%%$'\t'*}; src=${pair#*$'\t'}
+    if [[ $tp_mapped == "$dst" || $tp_mapped == "$dst"/* ]]; then
+      tp_mapped=$src${tp_mapped#"$dst"}; return
+    fi
+  done
+}
+)sh";
+
 }  // namespace
 
 std::string srunStandin() {
@@ -47,8 +73,9 @@ std::string srunStandin() {
 # srun — SIMULATOR STAND-IN written by tuneplane-slurmsim. This is NOT Slurm's srun.
 # It runs a job step's tasks as local processes: honours --het-group, -N/--nodes,
 # -n/--ntasks, --ntasks-per-node, -w/--nodelist, -x/--exclude, --export, --chdir and
-# Pyxis' --container-image (must be an existing file given as /… or ./…), --container-workdir;
-# accepts and ignores --overlap, --cpus-per-task, --gres, --gpus*, --mem*, --container-mounts,
+# Pyxis' --container-image (must be an existing file given as /… or ./…), --container-workdir,
+# --container-mounts (a mount to another path is mapped: see tp_map);
+# accepts and ignores --overlap, --cpus-per-task, --gres, --gpus*, --mem*,
 # --container-env, --container-name, --no-container-mount-home, --container-remap-root, ….
 # Each task gets SLURM_PROCID, SLURM_NODEID, SLURMD_NODENAME, SLURM_STEP_ID; exit = worst.
 set -u
@@ -56,6 +83,8 @@ usage() {
   sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
 }
 )sh" + std::string(kExpandHostlist) +
+         R"sh(
+)sh" + std::string(kMapBinds) +
          R"sh(
 nodes="" ntasks="" per_node="" nodelist="" exclude="" het="" workdir="" image="" export_spec="ALL"
 need_value() { [[ $# -ge 2 ]] || { echo "srun: option '$1' requires an argument" >&2; exit 1; }; }
@@ -83,14 +112,16 @@ while [[ $# -gt 0 ]]; do
     -D|--chdir|--container-workdir) need_value "$@"; workdir="$2"; shift ;;
     --container-image=*) image="${1#*=}" ;;
     --container-image) need_value "$@"; image="$2"; shift ;;
+    --container-mounts=*) tp_add_binds "${1#*=}" ;;
+    --container-mounts) need_value "$@"; tp_add_binds "$2"; shift ;;
     --cpus-per-task=*|--gres=*|--gpus=*|--gpus-per-node=*|--gpus-per-task=*|--mem=*|\
     --mem-per-cpu=*|--mem-per-gpu=*|--time=*|--job-name=*|--output=*|--error=*|--input=*|\
-    --container-mounts=*|--container-env=*|--container-name=*|--mpi=*|--cpu-bind=*|\
+    --container-env=*|--container-name=*|--mpi=*|--cpu-bind=*|\
     --gpu-bind=*|--distribution=*|--kill-on-bad-exit=*|--signal=*|--label=*|--wait=*|\
     --constraint=*|--partition=*|--network=*) ;;
     -c|--cpus-per-task|--gres|--gpus|--gpus-per-node|--gpus-per-task|--mem|--mem-per-cpu|\
     --mem-per-gpu|-t|--time|-J|--job-name|-o|--output|-e|--error|-i|--input|\
-    --container-mounts|--container-env|--container-name|--mpi|--cpu-bind|--gpu-bind|-m|\
+    --container-env|--container-name|--mpi|--cpu-bind|--gpu-bind|-m|\
     --distribution|-C|--constraint|-p|--partition|-W|--wait)
       need_value "$@"; shift ;;
     -c*) ;;
@@ -192,6 +223,16 @@ run_task() {
     case "$item" in ALL|NONE|"") ;; *=*) env_args+=("$item") ;;
       *) [[ -n ${!item+x} ]] && env_args+=("$item=${!item}") ;; esac
   done
+  if [[ ${#tp_binds[@]} -gt 0 ]]; then
+    local -a args=()
+    local v
+    for v in "$@"; do tp_map "$v"; args+=("$tp_mapped"); done
+    set -- "${args[@]}"
+    for v in $(compgen -e); do
+      if [[ $v == TUNEPLANE_* ]]; then tp_map "${!v}"; env_args+=("$v=$tp_mapped"); fi
+    done
+    tp_map "$workdir"; workdir=$tp_mapped
+  fi
   if [[ -n $workdir ]]; then cd "$workdir" || exit 1; fi
   exec "${base[@]}" "${env_args[@]}" "$@"
 }
@@ -260,9 +301,12 @@ std::string apptainerStandin() {
 # apptainer — SIMULATOR STAND-IN written by tuneplane-slurmsim. This is NOT Apptainer.
 # `apptainer exec [--nv] [--bind|-B SRC[:DST[:ro]]]… [--pwd|--cwd DIR] [--cleanenv|-e]
 #  [--env K=V]… IMAGE CMD…` checks that IMAGE exists, exports APPTAINERENV_NAME as NAME,
-# changes to --pwd and runs CMD on the host (no container, binds are ignored).
+# changes to --pwd and runs CMD on the host (no container; a bind to another path is mapped:
+# see tp_map).
 set -u
-usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; }
+)sh" + std::string(kMapBinds) +
+         R"sh(
 case "${1:-}" in
   -h|--help|help|"") usage; exit 0 ;;
   --version|version) echo "apptainer version 1.5.0 (tuneplane-slurmsim stand-in)"; exit 0 ;;
@@ -274,8 +318,10 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --nv|--nvccli|--rocm|--containall|-C|--contain|--writable-tmpfs|--no-home|--no-mount=*|\
     --no-privs|--fakeroot|--no-init|--userns|-u|--compat) ;;
-    --bind=*|--mount=*|--home=*|--overlay=*|--security=*|--env-file=*) ;;
-    -B|--bind|--mount|-H|--home|-o|--overlay|--security|--env-file|--no-mount) shift ;;
+    --bind=*) tp_add_binds "${1#*=}" ;;
+    -B|--bind) tp_add_binds "${2:-}"; shift ;;
+    --mount=*|--home=*|--overlay=*|--security=*|--env-file=*) ;;
+    --mount|-H|--home|-o|--overlay|--security|--env-file|--no-mount) shift ;;
     --pwd=*|--cwd=*) pwd_dir="${1#*=}" ;;
     --pwd|--cwd) pwd_dir="$2"; shift ;;
     -e|--cleanenv) clean=1 ;;
@@ -298,7 +344,18 @@ declare -a exports=()
 for v in $(compgen -e); do
   [[ $v == APPTAINERENV_* ]] && exports+=("${v#APPTAINERENV_}=${!v}")
 done
-exports+=("${envs[@]}")
+exports+=(${envs[@]+"${envs[@]}"})
+if [[ ${#tp_binds[@]} -gt 0 ]]; then
+  mapped_exports=() args=()
+  for e in ${exports[@]+"${exports[@]}"}; do
+    if [[ $e == TUNEPLANE_*=* ]]; then tp_map "${e#*=}"; e="${e%%=*}=$tp_mapped"; fi
+    mapped_exports+=("$e")
+  done
+  exports=(${mapped_exports[@]+"${mapped_exports[@]}"})
+  for v in "$@"; do tp_map "$v"; args+=("$tp_mapped"); done
+  set -- "${args[@]}"
+  tp_map "$pwd_dir"; pwd_dir=$tp_mapped
+fi
 base=(env)
 if [[ $clean -eq 1 ]]; then
   base=(env -i "PATH=${PATH}" "HOME=${HOME:-/}" "LANG=${LANG:-C.UTF-8}" "TERM=${TERM:-dumb}")

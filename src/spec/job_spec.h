@@ -117,6 +117,10 @@ struct JobSpec {
   Data data;
   RetryPolicy retry;
   Scheduling scheduling;
+  // spec.workdir, "sha256:<64 hex>" in the text: the job's code folder, uploaded before
+  // (POST /v1/workdirs; `tuneplane submit --workdir DIR`), bound read-only at /workdir. Held
+  // here as the 64 lower-case hex digits; nullopt: the job ships no code.
+  std::optional<std::string> workdir;
 
   bool operator==(const JobSpec&) const = default;
 };

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "common/workdir_tree.h"
 #include "spec/error_codes.h"
 #include "spec/framework_config.h"
 #include "spec/framework_rules.h"
@@ -28,7 +29,8 @@ class SpecParser {
     if (R::present(metadata)) parseMetadata(metadata, "metadata");
     const YAML::Node body = r_.require(*root, "spec", "");
     if (R::present(body) &&
-        r_.checkMap(body, "spec", {"framework", "resources", "data", "retry", "scheduling"})) {
+        r_.checkMap(body, "spec",
+                    {"framework", "resources", "data", "retry", "scheduling", "workdir"})) {
       const YAML::Node framework = r_.require(body, "framework", "spec");
       if (R::present(framework)) parseFramework(framework, "spec.framework");
       const YAML::Node resources = r_.require(body, "resources", "spec");
@@ -39,6 +41,7 @@ class SpecParser {
       if (R::present(retry)) parseRetry(retry, "spec.retry");
       const YAML::Node scheduling = R::get(body, "scheduling");
       if (R::present(scheduling)) parseScheduling(scheduling, "spec.scheduling");
+      parseWorkdir(body);
     }
     PartialSpec partial{std::move(spec_), r_.takeErrors()};
     // Last: the framework's rules weigh fields from several sections (the config and
@@ -319,6 +322,19 @@ class SpecParser {
       }
       *out = *v;
     }
+  }
+
+  void parseWorkdir(const YAML::Node& body) {
+    auto v = r_.optStr(body, "workdir", "spec");
+    if (!v) return;
+    std::string hex = workdir::referenceHex(*v);
+    if (hex.empty()) {
+      r_.report("invalid_value", "spec.workdir",
+                "must be 'sha256:' and 64 lower-case hex digits, the name of an uploaded folder "
+                "(tuneplane submit --workdir DIR writes it)");
+      return;
+    }
+    spec_.workdir = std::move(hex);
   }
 
   // An optional string that, when given, must not be empty.

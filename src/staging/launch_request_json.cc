@@ -217,6 +217,13 @@ launch::LaunchRequest readRequest(const json& j) {
   r.qos = optStr(j, "qos", root);
   // Only in a per_user site's snapshots (and absent from those staged before it existed).
   r.job_umask = j.contains("job_umask") ? str(j, "job_umask", root) : std::string();
+  // Only in the snapshots of jobs that ship their code.
+  if (j.contains("workdir")) {
+    const json& w = member(j, "workdir", root);
+    const std::string at = root + ".workdir";
+    r.workdir = launch::Workdir{str(w, "sha256", at), str(w, "source", at), str(w, "dir", at),
+                                str(w, "container_dir", at)};
+  }
 
   const json& ray = member(j, "ray", root);
   const std::string at = root + ".ray";
@@ -308,6 +315,13 @@ json launchRequestToJson(const launch::LaunchRequest& r) {
   };
   // Written only when set, so a shared site's snapshots stay as they were.
   if (!r.job_umask.empty()) out["job_umask"] = r.job_umask;
+  // Only for a job that ships its code (spec.workdir).
+  if (r.workdir) {
+    out["workdir"] = {{"sha256", r.workdir->sha256},
+                      {"source", r.workdir->source},
+                      {"dir", r.workdir->dir},
+                      {"container_dir", r.workdir->container_dir}};
+  }
   return out;
 }
 

@@ -5,33 +5,19 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "common/text_checks.h"
 #include "staging/error_codes.h"
 #include "staging/job_fence.h"
 #include "staging/launch_request_json.h"
 #include "staging/staging_paths.h"
+#include "staging/workdir_store.h"
 
 namespace tuneplane::staging {
 namespace {
-
-// Removes the temporary directory unless the stage was committed.
-class TempDirGuard {
- public:
-  TempDirGuard(StagingFs& fs, std::string path) : fs_(fs), path_(std::move(path)) {}
-  ~TempDirGuard() {
-    if (!committed_) fs_.removeTree(path_);
-  }
-  TempDirGuard(const TempDirGuard&) = delete;
-  TempDirGuard& operator=(const TempDirGuard&) = delete;
-  void commit() { committed_ = true; }
-
- private:
-  StagingFs& fs_;
-  std::string path_;
-  bool committed_ = false;
-};
 
 // logs/ and output/: writable by the job user, whichever way the site gives it access. In a
 // shared group the group comes first: chmod cannot set setgid on a file of another group. A
@@ -63,7 +49,7 @@ bool isPlainInputName(const std::string& name) {
     if (!ok) return false;
   }
   for (std::string_view taken :
-       {kLaunchFile, kScriptFile, kSubmitFile, kManifestFile, kLogsDir, kOutputDir}) {
+       {kLaunchFile, kScriptFile, kSubmitFile, kManifestFile, kLogsDir, kOutputDir, kWorkdirDir}) {
     if (name == taken) return false;
   }
   return true;
@@ -130,19 +116,40 @@ Status ensureCheckpointDir(const std::string& dir, const JobAccess& access, Stag
   return fs.syncDir(parent);
 }
 
+// The job's code (request.workdir): read back from serve's upload and its hash checked, before
+// anything of the attempt is made, so a copy that would differ is never staged.
+Result<std::optional<workdir::Tree>> loadWorkdir(const launch::LaunchRequest& request) {
+  if (!request.workdir) return std::optional<workdir::Tree>();
+  if (request.workdir->source.empty()) {
+    return fail(workdir::codes::kUnknown, "spec.workdir",
+                "the job names workdir sha256:" + request.workdir->sha256 +
+                    " but no user's upload to copy it from: submit it through tuneplane serve "
+                    "(tuneplane submit --workdir DIR)");
+  }
+  auto tree = loadStoredWorkdir(request.workdir->source, request.workdir->sha256);
+  if (!tree) return fail(tree.error());
+  return std::optional<workdir::Tree>(std::move(*tree));
+}
+
+// The attempt's copy of the job's code, with the attempt's own modes: read-only for the job
+// (files as the attempt's, executables with their execute bits; folders sealed like the
+// attempt dir). per_user: folders made inside the setgid tree, inheriting the user's group.
+Status writeAttemptWorkdir(const workdir::Tree& tree, const std::string& dir,
+                           const JobAccess& access, StagingFs& fs) {
+  const TreeModes modes{.file_mode = access.fileMode(),
+                        .dir_mode = access.perUserJob() ? access.treeDirMode() : mode_t{0755},
+                        .seal_dir_mode = access.attemptDirMode(),
+                        .inherit = access.perUserJob()};
+  return writeWorkdirTree(tree, dir, modes, fs);
+}
+
 }  // namespace
 
 std::string sha256Hex(const std::string& data) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr);
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string hex;
-  for (unsigned int i = 0; i < length; ++i) {
-    hex.push_back(kDigits[digest[i] >> 4]);
-    hex.push_back(kDigits[digest[i] & 0x0f]);
-  }
-  return hex;
+  return lowerHex(digest, length);
 }
 
 nlohmann::json manifestJson(const StagedAttempt& attempt) {
@@ -173,6 +180,8 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
   }
   if (auto made = makeTreeDirs(parent, access, fs); !made) return fail(made.error());
   if (auto inputs = checkInputs(request.inputs); !inputs) return fail(inputs.error());
+  auto code = loadWorkdir(request);
+  if (!code) return fail(code.error());
   // Before the attempt appears: no attempt is ever without the directory it resumes from.
   if (auto made = ensureCheckpointDir(request.checkpoint_dir, access, fs); !made) {
     return fail(made.error());
@@ -190,7 +199,7 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
   fs.removeTempDirs(stagingTempPrefix(final_dir));
   auto temp = fs.makeTempDir(stagingTempPrefix(final_dir));
   if (!temp) return fail(temp.error());
-  TempDirGuard guard(fs, *temp);
+  TempDirGuard guard(fs, *temp);  // the stage's, until the rename commits it
 
   // Files in a fixed order; the manifest is written last and describes the others.
   std::vector<std::pair<std::string_view, std::string>> contents = {
@@ -209,6 +218,13 @@ Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const s
       return fail(written.error());
     }
     staged.files[std::string(name)] = {sha256Hex(content), content.size()};
+  }
+  if (*code) {
+    if (auto copied = writeAttemptWorkdir(**code, attemptFile(*temp, kWorkdirDir), access, fs);
+        !copied) {
+      return fail(copied.error());
+    }
+    staged.files[std::string(kWorkdirDir)] = {request.workdir->sha256, (*code)->bytes};
   }
   const std::string manifest = manifestJson(staged).dump(2) + "\n";
   if (auto written = fs.writeFile(attemptFile(*temp, kManifestFile), manifest, access.fileMode());

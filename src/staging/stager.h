@@ -13,6 +13,10 @@
 // The job's checkpoint directory (request.checkpoint_dir, beside the attempts) is made the
 // same way when it does not exist yet, before the attempt appears; an existing one is never
 // touched, so attempt N+1 finds what attempt N saved there.
+// A job that ships its code (request.workdir) gets a copy of its upload in workdir/, read back
+// from serve's store and its hash checked first (workdir_store.h), then written with the
+// attempt's modes and sealed with it: every attempt of the job holds the same bytes, and the
+// manifest names them by the tree's SHA-256 ("workdir": {"sha256", "bytes"}).
 #pragma once
 
 #include <map>
@@ -47,7 +51,8 @@ struct StagedAttempt {
 // REQUIRES: request.attempt_dir is a clean absolute path (isCleanAbsolutePath).
 // Errors: "staging.invalid_attempt_dir", "staging.attempt_exists", "staging.not_traversable",
 // "staging.invalid_input" (an input's name), "staging.invalid_checkpoint_dir" (not a clean
-// absolute path, or not a directory) (nothing made), "staging.io".
+// absolute path, or not a directory) (nothing made), "workdir.unknown" and "workdir.mismatch"
+// (the job's code cannot be had as its name says; nothing made), "staging.io".
 Result<StagedAttempt> stageAttempt(const launch::LaunchRequest& request, const std::string& script,
                                    const nlohmann::json& submit_body, const JobAccess& access,
                                    StagingFs& fs);

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "common/result.h"
 
@@ -67,6 +68,24 @@ class StagingFs {
   // Best effort: removes every directory `<prefix>XXXXXX` beside it (makeTempDir's), as
   // removeTree does. A stage that a crash or a full filesystem interrupted leaves one.
   virtual void removeTempDirs(const std::string& prefix) = 0;
+};
+
+// Removes a temporary directory (removeTree) when it goes out of scope, unless commit() said it
+// was renamed into place: a stage or an upload that fails at any step leaves nothing behind.
+class TempDirGuard {
+ public:
+  TempDirGuard(StagingFs& fs, std::string path) : fs_(fs), path_(std::move(path)) {}
+  ~TempDirGuard() {
+    if (!committed_) fs_.removeTree(path_);
+  }
+  TempDirGuard(const TempDirGuard&) = delete;
+  TempDirGuard& operator=(const TempDirGuard&) = delete;
+  void commit() { committed_ = true; }
+
+ private:
+  StagingFs& fs_;
+  std::string path_;
+  bool committed_ = false;
 };
 
 class PosixStagingFs final : public StagingFs {

@@ -16,12 +16,15 @@
 //   │               ├── job.sh         the rendered batch script (0444)
 //   │               ├── submit.json    the slurmrestd submit body (0444)
 //   │               ├── llamafactory.yaml  a llamafactory job's config (0444; launch::StagedInput)
+//   │               ├── workdir/       the job's code (spec.workdir), copied from workdirs/:
+//   │               │                  files 0444 (0555 executable), folders 0555
 //   │               ├── manifest.json  sha256 + size of each file above (0444)
 //   │               ├── logs/          writable by the job user (job_access.h): 0755, or
 //   │               │   │              staging.group's 02775
 //   │               │   ├── <pool>.out Slurm writes each component's stdout here
 //   │               │   └── <pool>.err … and its stderr (attempt/log_tail.h reads both)
 //   │               └── output/        the job's results (writable, like logs/)
+//   ├── workdirs/<user>/<sha256>/      uploaded code, serve's alone (workdir_store.h)
 //   └── users/                         slurm.identity per_user (job_access.h)
 //       └── <unix_user>/               the job's run_as; made once by root: owner serve's
 //           │                          user, group the user's primary group, 02750

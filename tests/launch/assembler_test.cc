@@ -92,6 +92,30 @@ TEST(Assembler, NoCheckpointDirMeansNoMountAndNoVariable) {
   for (const auto& [name, value] : req->environment) EXPECT_NE(name, "TUNEPLANE_CHECKPOINT_DIR");
 }
 
+// spec.workdir: the attempt's copy of the job's code, bound read-only at /workdir right after
+// the attempt dir, and named by TUNEPLANE_WORKDIR.
+TEST(Assembler, AJobThatShipsItsCodeGetsItReadOnlyAtWorkdir) {
+  const std::string hex(64, 'c');
+  const auto req =
+      assembleLaunch(parsed(std::string(kGpuSpec) + "  workdir: sha256:" + hex + "\n"), testSite(),
+                     testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  ASSERT_TRUE(req->workdir.has_value());
+  EXPECT_EQ(req->workdir->sha256, hex);
+  EXPECT_EQ(req->workdir->dir, std::string(kAttemptDir) + "/workdir");
+  EXPECT_EQ(req->workdir->container_dir, "/workdir");
+  EXPECT_EQ(req->workdir->source, "");  // the pipeline's, from the job's owner
+  EXPECT_THAT(req->mounts,
+              ::testing::Contains(Mount{std::string(kAttemptDir) + "/workdir", "/workdir", true}));
+  EXPECT_THAT(req->environment, ::testing::Contains(Pair("TUNEPLANE_WORKDIR", "/workdir")));
+  // None without it.
+  const auto plain = assembleLaunch(parsed(kGpuSpec), testSite(), testRegistry(), kIdentity,
+                                    kAttemptDir, kCheckpointDir);
+  ASSERT_TRUE(plain.has_value());
+  EXPECT_FALSE(plain->workdir.has_value());
+  for (const auto& [name, value] : plain->environment) EXPECT_NE(name, "TUNEPLANE_WORKDIR");
+}
+
 // A llamafactory job: TunePlane writes the config and the command, and owns the keys that make
 // it train on every GPU and resume.
 TEST(Assembler, LlamaFactoryJobIsLaunchedFromItsConfig) {

@@ -163,8 +163,12 @@ LaunchRequest hostileRequest(const ScriptRun& run, catalog::ContainerRuntime run
   r.container_output_dir = "/in/output " + path_part;
   r.checkpoint_dir = "/ckpt/" + path_part;
   r.container_checkpoint_dir = "/in/ckpt " + path_part;
+  // The job's code (spec.workdir): its copy in the attempt, read-only at its own path.
+  r.workdir = launch::Workdir{std::string(64, 'c'), "", r.attempt_dir + "/workdir",
+                              "/in/workdir " + path_part};
   r.mounts = {{"/site " + path_part, "/data " + path_part, true},
               {r.attempt_dir, r.container_attempt_dir, true},
+              {r.workdir->dir, r.workdir->container_dir, true},
               {r.output_dir, r.container_output_dir, false},
               {r.checkpoint_dir, r.container_checkpoint_dir, false}};
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -173,6 +177,7 @@ LaunchRequest hostileRequest(const ScriptRun& run, catalog::ContainerRuntime run
   r.environment.emplace_back("TP_HOSTILE_ALL", all);
   r.environment.emplace_back("TUNEPLANE_JOB_ID", r.identity.job_id);
   r.environment.emplace_back("TUNEPLANE_CHECKPOINT_DIR", r.container_checkpoint_dir);
+  r.environment.emplace_back("TUNEPLANE_WORKDIR", r.workdir->container_dir);
   r.command = {"-cmd " + all};
   for (const auto& v : values) r.command.push_back(v);
   Component c;
