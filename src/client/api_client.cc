@@ -169,6 +169,10 @@ ApiResult<Json> ApiClient::submitJob(std::string_view spec_text,
               std::move(headers));
 }
 
+ApiResult<Json> ApiClient::uploadWorkdir(std::string archive) {
+  return call("POST", "/v1/workdirs", std::move(archive), "application/x-tar");
+}
+
 ApiResult<Json> ApiClient::validateSpec(std::string_view spec_text) {
   return call("POST", "/v1/validate", std::string(spec_text), specContentType(spec_text));
 }

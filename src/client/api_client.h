@@ -94,6 +94,10 @@ class ApiClient {
   // with an `idempotency_key` (sent as Idempotency-Key; common/idempotency_key.h), 200 and
   // the key's first job when the server had created it already.
   ApiResult<Json> submitJob(std::string_view spec_text, const std::string& idempotency_key = {});
+  // POST /v1/workdirs: a code folder as a ustar archive (common/workdir_tree.h) → 201 (stored
+  // now) or 200 (stored before) {"workdir": "sha256:…", "sha256", "files", "folders", "bytes"}.
+  // Idempotent: the same folder is the same upload.
+  ApiResult<Json> uploadWorkdir(std::string archive);
   // POST /v1/validate: the spec judged as POST /v1/jobs would judge it, nothing stored →
   // 200 {"valid": true, …summary}, or 422 with every error.
   ApiResult<Json> validateSpec(std::string_view spec_text);

@@ -161,6 +161,10 @@ Result<JobView> jobFromJson(const Json& j) {
   job.cancel_requested = flag(j, "cancel_requested");
   job.cancel_requested_by = optText(j, "cancel_requested_by");
   job.next_attempt_at = optText(j, "next_attempt_at");
+  if (auto it = j.find("workdir"); it != j.end() && it->is_object()) {
+    job.workdir = optText(*it, "reference");
+    job.workdir_path = optText(*it, "path");
+  }
   if (auto it = j.find("scheduling"); it != j.end() && it->is_object()) {
     job.slurm_account = optText(*it, "account");
     job.qos = optText(*it, "qos");

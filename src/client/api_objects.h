@@ -86,6 +86,9 @@ struct JobView {
   // What Slurm charges the job to ("scheduling"; only in GET /v1/jobs/{id}).
   std::optional<std::string> slurm_account;
   std::optional<std::string> qos;
+  // The code it ships ("workdir": {"reference": "sha256:…", "path"}; only in GET /v1/jobs/{id}).
+  std::optional<std::string> workdir;          // "sha256:…"
+  std::optional<std::string> workdir_path;     // where the job sees it: /workdir
   int attempt_count = 0;                       // the list's attempt_count, else attempts.size()
   std::optional<AttemptView> current_attempt;  // the list's summary, else the last attempt
   std::vector<AttemptView> attempts;           // only in GET /v1/jobs/{id}

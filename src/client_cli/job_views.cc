@@ -183,6 +183,10 @@ std::string describeJob(const JobView& job, const std::vector<EventView>& events
     field(out, "", "Charged to",
           "account " + job.slurm_account.value_or("-") + ", QOS " + job.qos.value_or("-"));
   }
+  if (job.workdir) {
+    field(out, "", "Workdir",
+          *job.workdir + " (read-only at " + job.workdir_path.value_or("?") + ")");
+  }
   field(out, "", "Created", longTime(job.created, view));
   field(out, "", "Updated", longTime(job.updated, view));
   if (job.cancel_requested) {

@@ -36,6 +36,9 @@ struct SubmitFlags {
   // --idempotency-key: the request's name for the server (a fresh random one when unset):
   // a lost answer is retried under it, and a re-run with it never makes a second job.
   std::optional<std::string> idempotency_key;
+  // --workdir DIR: the folder is uploaded (POST /v1/workdirs) and the spec names it
+  // (spec.workdir: sha256:…); the job sees it read-only at /workdir.
+  std::optional<std::string> workdir;
 };
 int runSubmit(const SubmitFlags& flags, CommandIo& io);
 

@@ -16,9 +16,63 @@
 #include "client_cli/server_commands.h"
 #include "common/idempotency_key.h"
 #include "common/input_file.h"
+#include "common/workdir_tree.h"
+#include "spec/spec_edit.h"
+#include "spec/spec_parser.h"
 
 namespace tuneplane::cli {
 namespace {
+
+// The hard bound of what --workdir reads from the disk: the largest folder a site may take
+// (api/server_config.h); the site's own limits are the server's to apply, named in its refusal.
+constexpr workdir::Limits kWorkdirReadBound{.max_bytes = 1024ull * 1024 * 1024,
+                                            .max_files = 100'000};
+
+// --workdir DIR: the folder uploaded, and the spec's text naming it (spec.workdir). A spec
+// that names another folder already is refused; the same one is left as it is. The error:
+// the exit code, the errors printed.
+tl::expected<std::string, int> shipWorkdir(const std::string& dir, const std::string& spec_text,
+                                           ServerSession& session) {
+  const auto refuse = [&](Error error) {
+    error.field = "--workdir";
+    return tl::unexpected<int>(session.fail({std::move(error)}, kExitInvalid));
+  };
+  auto tree = workdir::readWorkdirDir(dir, kWorkdirReadBound);
+  if (!tree) return refuse(tree.error());
+  auto archive = workdir::writeWorkdirTar(*tree);
+  if (!archive) return refuse(archive.error());
+  const std::string sha256 = workdir::workdirTreeSha256(*tree);
+  const std::string reference = workdir::workdirReference(sha256);
+  const spec::PartialSpec parsed = spec::parsePartialJobSpec(spec_text);
+  if (parsed.spec.workdir && *parsed.spec.workdir != sha256) {
+    return refuse({"cli.workdir_conflict", "",
+                   "the spec names workdir " + workdir::workdirReference(*parsed.spec.workdir) +
+                       " and --workdir " + dir + " is " + reference +
+                       ": leave spec.workdir out, or --workdir"});
+  }
+  // The server's refusal as it is: its code names the limit or rule.
+  auto uploaded = session.api().uploadWorkdir(std::move(*archive));
+  if (!uploaded) return tl::unexpected<int>(session.fail(uploaded.error(), /*changes=*/false));
+  session.note(
+      fmt::format("workdir {}: {} files, {} bytes, {}", dir, tree->files, tree->bytes, reference));
+  if (parsed.spec.workdir) return spec_text;
+  auto text = spec::insertMapEntry(spec_text, {"spec"}, spec::quotedEntry("workdir", reference));
+  // The new text must read as the old one plus the workdir, and nothing else.
+  if (text) {
+    spec::PartialSpec again = spec::parsePartialJobSpec(*text);
+    spec::JobSpec expected = parsed.spec;
+    expected.workdir = sha256;
+    if (again.errors != parsed.errors || !(again.spec == expected)) text.reset();
+  }
+  if (!text) {
+    return refuse({"cli.workdir_not_added", "",
+                   "the folder was uploaded as " + reference +
+                       " but cannot be written into this spec's text (an anchor or a tag on "
+                       "spec): add `workdir: " +
+                       reference + "` under spec yourself"});
+  }
+  return *text;
+}
 
 std::string phaseLine(const client::JobView& job) {
   return job.reason.empty() ? fmt::format("{}: {}", job.id, job.phase)
@@ -54,6 +108,11 @@ int runSubmit(const SubmitFlags& flags, CommandIo& io) {
   }
   auto spec = readInputFile(*flags.file, "SPEC", "job spec", io.in);
   if (!spec) return session->fail({spec.error()}, kExitInvalid);
+  if (flags.workdir) {
+    auto shipped = shipWorkdir(*flags.workdir, *spec, *session);
+    if (!shipped) return shipped.error();
+    spec = std::move(*shipped);
+  }
 
   auto key =
       flags.idempotency_key ? Result<std::string>(*flags.idempotency_key) : newIdempotencyKey();
@@ -159,6 +218,10 @@ void addSubmitCommand(CLI::App& app, IoSource io) {
   cmd->add_flag("--wait", flags->wait,
                 "Follow the job until it ends: exit 0 Succeeded, 1 Failed or Cancelled");
   addWaitFlags(*cmd, flags->wait_flags);
+  cmd->add_option("--workdir", flags->workdir,
+                  "Send this folder with the job (its code: at most the site's limits, 64 MiB "
+                  "and 2000 files and folders by default); the job sees it read-only at "
+                  "/workdir ($TUNEPLANE_WORKDIR), the same bytes in every attempt");
   cmd->add_option("--idempotency-key", flags->idempotency_key,
                   "Name this submit for the server (default: a fresh random key): a lost "
                   "answer is retried under it, and the same key with the same spec within 24 h "
