@@ -62,9 +62,12 @@ class LiveLlamaFactory : public LiveServeRun {
   void SetUp() override {
     configure();
     if (IsSkipped() || HasFatalFailure()) return;
-    auto dir = makeLiveSite(live_, "tp-live-lf-", live_.url, "", stagingAndServerSections());
+    auto dir =
+        makeLiveSite(site(), "tp-live-lf-", live_.url, identityLines(), stagingAndServerSections());
     ASSERT_TRUE(dir) << "cannot make a directory in " << live_.shared_dir;
     dir_ = *dir;
+    userStep();
+    if (HasFatalFailure()) return;
     const auto open = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
                       fs::perms::others_read | fs::perms::others_exec;
     const auto readable = fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |

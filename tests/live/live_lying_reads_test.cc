@@ -34,10 +34,12 @@ class LiveLyingReads : public LiveServeRun {
     proxy_ = test::FaultProxy::start({.upstream = campaign::upstreamOfUrl(live_.url), .http = true},
                                      error);
     ASSERT_NE(proxy_, nullptr) << error;
-    auto dir = makeLiveSite(live_, "tp-live-lies-", "http://" + proxy_->address(), "",
+    auto dir = makeLiveSite(site(), "tp-live-lies-", "http://" + proxy_->address(), identityLines(),
                             stagingAndServerSections());
     ASSERT_TRUE(dir) << "cannot make a directory in " << live_.shared_dir;
     dir_ = *dir;
+    userStep();
+    if (HasFatalFailure()) return;
     direct_ = campaign::siteWithUrl(dir_ + "/site.yaml", live_.url, "direct.yaml");
     serve_ = test::ServeProcess::start(dir_ + "/site.yaml", dir_ + "/tuneplane.db", dir_);
     ASSERT_NE(serve_, nullptr);

@@ -65,9 +65,12 @@ class LiveRay : public LiveServeRun {
   void SetUp() override {
     configure();
     if (IsSkipped() || HasFatalFailure()) return;
-    auto dir = makeLiveSite(live_, "tp-live-ray-", live_.url, "", stagingAndServerSections());
+    auto dir = makeLiveSite(site(), "tp-live-ray-", live_.url, identityLines(),
+                            stagingAndServerSections());
     ASSERT_TRUE(dir) << "cannot make a directory in " << live_.shared_dir;
     dir_ = *dir;
+    userStep();
+    if (HasFatalFailure()) return;
     // The stand-in: `ray` beside the stand-in apptainer on the jobs' PATH, its package where
     // the site's PYTHONPATH points.
     const fs::path stubs = test::sourceDir() / "tests/slurm/stubs";

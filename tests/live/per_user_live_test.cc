@@ -66,14 +66,7 @@ class PerUserLiveTest : public LiveServeRun {
     dir_ = *dir;
     // The one-time step per user, as root: users/<name>, serve's user's, the user's group.
     for (const char* user : {"alice", "bob"}) {
-      const std::string users_dir = dir_ + "/staging/users";
-      std::filesystem::create_directories(users_dir);
-      ::chmod(users_dir.c_str(), 0755);
-      const std::string mine = users_dir + "/" + user;
-      ::mkdir(mine.c_str(), 0750);
-      const passwd* pw = ::getpwnam(user);
-      ASSERT_EQ(::chown(mine.c_str(), 0, pw->pw_gid), 0);
-      ASSERT_EQ(::chmod(mine.c_str(), 02750), 0);
+      ASSERT_TRUE(makeUserStagingDir(dir_ + "/staging", user)) << user;
     }
     serve_ = test::ServeProcess::start(dir_ + "/site.yaml", dir_ + "/tuneplane.db", dir_);
     ASSERT_NE(serve_, nullptr);
