@@ -62,6 +62,12 @@ class OpenApiTest(unittest.TestCase):
             self.assertIn(status, op["responses"])
         self.assertIn("Idempotent-Replayed", json.dumps(op))
 
+    def test_workdir_upload(self):
+        _, _, op = self.operation("uploadWorkdir")
+        self.assertIn("application/x-tar", op["requestBody"]["content"])
+        for status in ("200", "201", "413", "422"):
+            self.assertIn(status, op["responses"])
+
     def code(self):
         """The client's code that reads answers (spec.py builds specs, config.py reads the
         config file: neither reads the API)."""

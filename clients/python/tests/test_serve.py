@@ -2,8 +2,10 @@
 submit → wait → Succeeded, logs (tail and follow), ls and download byte for byte, cancel,
 validate's errors with their fields, capabilities, whoami, the Idempotency-Key (replay, 409 on
 another body) and a submit whose answer is lost — once (one job) and for good (the error names
-the key, which then settles it). Skipped unless TUNEPLANE_BIN and TUNEPLANE_SLURMSIM_BIN name
-the binaries (ctest sets them)."""
+the key, which then settles it); code shipped with submit(workdir=) runs from /workdir, the
+same folder is the same upload (also when an upload's answer is lost), a link out is refused
+before anything is sent, and the server's limits are named. Skipped unless TUNEPLANE_BIN and
+TUNEPLANE_SLURMSIM_BIN name the binaries (ctest sets them)."""
 
 import hashlib
 import os
@@ -15,7 +17,7 @@ import uuid
 from support import ALICE_TOKEN, BOB_TOKEN, LosingProxy, Stack
 
 from tuneplane_client import (Client, SubmitOutcomeUnknown, TunePlaneError, WaitTimeout,
-                              custom_job, spec_to_yaml)
+                              WorkdirError, custom_job, spec_to_yaml)
 
 TUNEPLANE = os.environ.get("TUNEPLANE_BIN")
 SLURMSIM = os.environ.get("TUNEPLANE_SLURMSIM_BIN")
@@ -166,6 +168,74 @@ class ServeTest(unittest.TestCase):
             self.client.submit(bad)
         self.assertEqual(caught.exception.status, 422)
         self.assertEqual(self.jobs_named(bad["metadata"]["name"]), [])
+
+    def code_folder(self, files):
+        root = tempfile.mkdtemp(prefix="tuneplane-pycode-", dir=self.stack.dir)
+        for path, content in files.items():
+            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+            with open(os.path.join(root, path), "w") as f:
+                f.write(content)
+        return root
+
+    def test_submit_with_a_workdir_runs_the_shipped_code(self):
+        code = self.code_folder({
+            "train.py": "import os, pathlib\n"
+                        "here = pathlib.Path(os.environ['TUNEPLANE_WORKDIR'])\n"
+                        "print('trained with', (here / 'lib' / 'config.txt').read_text().strip())\n",
+            "lib/config.txt": "lr=0.1\n"})
+        spec = custom_job(unique("py-workdir"), ["python3", "/workdir/train.py"],
+                          runtime_id="custom-demo")
+        submitted = self.client.submit(spec, workdir=code)
+        self.assertNotIn("workdir", spec["spec"])  # the caller's dict is left as it was
+        done = self.client.wait(submitted["id"], timeout=WAIT)
+        self.assertEqual(done["phase"], "Succeeded", done)
+        self.assertIn("trained with lr=0.1", self.client.logs(submitted["id"]))
+        reference = self.client.upload_workdir(code)
+        self.assertEqual(done["workdir"]["reference"], reference)
+        self.assertEqual(done["workdir"]["path"], "/workdir")
+
+    def test_the_same_folder_is_the_same_upload(self):
+        code = self.code_folder({"train.py": "print('same')\n"})
+        first = self.client.upload_workdir(code)
+        self.assertRegex(first, r"^sha256:[0-9a-f]{64}$")
+        self.assertEqual(self.client.upload_workdir(code), first)
+        # A text spec cannot be given the folder: the caller names the upload.
+        with self.assertRaises(TypeError):
+            self.client.submit(spec_to_yaml(job(unique("py-text"), "print(1)")), workdir=code)
+
+    def test_a_link_out_of_the_folder_is_refused_before_sending(self):
+        code = self.code_folder({"train.py": "print(1)\n"})
+        os.symlink("/etc/hostname", os.path.join(code, "host.txt"))
+        proxy = LosingProxy(self.server, match=b"POST /v1/workdirs ", lose=0)
+        try:
+            with self.assertRaises(WorkdirError) as caught:
+                Client(proxy.url, ALICE_TOKEN, timeout=20).submit(
+                    job(unique("py-link"), "print(1)"), workdir=code)
+            self.assertEqual(proxy.seen, 0)
+        finally:
+            proxy.close()
+        self.assertEqual(caught.exception.code, "workdir.symlink")
+        self.assertIn("'host.txt'", caught.exception.message)
+        self.assertIn("outside the folder", caught.exception.message)
+
+    def test_an_upload_whose_answer_is_lost_is_sent_again(self):
+        code = self.code_folder({"train.py": "print('lost once')\n"})
+        proxy = LosingProxy(self.server, match=b"POST /v1/workdirs ", lose=1)
+        try:
+            client = Client(proxy.url, ALICE_TOKEN, timeout=20, submit_first_wait=0.05)
+            self.assertEqual(client.upload_workdir(code), self.client.upload_workdir(code))
+            self.assertEqual((proxy.seen, proxy.lost), (2, 1))
+        finally:
+            proxy.close()
+
+    def test_the_servers_limits_refuse_a_folder_over_them(self):
+        # The site's limits are the default 64 MiB and 2000 entries; a folder of 2001.
+        code = self.code_folder({f"f{i}.py": "" for i in range(2001)})
+        with self.assertRaises(TunePlaneError) as caught:
+            self.client.upload_workdir(code)
+        self.assertEqual((caught.exception.status, caught.exception.code),
+                         (413, "workdir.too_many_files"))
+        self.assertIn("server.workdir_max_files", caught.exception.message)
 
     def test_yaml_written_by_spec_to_yaml_keeps_retry_on(self):
         # The issue's complaint: PyYAML writes `on:` as `true:` (spec.retry.true: unknown

@@ -10,8 +10,9 @@ them, read their logs and fetch their outputs. Standard library only.
 
 from .client import Client, SubmittedJob
 from .errors import SubmitOutcomeUnknown, TunePlaneError, WaitTimeout
-from .spec import custom_job, spec_to_json, spec_to_yaml
+from .spec import custom_job, spec_to_json, spec_to_yaml, with_workdir
+from .workdir import WorkdirError
 
 __all__ = ["Client", "SubmittedJob", "TunePlaneError", "SubmitOutcomeUnknown", "WaitTimeout",
-           "custom_job", "spec_to_json", "spec_to_yaml"]
+           "WorkdirError", "custom_job", "spec_to_json", "spec_to_yaml", "with_workdir"]
 __version__ = "0.1.0"

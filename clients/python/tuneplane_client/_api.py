@@ -7,6 +7,7 @@ the schema that defines it."""
 ROUTES = {
     "listJobs": ("GET", "/v1/jobs", ("phase", "name", "label", "limit", "continue", "owner")),
     "submitJob": ("POST", "/v1/jobs", ("Idempotency-Key",)),
+    "uploadWorkdir": ("POST", "/v1/workdirs", ()),
     "getJob": ("GET", "/v1/jobs/{id}", ("id",)),
     "listJobEvents": ("GET", "/v1/jobs/{id}/events", ("id",)),
     "cancelJob": ("POST", "/v1/jobs/{id}/cancel", ("id",)),
@@ -30,6 +31,7 @@ FIELDS_READ = {
     "Logs": ("attempt", "content", "bytes", "missing_reason"),
     "FileList": ("items", "continue"),
     "FileEntry": ("name", "path", "path_encoded", "type"),
+    "WorkdirUpload": ("workdir", "sha256"),
 }
 
 # Answers that say the submit's outcome is unknown or that the server is briefly away:

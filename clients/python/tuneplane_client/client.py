@@ -13,7 +13,8 @@ import uuid
 from . import config as _config
 from ._api import ROUTES, TRANSIENT_STATUSES
 from .errors import SubmitOutcomeUnknown, TunePlaneError, WaitTimeout
-from .spec import spec_body
+from .spec import spec_body, with_workdir
+from .workdir import READ_BOUND_BYTES, READ_BOUND_FILES, read_workdir, write_tar
 
 # The CLI's submit retries (src/client/idempotent_submit.h): 0.5 s, doubled up to 8 s between
 # tries, for at most 60 s from the first send.
@@ -161,16 +162,27 @@ class Client:
 
     # ---- jobs ---------------------------------------------------------------------------
 
-    def submit(self, spec, *, idempotency_key=None):
+    def submit(self, spec, *, idempotency_key=None, workdir=None):
         """Submits a TrainingJob spec (a dict, sent as JSON; YAML or JSON text; or a
         pathlib.Path) and returns the job (a SubmittedJob: a dict with .replayed and
-        .idempotency_key). Idempotent: the request carries an Idempotency-Key (a fresh one,
+        .idempotency_key). With `workdir` (a folder), the folder is uploaded first
+        (upload_workdir) and the spec sent names it (spec.workdir; a copy of the dict, yours
+        is left as it is): the job sees it read-only at /workdir ($TUNEPLANE_WORKDIR). That
+        takes a dict spec (TypeError for text); the same folder gives the same spec, so the
+        submit stays idempotent. Idempotent: the request carries an Idempotency-Key (a fresh one,
         or `idempotency_key`); when its answer is lost (a dropped connection, a timeout, 502,
         503, 504, 429) it is sent again under the same key — 0.5 s, 1 s, 2 s … at most 8 s
         apart, for up to 60 s — so whichever try the server took, there is one job. Raises
         SubmitOutcomeUnknown (naming the key) when the server stays away after a lost answer,
         TunePlaneError for a refusal (422 with every problem in .errors; 409
         control.idempotency_key_reused when the key was used with another spec)."""
+        if workdir is not None:
+            if not isinstance(spec, dict):
+                raise TypeError(
+                    "submit(workdir=...) needs the spec as a dict; for YAML or JSON text, call "
+                    "upload_workdir(folder) and write `workdir: <the reference>` under `spec:` "
+                    "yourself")
+            spec = with_workdir(spec, self.upload_workdir(workdir))
         body, content_type = spec_body(spec)
         key = idempotency_key or uuid.uuid4().hex
         headers = {"Content-Type": content_type, "Idempotency-Key": key}
@@ -202,6 +214,39 @@ class Client:
                     raise
                 self._sleep(wait)
                 wait = min(wait * 2, self.submit_max_wait)
+
+    def upload_workdir(self, folder, *, max_bytes=None, max_files=None):
+        """Uploads a code folder (POST /v1/workdirs) as `tuneplane submit --workdir` does and
+        returns its reference, "sha256:<hex>" (what spec.workdir holds). The folder is read
+        and checked here first: a link out of it, a dangling link or one to a folder, a
+        device, FIFO or socket, a path ustar cannot hold, or more than `max_bytes` of files
+        or `max_files` files and folders (the site's server.workdir_max_bytes and _files, when
+        you know them; else the largest any site may set, as the CLI) raise WorkdirError
+        naming the path and the rule, and nothing is sent. Over the site's own limits, the
+        server refuses it (TunePlaneError 413, workdir.too_large or too_many_files, naming
+        the limit). A link to a file inside is sent as the file. Idempotent by content (the
+        same folder is the same upload), so it is sent again when its answer is lost, as
+        submit is."""
+        tree = read_workdir(folder, READ_BOUND_BYTES if max_bytes is None else max_bytes,
+                            READ_BOUND_FILES if max_files is None else max_files)
+        archive = write_tar(tree)
+        headers = {"Content-Type": "application/x-tar"}
+        start = self._clock()
+        wait = self.submit_first_wait
+        while True:
+            try:
+                stored = self._call("uploadWorkdir", body=archive, headers=headers)
+                break
+            except TunePlaneError as error:
+                if not error.transient or self._clock() - start + wait > self.submit_budget:
+                    raise
+                self._sleep(wait)
+                wait = min(wait * 2, self.submit_max_wait)
+        if stored.get("sha256") != tree.sha256:
+            raise TunePlaneError(None, "client.workdir_mismatch", "workdir",
+                                 f"the server stored {folder} as {stored.get('workdir')}, "
+                                 f"the client hashed it as {tree.reference}")
+        return tree.reference
 
     def get(self, job_id):
         """The job (the API's Job: its spec, every attempt with its components)."""

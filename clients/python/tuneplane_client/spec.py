@@ -129,6 +129,26 @@ def spec_body(spec):
     return body, "application/json" if looks_json else "application/yaml"
 
 
+def with_workdir(spec, reference):
+    """A copy of the spec (a dict) whose spec.workdir is `reference` ("sha256:<hex>", what
+    Client.upload_workdir returns). A spec naming another folder already is refused
+    (ValueError): leave spec.workdir out, or the folder."""
+    if not isinstance(spec, dict):
+        raise TypeError("a spec is a dict")
+    body = spec.get("spec")
+    if body is None:
+        body = {}
+    if not isinstance(body, dict):
+        raise TypeError("the spec's `spec` is not a mapping")
+    named = body.get("workdir")
+    if named is not None and named != reference:
+        raise ValueError(f"the spec names workdir {named} and the folder is {reference}: "
+                         "leave spec.workdir out, or the folder")
+    copy = dict(spec)
+    copy["spec"] = dict(body, workdir=reference)
+    return copy
+
+
 def custom_job(name, command, *, runtime_id, args=None, env=None, labels=None, nodes=1,
                gpus_per_node=0, cpus=1, memory_gb=1, time_limit="10m", max_attempts=1,
                retry_on=None, pool="main"):
