@@ -12,6 +12,7 @@
 #include "api/job_queries.h"
 #include "api/job_waiting.h"
 #include "api/json_views.h"
+#include "api/spec_intake.h"
 #include "common/idempotency_key.h"
 #include "control/error_codes.h"
 #include "staging/error_codes.h"
@@ -64,23 +65,6 @@ class JobRoutes {
     return chargeOf(spec_text, deps_.launcher.site().site.slurm);
   }
 
-  // A spec's workdir must be one of its user's uploads (POST /v1/workdirs): refused before
-  // the job exists, not when its first attempt is staged. Errors: workdir.unknown,
-  // staging.io.
-  Status checkWorkdir(std::string_view spec_text, const Principal& who) const {
-    const auto sha256 = specWorkdir(spec_text);
-    if (!sha256) return ok();
-    staging::PosixStagingFs fs;
-    auto stored =
-        staging::hasStoredWorkdir(deps_.launcher.site().site.staging_root, who.user, *sha256, fs);
-    if (!stored) return fail(stored.error());
-    if (*stored) return ok();
-    return fail(workdir::codes::kUnknown, "spec.workdir",
-                workdir::workdirReference(*sha256) +
-                    " is not among your uploaded folders: upload it first (tuneplane submit "
-                    "--workdir DIR does both; or POST /v1/workdirs)");
-  }
-
   // POST /v1/jobs: accept a spec (201 with Location), or its problems (422; the store's: 500).
   // With an Idempotency-Key (job_service.h): the key's first job again (200, Location,
   // Idempotent-Replayed: true), or 409 when the key came with another body; a malformed key
@@ -101,18 +85,9 @@ class JobRoutes {
       // The body as sent stands for the request: a retry sends the same bytes.
       key = control::JobService::SubmitKey{value, staging::sha256Hex(req.body)};
     }
-    if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kSpec);
-        !type) {
-      return sendError(res, 415, type.error());
-    }
-    if (auto body = checkBodyText(req.body); !body) return sendError(res, 400, body.error());
-    // The account and QOS the job is charged to, checked against the user's token, the
-    // user's defaults written in when the spec names none (job_charge.h).
-    auto charged = chargeSpec(req.body, who);
-    if (!charged) return sendErrors(res, 422, charged.error());
-    if (auto code = checkWorkdir(*charged, who); !code) {
-      return sendError(res, code.error().code == staging::codes::kIo ? 500 : 422, code.error());
-    }
+    // Judged as POST /v1/validate judges it (spec_intake.h): the charge written in.
+    auto charged = takeInSpec(req, who, deps_.launcher.site().site.staging_root);
+    if (!charged) return sendErrors(res, charged.error().status, charged.error().errors);
     if (!key) {
       auto job = deps_.jobs.submit(*charged, who.user, who.unix_user);
       if (!job) return sendErrors(res, submitStatus(job.error()), job.error());

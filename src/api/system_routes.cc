@@ -12,6 +12,7 @@
 #include "api/job_charge.h"
 #include "api/json_views.h"
 #include "api/openapi_document.h"
+#include "api/spec_intake.h"
 #include "launch/launch_summary.h"
 
 namespace tuneplane::api {
@@ -32,14 +33,9 @@ json validationSummary(const launch::LaunchRequest& request) {
 void ApiServer::installSystemRoutes() {
   post("/v1/validate", Access::kUser,
        [this](const httplib::Request& req, httplib::Response& res, const Principal& who) {
-         if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kSpec);
-             !type) {
-           return sendError(res, 415, type.error());
-         }
-         if (auto body = checkBodyText(req.body); !body) return sendError(res, 400, body.error());
-         // Judged as POST /v1/jobs would judge it for this user (job_charge.h).
-         auto charged = chargeSpec(req.body, who);
-         if (!charged) return sendErrors(res, 422, charged.error());
+         // Judged as POST /v1/jobs would judge it for this user (spec_intake.h).
+         auto charged = takeInSpec(req, who, deps_.launcher.site().site.staging_root);
+         if (!charged) return sendErrors(res, charged.error().status, charged.error().errors);
          auto prepared = deps_.launcher.validate(*charged);
          if (!prepared) return sendErrors(res, 422, prepared.error());
          sendJson(res, 200, validationSummary(prepared->request));

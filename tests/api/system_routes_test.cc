@@ -37,6 +37,25 @@ TEST_F(SystemRoutesTest, ValidateRefusesABadSpecWith422) {
   EXPECT_EQ(code(res), "launch.cpu_only_multi_node");
 }
 
+// One intake (spec_intake.h): validate judges a body as POST /v1/jobs does — here, a workdir
+// the caller never uploaded, refused by both with the same error, and nothing stored.
+TEST_F(SystemRoutesTest, ValidateAndSubmitRefuseAWorkdirTheCallerNeverUploadedAlike) {
+  std::string spec = cpuSpec();
+  spec += "  workdir: sha256:" + std::string(64, 'a') + "\n";
+  for (const std::string path : {"/v1/validate", "/v1/jobs"}) {
+    SCOPED_TRACE(path);
+    auto res = post(path, spec);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 422) << res->body;
+    EXPECT_EQ(code(res), "workdir.unknown");
+    EXPECT_EQ(body(res)["errors"][0]["field"], "spec.workdir");
+  }
+  auto wrong_type = post("/v1/validate", cpuSpec(), kAliceToken, "image/png");
+  ASSERT_TRUE(wrong_type);
+  EXPECT_EQ(wrong_type->status, 415);
+  EXPECT_TRUE(store_->listJobs({})->jobs.empty());
+}
+
 TEST_F(SystemRoutesTest, PlaygroundsAndDeploymentsAre422WithTheReason) {
   for (const std::string path : {"/v1/playgrounds", "/v1/deployments"}) {
     auto res = post(path, "{}", kAliceToken, "application/json");
