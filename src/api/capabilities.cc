@@ -19,7 +19,8 @@ Error kindRefusal(const std::string& kind) {
   return Error{launch::codes::kKindNotSupported, "kind", kind + " " + kNoInboundPath};
 }
 
-json capabilitiesJson(const pipeline::SiteContext& context, const json& slurm_api) {
+json capabilitiesJson(const pipeline::SiteContext& context, const json& slurm_api,
+                      const workdir::Limits& workdir) {
   const catalog::SiteConfig& site = context.site;
   // The version spoken: negotiated (auto) when the server says, else as configured.
   json api =
@@ -91,7 +92,11 @@ json capabilitiesJson(const pipeline::SiteContext& context, const json& slurm_ap
         {"allowed", site.partitions.allowed ? json(site.partitions.known()) : json(nullptr)}}},
       {"gpu_series", std::move(series)},
       {"runtimes", std::move(runtimes)},
-      {"limits", {{"log_bytes", 64 * 1024}, {"log_lines", 2000}}}};
+      {"limits",
+       {{"log_bytes", 64 * 1024},
+        {"log_lines", 2000},
+        {"workdir_max_bytes", workdir.max_bytes},
+        {"workdir_max_files", workdir.max_files}}}};
 }
 
 }  // namespace tuneplane::api

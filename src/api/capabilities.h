@@ -10,13 +10,17 @@
 #include <nlohmann/json.hpp>
 
 #include "common/result.h"
+#include "common/workdir_tree.h"
 #include "pipeline/launch_pipeline.h"
 
 namespace tuneplane::api {
 
 // `slurm_api`: slurm::choiceJson of the server's client; null: the site's slurm.api_version.
+// `workdir`: the bounds of a code folder (server.workdir_max_bytes, .workdir_max_files), shown
+// so a client refuses an oversized folder before sending it.
 nlohmann::json capabilitiesJson(const pipeline::SiteContext& site,
-                                const nlohmann::json& slurm_api = nullptr);
+                                const nlohmann::json& slurm_api = nullptr,
+                                const workdir::Limits& workdir = {});
 
 // The 422 body's error for a kind Slurm cannot run ("Playground", "ModelDeployment"):
 // code launch.kind_not_supported, field "kind".

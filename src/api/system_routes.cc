@@ -53,7 +53,8 @@ void ApiServer::installSystemRoutes() {
       [this](const httplib::Request&, httplib::Response& res, const Principal&) {
         sendJson(res, 200,
                  capabilitiesJson(deps_.launcher.site(),
-                                  deps_.slurm_api ? deps_.slurm_api() : nlohmann::json()));
+                                  deps_.slurm_api ? deps_.slurm_api() : nlohmann::json(),
+                                  options_.workdir));
       });
 
   get("/v1/doctor", Access::kAdmin,

@@ -72,6 +72,9 @@ void printLimits(std::ostream& out, const client::Json& caps) {
   out << fmt::format("  logs: the last {} and at most {} lines of each file\n",
                      formatBytes(static_cast<uint64_t>(integerOf(limits, "log_bytes"))),
                      integerOf(limits, "log_lines"));
+  out << fmt::format("  code (--workdir): at most {} in {} files and folders\n",
+                     formatBytes(static_cast<uint64_t>(integerOf(limits, "workdir_max_bytes"))),
+                     integerOf(limits, "workdir_max_files"));
   std::string refused;
   for (const auto& [name, kind] : member(caps, "kinds").items()) {
     if (member(kind, "supported") == false) refused += (refused.empty() ? "" : ", ") + name;

@@ -7,7 +7,8 @@ namespace {
 
 class SystemRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, HttpOptions&) override {
+  void tune(ApiDependencies& deps, HttpOptions& options) override {
+    options.workdir.max_files = 77;  // capabilities shows the server's own bounds
     deps.slurm_ready = [this]() -> Status {
       if (slurm_up_) return ok();
       return fail("api.slurm_unavailable", "slurm", "connection refused");
@@ -82,6 +83,8 @@ TEST_F(SystemRoutesTest, CapabilitiesNameWhatCannotRunAndTheSitesSeries) {
   EXPECT_EQ(c["gpu_series"][0]["name"], "h100");
   EXPECT_EQ(c["gpu_series"][0]["usable"], true);
   EXPECT_EQ(c["runtimes"][0]["id"], "custom-demo");
+  EXPECT_EQ(c["limits"]["workdir_max_files"], 77);
+  EXPECT_EQ(c["limits"]["workdir_max_bytes"], workdir::kDefaultMaxBytes);
   EXPECT_EQ(get("/v1/capabilities", "")->status, 401);
 }
 

@@ -141,6 +141,7 @@ TEST_F(ServeE2eNamesTest, CapabilitiesShowsRuntimesGpuSeriesPartitionsAndLimits)
         "a pool may name: gpu, cpu, debug",
         "logs: the last 64.0 KiB and at most "
         "2000 lines of each file",
+        "code (--workdir): at most 64.0 MiB in 2000 files and folders",
         "not on Slurm: ModelDeployment, Playground, data_volumes, oci_images"}) {
     EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
   }
@@ -151,6 +152,8 @@ TEST_F(ServeE2eNamesTest, CapabilitiesShowsRuntimesGpuSeriesPartitionsAndLimits)
   EXPECT_EQ(caps["partitions"]["allowed"], json({"gpu", "cpu", "debug"}));
   EXPECT_EQ(caps["runtimes"][0]["frameworks"], json({"custom"}));
   EXPECT_EQ(caps["gpu_series"][0]["gpus_per_node"], 2);
+  EXPECT_EQ(caps["limits"]["workdir_max_bytes"], 64 * 1024 * 1024);
+  EXPECT_EQ(caps["limits"]["workdir_max_files"], 2000);
 }
 
 // Writes a result, a model folder and (as LlamaFactory's adapter runs leave them) two
