@@ -129,6 +129,14 @@ std::string draftSiteYaml(const DraftInputs& inputs,
   } else {
     out << "  cpu: cpu  # the default: no partition holds a node\n";
   }
+  // Every partition Slurm has: a pool naming another is refused when a spec is validated,
+  // with the names there are, instead of failing later in Slurm.
+  if (!partitions.empty()) {
+    std::vector<std::string> all;
+    for (const auto& partition : partitions) all.push_back(quoted(partition.name));
+    out << "  allowed: [" << joined(all, ", ")
+        << "]  # every partition slurmrestd listed: a pool may name these\n";
+  }
 
   const auto series = gpuSeries(nodes);
   if (series.empty()) {

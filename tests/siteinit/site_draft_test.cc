@@ -87,6 +87,10 @@ TEST(SiteDraftTest, DraftParsesAsASiteFileAndFeaturelessSeriesHasNoConstraint) {
   ASSERT_TRUE(site) << yaml;
   EXPECT_EQ(site->partitions.gpu, "gpu");
   EXPECT_EQ(site->partitions.cpu, "batch");  // both CPU nodes are in it, one in gpu
+  // Every partition Slurm listed, so a pool naming another is refused at validation.
+  EXPECT_EQ(site->partitions.allowed, (std::vector<std::string>{"gpu", "batch"}));
+  EXPECT_TRUE(site->partitions.accepts("batch"));
+  EXPECT_FALSE(site->partitions.accepts("nosuch"));
   EXPECT_EQ(site->slurm.user, "tpuser");
   ASSERT_EQ(site->gpu_series.size(), 2u);
   EXPECT_EQ(site->gpu_series[0].slurm_constraint, "a100");
