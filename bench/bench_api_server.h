@@ -39,7 +39,7 @@ class BenchApiServer {
     api::ApiDependencies deps{service_, store_, launcher_, metrics_, api::readLog,        {},
                               {},       {},     {},        {},       api::readResumeStep, {},
                               {}};
-    return api::ApiServer::start(std::move(deps), api::HttpOptions{}, aliceToken(token));
+    return api::ApiServer::start(std::move(deps), api::HttpServerOptions{}, aliceToken(token));
   }
 
  private:

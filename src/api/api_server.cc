@@ -100,12 +100,12 @@ int statusFor(const std::string& code) {
   return 500;
 }
 
-ApiServer::ApiServer(ApiDependencies deps, HttpOptions http, std::vector<ApiToken> tokens)
+ApiServer::ApiServer(ApiDependencies deps, HttpServerOptions http, std::vector<ApiToken> tokens)
     : deps_(std::move(deps)),
       options_(std::move(http)),
       auth_(std::make_shared<const Authenticator>(std::move(tokens))) {}
 
-Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, HttpOptions http,
+Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, HttpServerOptions http,
                                                     std::vector<ApiToken> tokens) {
   // A client that hangs up mid-response must not kill the process.
   std::signal(SIGPIPE, SIG_IGN);
@@ -128,7 +128,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, HttpOp
     }
   }
   ApiServer* self = server.get();
-  auto started = HttpTransport::start(
+  auto started = HttpServerTransport::start(
       server->options_, [self](TransportRequest& request) { return self->dispatch(request); },
       [self](TransportRefusal why, const TransportRequest& request) {
         return self->refusal(why, request);

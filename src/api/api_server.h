@@ -1,6 +1,6 @@
 // ApiServer: the HTTP API of `tuneplane serve` (/v1, docs/operators.md, "tuneplane serve and
-// the /v1 API") over HttpTransport (http_transport.h: Boost.Beast, event-driven, with connection
-// caps, deadlines and size limits, and optional TLS). It routes each request (a wrong
+// the /v1 API") over HttpServerTransport (http_transport.h: Boost.Beast, event-driven, with
+// connection caps, deadlines and size limits, and optional TLS). It routes each request (a wrong
 // method on a known path is 405 with Allow), authenticates every /v1 call
 // (authenticator.h), scopes jobs to their owner (another user's job is "not found"; an admin
 // sees all), checks bodies before any parser sees them (body_checks.h), answers every
@@ -14,7 +14,7 @@
 // captures in `matches`, decoded query `params`); httplib's server is not used.
 // Lifetime: start() binds and serves on its own threads; stop() (or the destructor) stops
 // accepting, lets running handlers finish and joins. Thread-safety: handlers run on up to
-// HttpOptions::threads threads at once; every collaborator must be thread-safe (JobService,
+// HttpServerOptions::threads threads at once; every collaborator must be thread-safe (JobService,
 // JobStore, Metrics are); replaceTokens and reloadTls may run while requests are served.
 // REQUIRES: the dependencies outlive the server.
 #pragma once
@@ -90,7 +90,7 @@ struct ApiDependencies {
   std::shared_ptr<UsageService> usage = nullptr;
 };
 
-class HttpTransport;
+class HttpServerTransport;
 struct TransportRequest;
 struct TransportResponse;
 enum class TransportRefusal;
@@ -100,7 +100,7 @@ class ApiServer {
   // Binds and starts serving with `http` (handed to the transport whole) and the users of
   // `tokens`. Errors: "api.listen" (cannot bind, naming the address), "api.tls" (the
   // certificate or key cannot be loaded).
-  static Result<std::unique_ptr<ApiServer>> start(ApiDependencies deps, HttpOptions http,
+  static Result<std::unique_ptr<ApiServer>> start(ApiDependencies deps, HttpServerOptions http,
                                                   std::vector<ApiToken> tokens);
   ~ApiServer();  // stop()
   ApiServer(const ApiServer&) = delete;
@@ -109,7 +109,7 @@ class ApiServer {
   int port() const { return port_; }
   std::string baseUrl() const;  // https:// with TLS
   // Re-reads server.tls's files (at `files`, the paths as the site file now names them) for
-  // new connections; on an error the old ones stay (HttpTransport::reloadTls).
+  // new connections; on an error the old ones stay (HttpServerTransport::reloadTls).
   Status reloadTls(const std::optional<TlsFiles>& files);
   // The TLS files in use; nullopt without TLS.
   std::optional<TlsFiles> tlsFiles() const;
@@ -120,7 +120,7 @@ class ApiServer {
   void stop();
 
  private:
-  ApiServer(ApiDependencies deps, HttpOptions http, std::vector<ApiToken> tokens);
+  ApiServer(ApiDependencies deps, HttpServerOptions http, std::vector<ApiToken> tokens);
   std::shared_ptr<const Authenticator> authenticator() const;
   void installRoutes();         // api_server.cc: middleware and system routes
   void installJobRoutes();      // job_routes.cc
@@ -157,11 +157,11 @@ class ApiServer {
   };
 
   ApiDependencies deps_;
-  HttpOptions options_;
+  HttpServerOptions options_;
   mutable std::mutex auth_mu_;
   std::shared_ptr<const Authenticator> auth_;  // swapped whole by replaceTokens
   std::vector<Route> routes_;
-  std::unique_ptr<HttpTransport> transport_;
+  std::unique_ptr<HttpServerTransport> transport_;
   int port_ = 0;
 };
 

@@ -47,7 +47,7 @@ constexpr std::chrono::milliseconds kAcceptBackoff{50};
 
 }  // namespace
 
-// A member of HttpTransport::Impl, so not in the anonymous namespace (a unity batch would
+// A member of HttpServerTransport::Impl, so not in the anonymous namespace (a unity batch would
 // give Impl a field of internal linkage).
 namespace transport_detail {
 
@@ -154,9 +154,9 @@ std::string serialize(const TransportResponse& answer) {
 
 }  // namespace
 
-class HttpTransport::Impl {
+class HttpServerTransport::Impl {
  public:
-  Impl(HttpOptions options, Handler handler, RefusalHandler refusal)
+  Impl(HttpServerOptions options, Handler handler, RefusalHandler refusal)
       : options_(std::move(options)),
         handler_(std::move(handler)),
         refusal_(std::move(refusal)),
@@ -232,7 +232,7 @@ class HttpTransport::Impl {
     return tls_;
   }
 
-  const HttpOptions& options() const { return options_; }
+  const HttpServerOptions& options() const { return options_; }
   transport_detail::ConnectionLimits& limits() { return limits_; }
   net::thread_pool& workers() { return workers_; }
   TransportResponse handle(TransportRequest& request) {
@@ -250,7 +250,7 @@ class HttpTransport::Impl {
   void accept();
   void refuseConnection(tcp::socket socket);
 
-  HttpOptions options_;
+  HttpServerOptions options_;
   Handler handler_;
   RefusalHandler refusal_;
   transport_detail::ConnectionLimits limits_;
@@ -284,8 +284,8 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
  public:
   // `proxy`: the peer is a trusted proxy (its connection counts in the total only; each
   // request counts for the client it forwards).
-  Session(HttpTransport::Impl& transport, Stream stream, std::string address, int port, bool proxy,
-          std::shared_ptr<ssl::context> tls)
+  Session(HttpServerTransport::Impl& transport, Stream stream, std::string address, int port,
+          bool proxy, std::shared_ptr<ssl::context> tls)
       : transport_(transport),
         tls_(std::move(tls)),
         stream_(std::move(stream)),
@@ -557,7 +557,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     lowest(stream_).close();
   }
 
-  HttpTransport::Impl& transport_;
+  HttpServerTransport::Impl& transport_;
   std::shared_ptr<ssl::context> tls_;  // the context stream_ uses: outlives it (declared first)
   Stream stream_;
   std::string address_;  // the peer
@@ -579,7 +579,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
 }  // namespace
 
-void HttpTransport::Impl::accept() {
+void HttpServerTransport::Impl::accept() {
   acceptor_.async_accept(net::make_strand(io_), [this](beast::error_code ec, tcp::socket socket) {
     if (ec == net::error::operation_aborted) return;
     if (ec) {  // e.g. out of descriptors: try again shortly instead of spinning
@@ -611,7 +611,7 @@ void HttpTransport::Impl::accept() {
 
 // Over a cap: a plain-HTTP client gets 503 at once; a TLS client cannot read one before a
 // handshake (which would cost what the cap protects), so its connection is closed.
-void HttpTransport::Impl::refuseConnection(tcp::socket socket) {
+void HttpServerTransport::Impl::refuseConnection(tcp::socket socket) {
   if (options_.tls) {
     beast::error_code ignored;
     socket.close(ignored);
@@ -632,36 +632,37 @@ void HttpTransport::Impl::refuseConnection(tcp::socket socket) {
                    });
 }
 
-Result<std::unique_ptr<HttpTransport>> HttpTransport::start(HttpOptions options, Handler handler,
-                                                            RefusalHandler refusal) {
+Result<std::unique_ptr<HttpServerTransport>> HttpServerTransport::start(HttpServerOptions options,
+                                                                        Handler handler,
+                                                                        RefusalHandler refusal) {
   auto impl = std::make_shared<Impl>(std::move(options), std::move(handler), std::move(refusal));
   if (auto listening = impl->listen(); !listening) return tl::unexpected(listening.error());
-  return std::unique_ptr<HttpTransport>(new HttpTransport(std::move(impl)));
+  return std::unique_ptr<HttpServerTransport>(new HttpServerTransport(std::move(impl)));
 }
 
-HttpTransport::HttpTransport(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpServerTransport::HttpServerTransport(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
-HttpTransport::~HttpTransport() {
+HttpServerTransport::~HttpServerTransport() {
   stop();
 }
 
-int HttpTransport::port() const {
+int HttpServerTransport::port() const {
   return impl_->port();
 }
 
-bool HttpTransport::tls() const {
+bool HttpServerTransport::tls() const {
   return impl_->tls();
 }
 
-Status HttpTransport::reloadTls(const std::optional<TlsFiles>& files) {
+Status HttpServerTransport::reloadTls(const std::optional<TlsFiles>& files) {
   return impl_->reloadTls(files);
 }
 
-std::optional<TlsFiles> HttpTransport::tlsFiles() const {
+std::optional<TlsFiles> HttpServerTransport::tlsFiles() const {
   return impl_->tlsFiles();
 }
 
-void HttpTransport::stop() {
+void HttpServerTransport::stop() {
   impl_->stop();
 }
 

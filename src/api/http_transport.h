@@ -1,4 +1,4 @@
-// HttpTransport: the HTTP/1.1 (and HTTPS) connection layer under ApiServer, on Boost.Beast
+// HttpServerTransport: the HTTP/1.1 (and HTTPS) connection layer under ApiServer, on Boost.Beast
 // and Boost.Asio (docs/decisions.md, "Boost.Beast + Boost.Asio replace cpp-httplib's server
 // for the API"). It owns sockets, parsing, limits and TLS; it knows nothing of routes. Only
 // http_transport.cc includes Boost, so the rest of the api module (and everything that includes
@@ -16,7 +16,7 @@
 // Everything on a connection is asynchronous on `kIoThreads` I/O threads, so a slow or idle
 // client costs a socket and a small buffer, never a thread. A request without
 // Content-Length and Transfer-Encoding has an empty body (RFC 9112 §6.3).
-// Behind a reverse proxy (HttpOptions::trusted_proxies) the per-client cap and
+// Behind a reverse proxy (HttpServerOptions::trusted_proxies) the per-client cap and
 // TransportRequest::remote_addr follow the client X-Forwarded-For names (network_ranges.h).
 // Thread-safety: start/stop/reloadTls from one thread; the handler runs on many at once.
 #pragma once
@@ -70,7 +70,7 @@ enum class TransportRefusal {
                     // forwarded request whose client is over its cap (after its headers)
 };
 
-class HttpTransport {
+class HttpServerTransport {
  public:
   // Runs on a worker thread for every complete request.
   using Handler = std::function<TransportResponse(TransportRequest&)>;
@@ -81,11 +81,12 @@ class HttpTransport {
 
   // Binds, loads the certificate (when TLS) and starts the threads. Errors: "api.listen",
   // "api.tls" (the certificate or key cannot be loaded; names the setting, not the path).
-  static Result<std::unique_ptr<HttpTransport>> start(HttpOptions options, Handler handler,
-                                                      RefusalHandler refusal);
-  ~HttpTransport();  // stop()
-  HttpTransport(const HttpTransport&) = delete;
-  HttpTransport& operator=(const HttpTransport&) = delete;
+  static Result<std::unique_ptr<HttpServerTransport>> start(HttpServerOptions options,
+                                                            Handler handler,
+                                                            RefusalHandler refusal);
+  ~HttpServerTransport();  // stop()
+  HttpServerTransport(const HttpServerTransport&) = delete;
+  HttpServerTransport& operator=(const HttpServerTransport&) = delete;
 
   int port() const;
   bool tls() const;
@@ -102,7 +103,7 @@ class HttpTransport {
   class Impl;
 
  private:
-  explicit HttpTransport(std::shared_ptr<Impl> impl);
+  explicit HttpServerTransport(std::shared_ptr<Impl> impl);
   std::shared_ptr<Impl> impl_;
 };
 

@@ -223,7 +223,7 @@ Checked<ServerConfig> parseServerConfig(std::string_view site_yaml,
                    "workdir_max_files"})) {
     return failAll(r.takeErrors());
   }
-  HttpOptions& http = config.http;
+  HttpServerOptions& http = config.http;
   if (auto listen = r.optStr(server, "listen", "server")) {
     if (auto parsed = parseListen(*listen, "server.listen"); !parsed) {
       r.report("invalid_listen", "server.listen", parsed.error().message);

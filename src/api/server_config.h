@@ -72,7 +72,7 @@ inline constexpr int kDefaultSubmitConcurrency = 8;
 inline constexpr int kMaxSubmitConcurrency = 64;
 
 // The one route whose body may be larger than max_body_bytes: a code folder's archive
-// (POST /v1/workdirs), bounded by HttpOptions::workdir instead (workdirBodyLimit).
+// (POST /v1/workdirs), bounded by HttpServerOptions::workdir instead (workdirBodyLimit).
 inline constexpr std::string_view kWorkdirUploadPath = "/v1/workdirs";
 inline constexpr std::uint64_t kMaxWorkdirBytes = 1024ull * 1024 * 1024;  // what a site may set
 inline constexpr std::size_t kMaxWorkdirFiles = 100'000;
@@ -121,7 +121,7 @@ struct ListenAddress {
 // one type with named fields, built with designated initializers
 // (`{.listen = …, .max_body_bytes = …}`) and handed down whole, never copied field by field
 // into a look-alike struct, so that two limits of one type cannot be swapped silently.
-struct HttpOptions {
+struct HttpServerOptions {
   // The site file's default is kDefaultListen; a server built in code takes a free port.
   ListenAddress listen{"127.0.0.1", 0};
   int threads = kDefaultThreads;  // worker threads that run the handlers
@@ -140,12 +140,12 @@ struct HttpOptions {
   // workdirBodyLimit(workdir), whatever max_body_bytes is.
   workdir::Limits workdir = {};
 
-  bool operator==(const HttpOptions&) const = default;
+  bool operator==(const HttpServerOptions&) const = default;
 };
 
 struct ServerConfig {
   bool present = false;  // the site file has a server: section (every value below defaults)
-  HttpOptions http;
+  HttpServerOptions http;
   std::string db;  // absolute or relative to the working directory; set by the loader
   std::optional<std::string> db_password_file;  // absolute or relative to the working dir
   int lease_seconds = 10;                       // store/leader_lease.h (PostgreSQL only)

@@ -39,7 +39,7 @@
 namespace tuneplane::server {
 
 struct DaemonOptions {
-  api::HttpOptions http;              // the API server's, handed to it whole
+  api::HttpServerOptions http;        // the API server's, handed to it whole
   std::vector<api::ApiToken> tokens;  // its users at start (reload() replaces them)
   std::chrono::milliseconds poll_interval{10'000};
   // Attempts staged and submitted at once, each on its own slurmrestd connection

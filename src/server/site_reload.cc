@@ -25,8 +25,8 @@ Checked<SiteReload> readSiteReload(const std::string& site_path,
 
   SiteReload next{config->tokens, config->http.tls, std::move(*registry), {}};
   // What a reload does not apply, so the log can say it waits for a restart.
-  const api::HttpOptions& now = config->http;
-  const api::HttpOptions& then = running.http;
+  const api::HttpServerOptions& now = config->http;
+  const api::HttpServerOptions& then = running.http;
   const auto differs = [&](bool changed, const char* field) {
     if (changed) next.restart_needed.emplace_back(field);
   };

@@ -57,7 +57,7 @@ class ApiFixture : public ::testing::Test {
     startServer();
   }
 
-  virtual void tune(ApiDependencies& deps, HttpOptions& options) {
+  virtual void tune(ApiDependencies& deps, HttpServerOptions& options) {
     (void)deps;
     (void)options;
   }
@@ -70,7 +70,7 @@ class ApiFixture : public ::testing::Test {
       std::lock_guard<std::mutex> lock(mu_);
       access_.push_back(line);
     };
-    HttpOptions options;
+    HttpServerOptions options;
     tokens_ = {{.user = "alice", .token_sha256 = sha256Hex(kAliceToken), .admin = false},
                {.user = "bob", .token_sha256 = sha256Hex(kBobToken), .admin = false},
                {.user = "root", .token_sha256 = sha256Hex(kRootToken), .admin = true}};

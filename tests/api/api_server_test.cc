@@ -132,11 +132,11 @@ namespace tuneplane::api::testing {
 namespace {
 
 // The limits travel from the site file to the transport in one struct with named fields
-// (server_config.h: HttpOptions): two limits of one type, set to different values, each
+// (server_config.h: HttpServerOptions): two limits of one type, set to different values, each
 // refuses at its own bound and names its own setting.
 class LimitsByNameTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies&, HttpOptions& options) override {
+  void tune(ApiDependencies&, HttpServerOptions& options) override {
     auto config = parseServerConfig(
         "server:\n  max_body_bytes: 3000\n  max_header_bytes: 5000\n  threads: 2\n", "/srv");
     ASSERT_TRUE(config) << config.error().front().describe();

@@ -131,7 +131,7 @@ TEST_F(ConsoleRoutesTest, NoFileHoldsInlineScriptInlineStyleOrAnHtmlSink) {
 
 class DoctorRouteTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, HttpOptions&) override {
+  void tune(ApiDependencies& deps, HttpServerOptions&) override {
     deps.doctor = [this]() -> Result<nlohmann::json> {
       if (busy_) return fail("api.busy", "", "doctor's checks are running already");
       // The shape of doctor::reportToJson (docs/openapi.json's DoctorReport).

@@ -451,7 +451,7 @@ class HeldListings {
 // no big folder, no timing.
 class FileListingsInFlightTest : public FileRoutesTest {
  protected:
-  void tune(ApiDependencies& deps, HttpOptions& options) override {
+  void tune(ApiDependencies& deps, HttpServerOptions& options) override {
     options.threads = 4;
     deps.list_files = [this](const auto&...) { return held_.hold(); };
   }

@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 class HostileInputTest : public ApiFixture {
  protected:
   // The API's default body limit, so the specs reach the parser.
-  void tune(ApiDependencies&, HttpOptions& options) override {
+  void tune(ApiDependencies&, HttpServerOptions& options) override {
     options.max_body_bytes = 1024 * 1024;
   }
 };

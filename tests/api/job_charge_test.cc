@@ -139,7 +139,7 @@ TEST(JobChargeTest, WhatAStoredJobIsChargedToFallsBackToTheSite) {
 
 class JobChargeRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies&, HttpOptions&) override {
+  void tune(ApiDependencies&, HttpServerOptions&) override {
     tokens_[0].slurm_accounts = {"team-a", "shared"};  // alice
     tokens_[0].qos = {"normal"};
   }

@@ -264,7 +264,7 @@ TEST_F(JobRoutesTest, AnAttemptShowsTheStepItsScriptRecorded) {
 class PerUserRoutesTest : public ApiFixture {
  protected:
   PerUserRoutesTest() { context_.site.slurm.identity = catalog::IdentityMode::kPerUser; }
-  void tune(ApiDependencies&, HttpOptions&) override {
+  void tune(ApiDependencies&, HttpServerOptions&) override {
     tokens_[0].unix_user = "tp-no-such-user";  // alice
     tokens_[1].unix_user = "nobody";           // bob: a user every Debian host has
   }
@@ -297,7 +297,7 @@ TEST_F(JobRoutesTest, ASharedSiteShowsNoRunAs) {
 
 class ResumeRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, HttpOptions&) override {
+  void tune(ApiDependencies& deps, HttpServerOptions&) override {
     deps.resume_step = [this](const std::string& dir) -> std::optional<int64_t> {
       std::lock_guard<std::mutex> lock(asked_mu_);
       asked_.push_back(dir);
@@ -328,7 +328,7 @@ TEST_F(ResumeRoutesTest, OnlyAttemptsThatReachedSlurmAreRead) {
 
 class LogRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, HttpOptions&) override {
+  void tune(ApiDependencies& deps, HttpServerOptions&) override {
     deps.logs = [this](const std::string& dir, std::string_view pool, LogStream stream,
                        attempt::JobState) -> Result<LogSnapshot> {
       asked_ = dir + "|" + std::string(pool) + "|" + (stream == LogStream::kStdout ? "out" : "err");
@@ -421,7 +421,7 @@ namespace {
 // estimate and its place, from the queue the server shares — asked only for jobs that wait.
 class WaitingRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, HttpOptions&) override {
+  void tune(ApiDependencies& deps, HttpServerOptions&) override {
     deps.pending_queue = [this](int64_t newer_than_ms) {
       ++asked_;
       newer_than_ms_ = newer_than_ms;

@@ -7,7 +7,7 @@ namespace {
 
 class SystemRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, HttpOptions& options) override {
+  void tune(ApiDependencies& deps, HttpServerOptions& options) override {
     options.workdir.max_files = 77;  // capabilities shows the server's own bounds
     deps.slurm_ready = [this]() -> Status {
       if (slurm_up_) return ok();

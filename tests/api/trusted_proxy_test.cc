@@ -28,7 +28,7 @@ constexpr const char* kProxy = "127.0.0.1";
 
 class TrustedProxyTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies&, HttpOptions& options) override {
+  void tune(ApiDependencies&, HttpServerOptions& options) override {
     options.max_connections_per_client = kPerClient;
     if (trusted_) options.trusted_proxies = {*parseNetworkRange(kProxy, "test")};
   }

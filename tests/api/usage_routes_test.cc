@@ -37,7 +37,7 @@ AccountingRun usageRun(uint64_t id, const std::string& user, const std::string& 
 
 class UsageRoutesTest : public ApiFixture {
  protected:
-  void tune(ApiDependencies& deps, HttpOptions&) override {
+  void tune(ApiDependencies& deps, HttpServerOptions&) override {
     UsageService::Options options;
     options.staging_root = context_.site.staging_root;
     options.service_user = context_.site.slurm.user;
