@@ -90,6 +90,9 @@ struct JobFacts {
 struct AttemptMemory {
   // When it was last read by SLUID (Clock::steadyMs). Forgotten: read again, once.
   std::optional<int64_t> verified_ms;
+  // Whether it was read by SLUID in the cycle at `steady_ms`: an attempt the cycle found (a
+  // receipt settled, a new attempt read back) whose memory is kept, and whose SLUIDs are known.
+  bool verifiedIn(int64_t steady_ms) const { return verified_ms == steady_ms; }
   // Since when it has waited on a reason Slurm can never satisfy. Forgotten: the grace
   // starts again (never early).
   std::optional<int64_t> unrunnable_since_ms;

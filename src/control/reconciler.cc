@@ -93,7 +93,7 @@ TickReport Reconciler::tick(std::stop_token stop) {
   report_.stopped = stop.stop_requested();
   // Forget attempts that are no longer current (a new attempt's memory starts empty).
   for (auto it = memory_.begin(); it != memory_.end();) {
-    const bool keep = live.count(it->first) || it->second.verified_ms == steady_now_;  // or new
+    const bool keep = live.count(it->first) || it->second.verifiedIn(steady_now_);  // or new
     it = keep ? std::next(it) : memory_.erase(it);
   }
   return report_;

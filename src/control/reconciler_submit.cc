@@ -102,7 +102,7 @@ void Reconciler::runLaunches() {
     }
     drive(*launch.submitted, std::move(facts), /*polled=*/false);
     const auto remembered = memory_.find(key(launch.submitted->attempts.back()));
-    if (remembered != memory_.end() && remembered->second.verified_ms == steady_now_) {
+    if (remembered != memory_.end() && remembered->second.verifiedIn(steady_now_)) {
       settled.push_back(&launch);
     }
   }
