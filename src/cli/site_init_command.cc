@@ -1,4 +1,5 @@
 // `tuneplane site init --slurm URL --token-file F [--staging-root DIR] [--runtime NAME]
+// [--identity shared|per_user]
 // [--listen HOST:PORT] [--state-dir DIR] [-o FILE]`: GET /nodes/ and /partitions/ with the
 // token, then the draft (with a server: section) on stdout or in FILE — created, never
 // overwritten — and, with -o, an empty runtime registry beside it (kept when one exists).
@@ -40,6 +41,7 @@ struct SiteInitFlags {
   std::string token_file;
   std::optional<std::string> staging_root;
   std::optional<std::string> runtime;
+  std::string identity = "shared";
   std::string listen = "127.0.0.1:8080";
   std::string state_dir = "/var/lib/tuneplane";
   std::optional<std::string> output;
@@ -140,6 +142,7 @@ void runSiteInit(const SiteInitFlags& flags) {
   inputs.token_file = std::filesystem::absolute(flags.token_file).lexically_normal().string();
   inputs.staging_root = flags.staging_root;
   inputs.runtime = flags.runtime;
+  inputs.per_user = flags.identity == "per_user";
   if (auto listen = api::parseListen(flags.listen, "--listen"); !listen) {
     fail(listen.error().message, kExitInvalid);
   }
@@ -217,6 +220,10 @@ void addSiteCommand(CLI::App& app) {
                    "The attempts' directory, shared by this host and the nodes (absolute)");
   init->add_option("--runtime", flags->runtime, "The container runtime: pyxis or apptainer")
       ->check(CLI::IsMember({"pyxis", "apptainer"}));
+  init->add_option("--identity", flags->identity,
+                   "slurm.identity: shared (default: every job as slurm.user) or per_user (every "
+                   "job as its user; the token must be SlurmUser's)")
+      ->check(CLI::IsMember({"shared", "per_user"}));
   init->add_option("--listen", flags->listen,
                    "server.listen: where serve listens (default: 127.0.0.1:8080, loopback)");
   init->add_option("--state-dir", flags->state_dir,

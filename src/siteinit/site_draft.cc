@@ -107,6 +107,13 @@ std::string draftSiteYaml(const DraftInputs& inputs,
       << "  # --token-file: owned by slurm.user, mode 0600, renewed before it expires\n"
       << "  job_environment:  # the batch step's environment on the nodes (srun, the runtime)\n"
       << "    PATH: /usr/local/bin:/usr/bin:/bin\n";
+  if (inputs.per_user) {
+    out << "  # --identity per_user: every job runs as its user's Unix account (server.tokens[]\n"
+           "  # .unix_user); the token above must be SlurmUser's, which can act as ANY user: keep\n"
+           "  # it to serve alone. Once per user, an operator makes\n"
+           "  # <staging_root>/users/<name> (docs/operators.md, 'Every user as themselves').\n"
+           "  identity: per_user\n";
+  }
 
   out << "partitions:\n";
   const auto [gpu_partition, gpu_count] = partitionOf(partitions, gpu_nodes);

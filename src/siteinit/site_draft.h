@@ -21,6 +21,7 @@ struct DraftInputs {
   std::string user_source;                       // where `user` came from, for its comment
   std::optional<std::string> staging_root;       // --staging-root
   std::optional<std::string> runtime;            // --runtime: pyxis or apptainer
+  bool per_user = false;                         // --identity per_user: slurm.identity
   std::string listen = "127.0.0.1:8080";         // --listen: server.listen
   std::string state_dir = "/var/lib/tuneplane";  // --state-dir: server.db goes there
 };

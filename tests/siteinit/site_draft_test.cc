@@ -115,6 +115,21 @@ TEST(SiteDraftTest, WithoutGpuNodesOrFlagsEveryGuessSaysSo) {
   EXPECT_NE(yaml.find("a placeholder (--staging-root)"), std::string::npos);
 }
 
+TEST(SiteDraftTest, PerUserDraftsTheIdentityAndSaysWhatTheTokenCanDo) {
+  DraftInputs in = inputs();
+  const auto shared =
+      parseDraft(draftSiteYaml(in, {partition("cpu")}, {node("c1", {"cpu"}, {}, "")}));
+  ASSERT_TRUE(shared);
+  EXPECT_EQ(shared->slurm.identity, catalog::IdentityMode::kShared);
+  in.per_user = true;
+  const std::string yaml = draftSiteYaml(in, {partition("cpu")}, {node("c1", {"cpu"}, {}, "")});
+  const auto site = parseDraft(yaml);
+  ASSERT_TRUE(site) << yaml;
+  EXPECT_EQ(site->slurm.identity, catalog::IdentityMode::kPerUser);
+  EXPECT_NE(yaml.find("can act as ANY user"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("users/<name>"), std::string::npos) << yaml;
+}
+
 TEST(SiteDraftTest, ValuesAreQuotedSoNoNodeNameBreaksTheYaml) {
   DraftInputs in = inputs();
   in.staging_root = "/shared/tune plane #1";
