@@ -10,6 +10,10 @@ install(TARGETS tuneplane tuneplane-slurmsim RUNTIME DESTINATION ${CMAKE_INSTALL
 install(FILES README.md packaging/job-user.conf DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 install(DIRECTORY examples/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+# The Python client's package (standard library only), for `pip install` from the installed
+# copy; its tests stay in the repository.
+install(DIRECTORY clients/python/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/clients/python
+        PATTERN "tests" EXCLUDE PATTERN "__pycache__" EXCLUDE)
 # The unit and /etc's files depend on the prefix chosen at install time (cmake --install
 # --prefix, or CPack's /usr), so a script run then writes them.
 install(CODE "set(TP_SOURCE_DIR \"${CMAKE_CURRENT_SOURCE_DIR}\")
