@@ -342,7 +342,7 @@ Result<std::string> writeWorkdirTar(const Tree& tree) {
       prefix = std::string_view(path).substr(0, split);
       name = std::string_view(path).substr(split + 1);
     }
-    std::memcpy(header, name.data(), name.size());
+    if (!name.empty()) std::memcpy(header, name.data(), name.size());
     const std::uint64_t mode = entry.directory || entry.executable ? 0755 : 0644;
     putOctal(header, 100, 8, mode);
     putOctal(header, 108, 8, 0);
@@ -352,7 +352,8 @@ Result<std::string> writeWorkdirTar(const Tree& tree) {
     header[156] = entry.directory ? '5' : '0';
     std::memcpy(header + 257, "ustar", 6);  // with its NUL
     std::memcpy(header + 263, "00", 2);
-    std::memcpy(header + 345, prefix.data(), prefix.size());
+    // An empty prefix's data() may be null, which memcpy must never be given (even for 0 bytes).
+    if (!prefix.empty()) std::memcpy(header + 345, prefix.data(), prefix.size());
     std::memset(header + 148, ' ', 8);
     std::uint64_t sum = 0;
     for (char c : header) sum += static_cast<unsigned char>(c);
