@@ -1,7 +1,7 @@
 // Internals of the Simulator: the job table and its state machine (simulator.cc), the
-// REST routes (http_routes.cc) and the unix-socket front (unix_bridge.h). One mutex guards
-// all job state; a ticker thread advances processes, epilogs, time limits, the FIFO
-// scheduler and purges; httplib's worker threads serve requests.
+// REST routes (http_routes.cc and the route files it dispatches to) and the unix-socket front
+// (unix_bridge.h). One mutex guards all job state; a ticker thread advances processes,
+// epilogs, time limits, the FIFO scheduler and purges; httplib's worker threads serve requests.
 #pragma once
 
 #include <atomic>
@@ -107,7 +107,7 @@ class SimulatorImpl final : public Simulator {
   void leaveRejectedLocked(const SubmitRejection& rejection, const UnixUser& user);
   void tickerLoop();
 
-  // --- HTTP (http_routes.cc)
+  // --- HTTP: the dispatch, auth and answers (http_routes.cc)
   void installRoutes();
   void handle(const httplib::Request& req, httplib::Response& res);
   json meta(const SimApi& api) const;
@@ -115,14 +115,18 @@ class SimulatorImpl final : public Simulator {
   void sendJson(const SimApi& api, httplib::Response& res, int status, json body) const;
   // The same for answers outside a version's routes (the admin route): the newest served.
   void sendJson(httplib::Response& res, int status, json body) const;
-  // Whether `id` may stand in a /job/{id} path of this release (a SLUID needs sluid_paths).
-  bool validJobId(const std::string& id) const;
+  // A text/plain answer (slurmrestd's 401, 404 and 500 texts, the admin route's refusals).
+  static void sendText(httplib::Response& res, int status, const std::string& text);
   // Closes the request's connection with no answer (FIN), or with `reset` a TCP RST.
   void dropConnection(const httplib::Request& req, bool reset = false) const;
+  // The loopback-only admin routes: faults and the history (admin_routes.cc).
   void handleAdmin(const httplib::Request& req, httplib::Response& res);
   // Each route answers in the shapes of `api`, the version of the request's path.
   void routeOpenApi(httplib::Response& res);
   void routePing(const SimApi& api, bool auth_ok, httplib::Response& res);
+  // --- the job routes (job_routes.cc)
+  // Whether `id` may stand in a /job/{id} path of this release (a SLUID needs sluid_paths).
+  bool validJobId(const std::string& id) const;
   void routeSubmit(const SimApi& api, const httplib::Request& req, httplib::Response& res,
                    const std::string& user, bool auth_ok);
   void routeJobGet(const SimApi& api, const std::string& id, httplib::Response& res, bool auth_ok);
@@ -137,16 +141,16 @@ class SimulatorImpl final : public Simulator {
                        const std::string& user, bool auth_ok);
   void routeJobsState(const SimApi& api, const httplib::Request& req, httplib::Response& res,
                       bool auth_ok);
+  // --- the cluster's resources (cluster_routes.cc)
   void routePartitions(const SimApi& api, httplib::Response& res, bool auth_ok);
   void routeNodes(const SimApi& api, httplib::Response& res, bool auth_ok);
   // GET /licenses/: none; what a version whose ping cannot say why checks a token with.
   void routeLicenses(const SimApi& api, httplib::Response& res, bool auth_ok);
+  // --- the dispatch's checks (http_routes.cc)
   // lieAboutReads: answers a read with its lie; false when reads are true now (or `route`
   // is not one of the three).
   bool lieAboutRead(const SimApi& api, const std::string& method, const std::string& route,
                     httplib::Response& res);
-  // makeNextClaimsUncreatable: blocks the claim beside `stdout_path`. REQUIRES: mu_ held.
-  void spoilClaimLocked(const std::string& stdout_path);
   // Token check; fills `user` with the acting user (identity.h: the token's, or the one
   // X-SLURM-USER-NAME names for SlurmUser and root). False → the route answers its own 511.
   bool authenticate(const httplib::Request& req, std::string* user, bool* has_token);
@@ -154,6 +158,9 @@ class SimulatorImpl final : public Simulator {
   bool isOperatorUser(const std::string& user) const {
     return isOperator(user, options_.slurm_user);
   }
+  // makeNextClaimsUncreatable: blocks the claim beside `stdout_path` (job_launch.cc).
+  // REQUIRES: mu_ held.
+  void spoilClaimLocked(const std::string& stdout_path);
   // slurmctld stores accounting in slurmdbd: the cluster file enforces associations
   // (`accounting:`) or slurmrestd serves slurmdbd's routes (--accounting). Answers say so
   // (meta.plugin.accounting_storage; no "accounting storage is disabled" warning).
