@@ -1,7 +1,8 @@
-// Internals of the Simulator: the job table and its state machine (simulator.cc), the
-// REST routes (http_routes.cc and the route files it dispatches to) and the unix-socket front
-// (unix_bridge.h). One mutex guards all job state; a ticker thread advances processes,
-// epilogs, time limits, the FIFO scheduler and purges; httplib's worker threads serve requests.
+// Internals of the Simulator: its lifetime (simulator.cc), the job table and its state machine
+// (job_table.cc), the faults (faults.cc), the REST routes (http_routes.cc and the route files
+// it dispatches to) and the unix-socket front (unix_bridge.h). One mutex guards all job state;
+// a ticker thread advances processes, epilogs, time limits, the FIFO scheduler and purges;
+// httplib's worker threads serve requests.
 #pragma once
 
 #include <atomic>
@@ -41,7 +42,7 @@ class SimulatorImpl final : public Simulator {
   // REQUIRES: options_.api_versions named only versions simApis() has (start() checks).
   const SimRelease& release() const { return served_.back()->release; }
 
-  // Simulator
+  // Simulator (the faults in faults.cc, the rest in simulator.cc)
   std::string baseUrl() const override;
   void dropNextSubmitResponses(int count) override;
   void resetNextSubmitConnections(int count) override;
@@ -81,7 +82,8 @@ class SimulatorImpl final : public Simulator {
   // difference. REQUIRES: `lock` holds mu_ (released while waiting).
   void waitForClockLocked(std::unique_lock<std::mutex>& lock, SimInstant until);
 
-  // --- engine (simulator.cc); REQUIRES: mu_ held for every *Locked function.
+  // --- engine (job_table.cc; scheduling and starts in job_launch.cc); REQUIRES: mu_ held for
+  // every *Locked function.
   uint32_t nextIdLocked();
   void touchLocked(Job& job);
   Job* findLocked(const std::string& id_or_sluid);
@@ -100,7 +102,8 @@ class SimulatorImpl final : public Simulator {
   // The end of a requeue, once the epilog is done (Slurm's batch_requeue_fini): a new SLUID,
   // no allocation, a new submit time, and BeginTime (or held) before it may run again.
   void finishRequeueLocked(Job& job);
-  // A DELETE stalled by stallDeletes: true when `job` is named by one; waits out the hold.
+  // A DELETE stalled by stallDeletes (faults.cc): true when `job` is named by one; waits out
+  // the hold.
   bool stallDeleteLocked(std::unique_lock<std::mutex>& lock, const Job& job);
   // `user`: the acting user, known (its jobs carry its uid, gid and group).
   json submitLocked(const SubmitPlan& plan, const UnixUser& user, uint32_t* leader_id);
