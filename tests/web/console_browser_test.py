@@ -21,18 +21,19 @@ Exit codes: 0 passed, 1 a check failed, 77 chromium or chromedriver is not insta
 reports the test as skipped).
 """
 import argparse
-import hashlib
 import json
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import time
 
 from browser_support import Failure, WebDriver, check, free_port, http, wait_for
+
+# The stack the Python end-to-end tests share, in tests/support/ beside this folder.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "support"))
+from serve_stack import Stack as ServeStack  # noqa: E402
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
        "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
@@ -42,90 +43,22 @@ HOSTILE_IMG = '<img src=x onerror="window.__pwned=1;document.title=\'pwned\'">'
 HOSTILE_SCRIPT = "<script>window.__pwned=2</script>"
 
 
-class Stack:
-    """The simulator, serve and chromedriver, with their files in one temporary directory."""
+class Stack(ServeStack):
+    """The simulator and serve (tests/support/serve_stack.py: alice's token and the admin ops's
+    in its site, slurmdbd's routes for the usage page), and chromedriver."""
 
     def __init__(self, args):
+        # --accounting: slurmdbd's records, for the usage page.
+        super().__init__(args.tuneplane, args.slurmsim,
+                         [("alice", ALICE, False), ("ops", OPS, True)],
+                         prefix="tuneplane-console-", epilog_ms=300, poll_interval="500ms",
+                         accounting=True)
         self.args = args
-        self.dir = tempfile.mkdtemp(prefix="tuneplane-console-")
-        self.procs = []  # (name, Popen), started here; ended in reverse order
-        self.server = None
-
-    def spawn(self, name, argv, **kw):
-        out = open(os.path.join(self.dir, f"{name}.out"), "wb")
-        err = open(os.path.join(self.dir, f"{name}.err"), "wb")
-        p = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                             start_new_session=True, **kw)
-        self.procs.append((name, p))
-        return p
-
-    def read(self, name, stream):
-        try:
-            with open(os.path.join(self.dir, f"{name}.{stream}"), "r", errors="replace") as f:
-                return f.read()
-        except OSError:
-            return ""
-
-    def wait_line(self, name, stream, pattern, proc, timeout=30.0):
-        def probe():
-            if proc.poll() is not None:
-                raise SystemExit(f"{name} exited {proc.returncode}: {self.read(name, 'err')[-2000:]}")
-            m = re.search(pattern, self.read(name, stream))
-            return m.group(1) if m else None
-        return wait_for(f"{name} to start", probe, timeout, 0.05)
+        self.keep = self.keep or args.keep
 
     def start(self):
-        d = self.dir
-        for sub in ("shared/runtimes", "shared/staging", "secrets"):
-            os.makedirs(os.path.join(d, sub), exist_ok=True)
-        key = os.path.join(d, "secrets/jwt_hs256.key")
-        with open(key, "wb") as f:
-            f.write(os.urandom(32))
-        os.chmod(key, 0o600)
-        image = os.path.join(d, "shared/runtimes/custom-demo.sif")
-        with open(image, "wb") as f:
-            f.write(b"TunePlane console test runtime (a stand-in for a SIF image)\n")
-        sha = hashlib.sha256(open(image, "rb").read()).hexdigest()
-        with open(os.path.join(d, "runtimes.yaml"), "w") as f:
-            f.write(f"runtimes:\n  - id: custom-demo\n    format: sif\n    path: {image}\n"
-                    f"    sha256: {sha}\n    frameworks: [custom]\n")
-        # --accounting: slurmdbd's records, for the usage page.
-        sim = self.spawn("slurmsim", [self.args.slurmsim, "--listen", "127.0.0.1:0", "--jwt-key", key,
-                                      "--state", os.path.join(d, "sim"), "--epilog-ms", "300",
-                                      "--accounting"])
-        sim_url = self.wait_line("slurmsim", "out", r"(http://127\.0\.0\.1:\d+)", sim)
-        user = subprocess.run(["id", "-un"], capture_output=True, text=True, check=True).stdout.strip()
-        tokens = "".join(
-            f"    - {{user: {u}, token_sha256: {hashlib.sha256(t.encode()).hexdigest()}, admin: {a}}}\n"
-            for u, t, a in (("alice", ALICE, "false"), ("ops", OPS, "true")))
-        with open(os.path.join(d, "site.yaml"), "w") as f:
-            f.write(f"""slurm:
-  url: {sim_url}
-  api_version: auto
-  user: {user}
-  jwt_key_file: secrets/jwt_hs256.key
-  token_lifespan: 10m
-  job_environment:
-    PATH: {os.environ.get('PATH', '/usr/bin:/bin')}
-partitions:
-  gpu: gpu
-  cpu: cpu
-gpu_series:
-  - name: h100
-    slurm_constraint: h100
-    gpus_per_node: 2
-    gres_type: h100
-container_runtime: apptainer
-staging_root: {d}/shared/staging
-runtime_registry_file: runtimes.yaml
-server:
-  listen: 127.0.0.1:0
-  db: tuneplane.db
-  poll_interval: 500ms
-  tokens:
-{tokens}""")
-        serve = self.spawn("serve", [self.args.tuneplane, "serve", "--site", os.path.join(d, "site.yaml")])
-        self.server = self.wait_line("serve", "err", r"listening on (http://[0-9.]+:\d+)", serve)
+        """Starts the simulator and serve, then chromedriver; returns chromedriver's URL."""
+        super().start()
         port = free_port()
         driver = self.spawn("chromedriver", [self.args.chromedriver, f"--port={port}"])
         url = f"http://127.0.0.1:{port}"
@@ -140,32 +73,6 @@ server:
                 return False
         wait_for("chromedriver", ready, 30.0, 0.1)
         return url
-
-    def stop(self):
-        """Ends every process started here; returns the problems seen in serve and the
-        simulator: an exit status other than 0 after SIGTERM, or a sanitizer's report."""
-        problems = []
-        for name, p in reversed(self.procs):
-            if p.poll() is None:
-                try:  # the group holds the process and what it started (chromium under chromedriver)
-                    os.killpg(p.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-                try:
-                    p.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    os.killpg(p.pid, signal.SIGKILL)
-                    p.wait(timeout=15)
-            if name in ("serve", "slurmsim"):
-                if p.returncode != 0:
-                    problems.append(f"{name} exited {p.returncode} on SIGTERM")
-                if re.search(r"AddressSanitizer|LeakSanitizer|runtime error:", self.read(name, "err")):
-                    problems.append(f"{name}: a sanitizer report:\n{self.read(name, 'err')[-3000:]}")
-        if problems:
-            self.args.keep = True
-        if not self.args.keep:
-            shutil.rmtree(self.dir, ignore_errors=True)
-        return problems
 
 
 def spec(name, command, labels=None, env=None, nodes=1, cpus=1):
@@ -543,14 +450,14 @@ def main():
         wd = WebDriver(stack.start())
         wd.start(args.chromium, os.path.join(stack.dir, "profile"))
         ConsoleTest(stack, wd, args.screenshots).run()
-    except Failure as e:
+    except (Failure, AssertionError) as e:  # AssertionError: the stack did not start
         print(f"FAIL {e}", flush=True)
         if wd and wd.session:
             for entry in wd.browser_log()[-20:]:
                 print(f"  browser: {entry.get('level')} {entry.get('message')}")
             try:
                 wd.screenshot(os.path.join(stack.dir, "failure.png"))
-                args.keep = True
+                stack.keep = True
                 print(f"  screenshot and logs kept in {stack.dir}")
             except Failure:
                 pass
