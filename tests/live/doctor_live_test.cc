@@ -5,7 +5,10 @@
 // accepted by slurmrestd, and no token in the output. A staging root the nodes share may
 // still be on a local disk of this one-host cluster: that warning is allowed. Skipped
 // unless TUNEPLANE_LIVE_* is set, and unless this process is root or the live user (the job
-// user must be able to write what TunePlane stages).
+// user must be able to write what TunePlane stages). With TUNEPLANE_LIVE_IDENTITY=per_user
+// (live_identity.h) the site is per_user, as serve would run it: root with SlurmUser's token, a
+// server: token mapped to the live user, whose one-time step is done; doctor then checks the
+// user too (slurm/user/<user>, staging/user/<user>).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,9 +21,8 @@
 #include <nlohmann/json.hpp>
 
 #include "live_config.h"
+#include "live_identity.h"
 #include "live_site.h"
-#include "live_staging_group.h"
-#include "staging/os_users.h"
 #include "staging/stager.h"
 #include "support/doctor_report.h"
 #include "support/serve_harness.h"
@@ -41,22 +43,18 @@ class DoctorLive : public ::testing::Test {
     auto config = liveConfig();
     if (!config) GTEST_SKIP() << kSkipReason;
     live_ = *config;
-    staging::PosixOsUsers users;
-    auto me = users.userById(::geteuid());
-    const bool as_live_user = me && *me && (*me)->name == live_.user;
-    if (::geteuid() != 0 && !as_live_user) {
-      GTEST_SKIP() << "run the live suite as root or as TUNEPLANE_LIVE_USER: the job user must "
-                      "be able to write what TunePlane stages";
-    }
-    // Root stages for the live user through the live user's primary group (issue 11).
-    if (!as_live_user) {
-      group_ = stagingGroup(live_.user);
-      ASSERT_FALSE(group_.empty()) << "no group for " << live_.user << " on this host";
-    }
+    // As root, stages for the live user through its group (issue 11), or per_user in
+    // users/<user>; as the live user, needs neither.
+    configureIdentity(live_, Staging::kForTheLiveUser, identity_);
+    if (IsSkipped() || HasFatalFailure()) return;
     dir_ = live_.shared_dir + "/tp-live-doctor-" + std::to_string(::getpid());
     std::filesystem::create_directories(dir_ + "/staging");
     ASSERT_EQ(::chmod(dir_.c_str(), 0755), 0);
     ASSERT_EQ(::chmod((dir_ + "/staging").c_str(), 0755), 0);
+    if (identity_.per_user) {
+      const Status made = makeUserStagingDir(dir_ + "/staging", live_.user);
+      ASSERT_TRUE(made) << made.error().describe();
+    }
   }
   void TearDown() override {
     std::error_code ignored;
@@ -64,7 +62,7 @@ class DoctorLive : public ::testing::Test {
   }
 
   Live live_;
-  std::string group_;
+  LiveIdentity identity_;
   std::string dir_;
 };
 
@@ -78,20 +76,27 @@ TEST_F(DoctorLive, TheTestClusterPassesEveryCheck) {
             "    path: " +
                 dir_ + "/live-doctor.sif\n    sha256: " + staging::sha256Hex(image) +
                 "\n    frameworks: [custom]\n");
-  const auto credential = privateCredential(live_, dir_);
+  const Live site = identity_.site(live_);
+  const auto credential = privateCredential(site, dir_);
   ASSERT_TRUE(credential) << "cannot copy the credential into " << dir_;
-  const std::string auth = credentialLine(live_, *credential);
+  const std::string auth = credentialLine(site, *credential);
+  // per_user: the API's one user, mapped to the live user (what doctor checks each user by).
+  const std::string server = identity_.per_user
+                                 ? "server:\n  tokens:\n    - {user: live, token_sha256: " +
+                                       staging::sha256Hex("live-doctor-token") +
+                                       ", unix_user: " + live_.user + "}\n"
+                                 : "";
   writeFile(dir_ + "/site.yaml",
-            "slurm:\n  url: " + live_.url + "\n  api_version: " + live_.api_version +
-                "\n  user: " + live_.user + "\n" + auth +
+            "slurm:\n  url: " + site.url + "\n  api_version: " + site.api_version +
+                "\n  user: " + site.user + "\n" + auth + identity_.slurmLines() +
                 "partitions: {gpu: gpu, cpu: cpu}\n"
                 "gpu_series:\n"
                 "  - {name: h100, slurm_constraint: h100, gpus_per_node: 2, gres_type: h100}\n"
                 "  - {name: a100, slurm_constraint: a100, gpus_per_node: 2, gres_type: a100}\n"
                 "container_runtime: apptainer\n"
                 "staging_root: " +
-                dir_ + "/staging\n" + (group_.empty() ? "" : "staging: {group: " + group_ + "}\n") +
-                "runtime_registry_file: runtimes.yaml\n");
+                dir_ + "/staging\n" + identity_.stagingSection() +
+                "runtime_registry_file: runtimes.yaml\n" + server);
 
   const auto r = test::runProcess(
       {test::tuneplaneBinary(), "doctor", "--site", dir_ + "/site.yaml", "-o", "json"},
@@ -125,12 +130,20 @@ TEST_F(DoctorLive, TheTestClusterPassesEveryCheck) {
   const std::vector<std::string> names = test::expectEveryCheckOk(judged);
   // The credential checks (issue 39) judge the copy privateCredential made.
   const std::string credential_check =
-      live_.token_file ? "credential/slurm.token_file" : "credential/slurm.jwt_key_file";
-  EXPECT_EQ(names, (std::vector<std::string>{"slurmrestd", "slurmctld", "api_version", "token",
-                                             credential_check, "slurm/identity", "partition/gpu",
-                                             "partition/cpu", "gpu_series/h100", "gpu_series/a100",
-                                             "staging/root", "staging/user", "staging/filesystem",
-                                             "registry", "artifact/live-doctor"}));
+      site.token_file ? "credential/slurm.token_file" : "credential/slurm.jwt_key_file";
+  std::vector<std::string> expected = {"slurmrestd", "slurmctld",      "api_version",
+                                       "token",      credential_check, "slurm/identity"};
+  if (identity_.per_user) expected.push_back("slurm/user/" + live_.user);
+  for (const char* name : {"partition/gpu", "partition/cpu", "gpu_series/h100", "gpu_series/a100",
+                           "staging/root", "staging/user"}) {
+    expected.push_back(name);
+  }
+  if (identity_.per_user) expected.push_back("staging/user/" + live_.user);
+  for (const char* name : {"staging/filesystem", "registry", "artifact/live-doctor"}) {
+    expected.push_back(name);
+  }
+  if (identity_.per_user) expected.push_back("database");  // the server: section's (not made yet)
+  EXPECT_EQ(names, expected);
 }
 
 }  // namespace

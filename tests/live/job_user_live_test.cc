@@ -1,10 +1,14 @@
 // Live: an attempt staged by root for a job that the cluster runs as TUNEPLANE_LIVE_USER.
-// Either the job completes and its log is read back (through staging.group), or the submit
-// is refused before anything is staged (no group) — never a silent FAILED with an empty
-// logs/ (issue 11). Skipped unless TUNEPLANE_LIVE_* is set and the suite runs as root.
+// Either the job completes and its log is read back, or the submit is refused before
+// anything is staged — never a silent FAILED with an empty logs/ (issue 11). In shared mode
+// (live_identity.h) root stages through staging.group and the job is slurm.user's; with
+// TUNEPLANE_LIVE_IDENTITY=per_user root stages in users/<live user> (made by the one-time step)
+// and submits as the live user through SlurmUser's token (SlurmClient::as), as serve does.
+// Skipped unless TUNEPLANE_LIVE_* is set and the suite runs as root.
 // Env: TUNEPLANE_LIVE_STAGING_GROUP (default: the live user's primary group). Against the
 // simulator (which runs jobs as its own user) it checks the staging and the log path only.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,8 +21,11 @@
 
 #include "attempt/log_tail.h"
 #include "launch/attempt_identity.h"
+#include "launch/launch_request.h"
 #include "live_config.h"
+#include "live_identity.h"
 #include "live_staging_group.h"
+#include "slurm/client_factory.h"
 #include "slurm/rest_client.h"
 #include "slurm/submit_body.h"
 #include "staging/job_access.h"
@@ -43,17 +50,35 @@ class LiveJobUser : public ::testing::Test {
     }
     live_ = *config;
     if (live_.user == "root") GTEST_SKIP() << "TUNEPLANE_LIVE_USER is root: nothing to cross";
-    site_.slurm.url = live_.url;
-    site_.slurm.user = live_.user;
-    site_.slurm.token_file = live_.token_file;
-    site_.slurm.jwt_key_file = live_.key_file;
-    site_.slurm.token_lifespan = std::chrono::seconds(600);
-    site_.staging_root = live_.shared_dir + "/tp-live-staging";
-    std::filesystem::create_directories(site_.staging_root);
-    ASSERT_EQ(::chmod(site_.staging_root.c_str(), 0755), 0);
-    auto client = slurm::SlurmRestClient::fromSite(site_.slurm);
+    // The staging group is each test's to set (or not): it is what they are about.
+    live::configureIdentity(live_, live::Staging::kNone, identity_);
+    if (IsSkipped() || HasFatalFailure()) return;
+    site_.slurm = identity_.slurmSite(live_);
+    std::string root = live_.shared_dir + "/tp-live-staging-XXXXXX";
+    ASSERT_NE(::mkdtemp(root.data()), nullptr) << "cannot make a directory in " << live_.shared_dir;
+    ASSERT_EQ(::chmod(root.c_str(), 0755), 0);
+    site_.staging_root = root;
+    auto factory = slurm::SlurmClientFactory::fromSite(site_.slurm);
+    ASSERT_TRUE(factory.has_value()) << factory.error().describe();
+    auto client = factory->make();
     ASSERT_TRUE(client.has_value()) << client.error().describe();
     client_ = std::move(*client);
+    jobs_ = &client_->as(identity_.runAs(live_));
+  }
+  void TearDown() override {
+    if (!site_.staging_root.empty()) fs_.removeTree(site_.staging_root);
+  }
+
+  // The rule a stage of the live user's job applies, as serve decides it: shared, the site's
+  // (resolveJobAccess: through staging.group when set); per_user, the job's user's under the
+  // site's (decideUserAccess: users/<user>, which the one-time step makes).
+  Result<JobAccess> jobAccess() {
+    if (!identity_.per_user) return resolveJobAccess(site_, users_);
+    auto site_access = decideJobAccess(site_, users_, fs_);
+    if (!site_access) return fail(site_access.error().toError());
+    auto access = decideUserAccess(*site_access, site_.staging_root, live_.user, users_, fs_);
+    if (!access) return fail(access.error().toError());
+    return *access;
   }
 
   std::string group() { return live::stagingGroup(live_.user); }
@@ -63,7 +88,7 @@ class LiveJobUser : public ::testing::Test {
     launch::OpenSslRandomSource random;
     auto identity = launch::newAttemptIdentity("tp-live-jobuser", 1, random);
     EXPECT_TRUE(identity);
-    auto dir = staging::attemptDir(site_.staging_root, identity->job_id, 1);
+    auto dir = staging::attemptDir(site_.staging_root, identity->job_id, 1, identity_.runAs(live_));
     EXPECT_TRUE(dir);
     const std::string attempt_dir = *dir;
     launch::LaunchRequest r;
@@ -80,6 +105,7 @@ class LiveJobUser : public ::testing::Test {
     r.attempt_dir = attempt_dir;
     r.logs_dir = attempt_dir + "/logs";
     r.output_dir = attempt_dir + "/output";
+    if (identity_.per_user) r.job_umask = launch::kPerUserJobUmask;  // as the assembler sets it
     return r;
   }
 
@@ -88,7 +114,7 @@ class LiveJobUser : public ::testing::Test {
     std::vector<std::string> last;
     const bool ended = tuneplane::test::waitUntil(
         [&] {
-          auto jobs = client_->getJob(sluid);
+          auto jobs = jobs_->getJob(sluid);
           if (!jobs || jobs->empty()) return false;
           last = jobs->front().job_state;
           const std::string base = jobs->front().baseState();
@@ -100,24 +126,38 @@ class LiveJobUser : public ::testing::Test {
   }
 
   live::Live live_;
+  live::LiveIdentity identity_;
   catalog::SiteConfig site_;
   PosixOsUsers users_;
   PosixStagingFs fs_;
   std::unique_ptr<slurm::SlurmRestClient> client_;
+  slurm::SlurmClient* jobs_ = nullptr;  // as the job's user (per_user: the live user)
 };
 
-TEST_F(LiveJobUser, WithoutAGroupRootIsRefusedBeforeStagingOrSubmitting) {
-  auto access = resolveJobAccess(site_, users_);
-  ASSERT_FALSE(access) << "root staged for " << live_.user << " without staging.group";
+// shared: no staging.group; per_user: no users/<live user> (the one-time step not run).
+TEST_F(LiveJobUser, WithoutAGroupOrUserDirRootIsRefusedBeforeStagingOrSubmitting) {
+  auto access = jobAccess();
+  ASSERT_FALSE(access) << "root staged for " << live_.user << " without "
+                       << (identity_.per_user ? "users/" + live_.user : "staging.group");
+  if (identity_.per_user) {
+    EXPECT_EQ(access.error().code, "staging.user_dir_missing") << access.error().describe();
+    return;
+  }
   EXPECT_TRUE(access.error().code == "staging.job_user_mismatch" ||
               access.error().code == "staging.unknown_job_user")
       << access.error().describe();
 }
 
-TEST_F(LiveJobUser, ThroughTheStagingGroupTheJobCompletesWithItsLog) {
-  site_.staging.group = group();
-  ASSERT_FALSE(site_.staging.group->empty()) << "no group for " << live_.user;
-  auto access = resolveJobAccess(site_, users_);
+// shared: through staging.group; per_user: through users/<live user> and the user's group.
+TEST_F(LiveJobUser, ThroughTheStagingGroupOrUserDirTheJobCompletesWithItsLog) {
+  if (identity_.per_user) {
+    const Status made = live::makeUserStagingDir(site_.staging_root, live_.user);
+    ASSERT_TRUE(made) << made.error().describe();
+  } else {
+    site_.staging.group = group();
+    ASSERT_FALSE(site_.staging.group->empty()) << "no group for " << live_.user;
+  }
+  auto access = jobAccess();
   if (!access) {
     // Refused before anything was staged or submitted: the other acceptable outcome.
     GTEST_SKIP() << "refused before submit: " << access.error().describe();
@@ -130,10 +170,11 @@ TEST_F(LiveJobUser, ThroughTheStagingGroupTheJobCompletesWithItsLog) {
   auto staged = stageAttempt(r, script, body, *access, fs_);
   ASSERT_TRUE(staged) << staged.error().describe();
 
-  auto receipt = client_->submit(body);
+  auto receipt = jobs_->submit(body);
   ASSERT_TRUE(receipt) << receipt.error().describe();
-  auto first = client_->getJob(std::to_string(receipt->job_id));
+  auto first = jobs_->getJob(std::to_string(receipt->job_id));
   ASSERT_TRUE(first && !first->empty());
+  EXPECT_EQ(first->front().user_name, live_.user);  // Slurm's record: the job's user
   const auto state = finalState(first->front().sluid);
 
   auto log = attempt::readLogTail(dir, "main", attempt::LogStream::kStdout,

@@ -3,9 +3,11 @@
 // batch script's sentinels, with the real store (SQLite file) and the system clock. Skipped
 // when the variables are not set. The site lives in a fresh directory under the shared dir;
 // the cluster has no Apptainer, so a stand-in `apptainer` on the job's PATH drops the
-// container options and runs the command on the node. Waits are bounded polls.
-#include <grp.h>
-#include <pwd.h>
+// container options and runs the command on the node. Waits are bounded polls. The pieces are
+// put together as serve's start does: the job access checkJobAccess decides, one Slurm client
+// from SlurmClientFactory, jobs submitted for the caller mapped to the live user; whom they act
+// as is TUNEPLANE_LIVE_IDENTITY's (live_identity.h): per_user, each job is the live user's
+// (run_as), asked of Slurm as that user through SlurmUser's token, staged in users/<user>.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -36,9 +38,11 @@
 #include "control/reconciler.h"
 #include "launch/attempt_identity.h"
 #include "live_config.h"
+#include "live_identity.h"
 #include "live_site.h"
 #include "pipeline/attempt_launcher.h"
 #include "pipeline/launch_pipeline.h"
+#include "slurm/client_factory.h"
 #include "slurm/job_key.h"
 #include "slurm/rest_client.h"
 #include "slurm/script_renderer.h"
@@ -59,30 +63,42 @@ using live::readFile;
 class LiveReconciler : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!readEnvironment()) GTEST_SKIP() << live::kSkipReason;
+    configure();
+    if (IsSkipped() || HasFatalFailure()) return;
     prepare(url_);
   }
 
-  bool readEnvironment() {
+  // live_ from TUNEPLANE_LIVE_*, identity_ from TUNEPLANE_LIVE_IDENTITY (live_identity.h);
+  // skips the test without them. The caller returns when it was skipped or failed.
+  void configure() {
     auto config = live::liveConfig();
-    if (!config) return false;
+    if (!config) GTEST_SKIP() << live::kSkipReason;
     live_ = *config;
     url_ = config->url;
     user_ = config->user;
     shared_ = config->shared_dir;
-    return true;
+    live::configureIdentity(live_, live::Staging::kForTheLiveUser, identity_);
   }
 
   // A site in a fresh directory of the shared dir whose slurmrestd is `url`; `extra_slurm`
-  // adds lines under `slurm:`.
+  // adds lines under `slurm:`. per_user: the one-time step for the live user done.
   void prepare(const std::string& url, const std::string& extra_slurm = "") {
-    auto dir = live::makeLiveSite(live_, "tp-live-control-", url, extra_slurm);
+    auto dir = live::makeLiveSite(identity_.site(live_), "tp-live-control-", url,
+                                  identity_.slurmLines() + extra_slurm, identity_.stagingSection());
     ASSERT_TRUE(dir) << "cannot make a directory in " << shared_;
     dir_ = *dir;
+    if (identity_.per_user) {
+      const Status made = live::makeUserStagingDir(dir_ + "/staging", user_);
+      ASSERT_TRUE(made) << made.error().describe();
+    }
     auto context = pipeline::loadSiteContext(dir_ + "/site.yaml", pipeline::SiteEnvironment{});
     ASSERT_TRUE(context) << context.error().front().describe();
     context_ = std::move(*context);
-    auto client = slurm::SlurmRestClient::fromSite(context_.site.slurm);
+    auto access = pipeline::checkJobAccess(context_);
+    ASSERT_TRUE(access) << access.error().describe();
+    auto factory = slurm::SlurmClientFactory::fromSite(context_.site.slurm);
+    ASSERT_TRUE(factory) << factory.error().describe();
+    auto client = factory->make();
     ASSERT_TRUE(client) << client.error().describe();
     client_ = std::move(*client);
     // The REST API version, chosen as serve chooses it at start (slurm.api_version).
@@ -91,7 +107,8 @@ class LiveReconciler : public ::testing::Test {
     auto store = store::SqliteJobStore::open(dir_ + "/tuneplane.db");
     ASSERT_TRUE(store) << store.error().describe();
     store_ = std::move(*store);
-    launcher_ = std::make_unique<pipeline::AttemptLauncher>(context_, verifier_, random_, fs_);
+    launcher_ = std::make_unique<pipeline::AttemptLauncher>(context_, verifier_, random_, fs_,
+                                                            std::move(*access));
     service_ = std::make_unique<JobService>(*store_, *launcher_, clock_);
   }
 
@@ -102,7 +119,7 @@ class LiveReconciler : public ::testing::Test {
         for (const auto& view : *active) {
           for (const auto& a : view.attempts) {
             for (const auto& c : a.components) {
-              if (!c.sluid.empty()) (void)client_->cancel(c.sluid, std::nullopt);
+              if (!c.sluid.empty()) (void)jobsOf(view.job).cancel(c.sluid, std::nullopt);
             }
           }
         }
@@ -116,35 +133,19 @@ class LiveReconciler : public ::testing::Test {
     if (!dir_.empty()) staging::PosixStagingFs().removeTree(dir_);
   }
 
-  // Until the issue-11 staging group exists, the attempt's logs/ and output/ are handed to
-  // the job's user once staged, so Slurm (running the job as that user) can write there.
-  void handLogsToJobUser(const std::string& job_id, int attempt) {
-    const passwd* pw = ::getpwnam(user_.c_str());
-    ASSERT_NE(pw, nullptr) << "no local user " << user_;
-    auto dir = launcher_->attemptDir(job_id, attempt, /*run_as=*/"");
-    ASSERT_TRUE(dir);
-    for (const std::string sub : {"/logs", "/output"}) {
-      if (fs::exists(*dir + sub)) {
-        EXPECT_EQ(::chown((*dir + sub).c_str(), pw->pw_uid, pw->pw_gid), 0) << sub;
-      }
-    }
-    const std::string job_output = fs::path(*dir).parent_path().parent_path() / "output";
-    if (fs::exists(job_output)) {
-      EXPECT_EQ(::chown(job_output.c_str(), pw->pw_uid, pw->pw_gid), 0) << job_output;
-    }
-  }
-
   void makeReconciler() {
     ReconcilerOptions options;
     options.poll_interval = 1s;
-    options.step_hook = [this](SubmitStep step, const std::string& job_id, int attempt) {
-      if (step == SubmitStep::kStaged) handLogsToJobUser(job_id, attempt);
-    };
     reconciler_ = std::make_unique<Reconciler>(*store_, *client_, *launcher_, clock_, options);
   }
 
+  // The client a job's own requests go through, as the reconciler asks them: as its run_as.
+  slurm::SlurmClient& jobsOf(const store::JobRecord& job) { return client_->as(job.run_as); }
+
   std::string submit(const std::string& command) {
-    auto job = service_->submit(live::cpuJobSpec("live-hello", command), "live");
+    // The caller is mapped to the live user (server.tokens[].unix_user): its jobs' run_as in
+    // per_user mode; a shared site runs every job as slurm.user.
+    auto job = service_->submit(live::cpuJobSpec("live-hello", command), "live", user_);
     EXPECT_TRUE(job) << job.error().front().describe();
     return job ? job->id : "";
   }
@@ -220,6 +221,7 @@ class LiveReconciler : public ::testing::Test {
   }
 
   live::Live live_;
+  live::LiveIdentity identity_;
   std::string url_, user_, shared_;
   std::string dir_;
   pipeline::SiteContext context_;
@@ -248,11 +250,13 @@ TEST_F(LiveReconciler, OneCompleteJobFromSubmitToSucceeded) {
   EXPECT_FALSE(c.sluid.empty());
   EXPECT_EQ(c.exit_code, 0);
 
-  // The record Slurm keeps is ours: found by SLUID, carrying the submit token.
-  auto records = client_->getJob(c.sluid);
+  // The record Slurm keeps is ours: found by SLUID, carrying the submit token, the job's user's.
+  EXPECT_EQ(view.job.run_as, identity_.runAs(live_));
+  auto records = jobsOf(view.job).getJob(c.sluid);
   if (records) {  // it may be purged already (MinJobAge)
     ASSERT_FALSE(records->empty());
     EXPECT_EQ(records->front().comment, attempt.submit_token);
+    EXPECT_EQ(records->front().user_name, user_);
   }
 
   // The batch script's sentinels and the scheduler log, on the shared filesystem.
@@ -350,7 +354,8 @@ class SubmitAnswerDropper {
 class LiveLostReceipt : public LiveReconciler {
  protected:
   void SetUp() override {
-    if (!readEnvironment()) GTEST_SKIP() << live::kSkipReason;
+    configure();
+    if (IsSkipped() || HasFatalFailure()) return;
     proxy_ = std::make_unique<SubmitAnswerDropper>(url_);
     ASSERT_TRUE(proxy_->running());
     prepare(proxy_->url(), "  request_timeout: 2s\n");

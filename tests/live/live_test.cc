@@ -1,7 +1,10 @@
 // The live suite: SlurmRestClient against a real slurmrestd (or the simulator) named by
 // TUNEPLANE_LIVE_* variables (a real test cluster's; docs/developers.md, "Commands"). Skipped when
-// they are not set. Real jobs are submitted, polled and cancelled, so this suite waits on real time
-// (bounded deadlines); it is not part of the hermetic default run's assertions.
+// they are not set. The client is the one serve makes (slurm/client_factory.h) for the identity
+// TUNEPLANE_LIVE_IDENTITY names (live_identity.h): a job's own requests go as its user
+// (SlurmClient::as: the live user in per_user mode), what is no one job's as the service. Real jobs
+// are submitted, polled and cancelled, so this suite waits on real time (bounded deadlines); it is
+// not part of the hermetic default run's assertions.
 #include <chrono>
 #include <cstdlib>
 #include <optional>
@@ -12,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "live_config.h"
+#include "live_identity.h"
+#include "slurm/client_factory.h"
 #include "slurm/job_key.h"
 #include "slurm/rest_client.h"
 #include "support/wait.h"
@@ -32,16 +37,17 @@ class LiveSlurm : public ::testing::Test {
       GTEST_SKIP() << live::kSkipReason;
     }
     live_ = *config;
-    catalog::SlurmSite site;
-    site.url = live_.url;
-    site.user = live_.user;
-    site.token_file = live_.token_file;
-    site.jwt_key_file = live_.key_file;
-    site.token_lifespan = std::chrono::seconds(600);
-    site.api_version = live_.api_version;
-    auto client = SlurmRestClient::fromSite(site);
+    live::configureIdentity(live_, live::Staging::kNone, identity_);
+    if (IsSkipped() || HasFatalFailure()) return;
+    auto factory = SlurmClientFactory::fromSite(identity_.slurmSite(live_));
+    ASSERT_TRUE(factory.has_value()) << factory.error().describe();
+    auto client = factory->make();
     ASSERT_TRUE(client.has_value()) << client.error().describe();
     client_ = std::move(*client);
+    // The version is chosen once, as serve chooses it at start; the user's view speaks it.
+    auto negotiated = client_->negotiate();
+    ASSERT_TRUE(negotiated.has_value()) << negotiated.error().describe();
+    jobs_ = &client_->as(identity_.runAs(live_));
   }
 
   json component(const std::string& name, const std::string& partition) const {
@@ -63,7 +69,7 @@ class LiveSlurm : public ::testing::Test {
     std::vector<JobRecord> last;
     const bool reached = tuneplane::test::waitUntil(
         [&] {
-          auto jobs = client_->getJob(sluid);
+          auto jobs = jobs_->getJob(sluid);
           if (!jobs || jobs->empty()) return false;
           last = *jobs;
           return static_cast<bool>(done(last));
@@ -74,7 +80,9 @@ class LiveSlurm : public ::testing::Test {
   }
 
   Live live_;
-  std::unique_ptr<SlurmRestClient> client_;
+  live::LiveIdentity identity_;
+  std::unique_ptr<SlurmRestClient> client_;  // the service: ping, listings, the state poll
+  SlurmClient* jobs_ = nullptr;              // as the jobs' user: submit, reads, cancel
 };
 
 TEST_F(LiveSlurm, PingAnswersWithAResponder) {
@@ -92,9 +100,9 @@ TEST_F(LiveSlurm, PingAnswersWithAResponder) {
 // "<SLUID>@<numeric id>" (slurm/job_key.h); either way the SLUID Slurm reported is in it.
 TEST_F(LiveSlurm, JobKeysFollowTheVersionsPaths) {
   json body = {{"script", "#!/bin/bash\ntrue\n"}, {"job", component("tp-live-key", "cpu")}};
-  auto receipt = client_->submit(body);
+  auto receipt = jobs_->submit(body);
   ASSERT_TRUE(receipt.has_value()) << receipt.error().describe();
-  auto first = client_->getJob(std::to_string(receipt->job_id));
+  auto first = jobs_->getJob(std::to_string(receipt->job_id));
   ASSERT_TRUE(first.has_value()) << first.error().describe();
   const auto key = parseJobKey(first->front().sluid);
   ASSERT_TRUE(key) << first->front().sluid;
@@ -104,7 +112,7 @@ TEST_F(LiveSlurm, JobKeysFollowTheVersionsPaths) {
     EXPECT_EQ(key->job_id, receipt->job_id);
   }
   // Read again by the key: the same job, the same key.
-  auto again = client_->getJob(first->front().sluid);
+  auto again = jobs_->getJob(first->front().sluid);
   ASSERT_TRUE(again.has_value()) << again.error().describe();
   EXPECT_EQ(again->front().sluid, first->front().sluid);
 }
@@ -121,10 +129,12 @@ TEST_F(LiveSlurm, PartitionsAndNodesDecode) {
 TEST_F(LiveSlurm, SubmitPollThroughCompletingToCompleted) {
   json body = {{"script", "#!/bin/bash\nsleep 2\necho done\n"},
                {"job", component("tp-live-single", "cpu")}};
-  auto receipt = client_->submit(body);
+  auto receipt = jobs_->submit(body);
   ASSERT_TRUE(receipt.has_value()) << receipt.error().describe();
-  auto first = client_->getJob(std::to_string(receipt->job_id));
+  auto first = jobs_->getJob(std::to_string(receipt->job_id));
   ASSERT_TRUE(first.has_value()) << first.error().describe();
+  // Slurm's record is the live user's: slurm.user's in shared mode, its own in per_user.
+  EXPECT_EQ(first->front().user_name, live_.user);
   std::string sluid = first->front().sluid;
   ASSERT_TRUE(parseJobKey(sluid).has_value()) << sluid;
   bool saw_completing = false;
@@ -143,18 +153,18 @@ TEST_F(LiveSlurm, SubmitPollThroughCompletingToCompleted) {
 
 TEST_F(LiveSlurm, CancelRunningJobBySluidThenCancelAgainIsAlreadyCompleting) {
   json body = {{"script", "#!/bin/bash\nsleep 120\n"}, {"job", component("tp-live-cancel", "cpu")}};
-  auto receipt = client_->submit(body);
+  auto receipt = jobs_->submit(body);
   ASSERT_TRUE(receipt.has_value()) << receipt.error().describe();
-  auto first = client_->getJob(std::to_string(receipt->job_id));
+  auto first = jobs_->getJob(std::to_string(receipt->job_id));
   ASSERT_TRUE(first.has_value());
   std::string sluid = first->front().sluid;
   pollUntil(sluid, [](const auto& jobs) { return jobs.front().baseState() == "RUNNING"; });
-  auto cancelled = client_->cancel(sluid, std::nullopt);
+  auto cancelled = jobs_->cancel(sluid, std::nullopt);
   ASSERT_TRUE(cancelled.has_value()) << cancelled.error().describe();
   pollUntil(sluid, [](const auto& jobs) {
     return jobs.front().job_state == std::vector<std::string>{"CANCELLED"};
   });
-  auto again = client_->cancel(sluid, std::nullopt);
+  auto again = jobs_->cancel(sluid, std::nullopt);
   ASSERT_FALSE(again.has_value());
   EXPECT_EQ(again.error().error.code, "slurm.already_completing");
 }
@@ -162,26 +172,26 @@ TEST_F(LiveSlurm, CancelRunningJobBySluidThenCancelAgainIsAlreadyCompleting) {
 TEST_F(LiveSlurm, HetJobHasOneRecordPerComponentWithOwnSluids) {
   json body = {{"script", "#!/bin/bash\nsleep 1\n"},
                {"jobs", {component("tp-live-het", "cpu"), component("tp-live-het", "cpu")}}};
-  auto receipt = client_->submit(body);
+  auto receipt = jobs_->submit(body);
   ASSERT_TRUE(receipt.has_value()) << receipt.error().describe();
-  auto jobs = client_->getJob(std::to_string(receipt->job_id));
+  auto jobs = jobs_->getJob(std::to_string(receipt->job_id));
   ASSERT_TRUE(jobs.has_value()) << jobs.error().describe();
   ASSERT_EQ(jobs->size(), 2u);
   EXPECT_EQ((*jobs)[0].het_job_offset.value(), 0);
   EXPECT_EQ((*jobs)[1].het_job_offset.value(), 1);
   EXPECT_EQ((*jobs)[1].het_job_id.value(), static_cast<int64_t>(receipt->job_id));
   EXPECT_NE((*jobs)[0].sluid, (*jobs)[1].sluid);
-  auto by_sluid = client_->getJob((*jobs)[0].sluid);
+  auto by_sluid = jobs_->getJob((*jobs)[0].sluid);
   ASSERT_TRUE(by_sluid.has_value());
   EXPECT_EQ(by_sluid->size(), 2u);
-  (void)client_->cancel((*jobs)[0].sluid, std::nullopt);
+  (void)jobs_->cancel((*jobs)[0].sluid, std::nullopt);
 }
 
 TEST_F(LiveSlurm, UnknownSluidIsJobNotFound) {
-  auto jobs = client_->getJob("sCC1M8VPG9ZZZZ");
+  auto jobs = jobs_->getJob("sCC1M8VPG9ZZZZ");
   ASSERT_FALSE(jobs.has_value());
   EXPECT_EQ(jobs.error().error.code, "slurm.job_not_found");
-  auto cancel = client_->cancel("sCC1M8VPG9ZZZZ", std::nullopt);
+  auto cancel = jobs_->cancel("sCC1M8VPG9ZZZZ", std::nullopt);
   ASSERT_FALSE(cancel.has_value());
   EXPECT_EQ(cancel.error().error.code, "slurm.job_not_found");
 }

@@ -66,7 +66,8 @@ class PerUserLiveTest : public LiveServeRun {
     dir_ = *dir;
     // The one-time step per user, as root: users/<name>, serve's user's, the user's group.
     for (const char* user : {"alice", "bob"}) {
-      ASSERT_TRUE(makeUserStagingDir(dir_ + "/staging", user)) << user;
+      const Status made = makeUserStagingDir(dir_ + "/staging", user);
+      ASSERT_TRUE(made) << user << ": " << made.error().describe();
     }
     serve_ = test::ServeProcess::start(dir_ + "/site.yaml", dir_ + "/tuneplane.db", dir_);
     ASSERT_NE(serve_, nullptr);

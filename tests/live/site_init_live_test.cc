@@ -4,7 +4,10 @@
 // root, a server: section), passes `tuneplane doctor` and runs a CPU job through the real
 // `tuneplane serve` to Succeeded. Skipped unless TUNEPLANE_LIVE_* (with a token file) is set,
 // and unless this process is root or the live user. Waits are bounded
-// (support/serve_harness.h and --timeout).
+// (support/serve_harness.h and --timeout). With TUNEPLANE_LIVE_IDENTITY=per_user
+// (live_identity.h) the draft is `site init --identity per_user` from SlurmUser's token, and the
+// operator also names serve's user (root here) as slurm.user and does the one-time step for
+// the live user.
 #include <filesystem>
 #include <string>
 
@@ -23,19 +26,23 @@ class SiteInitLive : public LiveServeRun {
     configure(/*token_file_needed=*/true);  // site init reads slurmrestd with a token
     if (IsSkipped() || HasFatalFailure()) return;
     // The stand-in apptainer, the artifact and the registry; the site file is site init's.
-    auto dir = makeLiveSite(live_, "tp-live-site-init-", live_.url);
+    auto dir = makeLiveSite(cluster(), "tp-live-site-init-", live_.url);
     ASSERT_TRUE(dir) << "cannot make a directory in " << live_.shared_dir;
     dir_ = *dir;
   }
 
   test::ProcessResult siteInit() {
+    const std::string token =
+        dir_ + "/secrets/" + std::filesystem::path(*cluster().token_file).filename().string();
     return test::runProcess(
-        {test::tuneplaneBinary(), "site", "init", "--slurm", live_.url, "--token-file",
-         dir_ + "/secrets/" + std::filesystem::path(*live_.token_file).filename().string(),
-         "--staging-root", dir_ + "/staging", "--runtime", "apptainer", "-o", site()},
+        {test::tuneplaneBinary(), "site", "init", "--slurm", live_.url, "--token-file", token,
+         "--staging-root", dir_ + "/staging", "--runtime", "apptainer", "--identity",
+         per_user_ ? "per_user" : "shared", "-o", site()},
         {.scratch = dir_});
   }
   std::string site() const { return dir_ + "/site.yaml"; }
+  // The cluster as the site sees it (per_user: SlurmUser's token; LiveServeRun::site()).
+  Live cluster() const { return LiveServeRun::site(); }
 };
 
 TEST_F(SiteInitLive, TheDraftPassesDoctorAndRunsAJob) {
@@ -67,10 +74,19 @@ TEST_F(SiteInitLive, TheDraftPassesDoctorAndRunsAJob) {
   ASSERT_NE(path_at, std::string::npos) << text;
   text.replace(path_at, path_line.size(),
                "    PATH: " + dir_ + "/bin:" + live_.slurm_bin + ":/usr/local/bin:/usr/bin:/bin\n");
+  if (per_user_) {
+    // The draft names the token's user (SlurmUser); slurm.user is the user serve runs as.
+    EXPECT_NE(text.find("\n  identity: per_user\n"), std::string::npos) << text;
+    const size_t user_at = text.find("\n  user: ");
+    ASSERT_NE(user_at, std::string::npos) << text;
+    text.replace(user_at + 1, text.find('\n', user_at + 1) - user_at - 1, "  user: root");
+  }
   const size_t server_at = text.find("\nserver:");
   ASSERT_NE(server_at, std::string::npos) << text;
   text.resize(server_at + 1);  // the draft's server: section is its last
   writeFile(site(), text + stagingAndServerSections());
+  userStep();
+  if (HasFatalFailure()) return;
 
   const auto doctor = test::runProcess(
       {test::tuneplaneBinary(), "doctor", "--site", site(), "-o", "json"}, {.scratch = dir_});
