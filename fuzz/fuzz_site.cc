@@ -12,6 +12,12 @@
 namespace tuneplane::fuzz {
 namespace {
 
+// Not scripts/demo_site.py's site, on purpose: that one is written for the machine it runs on
+// (the simulator's URL, the user running it, paths under its directory, images pinned by their
+// real SHA-256) so that `make demo` runs a job. These are fixed texts, the same on every machine
+// and every run, so a finding replays anywhere; and they hold what the demo site has no use for
+// (Pyxis, https and unix-socket URLs, an account and QOS, Ray settings, a registry path that
+// needs quoting). One template for both would tie the fuzz inputs to this machine.
 constexpr const char* kPyxisSite = R"(slurm:
   url: https://slurm-rest.example.org:6820
   user: tuneplane

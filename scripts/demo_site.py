@@ -72,6 +72,10 @@ def write_site(root, slurm_url):
                      f"    sha256: {sha}", f"    frameworks: [{', '.join(frameworks)}]"]
     (root / "runtimes.yaml").write_text("\n".join(registry) + "\n", encoding="utf-8")
     (root / "cluster.yaml").write_text(CLUSTER, encoding="utf-8")
+    # Not the text of fuzz/fuzz_site.cc's sites, on purpose: this one must run here (the
+    # simulator's URL, this user, paths under `root`, the images' real SHA-256) and its GPU
+    # series are the simulator's nodes (CLUSTER); the fuzz targets' sites are fixed texts that
+    # read no file and never change between machines or runs, so a finding replays anywhere.
     site = f"""\
 # Written by scripts/demo_site.py: the simulator stands in for the site's slurmrestd.
 slurm:
