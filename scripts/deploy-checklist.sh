@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs docs/operators.md's "Deploying on an existing cluster" exactly as written: every code
 # block of that section marked `<!-- deploy-checklist -->`, in order, in one bash, as root, from
-# `dpkg -i` of the package to a Succeeded job (and a user added by a reload). Only the site's
-# facts (the variables the first block names) come from here, and, where the machine lacks
-# them, stand-ins for what a site already has: `systemctl`/`journalctl` when systemd is not
+# `dpkg -i` of the package to a Succeeded job (and a user added by a reload), then the same site
+# moved to slurm.identity per_user and a job run as its user. Only the site's facts (the
+# variables the first block names, and the users' Unix accounts) come from here, and, where the
+# machine lacks them, stand-ins for what a site already has: `systemctl`/`journalctl` when systemd is not
 # PID 1 (the unit is run as its User=, with its StateDirectory=, UMask= and ExecStartPre=,
 # from the installed unit file and the operator's drop-in), and `scontrol token` when no Slurm
 # command is at hand (a token minted with the cluster's JWT key).
@@ -14,8 +15,8 @@
 #                                                  (docs/developers.md, "Commands")
 #
 # BUILD_DIR/package/ holds the .deb (`make deb`). Everything it makes is removed at the end:
-# the package (purged), the files the steps wrote under /etc, the state directory, the job
-# user when it made it. Bounded: each wait has a limit and the whole run has DEPLOY_TIMEOUT.
+# the package (purged), the files the steps wrote under /etc, the state directory, the users
+# (and their associations) it made. Bounded: each wait has a limit and the whole run has DEPLOY_TIMEOUT.
 set -euo pipefail
 mode=${1:-sim}
 build=$(cd "${2:-build}" && pwd)
@@ -43,7 +44,8 @@ done
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/tp-deploy.XXXXXX")
 chmod 0755 "$scratch"  # the job user walks through it to the shared directory
-made_user=""
+made_users=()
+made_association=""
 sim_pid=""
 live_dir=""
 fail() { echo "deploy-checklist: FAIL: $*" >&2; exit 1; }
@@ -68,7 +70,8 @@ cleanup() {
   rmdir /etc/tuneplane /etc/systemd/system/tuneplane.service.d 2>/dev/null
   rm -rf /var/lib/tuneplane
   [ "$systemd" = no ] || systemctl daemon-reload
-  [ -z "$made_user" ] || userdel "$made_user" 2>/dev/null
+  [ -z "$made_association" ] || sacctmgr -i delete user "$made_association" >/dev/null 2>&1
+  for user in "${made_users[@]}"; do userdel "$user" 2>/dev/null; done
   if [ "$status" = 0 ]; then
     rm -rf "$scratch" "$live_dir"
   else
@@ -84,7 +87,7 @@ if [ "$mode" = sim ]; then
   export JOB_USER=tpdeploy
   if ! getent passwd "$JOB_USER" >/dev/null; then
     useradd --system --user-group --shell /usr/sbin/nologin "$JOB_USER"  # the site's, not a step
-    made_user=$JOB_USER
+    made_users+=("$JOB_USER")
   fi
   # "slurmctld's" key, where only the cluster reads it (never named in the site file).
   install -d -m 0700 -o "$JOB_USER" "$scratch/slurmctld"
@@ -122,6 +125,20 @@ else
   [ -z "$conf" ] || export SLURM_CONF=$conf
   export PATH=$TUNEPLANE_LIVE_SLURM_BIN:$PATH
   printf 'a stand-in for a SIF image (the apptainer stand-in runs the command on the node)\n' >"$scratch/python-3.11.sif"
+fi
+# The API users' Unix accounts (step 11, per_user: every token maps to one, the nodes know it,
+# and where slurmdbd enforces associations it has one): the site's, not steps. The test
+# cluster has alice and bob (with associations); the admin ops is made here when missing.
+for user in alice bob ops; do
+  if ! getent passwd "$user" >/dev/null; then
+    useradd --user-group --shell /usr/sbin/nologin "$user"
+    made_users+=("$user")
+  fi
+done
+if [ "$mode" = live ] && [ "${TUNEPLANE_LIVE_ACCOUNTING:-0}" = 1 ] &&
+  [ -z "$(sacctmgr -n -P show user ops 2>/dev/null)" ]; then
+  sacctmgr -i add user ops account=general >/dev/null || fail "cannot give ops an association"
+  made_association=ops
 fi
 port=$(free_port)
 export LISTEN=127.0.0.1:$port
@@ -175,6 +192,13 @@ systemctl() {
   case $verb in
     daemon-reload) ;;
     enable | start | restart)
+      if [ "$verb" = restart ] && [ -f "$DEPLOY_SCRATCH/serve.pid" ]; then
+        local old
+        old=$(cat "$DEPLOY_SCRATCH/serve.pid")
+        kill -TERM "$old" 2>/dev/null || true
+        for _ in $(seq 1 100); do kill -0 "$old" 2>/dev/null || break; sleep 0.1; done
+        ! kill -0 "$old" 2>/dev/null || { echo "tuneplane.service: serve did not stop" >&2; return 1; }
+      fi
       local user group state umask_value pre exec root
       user=$(unit_value User)
       group=$(unit_value Group)
@@ -254,4 +278,4 @@ start=$SECONDS
 cat "$preamble" "$steps" >"$scratch/run.sh"
 timeout --kill-after=10 "${DEPLOY_TIMEOUT:-600}" bash "$scratch/run.sh" </dev/null ||
   fail "a step of docs/operators.md's checklist failed (above)"
-echo "deploy-checklist ($mode): OK in $((SECONDS - start)) s — from dpkg -i to a Succeeded job, as docs/operators.md says"
+echo "deploy-checklist ($mode): OK in $((SECONDS - start)) s — from dpkg -i to a Succeeded job, then one run as its user (per_user), as docs/operators.md says"
