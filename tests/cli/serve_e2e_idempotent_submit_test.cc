@@ -14,10 +14,6 @@ namespace {
 
 using ServeE2eIdempotentSubmitTest = ServeE2eTest;
 
-json jobsOf(const test::CliRunner& cli) {
-  return json::parse(cli.run({"get", "-o", "json"}).out, nullptr, false);
-}
-
 TEST_F(ServeE2eIdempotentSubmitTest, ADroppedAnswerIsRetriedUnderTheSameKeyAndMakesOneJob) {
   std::string error;
   auto proxy =
@@ -37,7 +33,7 @@ TEST_F(ServeE2eIdempotentSubmitTest, ADroppedAnswerIsRetriedUnderTheSameKeyAndMa
   EXPECT_NE(submit->err().find("asking again under idempotency key e2e-key-0001"),
             std::string::npos)
       << submit->err();
-  const json listed = jobsOf(*alice_);
+  const json listed = alice_->jobs();
   ASSERT_TRUE(listed.is_object());
   ASSERT_EQ(listed["items"].size(), 1u) << listed.dump(2);
   const std::string id = listed["items"][0].value("id", "");
@@ -56,14 +52,14 @@ TEST_F(ServeE2eIdempotentSubmitTest, ADroppedAnswerIsRetriedUnderTheSameKeyAndMa
   // bob's equal key is bob's own.
   const auto bobs = as(kBobToken).run({"submit", spec, "--idempotency-key", "e2e-key-0001"});
   EXPECT_EQ(bobs.exit_code, 0) << bobs.err;
-  EXPECT_EQ(jobsOf(*alice_)["items"].size(), 1u);
+  EXPECT_EQ(alice_->jobs()["items"].size(), 1u);
 }
 
 TEST_F(ServeE2eIdempotentSubmitTest, EverySubmitSendsAKeyOfItsOwn) {
   const std::string spec = site_->specFile("twice.yaml", cpuSpec("echo twice"));
   EXPECT_EQ(alice_->run({"submit", spec}).exit_code, 0);
   EXPECT_EQ(alice_->run({"submit", spec}).exit_code, 0);
-  EXPECT_EQ(jobsOf(*alice_)["items"].size(), 2u) << "two submits are two jobs";
+  EXPECT_EQ(alice_->jobs()["items"].size(), 2u) << "two submits are two jobs";
   const auto bad = alice_->run({"submit", spec, "--idempotency-key", "no spaces"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--idempotency-key"), std::string::npos) << bad.err;

@@ -10,10 +10,6 @@
 namespace tuneplane::live {
 namespace {
 
-json jobsOf(const test::CliRunner& cli) {
-  return json::parse(cli.run({"get", "-o", "json"}).out, nullptr, false);
-}
-
 TEST_F(LiveServe, ASubmitWhoseAnswerIsLostIsAskedAgainUnderItsKeyAndRunsOnce) {
   std::string error;
   auto proxy =
@@ -29,7 +25,7 @@ TEST_F(LiveServe, ASubmitWhoseAnswerIsLostIsAskedAgainUnderItsKeyAndRunsOnce) {
   // serve has stored the job; its answer waits in the proxy, and is cut.
   ASSERT_TRUE(test::waitUntil(
       [&] {
-        const json listed = jobsOf(*cli_);
+        const json listed = cli_->jobs();
         return listed.is_object() && listed["items"].size() == 1;
       },
       kLiveLimit))
@@ -41,7 +37,7 @@ TEST_F(LiveServe, ASubmitWhoseAnswerIsLostIsAskedAgainUnderItsKeyAndRunsOnce) {
             std::string::npos)
       << submit->err();
 
-  const json listed = jobsOf(*cli_);
+  const json listed = cli_->jobs();
   ASSERT_EQ(listed["items"].size(), 1u) << listed.dump(2);
   id_ = listed["items"][0].value("id", "");
   EXPECT_TRUE(submit->out().starts_with(id_ + " submitted (")) << submit->out();
@@ -59,7 +55,7 @@ TEST_F(LiveServe, ASubmitWhoseAnswerIsLostIsAskedAgainUnderItsKeyAndRunsOnce) {
   const auto logs = cli_->run({"logs", id_});
   EXPECT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_EQ(logs.out, "ran-once\n");
-  EXPECT_EQ(jobsOf(*cli_)["items"].size(), 1u) << "a second TunePlane job was made";
+  EXPECT_EQ(cli_->jobs()["items"].size(), 1u) << "a second TunePlane job was made";
 }
 
 }  // namespace

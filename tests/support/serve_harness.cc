@@ -242,6 +242,10 @@ nlohmann::json CliRunner::job(const std::string& id) const {
   return nlohmann::json::parse(got.out, nullptr, false);
 }
 
+nlohmann::json CliRunner::jobs() const {
+  return nlohmann::json::parse(run({"get", "-o", "json"}).out, nullptr, false);
+}
+
 nlohmann::json CliRunner::waitJob(const std::string& id,
                                   const std::function<bool(const nlohmann::json&)>& accept,
                                   const std::string& what, std::chrono::milliseconds limit) const {

@@ -113,6 +113,9 @@ class CliRunner {
                                       const std::string& name) const;
   // `get ID -o json`, parsed; a discarded value when the command failed.
   nlohmann::json job(const std::string& id) const;
+  // `get -o json`: the user's jobs ({"items": [...]}), parsed as printed; a discarded value
+  // when that is not JSON.
+  nlohmann::json jobs() const;
   // Polls `get ID -o json` until `accept(job)`; the last job seen (reported when never).
   nlohmann::json waitJob(const std::string& id,
                          const std::function<bool(const nlohmann::json&)>& accept,
