@@ -8,8 +8,6 @@
 #include <csignal>
 #include <stdexcept>
 
-#include <httplib.h>
-
 #include "api/http_transport.h"
 #include "api/json_views.h"
 #include "api/route_templates.h"
@@ -22,56 +20,31 @@ namespace {
 
 using Steady = std::chrono::steady_clock;
 
-// What the access log and the metrics need to know about the request this thread is
-// serving: dispatch() runs the route and the access log on one worker thread, one request
-// at a time, so a thread_local carries it without locking.
-struct RequestContext {
-  Steady::time_point start{};
-  std::string_view route;  // the route's template (route_templates.h); empty until routed
-  std::string user;        // authenticated user; "" when none
-  std::string proxy;       // the trusted proxy the request came through; "" when direct
-  // A streamed body (sendStream), handed to the transport with the answer.
-  std::shared_ptr<BodyStream> stream;
-  std::uint64_t stream_length = 0;
-};
-thread_local RequestContext t_request;
-
-TransportResponse toTransport(httplib::Response& res) {
-  TransportResponse answer;
-  answer.status = res.status > 0 ? res.status : 500;  // a handler that answered nothing
-  for (auto& [name, value] : res.headers) answer.headers.emplace_back(name, std::move(value));
-  answer.body = std::move(res.body);
-  return answer;
-}
-
 }  // namespace
 
-void sendJson(httplib::Response& res, int status, const nlohmann::json& body) {
+void sendJson(HttpResponse& res, int status, const nlohmann::json& body) {
   sendJsonText(res, status, dump(body));
 }
 
-void sendJsonText(httplib::Response& res, int status, std::string json) {
+void sendJsonText(HttpResponse& res, int status, std::string json) {
   res.status = status;
-  // What set_content does, without its copy of the body.
-  res.body = std::move(json);
-  res.headers.erase("Content-Type");
-  res.set_header("Content-Type", "application/json; charset=utf-8");
+  res.setBody(std::move(json), "application/json; charset=utf-8");
 }
 
-void sendErrors(httplib::Response& res, int status, const Errors& errors) {
+void sendErrors(HttpResponse& res, int status, const Errors& errors) {
   sendJson(res, status, errorsJson(errors));
 }
 
-void sendError(httplib::Response& res, int status, Error error) {
+void sendError(HttpResponse& res, int status, Error error) {
   sendErrors(res, status, {std::move(error)});
 }
 
-void sendStream(httplib::Response& res, int status, std::uint64_t length,
+void sendStream(HttpResponse& res, int status, std::uint64_t length,
                 std::shared_ptr<BodyStream> stream) {
   res.status = status;
   res.body.clear();
-  t_request.stream = std::move(stream);
-  t_request.stream_length = length;
+  res.stream = std::move(stream);
+  res.stream_length = length;
 }
 
 int statusFor(const std::string& code) {
@@ -129,8 +102,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::start(ApiDependencies deps, HttpSe
   }
   ApiServer* self = server.get();
   auto started = HttpServerTransport::start(
-      server->options_, [self](TransportRequest& request) { return self->dispatch(request); },
-      [self](TransportRefusal why, const TransportRequest& request) {
+      server->options_, [self](HttpRequest& request) { return self->dispatch(request); },
+      [self](TransportRefusal why, const HttpRequest& request) {
         return self->refusal(why, request);
       });
   if (!started) return tl::unexpected(started.error());
@@ -188,23 +161,22 @@ void ApiServer::add(std::string_view method, std::string_view path, Access acces
     throw std::logic_error(std::string(method) + " " + std::string(path) +
                            " is not in route_templates.h's table");
   }
-  routes_.push_back({std::string(route->method), std::regex(std::string(route->pattern)),
-                     guard(route->path, access, std::move(handler)), route->path});
+  routes_.push_back({route->method, route->path, guard(route->path, access, std::move(handler))});
 }
 
 ApiServer::Guarded ApiServer::guard(std::string_view route, Access access, Handler handler) {
-  return [this, route, access, handler = std::move(handler)](const httplib::Request& req,
-                                                             httplib::Response& res) {
-    t_request.route = route;
+  return [this, route, access, handler = std::move(handler)](
+             const HttpRequest& req, HttpResponse& res, RequestContext& context) {
+    context.route = route;
     Principal who;
     if (access != Access::kPublic) {
-      auto principal = authenticator()->authenticate(req.get_header_value("Authorization"));
+      auto principal = authenticator()->authenticate(req.header("Authorization"));
       if (!principal) {
-        res.set_header("WWW-Authenticate", "Bearer");
+        res.setHeader("WWW-Authenticate", "Bearer");
         return sendError(res, 401, principal.error());
       }
       who = std::move(*principal);
-      t_request.user = who.user;
+      context.user = who.user;
       if (access == Access::kAdmin && !who.admin) {
         return sendError(res, 403, {"auth.forbidden", "", "this route is for administrators"});
       }
@@ -212,81 +184,65 @@ ApiServer::Guarded ApiServer::guard(std::string_view route, Access access, Handl
     try {
       handler(req, res, who);
     } catch (const std::exception& e) {
-      t_request.stream.reset();
+      res.stream.reset();
       // Nothing below throws across a module boundary; this is the last line (e.g. bad_alloc).
       sendError(res, 500, {"api.internal", "", "internal error; see the server's log"});
     }
   };
 }
 
-TransportResponse ApiServer::dispatch(TransportRequest& request) {
-  t_request = RequestContext{Steady::now(), {}, {}, {}, {}, 0};
-  httplib::Request req;
-  req.method = std::move(request.method);
-  req.target = std::move(request.target);
-  const auto query = req.target.find('?');
-  req.path = httplib::detail::decode_url(req.target.substr(0, query), false);
-  if (query != std::string::npos) {
-    httplib::detail::parse_query_text(req.target.substr(query + 1), req.params);
-  }
-  for (auto& [name, value] : request.headers) req.headers.emplace(name, std::move(value));
-  req.body = std::move(request.body);
-  req.remote_addr = std::move(request.remote_addr);
-  req.remote_port = request.remote_port;
-  t_request.proxy = std::move(request.proxy_addr);
-  httplib::Response res;
+HttpResponse ApiServer::dispatch(HttpRequest& req) {
+  RequestContext context{Steady::now(), {}, {}};
+  HttpResponse res;
   try {
-    route(req, res);
+    if (auto target = parseTarget(req.target, req.path, req.params); !target) {
+      sendError(res, 400, target.error());
+    } else {
+      route(req, res, context);
+    }
   } catch (const std::exception&) {
-    t_request.stream.reset();
+    res.stream.reset();
     sendError(res, 500, {"api.internal", "", "internal error; see the server's log"});
   }
+  if (res.status <= 0) res.status = 500;  // a handler that answered nothing
   // What a browser must not do with an API answer: guess its type, or keep it (it may
   // carry jobs and logs). The console's files set their own.
-  if (!res.has_header("X-Content-Type-Options"))
-    res.set_header("X-Content-Type-Options", "nosniff");
-  if (!res.has_header("Cache-Control")) res.set_header("Cache-Control", "no-store");
-  std::shared_ptr<BodyStream> stream = std::move(t_request.stream);
-  const std::uint64_t stream_length = t_request.stream_length;
-  accessLog(req, res, stream ? stream_length : res.body.size());
-  TransportResponse answer = toTransport(res);
-  answer.head = req.method == "HEAD";
-  if (stream) {
-    answer.stream = std::move(stream);
-    answer.stream_length = stream_length;
-  }
-  return answer;
+  if (!res.hasHeader("X-Content-Type-Options")) res.setHeader("X-Content-Type-Options", "nosniff");
+  if (!res.hasHeader("Cache-Control")) res.setHeader("Cache-Control", "no-store");
+  accessLog(req, res, context, res.stream ? res.stream_length : res.body.size());
+  res.head = req.method == "HEAD";
+  return res;
 }
 
-void ApiServer::route(httplib::Request& req, httplib::Response& res) {
+void ApiServer::route(HttpRequest& req, HttpResponse& res, RequestContext& context) {
   // Two Authorization headers: which one would count is a guess; refuse rather than guess.
-  if (req.get_header_value_count("Authorization") > 1) {
+  if (req.headerCount("Authorization") > 1) {
     return sendError(res, 400,
                      {"api.bad_request", "Authorization", "more than one Authorization header"});
   }
-  const std::string method = req.method == "HEAD" ? "GET" : req.method;
-  std::vector<std::string> allowed;
+  const std::string_view method = req.method == "HEAD" ? std::string_view("GET") : req.method;
+  std::vector<std::string_view> allowed;
   for (const Route& r : routes_) {
-    if (!std::regex_match(req.path, req.matches, r.pattern)) continue;
-    if (r.method == method) return r.run(req, res);
+    if (!matchRoute(r.path, req.path, req.path_params)) continue;
+    if (r.method == method) return r.run(req, res, context);
     if (std::find(allowed.begin(), allowed.end(), r.method) == allowed.end()) {
       allowed.push_back(r.method);
     }
   }
-  req.matches = {};
+  req.path_params.clear();
   if (allowed.empty()) return sendError(res, 404, {"api.not_found", "path", "no such route"});
   std::sort(allowed.begin(), allowed.end());
   std::string allow;
-  for (const std::string& m : allowed) {
-    allow += (allow.empty() ? "" : ", ") + m + (m == "GET" ? ", HEAD" : "");
+  for (const std::string_view m : allowed) {
+    allow += (allow.empty() ? "" : ", ") + std::string(m) + (m == "GET" ? ", HEAD" : "");
   }
-  res.set_header("Allow", allow);
+  res.setHeader("Allow", allow);
   sendError(res, 405,
             {"api.method_not_allowed", "method", "method not allowed here; allowed: " + allow});
 }
 
-TransportResponse ApiServer::refusal(TransportRefusal why, const TransportRequest& request) {
-  httplib::Response res;
+HttpResponse ApiServer::refusal(TransportRefusal why, const HttpRequest& request) {
+  HttpResponse res;
   switch (why) {
     case TransportRefusal::kBadRequest:
       sendError(res, 400,
@@ -319,31 +275,30 @@ TransportResponse ApiServer::refusal(TransportRefusal why, const TransportReques
                std::to_string(options_.max_header_bytes) + " bytes (server.max_header_bytes)"});
       break;
     case TransportRefusal::kOverloaded:
-      res.set_header("Retry-After", "1");
+      res.setHeader("Retry-After", "1");
       sendError(res, 503,
                 {"api.overloaded", "",
                  "too many connections (server.max_connections, or "
                  "server.max_connections_per_client from this client)"});
       break;
   }
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_header("Cache-Control", "no-store");
-  httplib::Request req;
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Cache-Control", "no-store");
+  HttpRequest req;
   req.method = request.method;
   req.path = request.target.substr(0, request.target.find('?'));
   req.remote_addr = request.remote_addr;
-  t_request = RequestContext{};
-  t_request.proxy = request.proxy_addr;
-  accessLog(req, res, res.body.size());
-  return toTransport(res);
+  req.proxy_addr = request.proxy_addr;
+  accessLog(req, res, RequestContext{}, res.body.size());
+  return res;
 }
 
-void ApiServer::accessLog(const httplib::Request& req, const httplib::Response& res,
-                          std::uint64_t bytes) {
-  const bool timed = t_request.start != Steady::time_point{};
+void ApiServer::accessLog(const HttpRequest& req, const HttpResponse& res,
+                          const RequestContext& context, std::uint64_t bytes) {
+  const bool timed = context.start != Steady::time_point{};
   const double seconds =
-      timed ? std::chrono::duration<double>(Steady::now() - t_request.start).count() : 0.0;
-  const std::string_view route = t_request.route.empty() ? kUnmatchedRoute : t_request.route;
+      timed ? std::chrono::duration<double>(Steady::now() - context.start).count() : 0.0;
+  const std::string_view route = context.route.empty() ? kUnmatchedRoute : context.route;
   deps_.metrics.observeRequest(req.method, route, res.status, seconds);
   if (deps_.access_log) {
     // The path without its query (a query could carry anything a client put there), and
@@ -353,17 +308,16 @@ void ApiServer::accessLog(const httplib::Request& req, const httplib::Response& 
                               std::chrono::system_clock::now().time_since_epoch())
                               .count())},
         {"remote", req.remote_addr},
-        {"proxy", t_request.proxy.empty() ? nlohmann::json() : nlohmann::json(t_request.proxy)},
+        {"proxy", req.proxy_addr.empty() ? nlohmann::json() : nlohmann::json(req.proxy_addr)},
         {"method", req.method},
         {"path", req.path},
         {"route", route},
         {"status", res.status},
         {"bytes", bytes},
         {"ms", seconds * 1000.0},
-        {"user", t_request.user.empty() ? nlohmann::json() : nlohmann::json(t_request.user)}};
+        {"user", context.user.empty() ? nlohmann::json() : nlohmann::json(context.user)}};
     deps_.access_log(dump(line));
   }
-  t_request = RequestContext{};
 }
 
 }  // namespace tuneplane::api

@@ -10,8 +10,10 @@
 //   request ─► transport (limits) ─► worker: dispatch (clock starts) ─► route: auth ─►
 //              checks ─► JobService / store / log reader ─► JSON ─► access log + metrics
 //
-// The handlers keep cpp-httplib's Request/Response as their plain data types (path
-// captures in `matches`, decoded query `params`); httplib's server is not used.
+// The handlers take the API's own HttpRequest and fill its HttpResponse (http_message.h:
+// the route's {…} segments in `path_params`, the decoded query in `params`); what a request
+// carries beside them (its route, its user, when it started) travels with it in a
+// RequestContext, never in thread-local state, so a handler may hand work to another thread.
 // Lifetime: start() binds and serves on its own threads; stop() (or the destructor) stops
 // accepting, lets running handlers finish and joins. Thread-safety: handlers run on up to
 // HttpServerOptions::threads threads at once; every collaborator must be thread-safe (JobService,
@@ -19,18 +21,19 @@
 // REQUIRES: the dependencies outlive the server.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "api/authenticator.h"
 #include "api/body_stream.h"
+#include "api/http_message.h"
 #include "api/log_source.h"
 #include "api/metrics.h"
 #include "api/server_config.h"
@@ -42,11 +45,6 @@
 #include "control/job_service.h"
 #include "pipeline/attempt_launcher.h"
 #include "store/job_store.h"
-
-namespace httplib {
-struct Request;
-struct Response;
-}  // namespace httplib
 
 namespace tuneplane::api {
 
@@ -91,8 +89,6 @@ struct ApiDependencies {
 };
 
 class HttpServerTransport;
-struct TransportRequest;
-struct TransportResponse;
 enum class TransportRefusal;
 
 class ApiServer {
@@ -132,28 +128,33 @@ class ApiServer {
 
   // How a route is guarded.
   enum class Access { kPublic, kUser, kAdmin };
-  using Handler =
-      std::function<void(const httplib::Request&, httplib::Response&, const Principal&)>;
+  using Handler = std::function<void(const HttpRequest&, HttpResponse&, const Principal&)>;
   // Registers the handler of one route of route_templates.h's table, by its template; the
   // router matches the table's pattern. Throws std::logic_error for a route not in the table.
   void get(std::string_view path, Access access, Handler handler);
   void post(std::string_view path, Access access, Handler handler);
   void add(std::string_view method, std::string_view path, Access access, Handler handler);
-  using Guarded = std::function<void(const httplib::Request&, httplib::Response&)>;
+  // What the access log and the metrics need of a request besides the request itself.
+  struct RequestContext {
+    std::chrono::steady_clock::time_point start{};  // when dispatch began; {} for a refusal
+    std::string_view route;  // the route's template (route_templates.h); empty until routed
+    std::string user;        // the authenticated user; "" when none
+  };
+  using Guarded = std::function<void(const HttpRequest&, HttpResponse&, RequestContext&)>;
   Guarded guard(std::string_view route, Access access, Handler handler);
   // On a worker thread: routes one request and answers it.
-  TransportResponse dispatch(TransportRequest& request);
+  HttpResponse dispatch(HttpRequest& request);
   // On an I/O thread: the JSON answer to what the transport refused.
-  TransportResponse refusal(TransportRefusal why, const TransportRequest& request);
-  void route(httplib::Request& req, httplib::Response& res);
+  HttpResponse refusal(TransportRefusal why, const HttpRequest& request);
+  void route(HttpRequest& req, HttpResponse& res, RequestContext& context);
   // `bytes`: the body's size (a streamed body's promised length).
-  void accessLog(const httplib::Request& req, const httplib::Response& res, std::uint64_t bytes);
+  void accessLog(const HttpRequest& req, const HttpResponse& res, const RequestContext& context,
+                 std::uint64_t bytes);
 
   struct Route {
-    std::string method;
-    std::regex pattern;
+    std::string_view method;
+    std::string_view path;  // the template (route_templates.h), matched by matchRoute
     Guarded run;
-    std::string_view path;  // the template (route_templates.h)
   };
 
   ApiDependencies deps_;
@@ -166,14 +167,14 @@ class ApiServer {
 };
 
 // Response helpers shared by the route files.
-void sendJson(httplib::Response& res, int status, const nlohmann::json& body);
+void sendJson(HttpResponse& res, int status, const nlohmann::json& body);
 // `json` is JSON text already (jobJsonText).
-void sendJsonText(httplib::Response& res, int status, std::string json);
-void sendErrors(httplib::Response& res, int status, const Errors& errors);
-void sendError(httplib::Response& res, int status, Error error);
+void sendJsonText(HttpResponse& res, int status, std::string json);
+void sendErrors(HttpResponse& res, int status, const Errors& errors);
+void sendError(HttpResponse& res, int status, Error error);
 // Answers `status` with a body of `length` bytes read from `stream` (body_stream.h) a chunk
 // at a time after the handler returns; the handler sets the other headers on `res`.
-void sendStream(httplib::Response& res, int status, std::uint64_t length,
+void sendStream(HttpResponse& res, int status, std::uint64_t length,
                 std::shared_ptr<BodyStream> stream);
 // The HTTP status for an error code from below (store.not_found → 404, …; else 500).
 int statusFor(const std::string& code);

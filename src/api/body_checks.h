@@ -2,8 +2,8 @@
 // instead of deep recursion in a parser: the content type, valid UTF-8 without NUL bytes,
 // and a bounded nesting depth (flow brackets outside quotes and comments, and block
 // indentation, where a line's leading "- ", "? " and ": " count as indentation). The size limit is
-// httplib's (413 before the body is read in full). YAML aliases need no check here: the spec reader
-// walks a fixed schema, so an alias bomb is never expanded. Pure functions.
+// the transport's (413 before the body is read in full). YAML aliases need no check here: the spec
+// reader walks a fixed schema, so an alias bomb is never expanded. Pure functions.
 #pragma once
 
 #include <string_view>

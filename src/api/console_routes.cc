@@ -5,8 +5,6 @@
 // the browser revalidates every time (no-cache) and gets 304 while the binary is the same.
 #include <algorithm>
 
-#include <httplib.h>
-
 #include "api/api_server.h"
 #include "api/console_assets.h"
 
@@ -27,19 +25,19 @@ bool matchesEtag(std::string_view header, std::string_view etag) {
   return false;
 }
 
-void sendAsset(const ConsoleAsset& asset, const httplib::Request& req, httplib::Response& res) {
-  res.set_header("Content-Security-Policy", std::string(kConsoleContentSecurityPolicy));
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_header("Referrer-Policy", "no-referrer");
-  res.set_header("Cross-Origin-Opener-Policy", "same-origin");
-  res.set_header("Cache-Control", "no-cache");
-  res.set_header("ETag", std::string(asset.etag));
-  if (matchesEtag(req.get_header_value("If-None-Match"), asset.etag)) {
+void sendAsset(const ConsoleAsset& asset, const HttpRequest& req, HttpResponse& res) {
+  res.setHeader("Content-Security-Policy", std::string(kConsoleContentSecurityPolicy));
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Referrer-Policy", "no-referrer");
+  res.setHeader("Cross-Origin-Opener-Policy", "same-origin");
+  res.setHeader("Cache-Control", "no-cache");
+  res.setHeader("ETag", std::string(asset.etag));
+  if (matchesEtag(req.header("If-None-Match"), asset.etag)) {
     res.status = 304;
     return;
   }
   res.status = 200;
-  res.set_content(asset.body.data(), asset.body.size(), std::string(asset.content_type).c_str());
+  res.setBody(std::string(asset.body), asset.content_type);
 }
 
 }  // namespace
@@ -53,23 +51,22 @@ const ConsoleAsset* findConsoleAsset(std::string_view path) {
 }
 
 void ApiServer::installConsoleRoutes() {
-  auto serve = [](std::string_view path, const httplib::Request& req, httplib::Response& res) {
+  auto serve = [](std::string_view path, const HttpRequest& req, HttpResponse& res) {
     // Only names in the embedded table exist: "..", "//" or an encoded path matches nothing.
     const ConsoleAsset* asset = findConsoleAsset(path);
     if (asset == nullptr) return sendError(res, 404, {"api.not_found", "path", "no such page"});
     sendAsset(*asset, req, res);
   };
-  get("/", Access::kPublic,
-      [serve](const httplib::Request& req, httplib::Response& res, const Principal&) {
-        serve("index.html", req, res);
-      });
+  get("/", Access::kPublic, [serve](const HttpRequest& req, HttpResponse& res, const Principal&) {
+    serve("index.html", req, res);
+  });
   get("/ui/", Access::kPublic,
-      [serve](const httplib::Request& req, httplib::Response& res, const Principal&) {
+      [serve](const HttpRequest& req, HttpResponse& res, const Principal&) {
         serve("index.html", req, res);
       });
   get("/ui/{path}", Access::kPublic,
-      [serve](const httplib::Request& req, httplib::Response& res, const Principal&) {
-        serve(req.matches[1].str(), req, res);
+      [serve](const HttpRequest& req, HttpResponse& res, const Principal&) {
+        serve(req.path_params[0], req, res);
       });
 }
 

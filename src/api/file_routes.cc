@@ -5,8 +5,6 @@
 // what it returns, and at most listingCapacity(server.threads) listings run at once
 // (listing_gate.h); a download is streamed a chunk at a time (body_stream.h), so memory does
 // not grow with the file.
-#include <httplib.h>
-
 #include <fmt/format.h>
 
 #include "api/api_server.h"
@@ -20,8 +18,6 @@
 namespace tuneplane::api {
 namespace {
 
-using httplib::Request;
-using httplib::Response;
 using nlohmann::json;
 
 // The rest of one open file, from `offset`, `remaining` bytes: a download's body.
@@ -56,15 +52,15 @@ class FileRoutes {
       : deps_(deps), listings_(listing_capacity) {}
 
   // GET /v1/jobs/{id}/files: one page of a directory of an area, and the job's areas.
-  void list(const Request& req, Response& res, const Principal& who) {
-    auto view = visibleJob(deps_.jobs, req.matches[1], who, res);
+  void list(const HttpRequest& req, HttpResponse& res, const Principal& who) {
+    auto view = visibleJob(deps_.jobs, req.path_params[0], who, res);
     if (!view) return;
     auto query = parseFilesQuery(req.params, FilesRoute::kList);
     if (!query) return sendErrors(res, query.error().status, query.error().errors);
     // Before any filesystem work: a listing over the gate's capacity would hold a worker.
     auto slot = listings_.tryEnter();
     if (!slot) {
-      res.set_header("Retry-After", "1");
+      res.setHeader("Retry-After", "1");
       return sendError(res, 503,
                        {codes::kFilesBusy, "",
                         fmt::format("{} listings of job outputs are under way, as many as run at "
@@ -116,8 +112,8 @@ class FileRoutes {
   }
 
   // GET /v1/jobs/{id}/files/content: one file, whole (200) or one byte range (206).
-  void content(const Request& req, Response& res, const Principal& who) const {
-    auto view = visibleJob(deps_.jobs, req.matches[1], who, res);
+  void content(const HttpRequest& req, HttpResponse& res, const Principal& who) const {
+    auto view = visibleJob(deps_.jobs, req.path_params[0], who, res);
     if (!view) return;
     auto query = parseFilesQuery(req.params, FilesRoute::kContent);
     if (!query) return sendErrors(res, query.error().status, query.error().errors);
@@ -127,15 +123,15 @@ class FileRoutes {
     if (!file) return sendError(res, statusFor(file.error().code), file.error());
     const uint64_t size = file->size;
     const std::string last_modified = httpDate(file->modified_ms);
-    res.set_header("ETag", file->etag);
-    res.set_header("Last-Modified", last_modified);
-    res.set_header("Accept-Ranges", "bytes");
+    res.setHeader("ETag", file->etag);
+    res.setHeader("Last-Modified", last_modified);
+    res.setHeader("Accept-Ranges", "bytes");
     ByteRange range;
-    if (ifRangeHolds(req.get_header_value("If-Range"), file->etag)) {
-      range = parseByteRange(req.get_header_value("Range"), size);
+    if (ifRangeHolds(req.header("If-Range"), file->etag)) {
+      range = parseByteRange(req.header("Range"), size);
     }
     if (range.kind == RangeKind::kUnsatisfiable) {
-      res.set_header("Content-Range", fmt::format("bytes */{}", size));
+      res.setHeader("Content-Range", fmt::format("bytes */{}", size));
       return sendError(res, 416,
                        {"files.range_not_satisfiable", "Range",
                         fmt::format("the range starts at or beyond the end of the file ({} "
@@ -143,9 +139,9 @@ class FileRoutes {
                                     size)});
     }
     // A download is never rendered: saved as a file, its type never guessed.
-    res.set_header("Content-Type", "application/octet-stream");
-    res.set_header("Content-Disposition", contentDisposition(file->name));
-    res.set_header("Content-Security-Policy", "default-src 'none'; sandbox");
+    res.setHeader("Content-Type", "application/octet-stream");
+    res.setHeader("Content-Disposition", contentDisposition(file->name));
+    res.setHeader("Content-Security-Policy", "default-src 'none'; sandbox");
     uint64_t first = 0;
     uint64_t length = size;
     int status = 200;
@@ -153,7 +149,7 @@ class FileRoutes {
       first = range.first;
       length = range.last - range.first + 1;
       status = 206;
-      res.set_header("Content-Range", fmt::format("bytes {}-{}/{}", range.first, range.last, size));
+      res.setHeader("Content-Range", fmt::format("bytes {}-{}/{}", range.first, range.last, size));
     }
     sendStream(res, status, length,
                std::make_shared<FileBodyStream>(std::move(*file), first, length));
@@ -167,7 +163,7 @@ class FileRoutes {
 
   // Where the query's area is, or the 404 that says why there is none.
   std::optional<Located> locate(const store::JobView& view, const FilesQuery& query,
-                                Response& res) const {
+                                HttpResponse& res) const {
     if (view.attempts.empty()) {
       sendError(res, 404, {"api.not_found", "attempt", "the job has no attempt yet, so no files"});
       return std::nullopt;
@@ -202,11 +198,11 @@ class FileRoutes {
 void ApiServer::installFileRoutes() {
   auto routes = std::make_shared<FileRoutes>(deps_, listingCapacity(options_.threads));
   get("/v1/jobs/{id}/files", Access::kUser,
-      [routes](const Request& req, Response& res, const Principal& who) {
+      [routes](const HttpRequest& req, HttpResponse& res, const Principal& who) {
         routes->list(req, res, who);
       });
   get("/v1/jobs/{id}/files/content", Access::kUser,
-      [routes](const Request& req, Response& res, const Principal& who) {
+      [routes](const HttpRequest& req, HttpResponse& res, const Principal& who) {
         routes->content(req, res, who);
       });
 }

@@ -141,7 +141,7 @@ Result<std::shared_ptr<ssl::context>> loadTlsContext(const TlsFiles& files) {
   return context;
 }
 
-std::string serialize(const TransportResponse& answer) {
+std::string serialize(const HttpResponse& answer) {
   http::response<http::string_body> res{static_cast<http::status>(answer.status), 11};
   for (const auto& [name, value] : answer.headers) res.insert(name, value);
   res.body() = answer.body;
@@ -235,14 +235,14 @@ class HttpServerTransport::Impl {
   const HttpServerOptions& options() const { return options_; }
   transport_detail::ConnectionLimits& limits() { return limits_; }
   net::thread_pool& workers() { return workers_; }
-  TransportResponse handle(TransportRequest& request) {
+  HttpResponse handle(HttpRequest& request) {
     try {
       return handler_(request);
     } catch (const std::exception&) {
       return refusal_(TransportRefusal::kBadRequest, request);
     }
   }
-  TransportResponse refuse(TransportRefusal why, const TransportRequest& request) {
+  HttpResponse refuse(TransportRefusal why, const HttpRequest& request) {
     return refusal_(why, request);
   }
 
@@ -424,21 +424,21 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     if (ec) return close();  // the client left, or the deadline passed: no one to answer
 
     auto& req = parser_->get();
-    auto request = std::make_shared<TransportRequest>(partialRequest());
+    auto request = std::make_shared<HttpRequest>(partialRequest());
     request->body = std::move(req.body());
     const bool keep_alive = req.keep_alive();
     parser_.reset();
     // The handler may block (fsync, doctor's checks): never on an I/O thread.
     net::post(transport_.workers(), [self = this->shared_from_this(), request, keep_alive] {
-      auto answer = std::make_shared<TransportResponse>(self->transport_.handle(*request));
+      auto answer = std::make_shared<HttpResponse>(self->transport_.handle(*request));
       net::dispatch(self->stream_.get_executor(),
                     [self, answer, keep_alive] { self->write(std::move(*answer), keep_alive); });
     });
   }
 
   // What the parser has of the request (its headers once they are complete).
-  TransportRequest partialRequest() const {
-    TransportRequest request;
+  HttpRequest partialRequest() const {
+    HttpRequest request;
     request.remote_addr = client_.empty() ? address_ : client_;
     request.remote_port = client_.empty() ? port_ : 0;
     if (proxy_) request.proxy_addr = address_;
@@ -447,7 +447,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     request.method = std::string(req.method_string());
     request.target = std::string(req.target());
     for (const auto& field : req) {
-      request.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+      request.headers.emplace(std::string(field.name_string()), std::string(field.value()));
     }
     return request;
   }
@@ -456,7 +456,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     write(transport_.refuse(why, partialRequest()), /*keep_alive=*/false);
   }
 
-  void write(TransportResponse answer, bool keep_alive) {
+  void write(HttpResponse answer, bool keep_alive) {
     if (answer.stream && !answer.head) return writeStreamed(std::move(answer), keep_alive);
     response_ = {static_cast<http::status>(answer.status), 11};
     for (auto& [name, value] : answer.headers) response_.insert(name, value);
@@ -482,7 +482,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   // A streamed answer (body_stream.h): the header, then one chunk at a time — read on the
   // worker pool (a slow filesystem blocks no I/O thread), written here under its own
   // deadline — so the connection holds one chunk buffer, never the body.
-  void writeStreamed(TransportResponse answer, bool keep_alive) {
+  void writeStreamed(HttpResponse answer, bool keep_alive) {
     streamed_header_ = {static_cast<http::status>(answer.status), 11};
     for (auto& [name, value] : answer.headers) streamed_header_.insert(name, value);
     streamed_header_.keep_alive(keep_alive);
@@ -621,7 +621,7 @@ void HttpServerTransport::Impl::refuseConnection(tcp::socket socket) {
     tcp::socket socket;
     std::string text;
   };
-  TransportRequest none;
+  HttpRequest none;
   auto refused = std::make_shared<Refused>(
       Refused{std::move(socket), serialize(refuse(TransportRefusal::kOverloaded, none))});
   net::async_write(refused->socket, net::buffer(refused->text),

@@ -17,7 +17,7 @@
 // client costs a socket and a small buffer, never a thread. A request without
 // Content-Length and Transfer-Encoding has an empty body (RFC 9112 §6.3).
 // Behind a reverse proxy (HttpServerOptions::trusted_proxies) the per-client cap and
-// TransportRequest::remote_addr follow the client X-Forwarded-For names (network_ranges.h).
+// HttpRequest::remote_addr follow the client X-Forwarded-For names (network_ranges.h).
 // Thread-safety: start/stop/reloadTls from one thread; the handler runs on many at once.
 #pragma once
 
@@ -32,34 +32,11 @@
 #include <vector>
 
 #include "api/body_stream.h"
+#include "api/http_message.h"
 #include "api/server_config.h"
 #include "common/result.h"
 
 namespace tuneplane::api {
-
-using HeaderList = std::vector<std::pair<std::string, std::string>>;
-
-struct TransportRequest {
-  std::string method;  // as sent
-  std::string target;  // path and query, as sent
-  HeaderList headers;  // in the order sent, names as sent
-  std::string body;
-  std::string remote_addr;  // the client: the peer, or behind a trusted proxy the address
-                            // its X-Forwarded-For names (network_ranges.h)
-  int remote_port = 0;      // the peer's port; 0 when remote_addr is a forwarded client
-  std::string proxy_addr;   // the peer when it is a trusted proxy; "" otherwise
-};
-
-struct TransportResponse {
-  int status = 200;
-  HeaderList headers;  // Content-Length and Connection are the transport's
-  std::string body;
-  bool head = false;  // an answer to HEAD: Content-Length of `body`, no body bytes
-  // When set, the body is `stream_length` bytes read from `stream`, not `body` (a HEAD
-  // answer gets the Content-Length alone).
-  std::shared_ptr<BodyStream> stream;
-  std::uint64_t stream_length = 0;
-};
 
 // What the transport refused before a handler saw the request.
 enum class TransportRefusal {
@@ -73,11 +50,10 @@ enum class TransportRefusal {
 class HttpServerTransport {
  public:
   // Runs on a worker thread for every complete request.
-  using Handler = std::function<TransportResponse(TransportRequest&)>;
+  using Handler = std::function<HttpResponse(HttpRequest&)>;
   // The answer for a refusal (runs on an I/O thread: must not block). `request` holds what
   // was read of the request line and headers (may be empty).
-  using RefusalHandler =
-      std::function<TransportResponse(TransportRefusal, const TransportRequest& request)>;
+  using RefusalHandler = std::function<HttpResponse(TransportRefusal, const HttpRequest& request)>;
 
   // Binds, loads the certificate (when TLS) and starts the threads. Errors: "api.listen",
   // "api.tls" (the certificate or key cannot be loaded; names the setting, not the path).

@@ -1,15 +1,13 @@
 // See job_lookup.h.
 #include "api/job_lookup.h"
 
-#include <httplib.h>
-
 #include "api/api_server.h"
 #include "launch/attempt_identity.h"
 
 namespace tuneplane::api {
 
 std::optional<store::JobView> visibleJob(control::JobService& jobs, const std::string& id,
-                                         const Principal& who, httplib::Response& res) {
+                                         const Principal& who, HttpResponse& res) {
   const auto not_found = [&id] { return Error{"api.not_found", "id", "no job '" + id + "'"}; };
   if (!launch::isValidJobId(id)) {
     sendError(res, 404, not_found());

@@ -7,18 +7,15 @@
 #include <string>
 
 #include "api/authenticator.h"
+#include "api/http_message.h"
 #include "control/job_service.h"
 #include "store/job_store.h"
-
-namespace httplib {
-struct Response;
-}  // namespace httplib
 
 namespace tuneplane::api {
 
 // The job `id` if `who` may see it; otherwise answers 404 (or the store's 500) on `res` and
 // returns nullopt.
 std::optional<store::JobView> visibleJob(control::JobService& jobs, const std::string& id,
-                                         const Principal& who, httplib::Response& res);
+                                         const Principal& who, HttpResponse& res);
 
 }  // namespace tuneplane::api

@@ -9,7 +9,7 @@ bool has(const QueryParams& params, const std::string& key) {
   return params.find(key) != params.end();
 }
 
-// The first value of `key`, "" when absent (httplib's get_param_value).
+// The first value of `key`, "" when absent.
 std::string value(const QueryParams& params, const std::string& key) {
   const auto it = params.find(key);
   return it == params.end() ? std::string() : it->second;

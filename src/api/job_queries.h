@@ -1,7 +1,7 @@
 // The query strings of the /v1/jobs routes, parsed as pure functions of the decoded
 // parameters and the caller: what the handlers (job_routes.cc) hand to the store and the
 // log reader, or the answer that refuses the request. A parameter given twice counts by its
-// first value, as cpp-httplib's get_param_value reads it.
+// first value.
 #pragma once
 
 #include <map>
@@ -11,13 +11,12 @@
 #include <tl/expected.hpp>
 
 #include "api/authenticator.h"
+#include "api/http_message.h"
 #include "attempt/log_tail.h"
 #include "common/result.h"
 #include "store/job_store.h"
 
 namespace tuneplane::api {
-
-using QueryParams = std::multimap<std::string, std::string>;  // httplib::Params
 
 // A request refused before it reaches the store: the status and the errors to answer.
 struct Refusal {

@@ -3,8 +3,6 @@
 // user's job ids. Query strings are parsed by job_queries.h's pure functions.
 #include <algorithm>
 
-#include <httplib.h>
-
 #include "api/api_server.h"
 #include "api/body_checks.h"
 #include "api/job_charge.h"
@@ -24,8 +22,6 @@
 namespace tuneplane::api {
 namespace {
 
-using httplib::Request;
-using httplib::Response;
 using nlohmann::json;
 
 Error notFound(const std::string& field, const std::string& message) {
@@ -69,16 +65,16 @@ class JobRoutes {
   // With an Idempotency-Key (job_service.h): the key's first job again (200, Location,
   // Idempotent-Replayed: true), or 409 when the key came with another body; a malformed key
   // is 400 before anything else is read.
-  void submit(const Request& req, Response& res, const Principal& who) const {
+  void submit(const HttpRequest& req, HttpResponse& res, const Principal& who) const {
     std::optional<control::JobService::SubmitKey> key;
-    if (req.has_header(kIdempotencyKeyHeader)) {
-      if (req.get_header_value_count(kIdempotencyKeyHeader) > 1) {
+    if (req.hasHeader(kIdempotencyKeyHeader)) {
+      if (req.headerCount(kIdempotencyKeyHeader) > 1) {
         return sendError(
             res, 400,
             {"api.invalid_idempotency_key", kIdempotencyKeyHeader,
              std::string("send one ") + kIdempotencyKeyHeader + " header, not several"});
       }
-      const std::string value = req.get_header_value(kIdempotencyKeyHeader);
+      const std::string value = req.header(kIdempotencyKeyHeader);
       if (auto valid = checkIdempotencyKey(value); !valid) {
         return sendError(res, 400, valid.error());
       }
@@ -96,13 +92,13 @@ class JobRoutes {
     auto done = deps_.jobs.submit(*charged, who.user, who.unix_user, *key);
     if (!done) return sendErrors(res, submitStatus(done.error()), done.error());
     if (!done->replayed) return created(done->view, res);
-    res.set_header("Location", "/v1/jobs/" + done->view.job.id);
-    res.set_header(kIdempotentReplayedHeader, "true");
+    res.setHeader("Location", "/v1/jobs/" + done->view.job.id);
+    res.setHeader(kIdempotentReplayedHeader, "true");
     sendJsonText(res, 200, jobText(done->view));
   }
 
   // GET /v1/jobs: one page of the jobs the caller may see, each with its current attempt.
-  void list(const Request& req, Response& res, const Principal& who) const {
+  void list(const HttpRequest& req, HttpResponse& res, const Principal& who) const {
     auto query = parseJobListQuery(req.params, who);
     if (!query) return sendErrors(res, query.error().status, query.error().errors);
     auto page = deps_.jobs.list(*query);
@@ -126,16 +122,16 @@ class JobRoutes {
   }
 
   // GET /v1/jobs/{id}
-  void get(const Request& req, Response& res, const Principal& who) const {
-    if (auto view = visibleJob(req.matches[1], who, res)) {
+  void get(const HttpRequest& req, HttpResponse& res, const Principal& who) const {
+    if (auto view = visibleJob(req.path_params[0], who, res)) {
       sendJsonText(res, 200, jobText(*view));
     }
   }
 
   // GET /v1/jobs/{id}/events
-  void events(const Request& req, Response& res, const Principal& who) const {
-    if (!visibleJob(req.matches[1], who, res)) return;
-    auto events = deps_.jobs.events(req.matches[1]);
+  void events(const HttpRequest& req, HttpResponse& res, const Principal& who) const {
+    if (!visibleJob(req.path_params[0], who, res)) return;
+    auto events = deps_.jobs.events(req.path_params[0]);
     if (!events) return sendError(res, statusFor(events.error().code), events.error());
     json items = json::array();
     for (const auto& e : *events) items.push_back(eventJson(e));
@@ -143,8 +139,8 @@ class JobRoutes {
   }
 
   // POST /v1/jobs/{id}/cancel: 202 with the job as it is now; the loop acts on it at once.
-  void cancel(const Request& req, Response& res, const Principal& who) const {
-    auto view = visibleJob(req.matches[1], who, res);
+  void cancel(const HttpRequest& req, HttpResponse& res, const Principal& who) const {
+    auto view = visibleJob(req.path_params[0], who, res);
     if (!view) return;
     if (auto done = deps_.jobs.cancel(view->job.id, who.user); !done) {
       return sendError(res, statusFor(done.error().code), done.error());
@@ -154,13 +150,12 @@ class JobRoutes {
   }
 
   // POST /v1/jobs/{id}/attempts/{n}/abandon (admin), body {"reason": "…"}.
-  void abandon(const Request& req, Response& res, const Principal& who) const {
-    auto view = visibleJob(req.matches[1], who, res);
+  void abandon(const HttpRequest& req, HttpResponse& res, const Principal& who) const {
+    auto view = visibleJob(req.path_params[0], who, res);
     if (!view) return;
-    const auto attempt = parseBoundedInt(req.matches[2], 1, 1'000'000);
+    const auto attempt = parseBoundedInt(req.path_params[1], 1, 1'000'000);
     if (!attempt) return sendError(res, 404, notFound("attempt", "no such attempt"));
-    if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kJson);
-        !type) {
+    if (auto type = checkContentType(req.header("Content-Type"), BodyKind::kJson); !type) {
       return sendError(res, 415, type.error());
     }
     if (auto body = checkBodyText(req.body); !body) return sendError(res, 400, body.error());
@@ -178,8 +173,8 @@ class JobRoutes {
   }
 
   // GET /v1/jobs/{id}/logs: the tail of one component's log of one attempt.
-  void logs(const Request& req, Response& res, const Principal& who) const {
-    auto view = visibleJob(req.matches[1], who, res);
+  void logs(const HttpRequest& req, HttpResponse& res, const Principal& who) const {
+    auto view = visibleJob(req.path_params[0], who, res);
     if (!view) return;
     auto query = parseLogQuery(req.params);
     if (!query) return sendErrors(res, query.error().status, query.error().errors);
@@ -245,19 +240,19 @@ class JobRoutes {
   }
 
   std::optional<store::JobView> visibleJob(const std::string& id, const Principal& who,
-                                           Response& res) const {
+                                           HttpResponse& res) const {
     return api::visibleJob(deps_.jobs, id, who, res);
   }
 
   // Answers 201 with the job just accepted, and wakes the control loop to stage it.
-  void created(const store::JobView& view, Response& res) const {
+  void created(const store::JobView& view, HttpResponse& res) const {
     if (deps_.job_submitted) deps_.job_submitted();
-    res.set_header("Location", "/v1/jobs/" + view.job.id);
+    res.setHeader("Location", "/v1/jobs/" + view.job.id);
     sendJsonText(res, 201, jobJsonText(view, charge(view.job.spec)));
   }
 
   // Answers 202 with the job as it is now.
-  void acceptedJob(const std::string& id, Response& res) const {
+  void acceptedJob(const std::string& id, HttpResponse& res) const {
     auto view = deps_.jobs.get(id);
     if (!view || !*view) {
       return sendError(res, 500, {"api.internal", "id", "the job could not be read back"});
@@ -284,9 +279,9 @@ class JobRoutes {
 
 void ApiServer::installJobRoutes() {
   auto routes = std::make_shared<const JobRoutes>(deps_);
-  const auto bind = [routes](void (JobRoutes::*handler)(const Request&, Response&, const Principal&)
-                                 const) {
-    return [routes, handler](const Request& req, Response& res, const Principal& who) {
+  const auto bind = [routes](void (JobRoutes::*handler)(const HttpRequest&, HttpResponse&,
+                                                        const Principal&) const) {
+    return [routes, handler](const HttpRequest& req, HttpResponse& res, const Principal& who) {
       ((*routes).*handler)(req, res, who);
     };
   };

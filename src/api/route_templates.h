@@ -1,9 +1,9 @@
-// The routes of the API server, in one table: every (method, path template) pair it answers
-// and the pattern its router matches for it. The route files (job_routes.cc, file_routes.cc,
-// system_routes.cc, console_routes.cc) register their handlers by (method, template), and
-// ApiServer::start refuses a registration that is not in the table and a table entry that
-// has no handler, so the table is what the server serves. It is also the fixed set of the
-// `route` label of /metrics, besides "unmatched" (no route matched) and "other" (anything
+// The routes of the API server, in one table: every (method, path template) pair it answers;
+// the router matches a request's path against the template itself (matchRoute). The route files
+// (job_routes.cc, file_routes.cc, system_routes.cc, console_routes.cc) register their handlers by
+// (method, template), and ApiServer::start refuses a registration that is not in the table and a
+// table entry that has no handler, so the table is what the server serves. It is also the fixed set
+// of the `route` label of /metrics, besides "unmatched" (no route matched) and "other" (anything
 // else handed in): a label's values must come from a fixed set, or every new string a
 // client sends makes a new series (issue 16). ApiFixture's TearDown fails any route test
 // whose requests were counted as "other".
@@ -12,41 +12,42 @@
 #include <array>
 #include <cstddef>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace tuneplane::api {
 
 struct RouteTemplate {
-  std::string_view method;   // "GET" or "POST"
-  std::string_view path;     // the template: "/v1/jobs/{id}"; the /metrics route label
-  std::string_view pattern;  // the router's regular expression (ECMAScript, whole path)
+  std::string_view method;  // "GET" or "POST"
+  std::string_view path;    // the template: "/v1/jobs/{id}"; the /metrics route label
 };
 
 inline constexpr std::array<RouteTemplate, 24> kRouteTable = {{
-    {"POST", "/v1/jobs", "/v1/jobs"},
-    {"POST", "/v1/workdirs", "/v1/workdirs"},
-    {"GET", "/v1/jobs", "/v1/jobs"},
-    {"GET", "/v1/jobs/{id}", R"(/v1/jobs/([^/]+))"},
-    {"GET", "/v1/jobs/{id}/events", R"(/v1/jobs/([^/]+)/events)"},
-    {"POST", "/v1/jobs/{id}/cancel", R"(/v1/jobs/([^/]+)/cancel)"},
-    {"POST", "/v1/jobs/{id}/attempts/{n}/abandon", R"(/v1/jobs/([^/]+)/attempts/([0-9]+)/abandon)"},
-    {"GET", "/v1/jobs/{id}/logs", R"(/v1/jobs/([^/]+)/logs)"},
-    {"GET", "/v1/jobs/{id}/files", R"(/v1/jobs/([^/]+)/files)"},
-    {"GET", "/v1/jobs/{id}/files/content", R"(/v1/jobs/([^/]+)/files/content)"},
-    {"POST", "/v1/validate", "/v1/validate"},
-    {"POST", "/v1/playgrounds", "/v1/playgrounds"},
-    {"POST", "/v1/deployments", "/v1/deployments"},
-    {"GET", "/v1/capabilities", "/v1/capabilities"},
-    {"GET", "/v1/doctor", "/v1/doctor"},
-    {"GET", "/v1/whoami", "/v1/whoami"},
-    {"GET", "/v1/usage", "/v1/usage"},
-    {"GET", "/v1/openapi.json", "/v1/openapi.json"},
-    {"GET", "/healthz", "/healthz"},
-    {"GET", "/readyz", "/readyz"},
-    {"GET", "/metrics", "/metrics"},
-    {"GET", "/", "/"},
-    {"GET", "/ui/", "/ui/"},
-    {"GET", "/ui/{path}", R"(/ui/(.+))"},
+    {"POST", "/v1/jobs"},
+    {"POST", "/v1/workdirs"},
+    {"GET", "/v1/jobs"},
+    {"GET", "/v1/jobs/{id}"},
+    {"GET", "/v1/jobs/{id}/events"},
+    {"POST", "/v1/jobs/{id}/cancel"},
+    {"POST", "/v1/jobs/{id}/attempts/{n}/abandon"},
+    {"GET", "/v1/jobs/{id}/logs"},
+    {"GET", "/v1/jobs/{id}/files"},
+    {"GET", "/v1/jobs/{id}/files/content"},
+    {"POST", "/v1/validate"},
+    {"POST", "/v1/playgrounds"},
+    {"POST", "/v1/deployments"},
+    {"GET", "/v1/capabilities"},
+    {"GET", "/v1/doctor"},
+    {"GET", "/v1/whoami"},
+    {"GET", "/v1/usage"},
+    {"GET", "/v1/openapi.json"},
+    {"GET", "/healthz"},
+    {"GET", "/readyz"},
+    {"GET", "/metrics"},
+    {"GET", "/"},
+    {"GET", "/ui/"},
+    {"GET", "/ui/{path}"},
 }};
 
 // Every route of the server (kRouteTable), for whoever enumerates the API.
@@ -61,6 +62,14 @@ constexpr const RouteTemplate* findRoute(std::string_view method, std::string_vi
   }
   return nullptr;
 }
+
+// Whether the decoded request path `path` fits the template `route`: its literal characters
+// are equal; "{path}", the template's last part, stands for the rest of the path (one
+// character or more, '/' included); "{n}" for one segment of digits; any other "{…}" for one
+// segment (one character or more, no '/'). The parts that fit each "{…}", in order, go to
+// `captures` (cleared first). No regular expression: a request is matched in one pass per
+// route, with no allocation but the captures.
+bool matchRoute(std::string_view route, std::string_view path, std::vector<std::string>& captures);
 
 namespace detail {
 constexpr std::size_t countDistinctPaths() {

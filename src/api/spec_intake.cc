@@ -34,10 +34,9 @@ tl::unexpected<IntakeRefusal> refuse(int status, Errors errors) {
 
 }  // namespace
 
-tl::expected<std::string, IntakeRefusal> takeInSpec(const httplib::Request& req,
-                                                    const Principal& who,
+tl::expected<std::string, IntakeRefusal> takeInSpec(const HttpRequest& req, const Principal& who,
                                                     const std::string& staging_root) {
-  if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kSpec); !type) {
+  if (auto type = checkContentType(req.header("Content-Type"), BodyKind::kSpec); !type) {
     return refuse(415, {type.error()});
   }
   if (auto body = checkBodyText(req.body); !body) return refuse(400, {body.error()});

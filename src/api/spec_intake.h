@@ -10,9 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include <httplib.h>
-
 #include "api/authenticator.h"
+#include "api/http_message.h"
 #include "common/result.h"
 
 namespace tuneplane::api {
@@ -24,8 +23,7 @@ struct IntakeRefusal {
 };
 
 // The charged spec text, or the refusal. `staging_root`: the site's, where uploads live.
-tl::expected<std::string, IntakeRefusal> takeInSpec(const httplib::Request& req,
-                                                    const Principal& who,
+tl::expected<std::string, IntakeRefusal> takeInSpec(const HttpRequest& req, const Principal& who,
                                                     const std::string& staging_root);
 
 }  // namespace tuneplane::api

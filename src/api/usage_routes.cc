@@ -3,8 +3,6 @@
 // their own. A server without a usage service (ApiDependencies::usage unset), or a site whose
 // slurmrestd has no /slurmdb/ routes, answers 501 usage.accounting_unavailable: never a figure
 // that slurmdbd did not give.
-#include <httplib.h>
-
 #include "api/api_server.h"
 #include "api/usage_service.h"
 
@@ -12,7 +10,7 @@ namespace tuneplane::api {
 
 void ApiServer::installUsageRoutes() {
   get("/v1/usage", Access::kUser,
-      [this](const httplib::Request& req, httplib::Response& res, const Principal& who) {
+      [this](const HttpRequest& req, HttpResponse& res, const Principal& who) {
         auto request = parseUsageQuery(req.params);
         if (!request) return sendErrors(res, 400, request.error());
         if (!deps_.usage) {
@@ -23,7 +21,7 @@ void ApiServer::installUsageRoutes() {
         auto report = deps_.usage->report(*request, who);
         if (!report) {
           const int status = UsageService::statusFor(report.error());
-          if (status == 429) res.set_header("Retry-After", "5");
+          if (status == 429) res.setHeader("Retry-After", "5");
           return sendError(res, status, report.error());
         }
         sendJson(res, 200, usageReportJson(*report));

@@ -7,8 +7,6 @@
 // idempotent by construction (its name is its content's hash: the same folder sent twice is
 // stored once, 201 then 200), bounded by its own limits, and a retried submit re-sends 90
 // bytes of spec, not the folder.
-#include <httplib.h>
-
 #include "api/api_server.h"
 #include "api/body_checks.h"
 #include "common/workdir_tree.h"
@@ -19,8 +17,6 @@
 namespace tuneplane::api {
 namespace {
 
-using httplib::Request;
-using httplib::Response;
 using nlohmann::json;
 
 // The status of a refused folder: its size and count 413, an archive that cannot be read 400,
@@ -44,9 +40,8 @@ json uploadJson(const staging::StoredWorkdir& stored, const workdir::Tree& tree)
 
 void ApiServer::installWorkdirRoutes() {
   post(kWorkdirUploadPath, Access::kUser,
-       [this](const Request& req, Response& res, const Principal& who) {
-         if (auto type = checkContentType(req.get_header_value("Content-Type"), BodyKind::kTar);
-             !type) {
+       [this](const HttpRequest& req, HttpResponse& res, const Principal& who) {
+         if (auto type = checkContentType(req.header("Content-Type"), BodyKind::kTar); !type) {
            return sendError(res, 415, type.error());
          }
          auto tree = workdir::parseWorkdirTar(req.body, options_.workdir);

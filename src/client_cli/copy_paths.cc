@@ -66,30 +66,6 @@ bool isSafeEntryName(std::string_view name) {
          name.find('\0') == std::string_view::npos;
 }
 
-std::optional<std::string> percentDecode(std::string_view text) {
-  const auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] != '%') {
-      out += text[i];
-      continue;
-    }
-    if (i + 2 >= text.size()) return std::nullopt;  // two hex digits must follow
-    const int high = hex(text[i + 1]);
-    const int low = hex(text[i + 2]);
-    if (high < 0 || low < 0) return std::nullopt;
-    out += static_cast<char>(high * 16 + low);
-    i += 2;
-  }
-  return out;
-}
-
 std::string localTarget(const std::string& destination, bool destination_is_directory,
                         const std::string& base_name) {
   if (!destination_is_directory || base_name.empty()) return destination;

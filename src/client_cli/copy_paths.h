@@ -32,10 +32,6 @@ std::string sourceBaseName(const CopySource& source);
 // "..", no '/' and no NUL. Any other bytes are fine (Linux names are bytes).
 bool isSafeEntryName(std::string_view name);
 
-// The bytes a listing's `path_encoded` stands for (RFC 3986 percent-encoding: "%FF" is the
-// byte 0xFF, '+' is itself); nullopt when a '%' is not followed by two hex digits.
-std::optional<std::string> percentDecode(std::string_view text);
-
 // The local path a copy writes, as cp does: into `destination` when it is an existing
 // directory (as `base_name` inside it; an area's root, whose base name is "", goes into it
 // directly), else `destination` itself.

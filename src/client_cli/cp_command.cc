@@ -35,6 +35,7 @@
 
 #include "client_cli/copy_paths.h"
 #include "client_cli/exit_codes.h"
+#include "common/percent_encoding.h"
 #include "client_cli/progress_bar.h"
 #include "client_cli/server_commands.h"
 #include "common/human.h"

@@ -13,6 +13,7 @@
 #include "client_cli/copy_paths.h"
 #include "client_cli/exit_codes.h"
 #include "client_cli/json_members.h"
+#include "common/percent_encoding.h"
 #include "client_cli/server_commands.h"
 #include "client_cli/table.h"
 #include "common/human.h"

@@ -22,4 +22,28 @@ std::string percentEncode(std::string_view text, bool keep_slash) {
   return out;
 }
 
+std::optional<std::string> percentDecode(std::string_view text, bool plus_is_space) {
+  const auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '%') {
+      out += plus_is_space && text[i] == '+' ? ' ' : text[i];
+      continue;
+    }
+    if (i + 2 >= text.size()) return std::nullopt;  // two hex digits must follow
+    const int high = hex(text[i + 1]);
+    const int low = hex(text[i + 2]);
+    if (high < 0 || low < 0) return std::nullopt;
+    out += static_cast<char>(high * 16 + low);
+    i += 2;
+  }
+  return out;
+}
+
 }  // namespace tuneplane

@@ -2,7 +2,7 @@
 // per-client cap counts the client X-Forwarded-For names, not the proxy, so one client
 // holding its share cannot starve another behind the same proxy; a peer that is not a
 // trusted proxy is counted as itself whatever header it sends; the access log names the
-// client and the proxy. Every wait is bounded (kAnswerLimit).
+// client and the proxy. Every wait is bounded (kProxiedAnswerLimit).
 #include <filesystem>
 #include <memory>
 #include <thread>
@@ -22,7 +22,7 @@ namespace {
 using namespace std::chrono_literals;
 using test::RawHttpConnection;
 
-constexpr auto kAnswerLimit = 10s;
+constexpr auto kProxiedAnswerLimit = 10s;
 constexpr int kPerClient = 4;
 constexpr const char* kProxy = "127.0.0.1";
 
@@ -44,7 +44,7 @@ class TrustedProxyTest : public ApiFixture {
             "\r\nContent-Type: application/yaml\r\nContent-Length: 64\r\n"
             "Expect: 100-continue\r\n\r\n");
     c->readUntil([](const std::string& text) { return text.find("\r\n\r\n") != std::string::npos; },
-                 kAnswerLimit);
+                 kProxiedAnswerLimit);
     if (RawHttpConnection::firstStatus(c->received()) != 100) {
       ADD_FAILURE() << "not held for " << client << ": " << c->received();
       return nullptr;
@@ -59,7 +59,7 @@ class TrustedProxyTest : public ApiFixture {
            std::string(kAliceToken) + "\r\n" +
            (forwarded_for.empty() ? "" : "X-Forwarded-For: " + forwarded_for + "\r\n") +
            "Connection: close\r\n\r\n");
-    c.readUntil([](const std::string&) { return false; }, kAnswerLimit);
+    c.readUntil([](const std::string&) { return false; }, kProxiedAnswerLimit);
     return c.received();
   }
   // The access log line of the request answered `status` from `remote`; empty when none.
@@ -104,7 +104,7 @@ TEST_F(TrustedProxyTest, OneClientsShareBehindTheProxyDoesNotStarveAnother) {
   held.front()->close();
   EXPECT_TRUE(tuneplane::test::waitUntil(
       [&] { return RawHttpConnection::firstStatus(ask(kProxy, "198.51.100.7")) == 200; },
-      kAnswerLimit));
+      kProxiedAnswerLimit));
 }
 
 // Issue 45, item 2: a streamed download (a file's content) ends like every other answer — its
@@ -127,12 +127,12 @@ TEST_F(TrustedProxyTest, AStreamedDownloadGivesItsClientsShareBack) {
     auto c = std::make_unique<RawHttpConnection>(server_->port(), kProxy);
     ASSERT_TRUE(c->ok());
     c->send(request("/v1/jobs/" + id + "/files/content?path=f.bin", "198.51.100.7"));
-    ASSERT_EQ(c->readAnswers(1, kAnswerLimit), 1) << c->received();
+    ASSERT_EQ(c->readAnswers(1, kProxiedAnswerLimit), 1) << c->received();
     ASSERT_EQ(RawHttpConnection::firstStatus(c->received()), 200) << c->received();
     ASSERT_NE(c->received().find("0123456789"), std::string::npos);
     c->clearReceived();
     c->send(request("/v1/jobs", "203.0.113.5"));  // the next request: another client's
-    ASSERT_EQ(c->readAnswers(1, kAnswerLimit), 1) << c->received();
+    ASSERT_EQ(c->readAnswers(1, kProxiedAnswerLimit), 1) << c->received();
     EXPECT_EQ(RawHttpConnection::firstStatus(c->received()), 200) << c->received();
     proxied.push_back(std::move(c));  // kept alive, as the proxy keeps them
   }
@@ -183,7 +183,7 @@ TEST_F(UntrustedProxyTest, WithoutTrustedProxiesTheHeaderChangesNothing) {
     ASSERT_TRUE(c->ok());
     c->send("GET /healthz HTTP/1.1\r\nHost: t\r\nX-Forwarded-For: 198.51.100." + std::to_string(i) +
             "\r\n\r\n");
-    ASSERT_EQ(c->readAnswers(1, kAnswerLimit), 1);
+    ASSERT_EQ(c->readAnswers(1, kProxiedAnswerLimit), 1);
     held.push_back(std::move(c));
   }
   const std::string refused = ask(kProxy, "203.0.113.77");

@@ -341,13 +341,6 @@ TEST_F(CpCommandTest, ALocalWriteThatFailsWithinAFolderIsNamedAndTheRestCopied) 
             std::string::npos);
 }
 
-TEST(CopyPathsTest, PercentDecodingGivesTheExactBytes) {
-  EXPECT_EQ(percentDecode("bad%FF.txt"), "bad\xff.txt");
-  EXPECT_EQ(percentDecode("d%fe/in%20x+y"), "d\xfe/in x+y");
-  EXPECT_EQ(percentDecode(""), "");
-  for (const char* bad : {"%", "%F", "%GG", "a%2"}) EXPECT_FALSE(percentDecode(bad)) << bad;
-}
-
 TEST_F(CpCommandTest, RefusalsAndMissingFilesEarnTheirExitCodes) {
   server_.on("GET", kCpContent,
              CannedReply{409, refusal("files.symlink", "output/key is a symbolic link")});

@@ -18,6 +18,21 @@ TEST(PercentEncoding, OnlyUnreservedBytesStayAndSlashOnlyWhenKept) {
   EXPECT_EQ(percentEncode(""), "");
 }
 
+TEST(PercentEncoding, DecodingGivesTheExactBytes) {
+  EXPECT_EQ(percentDecode("bad%FF.txt"), "bad\xff.txt");
+  EXPECT_EQ(percentDecode("d%fe/in%20x+y"), "d\xfe/in x+y");
+  EXPECT_EQ(percentDecode("in%20x+y", /*plus_is_space=*/true), "in x y");
+  EXPECT_EQ(percentDecode("a%2Bb", /*plus_is_space=*/true), "a+b");
+  EXPECT_EQ(percentDecode(""), "");
+  for (const char* bad : {"%", "%F", "%GG", "a%2", "%%41"}) EXPECT_FALSE(percentDecode(bad)) << bad;
+  const std::string every = [] {
+    std::string all;
+    for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+    return all;
+  }();
+  EXPECT_EQ(percentDecode(percentEncode(every)), every);
+}
+
 TEST(TextChecks, AUnixUserNameIsPortable) {
   for (const char* good : {"alice", "_svc", "a1-b_c", "x"})
     EXPECT_TRUE(isUnixUserName(good)) << good;
