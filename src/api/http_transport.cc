@@ -1,6 +1,7 @@
 // See http_transport.h. The only translation unit of the project that includes Boost.Beast
 // and Boost.Asio: they are header-only and heavy to compile.
 #include "api/http_transport.h"
+#include "api/connection_limits.h"
 #include "api/error_codes.h"
 #include "api/network_ranges.h"
 
@@ -44,80 +45,6 @@ constexpr std::chrono::seconds kLinger{2};
 constexpr std::size_t kFirstRead = 4096;
 // After an accept() error (e.g. out of descriptors): wait before accepting again.
 constexpr std::chrono::milliseconds kAcceptBackoff{50};
-
-}  // namespace
-
-// A member of HttpServerTransport::Impl, so not in the anonymous namespace (a unity batch would
-// give Impl a field of internal linkage).
-namespace transport_detail {
-
-// Connections in total and per client address; admitting and releasing is O(log n). A
-// connection from a trusted proxy counts in the total only; each request it forwards counts
-// for its client (the address X-Forwarded-For names) while it is read, handled and answered.
-class ConnectionLimits {
- public:
-  ConnectionLimits(int total, int per_client, int ipv6_prefix)
-      : max_total_(total), max_per_client_(per_client), ipv6_prefix_(ipv6_prefix) {}
-
-  // A direct client's connection: the total and its address.
-  bool admit(const std::string& address) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (total_ >= max_total_ || !takeClient(address)) return false;
-    ++total_;
-    return true;
-  }
-  void release(const std::string& address) {
-    std::lock_guard<std::mutex> lock(mu_);
-    releaseClient(address);
-    --total_;
-  }
-  // A trusted proxy's connection: the total only.
-  bool admitProxy() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (total_ >= max_total_) return false;
-    ++total_;
-    return true;
-  }
-  void releaseProxy() {
-    std::lock_guard<std::mutex> lock(mu_);
-    --total_;
-  }
-  // One request forwarded by a proxy: its client's share only.
-  bool admitForwarded(const std::string& client) {
-    std::lock_guard<std::mutex> lock(mu_);
-    return takeClient(client);
-  }
-  void releaseForwarded(const std::string& client) {
-    std::lock_guard<std::mutex> lock(mu_);
-    releaseClient(client);
-  }
-
- private:
-  // An IPv6 client's share is its network's (clientShareKey): a /64 is one client.
-  bool takeClient(const std::string& address) {
-    const std::string key = clientShareKey(address, ipv6_prefix_);
-    int& mine = per_client_[key];
-    if (mine >= max_per_client_) {
-      if (mine == 0) per_client_.erase(key);
-      return false;
-    }
-    ++mine;
-    return true;
-  }
-  void releaseClient(const std::string& address) {
-    auto it = per_client_.find(clientShareKey(address, ipv6_prefix_));
-    if (it != per_client_.end() && --it->second == 0) per_client_.erase(it);
-  }
-
-  std::mutex mu_;
-  const int max_total_, max_per_client_, ipv6_prefix_;
-  int total_ = 0;
-  std::map<std::string, int> per_client_;
-};
-
-}  // namespace transport_detail
-
-namespace {
 
 Result<std::shared_ptr<ssl::context>> loadTlsContext(const TlsFiles& files) {
   auto context = std::make_shared<ssl::context>(ssl::context::tls_server);
@@ -233,7 +160,7 @@ class HttpServerTransport::Impl {
   }
 
   const HttpServerOptions& options() const { return options_; }
-  transport_detail::ConnectionLimits& limits() { return limits_; }
+  ConnectionLimits& limits() { return limits_; }
   net::thread_pool& workers() { return workers_; }
   HttpResponse handle(HttpRequest& request) {
     try {
@@ -253,7 +180,7 @@ class HttpServerTransport::Impl {
   HttpServerOptions options_;
   Handler handler_;
   RefusalHandler refusal_;
-  transport_detail::ConnectionLimits limits_;
+  ConnectionLimits limits_;
   std::mutex tls_mu_;
   std::shared_ptr<ssl::context> tls_;
   TlsFiles tls_files_;  // what tls_ was loaded from
