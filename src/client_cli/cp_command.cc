@@ -33,12 +33,13 @@
 #include <fmt/format.h>
 #include <tl/expected.hpp>
 
+#include "client_cli/busy_listing.h"
 #include "client_cli/copy_paths.h"
 #include "client_cli/exit_codes.h"
-#include "common/percent_encoding.h"
 #include "client_cli/progress_bar.h"
 #include "client_cli/server_commands.h"
 #include "common/human.h"
+#include "common/percent_encoding.h"
 #include "common/unique_fd.h"
 
 namespace tuneplane::cli {
@@ -48,11 +49,6 @@ namespace {
 constexpr uint64_t kCopyBarMinBytes = uint64_t{4} << 20;
 // Entries asked for per listing page while copying a folder.
 constexpr int kCopyPageSize = 1000;
-// A listing the server is too busy for (503 files.busy, Retry-After: 1: it runs at most
-// half its workers' worth at once) is asked again after kBusyListingPause, up to
-// kBusyListingTries times: about a minute of patience, interrupted by Ctrl-C.
-constexpr auto kBusyListingPause = std::chrono::seconds(1);
-constexpr int kBusyListingTries = 60;
 // The longest ETag kept beside a partial file (the server's are about 40 bytes).
 constexpr std::size_t kMaxEtagBytes = 200;
 
@@ -341,24 +337,16 @@ class Copier {
     return kExitOk;
   }
 
-  // One page of a folder's listing; a listing the server is too busy for is asked again.
+  // One page of a folder's listing (busy_listing.h: a busy server is asked again).
   // Fails with kApiFailed (api_error_ says why) or kExitInterrupted.
   tl::expected<client::Json, int> listPage(const client::FileLocation& where,
                                            const std::string& token) {
-    for (int tries = 1;; ++tries) {
-      auto page = session_.api().listFiles(job_, where, {kCopyPageSize, token});
-      if (page) return std::move(*page);
-      const client::ApiError& error = page.error();
-      const bool busy = error.kind == client::FailureKind::kHttp &&
-                        (error.http_status == 503 || error.http_status == 429);
-      if (!busy || tries >= kBusyListingTries) {
-        api_error_ = error;
-        return tl::unexpected(kApiFailed);
-      }
-      if (!session_.io().sleeper.sleepFor(kBusyListingPause)) {
-        return tl::unexpected(kExitInterrupted);
-      }
-    }
+    auto page =
+        listPatiently(session_.api(), session_.io().sleeper, job_, where, {kCopyPageSize, token});
+    if (page) return std::move(*page);
+    if (!page.error().error) return tl::unexpected(kExitInterrupted);
+    api_error_ = *page.error().error;
+    return tl::unexpected(kApiFailed);
   }
 
   // What ends a folder's copy rather than one entry's: the server cannot be reached or did

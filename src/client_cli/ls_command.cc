@@ -4,19 +4,21 @@
 // shows, cp fetches with the same words ("tuneplane cp JOB:checkpoints/checkpoint-200 .").
 // A PATH that is a file lists that one entry (as ls does). Entries sorted by name; folders end
 // in '/'. Text: TYPE SIZE MODIFIED NAME (aligned on a terminal, tab-separated for a pipe);
-// -o json|yaml: the server's FileList with every page's items in one list.
+// -o json|yaml: the server's FileList with every page's items in one list. A page the server
+// is too busy for is asked again, as cp asks it (busy_listing.h).
 #include <algorithm>
 #include <memory>
 
 #include <fmt/format.h>
 
+#include "client_cli/busy_listing.h"
 #include "client_cli/copy_paths.h"
 #include "client_cli/exit_codes.h"
 #include "client_cli/json_members.h"
-#include "common/percent_encoding.h"
 #include "client_cli/server_commands.h"
 #include "client_cli/table.h"
 #include "common/human.h"
+#include "common/percent_encoding.h"
 
 namespace tuneplane::cli {
 namespace {
@@ -24,13 +26,16 @@ namespace {
 // Entries asked for per page.
 constexpr int kListPageSize = 1000;
 
-// Every page of `where`'s listing in one FileList (the first page's, "continue" emptied).
-client::ApiResult<client::Json> listAll(client::ApiClient& api, const std::string& job,
-                                        client::FileLocation where) {
+using Listed = tl::expected<client::Json, ListingStopped>;
+
+// Every page of `where`'s listing in one FileList (the first page's, "continue" emptied); a
+// page the server is too busy for is asked again (busy_listing.h).
+Listed listAll(client::ApiClient& api, client::Sleeper& sleeper, const std::string& job,
+               client::FileLocation where) {
   std::string token;
   client::Json all;
   do {
-    auto page = api.listFiles(job, where, {kListPageSize, token});
+    auto page = listPatiently(api, sleeper, job, where, {kListPageSize, token});
     if (!page) return page;
     // The attempt the first page chose stays the one listed, even if a retry starts.
     if (!where.attempt && (*page)["attempt"].is_number_integer()) {
@@ -51,18 +56,19 @@ client::ApiResult<client::Json> listAll(client::ApiClient& api, const std::strin
   return all;
 }
 
-bool isNotADirectory(const client::ApiError& error) {
-  return error.kind == client::FailureKind::kHttp && !error.errors.empty() &&
-         error.errors.front().code == "files.not_a_directory";
+bool isNotADirectory(const ListingStopped& stopped) {
+  return stopped.error && stopped.error->kind == client::FailureKind::kHttp &&
+         !stopped.error->errors.empty() &&
+         stopped.error->errors.front().code == "files.not_a_directory";
 }
 
 // A file's own entry: its folder listed, the entry kept whose exact path is `path`.
-client::ApiResult<client::Json> listOneFile(client::ApiClient& api, const std::string& job,
-                                            client::FileLocation where) {
+Listed listOneFile(client::ApiClient& api, client::Sleeper& sleeper, const std::string& job,
+                   client::FileLocation where) {
   const std::string path = where.path;
   const auto slash = path.rfind('/');
   where.path = slash == std::string::npos ? "" : path.substr(0, slash);
-  auto folder = listAll(api, job, where);
+  auto folder = listAll(api, sleeper, job, where);
   if (!folder) return folder;
   client::Json kept = client::Json::array();
   for (auto& item : (*folder)["items"]) {
@@ -86,11 +92,16 @@ int runLs(const LsFlags& flags, CommandIo& io) {
   if (!session) return session.error();
   auto source = parseCopySource(flags.source);
   if (!source) return session->fail({source.error()}, kExitInvalid);
-  auto list = listAll(session->api(), source->job, source->where);
+  client::Sleeper& sleeper = io.sleeper;
+  auto list = listAll(session->api(), sleeper, source->job, source->where);
   if (!list && isNotADirectory(list.error()) && !source->where.path.empty()) {
-    list = listOneFile(session->api(), source->job, source->where);
+    list = listOneFile(session->api(), sleeper, source->job, source->where);
   }
-  if (!list) return session->fail(list.error(), false);
+  if (!list && !list.error().error) {
+    session->note("interrupted while the server was busy; run the same command again");
+    return kExitInterrupted;
+  }
+  if (!list) return session->fail(*list.error().error, false);
   if (session->format() != OutputFormat::kText) {
     session->printDocument(*list);
     return kExitOk;

@@ -108,7 +108,7 @@ class CpCommandTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
 
-  CpOutcome run(std::vector<std::string> args) {
+  CpOutcome run(std::vector<std::string> args, const std::string& verb = "cp") {
     std::ostringstream out, err;
     std::istringstream in;
     CommandIo io{
@@ -123,7 +123,7 @@ class CpCommandTest : public ::testing::Test {
     CLI::App app{"tuneplane", "tuneplane"};
     app.require_subcommand(1);
     addServerCommands(app, [&io]() -> CommandIo& { return io; });
-    args.insert(args.begin(), "cp");
+    args.insert(args.begin(), verb);
     CpOutcome result;
     result.code = runApp(app, std::move(args), out, err);
     result.out = out.str();
@@ -322,6 +322,34 @@ TEST_F(CpCommandTest, AFolderCopyFetchesExactNamesAndGoesOnPastAFailedEntry) {
   EXPECT_EQ(std::count(sleeper_.sleeps().begin(), sleeper_.sleeps().end(),
                        std::chrono::milliseconds(1000)),
             1);
+}
+
+// ls asks a busy listing again as cp does (busy_listing.h), and Ctrl-C during the pause ends
+// it with 130 and a note, not with the server's 503.
+TEST_F(CpCommandTest, LsAsksABusyListingAgainAndCtrlCEndsTheWait) {
+  const CannedReply busy{503,
+                         refusal("files.busy", "2 listings are under way"),
+                         "application/json",
+                         false,
+                         {{"Retry-After", "1"}}};
+  server_.on("GET", kCpFiles, busy);
+  server_.on("GET", kCpFiles, busy);
+  server_.on("GET", kCpFiles, 200, listing(Json::array({entry("result.txt", "file", 2)})));
+  auto r = run({std::string(kCpJob)}, "ls");
+  EXPECT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("result.txt"), std::string::npos) << r.out;
+  EXPECT_EQ(server_.requests("GET", kCpFiles).size(), 3u);
+  EXPECT_EQ(std::count(sleeper_.sleeps().begin(), sleeper_.sleeps().end(),
+                       std::chrono::milliseconds(1000)),
+            2);
+
+  server_.clear("GET", kCpFiles);
+  server_.on("GET", kCpFiles, busy);
+  sleeper_.interruptAt(3);  // the first pause of this run
+  auto interrupted = run({std::string(kCpJob)}, "ls");
+  EXPECT_EQ(interrupted.code, kExitInterrupted) << interrupted.err;
+  EXPECT_NE(interrupted.err.find("interrupted while the server was busy"), std::string::npos)
+      << interrupted.err;
 }
 
 TEST_F(CpCommandTest, ALocalWriteThatFailsWithinAFolderIsNamedAndTheRestCopied) {
