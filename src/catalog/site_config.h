@@ -24,6 +24,20 @@ enum class IdentityMode {
              // submit, cancel and every lookup of the job go to slurmrestd as that user
 };
 
+// slurm.preemption_warning: the signal Slurm sends a job's steps before it ends (its time
+// limit, or a preemption's GraceTime where PreemptParameters=send_user_signal), so the
+// training can save; every job is submitted with it (kill_warning_signal/_delay/_flags,
+// docs/decisions.md "The preemption warning").
+struct PreemptionWarning {
+  bool enabled = true;                   // `preemption_warning: off` turns it off
+  std::string signal = "USR2";           // one of kPreemptionSignals: NCCL may catch USR1
+  std::chrono::seconds before_end{120};  // kill_warning_delay: 1..65535 s (a uint16)
+};
+
+// The signals slurm.preemption_warning.signal may name, as Slurm spells them (no "SIG").
+inline constexpr const char* kPreemptionSignals[] = {"USR2", "USR1", "TERM", "INT",
+                                                     "HUP",  "QUIT", "ALRM", "URG"};
+
 struct SlurmSite {
   std::string url;                   // http://, https:// or unix:///path
   std::string api_version = "auto";  // or v0.0.44, v0.0.45 (slurm/slurm_api.h)
@@ -55,6 +69,7 @@ struct SlurmSite {
   // the database password) is within the jobs' reach or readable by others: doctor warns
   // instead of failing, and serve starts (doctor/credential_checks.h).
   bool accept_exposed_credentials = false;
+  PreemptionWarning preemption_warning;
 };
 
 struct Partitions {

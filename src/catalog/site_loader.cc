@@ -121,11 +121,12 @@ class SiteParser {
 
  private:
   void parseSlurm(const YAML::Node& node, const std::string& path) {
-    if (!r_.checkMap(node, path,
-                     {"url", "api_version", "user", "token_file", "jwt_key_file", "token_lifespan",
-                      "account", "qos", "job_environment", "ca_file", "client_cert", "client_key",
-                      "connect_timeout", "request_timeout", "unrunnable_grace",
-                      "failed_node_quarantine", "accept_exposed_credentials", "identity"}))
+    if (!r_.checkMap(
+            node, path,
+            {"url", "api_version", "user", "token_file", "jwt_key_file", "token_lifespan",
+             "account", "qos", "job_environment", "ca_file", "client_cert", "client_key",
+             "connect_timeout", "request_timeout", "unrunnable_grace", "failed_node_quarantine",
+             "accept_exposed_credentials", "identity", "preemption_warning"}))
       return;
     SlurmSite& s = site_.slurm;
     const YAML::Node url = r_.require(node, "url", path);
@@ -215,6 +216,48 @@ class SiteParser {
     if (R::present(accept)) {
       if (auto v = r_.boolean(accept, R::child(path, "accept_exposed_credentials"))) {
         s.accept_exposed_credentials = *v;
+      }
+    }
+    const YAML::Node warning = R::get(node, "preemption_warning");
+    if (R::present(warning)) {
+      parsePreemptionWarning(warning, R::child(path, "preemption_warning"));
+    }
+  }
+
+  // `off`, or {signal: USR2, before_end: 120s}, either key optional.
+  void parsePreemptionWarning(const YAML::Node& node, const std::string& path) {
+    PreemptionWarning& w = site_.slurm.preemption_warning;
+    if (node.IsScalar()) {
+      if (node.Scalar() == "off") {
+        w.enabled = false;
+      } else {
+        r_.report("invalid_value", path,
+                  "'" + node.Scalar() +
+                      "' is not a preemption warning: off, or a map with "
+                      "signal and before_end");
+      }
+      return;
+    }
+    if (!r_.checkMap(node, path, {"signal", "before_end"})) return;
+    if (auto v = r_.optStr(node, "signal", path)) {
+      const auto& known = kPreemptionSignals;
+      if (std::find(std::begin(known), std::end(known), *v) == std::end(known)) {
+        std::string names;
+        for (const char* name : known) names += (names.empty() ? "" : ", ") + std::string(name);
+        r_.report("invalid_value", R::child(path, "signal"),
+                  "'" + *v + "' is not a signal TunePlane sends: one of " + names);
+      } else {
+        w.signal = *v;
+      }
+    }
+    if (auto v = duration(node, "before_end", path)) {
+      const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(*v);
+      if (seconds.count() < 1 || seconds.count() > 65535 || seconds != *v) {
+        r_.report("invalid_duration", R::child(path, "before_end"),
+                  "must be whole seconds from 1 to 65535 (Slurm's kill_warning_delay is 16 "
+                  "bits)");
+      } else {
+        w.before_end = seconds;
       }
     }
   }

@@ -114,6 +114,9 @@ class Assembler {
     out.account = spec_.scheduling.account ? spec_.scheduling.account : site_.slurm.account;
     out.qos = spec_.scheduling.qos ? spec_.scheduling.qos : site_.slurm.qos;
     if (site_.slurm.identity == catalog::IdentityMode::kPerUser) out.job_umask = kPerUserJobUmask;
+    if (site_.slurm.preemption_warning.enabled) {
+      out.preemption_warning = site_.slurm.preemption_warning;
+    }
     out.ray = site_.ray;
     // A first-class framework: TunePlane writes its command, config and environment.
     if (spec::launchedFromConfig(spec_.framework.name)) addLlamaFactoryLaunch(spec_, out);

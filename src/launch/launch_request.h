@@ -180,6 +180,9 @@ struct LaunchRequest {
   // through the "other" bits, while the user's staging directory keeps every other user out
   // (staging/job_access.h). "": none set, Slurm's and the shell's own apply (shared mode).
   std::string job_umask;
+  // slurm.preemption_warning, when on: the submit body's kill_warning_* fields and the job's
+  // TUNEPLANE_PREEMPT_SIGNAL. nullopt: none asked (the site turned it off).
+  std::optional<catalog::PreemptionWarning> preemption_warning;
   catalog::RayConfig ray;
   // The logical CPUs each Ray node advertises per GPU, at least: 0 for none beyond the CPUs
   // Slurm gave the node. A framework whose placement group asks a fixed number of CPUs per

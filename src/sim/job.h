@@ -50,6 +50,10 @@ struct JobRequest {
   bool hold = false;
   bool requeue = true;
   bool append_output = false;  // open_mode ["APPEND"]
+  // --signal=[B:]SIG@T: kept as given, for tests to read (the simulator sends no warning).
+  std::string kill_warning_signal;              // "" = none
+  std::optional<int64_t> kill_warning_delay;    // seconds before the end
+  std::vector<std::string> kill_warning_flags;  // e.g. BATCH_JOB
   // Derived at validation.
   int gpus_per_node = 0;
   std::string gpu_type;

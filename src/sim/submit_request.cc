@@ -100,6 +100,11 @@ JobRequest parseComponent(const json& job, const std::string& path, json& warnin
   if (const auto q = job.find("requeue"); q != job.end() && q->is_boolean()) r.requeue = *q;
   if (const auto m = job.find("open_mode"); m != job.end() && m->is_array())
     r.append_output = std::find(m->begin(), m->end(), json("APPEND")) != m->end();
+  r.kill_warning_signal = stringField(job, "kill_warning_signal");
+  r.kill_warning_delay = numberField(job, "kill_warning_delay");
+  if (const auto f = job.find("kill_warning_flags"); f != job.end() && f->is_array())
+    for (const auto& flag : *f)
+      if (flag.is_string()) r.kill_warning_flags.push_back(flag.get<std::string>());
   if (r.nodes < 1) r.nodes = 1;
   if (r.cpus_per_task < 1) r.cpus_per_task = 1;
   return r;

@@ -57,6 +57,10 @@ void renderHeader(std::string& out, const LaunchRequest& request) {
     }
     if (needsWholeNodes(request)) line("--exclusive");
     line("--no-requeue");
+    if (request.preemption_warning) {
+      line("--signal=" + request.preemption_warning->signal + "@" +
+           std::to_string(request.preemption_warning->before_end.count()));
+    }
     line("--open-mode=append");
     line("--chdir=" + commentSafe(request.attempt_dir));
     line("--output=" + commentSafe(schedulerLogPath(request.logs_dir, c.pool_name, ".out")));

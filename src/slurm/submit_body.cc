@@ -39,6 +39,14 @@ nlohmann::json componentJson(const launch::LaunchRequest& request, const launch:
   job["open_mode"] = nlohmann::json::array({"APPEND"});
   if (request.account) job["account"] = *request.account;
   if (request.qos) job["qos"] = *request.qos;
+  // sbatch --signal=SIG@T without "B:": Slurm signals every step's tasks (the training), not
+  // the batch shell, T s before the end and, where PreemptParameters=send_user_signal, when a
+  // preemption's GraceTime starts (docs/decisions.md, "The preemption warning").
+  if (request.preemption_warning) {
+    job["kill_warning_signal"] = request.preemption_warning->signal;
+    job["kill_warning_delay"] = noValNumber(request.preemption_warning->before_end.count());
+    job["kill_warning_flags"] = nlohmann::json::array();
+  }
   return job;
 }
 

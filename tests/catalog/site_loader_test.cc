@@ -97,6 +97,30 @@ TEST(SiteLoader, AcceptingExposedCredentialsIsAnExplicitBoolean) {
   EXPECT_EQ(bad.error().front().field, "slurm.accept_exposed_credentials");
 }
 
+TEST(SiteLoader, PreemptionWarningIsOnByDefaultAndCanBeSetOrTurnedOff) {
+  const auto defaults = parseSiteConfig(kMinimalSite);
+  ASSERT_TRUE(defaults);
+  EXPECT_TRUE(defaults->slurm.preemption_warning.enabled);
+  EXPECT_EQ(defaults->slurm.preemption_warning.signal, "USR2");
+  EXPECT_EQ(defaults->slurm.preemption_warning.before_end, std::chrono::seconds(120));
+  const auto with = [](const std::string& value) {
+    return parseSiteConfig(replaced(kMinimalSite, "token_file: /etc/tp/token",
+                                    "token_file: /etc/tp/token\n  preemption_warning: " + value));
+  };
+  const auto set = with("{signal: USR1, before_end: 5m}");
+  ASSERT_TRUE(set) << set.error().front().describe();
+  EXPECT_TRUE(set->slurm.preemption_warning.enabled);
+  EXPECT_EQ(set->slurm.preemption_warning.signal, "USR1");
+  EXPECT_EQ(set->slurm.preemption_warning.before_end, std::chrono::seconds(300));
+  const auto seconds = with("{before_end: 45}");
+  ASSERT_TRUE(seconds);
+  EXPECT_EQ(seconds->slurm.preemption_warning.signal, "USR2");
+  EXPECT_EQ(seconds->slurm.preemption_warning.before_end, std::chrono::seconds(45));
+  const auto off = with("off");
+  ASSERT_TRUE(off);
+  EXPECT_FALSE(off->slurm.preemption_warning.enabled);
+}
+
 TEST(SiteLoader, IdentityIsSharedUnlessTheSiteSaysPerUser) {
   const auto shared = parseSiteConfig(kMinimalSite);
   ASSERT_TRUE(shared);
@@ -280,6 +304,24 @@ std::vector<SiteRow> siteRows() {
       {"staging group with colon", m + "staging: {group: 'a:b'}\n", "site.invalid_name",
        "staging.group"},
       {"numeric staging group", m + "staging: {group: 1234}\n", "site.wrong_type", "staging.group"},
+      {"preemption warning neither off nor a map",
+       r("user: tp", "user: tp\n  preemption_warning: later"), "site.invalid_value",
+       "slurm.preemption_warning"},
+      {"preemption warning signal unknown",
+       r("user: tp", "user: tp\n  preemption_warning: {signal: KILL}"), "site.invalid_value",
+       "slurm.preemption_warning.signal"},
+      {"preemption warning signal with a quote",
+       r("user: tp", "user: tp\n  preemption_warning: {signal: \"USR2'\"}"), "site.invalid_value",
+       "slurm.preemption_warning.signal"},
+      {"preemption warning over 16 bits",
+       r("user: tp", "user: tp\n  preemption_warning: {before_end: 65536}"),
+       "site.invalid_duration", "slurm.preemption_warning.before_end"},
+      {"preemption warning not whole seconds",
+       r("user: tp", "user: tp\n  preemption_warning: {before_end: 1500ms}"),
+       "site.invalid_duration", "slurm.preemption_warning.before_end"},
+      {"preemption warning unknown key",
+       r("user: tp", "user: tp\n  preemption_warning: {lead: 60}"), "site.unknown_field",
+       "slurm.preemption_warning.lead"},
       {"default_time_limit without unit", m + "default_time_limit: 90\n", "site.invalid_duration",
        "default_time_limit"},
       {"default_time_limit in seconds", m + "default_time_limit: 90s\n", "site.invalid_duration",

@@ -118,6 +118,32 @@ TEST(PlanSubmit, NumbersComeInBothForms) {
   EXPECT_EQ(out.plan.components[0].memory_per_node_mb, 256);
 }
 
+// --signal=SIG@T as TunePlane sends it (slurm/submit_body.cc), on both versions: accepted with
+// no unknown-field warning, and kept for tests to read.
+TEST(PlanSubmit, KeepsTheKillWarningFields) {
+  const json fields = {
+      {"kill_warning_signal", "USR2"},
+      {"kill_warning_delay", {{"set", true}, {"infinite", false}, {"number", 120}}},
+      {"kill_warning_flags", json::array()}};
+  ASSERT_EQ(simApis().size(), 2u);  // v0.0.44, v0.0.45
+  for (const SimApi* api : simApis()) {
+    const SubmitOutcome out =
+        planSubmit({{"job", job(fields)}}, defaultCluster(), *api, api->release);
+    ASSERT_TRUE(out.accepted) << api->name;
+    EXPECT_TRUE(out.plan.warnings.empty()) << api->name << ": " << out.plan.warnings.dump();
+    EXPECT_EQ(out.plan.components[0].kill_warning_signal, "USR2");
+    EXPECT_EQ(out.plan.components[0].kill_warning_delay, 120);
+    EXPECT_TRUE(out.plan.components[0].kill_warning_flags.empty());
+  }
+  const SubmitOutcome batch = planSubmit({{"job", job({{"kill_warning_signal", "USR1"},
+                                                       {"kill_warning_delay", 60},
+                                                       {"kill_warning_flags", {"BATCH_JOB"}}})}},
+                                         defaultCluster());
+  ASSERT_TRUE(batch.accepted);
+  EXPECT_EQ(batch.plan.components[0].kill_warning_delay, 60);
+  EXPECT_EQ(batch.plan.components[0].kill_warning_flags, std::vector<std::string>{"BATCH_JOB"});
+}
+
 TEST(GpuTres, ParsesCountAndType) {
   std::string type;
   EXPECT_EQ(parseGpuTres("gres/gpu:2", &type), 2);

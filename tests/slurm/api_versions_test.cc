@@ -101,6 +101,7 @@ launch::LaunchRequest fullRequest(int pools) {
   r.uses_gpus = true;
   r.account = "a";
   r.qos = "q";
+  r.preemption_warning = catalog::PreemptionWarning{};  // kill_warning_* on every version
   r.ray.port = 6379;
   for (int i = 0; i < pools; ++i) {
     launch::Component c;

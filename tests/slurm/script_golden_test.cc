@@ -43,6 +43,7 @@ LaunchRequest baseRequest(const std::string& job_id) {
                    {"TUNEPLANE_ATTEMPT", "1"},
                    {"TUNEPLANE_OUTPUT_DIR", r.container_output_dir}};
   r.scheduler_environment = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"}};
+  r.preemption_warning = catalog::PreemptionWarning{};  // the site's default
   return r;
 }
 

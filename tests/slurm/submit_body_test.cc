@@ -109,6 +109,28 @@ TEST(SubmitBody, OneComponentIsJobWithScriptAtTopLevel) {
   EXPECT_FALSE(body["job"].contains("script"));
 }
 
+// The preemption warning (slurm.preemption_warning): on every component, the steps only (no
+// BATCH_JOB: the batch shell is not the training); none when the site turned it off.
+TEST(SubmitBody, EveryComponentCarriesThePreemptionWarning) {
+  LaunchRequest r = request(2);
+  r.preemption_warning = catalog::PreemptionWarning{true, "USR1", std::chrono::seconds(300)};
+  const json body = buildSubmitBody(r, "#!/bin/bash\n");
+  for (const auto& job : body["jobs"]) {
+    EXPECT_EQ(job["kill_warning_signal"], "USR1");
+    EXPECT_EQ(job["kill_warning_delay"],
+              json({{"set", true}, {"infinite", false}, {"number", 300}}));
+    EXPECT_EQ(job["kill_warning_flags"], json::array());
+  }
+  EXPECT_THAT(checker().check(body, kSubmitSchema), IsEmpty());
+  r.preemption_warning.reset();
+  const json off = buildSubmitBody(r, "#!/bin/bash\n");
+  for (const auto& job : off["jobs"]) {
+    EXPECT_FALSE(job.contains("kill_warning_signal"));
+    EXPECT_FALSE(job.contains("kill_warning_delay"));
+    EXPECT_FALSE(job.contains("kill_warning_flags"));
+  }
+}
+
 TEST(SubmitBody, SeveralComponentsAreJobsInPoolOrder) {
   const json body = buildSubmitBody(request(2), "#!/bin/bash\n");
   EXPECT_FALSE(body.contains("job"));

@@ -13,6 +13,7 @@
 #SBATCH --mem=16384M
 #SBATCH --time=90
 #SBATCH --no-requeue
+#SBATCH --signal=USR2@120
 #SBATCH --open-mode=append
 #SBATCH --chdir=/shared/tuneplane/jobs/job-cpu-pyxis/attempts/1
 #SBATCH --output=/shared/tuneplane/jobs/job-cpu-pyxis/attempts/1/logs/cpu.out

@@ -13,6 +13,7 @@
 #SBATCH --mem=16384M
 # (no --time: the partition's default time limit applies)
 #SBATCH --no-requeue
+#SBATCH --signal=USR2@120
 #SBATCH --open-mode=append
 #SBATCH --chdir=/shared/tuneplane/jobs/job-cpu-no-limit/attempts/1
 #SBATCH --output=/shared/tuneplane/jobs/job-cpu-no-limit/attempts/1/logs/cpu.out

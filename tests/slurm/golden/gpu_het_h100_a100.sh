@@ -15,6 +15,7 @@
 #SBATCH --gres=gpu:h100:8
 #SBATCH --time=600
 #SBATCH --no-requeue
+#SBATCH --signal=USR2@120
 #SBATCH --open-mode=append
 #SBATCH --chdir=/shared/tuneplane/jobs/job-het/attempts/1
 #SBATCH --output=/shared/tuneplane/jobs/job-het/attempts/1/logs/h100-pool.out
@@ -32,6 +33,7 @@
 #SBATCH --gres=gpu:4
 #SBATCH --time=600
 #SBATCH --no-requeue
+#SBATCH --signal=USR2@120
 #SBATCH --open-mode=append
 #SBATCH --chdir=/shared/tuneplane/jobs/job-het/attempts/1
 #SBATCH --output=/shared/tuneplane/jobs/job-het/attempts/1/logs/a100-pool.out

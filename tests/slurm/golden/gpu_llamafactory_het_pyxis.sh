@@ -15,6 +15,7 @@
 #SBATCH --gres=gpu:h100:2
 #SBATCH --time=60
 #SBATCH --no-requeue
+#SBATCH --signal=USR2@120
 #SBATCH --open-mode=append
 #SBATCH --chdir=/shared/tuneplane/jobs/job-lf-het/attempts/1
 #SBATCH --output=/shared/tuneplane/jobs/job-lf-het/attempts/1/logs/h100s.out
@@ -31,6 +32,7 @@
 #SBATCH --gres=gpu:a100:2
 #SBATCH --time=60
 #SBATCH --no-requeue
+#SBATCH --signal=USR2@120
 #SBATCH --open-mode=append
 #SBATCH --chdir=/shared/tuneplane/jobs/job-lf-het/attempts/1
 #SBATCH --output=/shared/tuneplane/jobs/job-lf-het/attempts/1/logs/a100s.out

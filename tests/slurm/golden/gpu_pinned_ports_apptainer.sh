@@ -16,6 +16,7 @@
 #SBATCH --time=720
 #SBATCH --exclusive
 #SBATCH --no-requeue
+#SBATCH --signal=USR2@120
 #SBATCH --open-mode=append
 #SBATCH --chdir=/shared/tuneplane/jobs/job-llm-2node/attempts/1
 #SBATCH --output=/shared/tuneplane/jobs/job-llm-2node/attempts/1/logs/trainers.out
