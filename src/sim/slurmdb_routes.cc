@@ -22,11 +22,6 @@ using nlohmann::json;
 
 constexpr std::string_view kSlurmdbPrefix = "/slurmdb/";
 
-void sendSlurmdbText(httplib::Response& res, int status, const std::string& text) {
-  res.status = status;
-  res.set_content(text, "text/plain");
-}
-
 bool truthy(const std::string& value) {
   return value == "true" || value == "1" || value == "yes";
 }
@@ -42,7 +37,7 @@ int64_t timeParam(const httplib::Request& req, const char* key) {
 }  // namespace
 
 void SimulatorImpl::routeSlurmdb(const httplib::Request& req, httplib::Response& res) {
-  if (!options_.accounting) return sendSlurmdbText(res, 404, kUnknownEndpointText);
+  if (!options_.accounting) return sendText(res, 404, kUnknownEndpointText);
   const std::string versioned = req.path.substr(kSlurmdbPrefix.size());
   const std::string version = versioned.substr(0, versioned.find('/'));
   const SimApi* api = nullptr;
@@ -50,19 +45,19 @@ void SimulatorImpl::routeSlurmdb(const httplib::Request& req, httplib::Response&
     if (served->name == version) api = served;
   }
   if (api == nullptr || versioned.size() == version.size()) {
-    return sendSlurmdbText(res, 404, kUnknownEndpointText);
+    return sendText(res, 404, kUnknownEndpointText);
   }
   std::string route = versioned.substr(version.size() + 1);
   if (!route.empty() && route.back() == '/') route.pop_back();
   const bool jobs = route == "jobs";
   const bool one = route.rfind("job/", 0) == 0 && route.size() > 4;
   if (req.method != "GET" || (!jobs && !one)) {
-    return sendSlurmdbText(res, 404, kUnknownEndpointText);
+    return sendText(res, 404, kUnknownEndpointText);
   }
   std::string user;
   bool has_token = false;
   const bool auth_ok = authenticate(req, &user, &has_token);
-  if (!has_token) return sendSlurmdbText(res, 401, "Authentication failure");
+  if (!has_token) return sendText(res, 401, "Authentication failure");
   json body = {{"jobs", json::array()}};
   body["meta"] = meta(*api);
   body["meta"]["plugin"]["type"] = "openapi/slurmdbd";
@@ -98,7 +93,7 @@ void SimulatorImpl::routeSlurmdb(const httplib::Request& req, httplib::Response&
   std::vector<std::string> users;
   for (auto [it, end] = req.params.equal_range("users"); it != end; ++it) {
     if (it->second.find(',') != std::string::npos) {
-      return sendSlurmdbText(res, 500, "Unspecified error");  // a CSV list: 21_slurmdb_jobs
+      return sendText(res, 500, "Unspecified error");  // a CSV list: 21_slurmdb_jobs
     }
     users.push_back(it->second);
   }
