@@ -103,6 +103,12 @@ class Assembler {
       out.environment.emplace_back("TUNEPLANE_CHECKPOINT_DIR", out.container_checkpoint_dir);
     }
     out.environment.emplace_back("TUNEPLANE_RESUME", spec_.retry.resume ? "1" : "0");
+    // The signal Slurm sends every step's tasks before the end (slurm.preemption_warning): a
+    // word from catalog::kPreemptionSignals; none when the site turned the warning off.
+    if (site_.slurm.preemption_warning.enabled) {
+      out.environment.emplace_back("TUNEPLANE_PREEMPT_SIGNAL",
+                                   site_.slurm.preemption_warning.signal);
+    }
     for (const auto& [name, value] : site_.slurm.job_environment) {
       out.scheduler_environment.emplace_back(name, value);
     }

@@ -58,12 +58,12 @@ TEST(Assembler, GpuJobIsFullyExplicit) {
   EXPECT_EQ(c.time_limit, std::chrono::minutes(120));
   EXPECT_TRUE(req->uses_gpus);
   EXPECT_THAT(req->command, ElementsAre("python", "train.py", "--epochs", "3"));
-  EXPECT_THAT(
-      req->environment,
-      ElementsAre(Pair("ALPHA", "a"), Pair("ZED", "z"), Pair("TUNEPLANE_JOB_ID", "job-0001"),
-                  Pair("TUNEPLANE_ATTEMPT", "2"),
-                  Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output"),
-                  Pair("TUNEPLANE_CHECKPOINT_DIR", kCheckpointDir), Pair("TUNEPLANE_RESUME", "1")));
+  EXPECT_THAT(req->environment,
+              ElementsAre(Pair("ALPHA", "a"), Pair("ZED", "z"),
+                          Pair("TUNEPLANE_JOB_ID", "job-0001"), Pair("TUNEPLANE_ATTEMPT", "2"),
+                          Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output"),
+                          Pair("TUNEPLANE_CHECKPOINT_DIR", kCheckpointDir),
+                          Pair("TUNEPLANE_RESUME", "1"), Pair("TUNEPLANE_PREEMPT_SIGNAL", "USR2")));
   EXPECT_THAT(req->scheduler_environment,
               ElementsAre(Pair("LANG", "C.UTF-8"), Pair("PATH", "/opt/slurm/bin:/usr/bin")));
   EXPECT_EQ(req->account, "acct");
@@ -82,6 +82,25 @@ TEST(Assembler, ResumeOffTellsACustomJob) {
                      testRegistry(), kIdentity, kAttemptDir, kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
   EXPECT_THAT(req->environment, ::testing::Contains(Pair("TUNEPLANE_RESUME", "0")));
+}
+
+// slurm.preemption_warning: the job's steps are told which signal warns them (every step:
+// the one environment of the request), and Slurm is asked for it; neither when it is off.
+TEST(Assembler, ThePreemptionWarningIsNamedToTheJobAndAskedOfSlurm) {
+  catalog::SiteConfig site = testSite();
+  site.slurm.preemption_warning.signal = "USR1";
+  const auto req = assembleLaunch(parsed(kGpuSpec), site, testRegistry(), kIdentity, kAttemptDir,
+                                  kCheckpointDir);
+  ASSERT_TRUE(req.has_value()) << req.error().front().describe();
+  EXPECT_THAT(req->environment, ::testing::Contains(Pair("TUNEPLANE_PREEMPT_SIGNAL", "USR1")));
+  ASSERT_TRUE(req->preemption_warning.has_value());
+  EXPECT_EQ(req->preemption_warning->before_end, std::chrono::seconds(120));
+  site.slurm.preemption_warning.enabled = false;
+  const auto off = assembleLaunch(parsed(kGpuSpec), site, testRegistry(), kIdentity, kAttemptDir,
+                                  kCheckpointDir);
+  ASSERT_TRUE(off.has_value()) << off.error().front().describe();
+  for (const auto& [name, value] : off->environment) EXPECT_NE(name, "TUNEPLANE_PREEMPT_SIGNAL");
+  EXPECT_FALSE(off->preemption_warning.has_value());
 }
 
 TEST(Assembler, NoCheckpointDirMeansNoMountAndNoVariable) {

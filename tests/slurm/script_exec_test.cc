@@ -178,6 +178,8 @@ LaunchRequest hostileRequest(const ScriptRun& run, catalog::ContainerRuntime run
   r.environment.emplace_back("TUNEPLANE_JOB_ID", r.identity.job_id);
   r.environment.emplace_back("TUNEPLANE_CHECKPOINT_DIR", r.container_checkpoint_dir);
   r.environment.emplace_back("TUNEPLANE_WORKDIR", r.workdir->container_dir);
+  r.environment.emplace_back("TUNEPLANE_PREEMPT_SIGNAL", "USR2");
+  r.preemption_warning = catalog::PreemptionWarning{};
   r.command = {"-cmd " + all};
   for (const auto& v : values) r.command.push_back(v);
   Component c;

@@ -41,7 +41,8 @@ LaunchRequest baseRequest(const std::string& job_id) {
               {r.output_dir, r.container_output_dir, false}};
   r.environment = {{"TUNEPLANE_JOB_ID", job_id},
                    {"TUNEPLANE_ATTEMPT", "1"},
-                   {"TUNEPLANE_OUTPUT_DIR", r.container_output_dir}};
+                   {"TUNEPLANE_OUTPUT_DIR", r.container_output_dir},
+                   {"TUNEPLANE_PREEMPT_SIGNAL", "USR2"}};
   r.scheduler_environment = {{"PATH", "/usr/local/bin:/usr/bin:/bin"}, {"LANG", "C.UTF-8"}};
   r.preemption_warning = catalog::PreemptionWarning{};  // the site's default
   return r;
@@ -247,6 +248,20 @@ TEST_P(GoldenTest, ScriptPassesBashSyntaxCheckAndShellcheck) {
   const auto lint =
       shell_test::runShell("shellcheck -s bash " + shellQuote(script.string()), dir.path());
   EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
+}
+
+// The preemption warning reaches the steps' tasks from Slurm itself (kill_warning_flags [],
+// docs/decisions.md): the script must not swallow it on their way — no signal is ignored
+// (`trap ''`, inherited through exec), and the job's steps are told its name.
+TEST_P(GoldenTest, NoSignalIsIgnoredAndTheStepsAreToldTheWarning) {
+  const std::string script = renderBatchScript(GetParam().request);
+  EXPECT_EQ(script.find("trap ''"), std::string::npos);
+  EXPECT_EQ(script.find("trap \"\""), std::string::npos);
+  EXPECT_EQ(script.find("trap -"), std::string::npos);
+  const bool pyxis = GetParam().request.container_runtime == catalog::ContainerRuntime::kPyxis;
+  EXPECT_NE(script.find(pyxis ? "  export TUNEPLANE_PREEMPT_SIGNAL='USR2'\n"
+                              : "  export APPTAINERENV_TUNEPLANE_PREEMPT_SIGNAL='USR2'\n"),
+            std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, GoldenTest, ::testing::ValuesIn(goldenCases()),

@@ -316,6 +316,7 @@ tp_export_job_env() {
   export TUNEPLANE_JOB_ID='job-cpu-no-limit'
   export TUNEPLANE_ATTEMPT='1'
   export TUNEPLANE_OUTPUT_DIR='/tuneplane/output'
+  export TUNEPLANE_PREEMPT_SIGNAL='USR2'
 }
 
 # The container every step runs in.
@@ -331,7 +332,7 @@ tp_before_command
 (
   tp_export_job_env
   exec "$tp_srun" --nodes=1 --ntasks=1 --cpus-per-task=8 \
-    "${tp_container[@]}" --container-env='SEED,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR' \
+    "${tp_container[@]}" --container-env='SEED,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL' \
     -- 'python3' '/tuneplane/attempt/train.py' '--folds' '5'
 ) &
 tp_wait_step "$!"

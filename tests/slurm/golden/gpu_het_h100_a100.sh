@@ -335,6 +335,7 @@ tp_export_job_env() {
   export APPTAINERENV_TUNEPLANE_JOB_ID='job-het'
   export APPTAINERENV_TUNEPLANE_ATTEMPT='1'
   export APPTAINERENV_TUNEPLANE_OUTPUT_DIR='/tuneplane/output'
+  export APPTAINERENV_TUNEPLANE_PREEMPT_SIGNAL='USR2'
 }
 
 # The container every step runs in.

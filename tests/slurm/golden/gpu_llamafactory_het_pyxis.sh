@@ -333,6 +333,7 @@ tp_export_job_env() {
   export TUNEPLANE_JOB_ID='job-lf-het'
   export TUNEPLANE_ATTEMPT='1'
   export TUNEPLANE_OUTPUT_DIR='/tuneplane/output'
+  export TUNEPLANE_PREEMPT_SIGNAL='USR2'
   export TUNEPLANE_CHECKPOINT_DIR='/shared/tuneplane/jobs/job-lf-het/checkpoints'
   export TUNEPLANE_RESUME='1'
   export USE_RAY='1'
@@ -491,7 +492,7 @@ sys.exit(code if code >= 0 else 128 - code)
   tp_export_job_env
   tp_export_ray_env
   exec "$tp_srun" --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=4 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
     -- python3 -c "$tp_ray_node_program" head --ray-client-server-port --dashboard-agent-listen-port -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=0 --include-dashboard=false --min-worker-port=0 --max-worker-port=0 --num-cpus=20 --num-gpus=2 --resources='{"h100s":2}' --block
 ) >"$tp_ray_run_dir/head-address" &
 tp_head_pid=$!
@@ -526,7 +527,7 @@ echo "tuneplane: the Ray head is up at $tp_ray_address"
   tp_export_job_env
   tp_export_ray_env
   exec "$tp_srun" --het-group=1 --nodes=1 --ntasks=1 --ntasks-per-node=1 --cpus-per-task=4 \
-    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
     -- python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=20 --num-gpus=2 --resources='{"a100s":2}' --block
 ) &
 tp_background_pids+=("$!")
@@ -559,7 +560,7 @@ while True:
   tp_export_job_env
   tp_export_ray_env
   exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
     -- python3 -c "$tp_wait_program" "$tp_ray_address" 2 300
 ) &
 if ! tp_wait_step "$!"; then
@@ -592,7 +593,7 @@ tp_driver_status=0
   tp_export_ray_env
   export RAY_ADDRESS="$tp_ray_address"
   exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=4 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN,RAY_ADDRESS' \
+    "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN,RAY_ADDRESS' \
     -- 'llamafactory-cli' 'train' '/tuneplane/attempt/llamafactory.yaml'
 ) &
 tp_wait_step "$!" || tp_driver_status=$?

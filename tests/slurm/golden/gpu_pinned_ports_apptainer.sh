@@ -318,6 +318,7 @@ tp_export_job_env() {
   export APPTAINERENV_TUNEPLANE_JOB_ID='job-llm-2node'
   export APPTAINERENV_TUNEPLANE_ATTEMPT='1'
   export APPTAINERENV_TUNEPLANE_OUTPUT_DIR='/tuneplane/output'
+  export APPTAINERENV_TUNEPLANE_PREEMPT_SIGNAL='USR2'
 }
 
 # The container every step runs in.

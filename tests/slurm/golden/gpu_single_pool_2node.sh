@@ -317,6 +317,7 @@ tp_export_job_env() {
   export TUNEPLANE_JOB_ID='job-llm-2node'
   export TUNEPLANE_ATTEMPT='1'
   export TUNEPLANE_OUTPUT_DIR='/tuneplane/output'
+  export TUNEPLANE_PREEMPT_SIGNAL='USR2'
 }
 
 # The container every step runs in.
@@ -470,7 +471,7 @@ sys.exit(code if code >= 0 else 128 - code)
   tp_export_job_env
   tp_export_ray_env
   exec "$tp_srun" --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
     -- python3 -c "$tp_ray_node_program" head --ray-client-server-port --dashboard-agent-listen-port -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=0 --include-dashboard=false --min-worker-port=0 --max-worker-port=0 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
 ) >"$tp_ray_run_dir/head-address" &
 tp_head_pid=$!
@@ -505,7 +506,7 @@ echo "tuneplane: the Ray head is up at $tp_ray_address"
   tp_export_job_env
   tp_export_ray_env
   exec "$tp_srun" --nodes=1 --ntasks=1 --ntasks-per-node=1 --cpus-per-task=96 --exclude="$tp_head_node" \
-    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
     -- python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
 ) &
 tp_background_pids+=("$!")
@@ -538,7 +539,7 @@ while True:
   tp_export_job_env
   tp_export_ray_env
   exec "$tp_srun" --overlap --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
+    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
     -- python3 -c "$tp_wait_program" "$tp_ray_address" 2 300
 ) &
 if ! tp_wait_step "$!"; then
@@ -555,7 +556,7 @@ tp_driver_status=0
   tp_export_ray_env
   export RAY_ADDRESS="$tp_ray_address"
   exec "$tp_srun" --overlap --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
-    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,RAY_AUTH_MODE,RAY_AUTH_TOKEN,RAY_ADDRESS' \
+    "${tp_container[@]}" --container-env='HF_HOME,TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,RAY_AUTH_MODE,RAY_AUTH_TOKEN,RAY_ADDRESS' \
     -- 'python3' '-m' 'tuneplane_llm.finetune' '--config' '/tuneplane/attempt/job.json'
 ) &
 tp_wait_step "$!" || tp_driver_status=$?
