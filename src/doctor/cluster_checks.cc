@@ -91,6 +91,38 @@ std::string constraintSuggestion(const catalog::GpuSeries& s, const SlurmFacts& 
                      listNames(std::vector<std::string>(features.begin(), features.end())));
 }
 
+bool hasMode(const PartitionInfo& p, std::string_view mode) {
+  return p.preempt_mode &&
+         std::find(p.preempt_mode->begin(), p.preempt_mode->end(), mode) != p.preempt_mode->end();
+}
+
+}  // namespace
+
+std::string preemptionOutcome(const catalog::PreemptionWarning& warning, const PartitionInfo& p) {
+  if (hasMode(p, "DISABLED")) return "jobs here are not preempted (PreemptMode OFF)";
+  if (hasMode(p, "SUSPEND")) {
+    return "if Slurm preempts a job here, it is suspended, not ended, and gets no warning "
+           "(PreemptMode SUSPEND)";
+  }
+  if (!p.grace_time) return "what a job preempted here gets is not known (no GraceTime reported)";
+  if (*p.grace_time <= 0) {
+    return "if Slurm preempts a job here, it gets no warning: GraceTime 0 ends it at once";
+  }
+  if (!warning.enabled) {
+    return fmt::format(
+        "if Slurm preempts a job here, it gets TERM and {} s before it ends (GraceTime; "
+        "slurm.preemption_warning is off)",
+        *p.grace_time);
+  }
+  return fmt::format(
+      "if Slurm preempts a job here, it gets {} and {} s to save where PreemptParameters has "
+      "send_user_signal (which slurmrestd's partitions do not show), else TERM and {} s "
+      "(GraceTime)",
+      warning.signal, *p.grace_time, *p.grace_time);
+}
+
+namespace {
+
 CheckResult checkOnePartition(const catalog::SiteConfig& site, const ConfiguredPartition& cp,
                               const SlurmFacts& f) {
   const std::string name = "partition/" + cp.name;
@@ -143,9 +175,12 @@ CheckResult checkOnePartition(const catalog::SiteConfig& site, const ConfiguredP
     return warnCheck(name, fmt::format("partition '{}' has no nodes", cp.name),
                      fmt::format("add nodes to '{}' in slurm.conf (Nodes=…)", cp.name), details);
   }
+  details["grace_time"] = it->grace_time ? json(*it->grace_time) : json(nullptr);
+  details["preempt_mode"] = it->preempt_mode ? json(*it->preempt_mode) : json(nullptr);
   return okCheck(name,
-                 fmt::format("partition '{}' exists ({}, {} node{}: {})", cp.name, state,
-                             it->total_nodes, it->total_nodes == 1 ? "" : "s", it->nodes),
+                 fmt::format("partition '{}' exists ({}, {} node{}: {}); {}", cp.name, state,
+                             it->total_nodes, it->total_nodes == 1 ? "" : "s", it->nodes,
+                             preemptionOutcome(site.slurm.preemption_warning, *it)),
                  details);
 }
 

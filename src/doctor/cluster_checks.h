@@ -33,6 +33,16 @@ std::vector<ConfiguredPartition> configuredPartitions(const catalog::SiteConfig&
 std::vector<std::string> partitionsForSeries(const catalog::SiteConfig& site,
                                              const catalog::GpuSeries& series);
 
+// What a TunePlane job preempted in `partition` gets, by the partition's PreemptMode and
+// GraceTime as slurmrestd reports them and the site's slurm.preemption_warning: a warning of
+// N s, or none, or "not known" where the record lacks them. slurmctld (preempt.c) gives a job
+// selected for preemption GraceTime s, sending it the job's warning signal at once where
+// PreemptParameters has send_user_signal, else SIGTERM; /partitions/ carries neither
+// PreemptType nor PreemptParameters, so the sentence names both outcomes. The partition
+// check's message ends with it (docs/operators.md, "Checking a site").
+std::string preemptionOutcome(const catalog::PreemptionWarning& warning,
+                              const slurm::PartitionInfo& partition);
+
 std::vector<CheckResult> checkPartitions(const catalog::SiteConfig& site, const SlurmFacts& facts);
 std::vector<CheckResult> checkGpuSeries(const catalog::SiteConfig& site, const SlurmFacts& facts);
 

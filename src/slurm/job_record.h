@@ -146,6 +146,12 @@ struct PartitionInfo {
   std::vector<std::string> state;
   int64_t total_cpus = 0;
   int64_t total_nodes = 0;
+  // GraceTime: seconds a job selected for preemption is given before it ends (both versions);
+  // unset when the record has none.
+  std::optional<int64_t> grace_time;
+  // PreemptMode (v0.0.45 only: CLUSTER_GLOBAL, DISABLED, SUSPEND, REQUEUE, CANCEL, PRIORITY);
+  // unset when the record has none (v0.0.44 does not carry it).
+  std::optional<std::vector<std::string>> preempt_mode;
   bool operator==(const PartitionInfo&) const = default;
 };
 

@@ -375,6 +375,18 @@ Failure decodePartitionInfo(ondemand::object& object, PartitionInfo& out) {
         return k == "total" ? readInt(v, out.total_cpus) : SUCCESS;
       });
     }
+    if (key == "grace_time") {
+      int64_t seconds = 0;
+      if (const auto failed = readInt(value, seconds); failed != SUCCESS) return failed;
+      out.grace_time = seconds;
+      return SUCCESS;
+    }
+    if (key == "preempt_mode") {
+      std::vector<std::string> modes;
+      if (const auto failed = readStrings(value, modes); failed != SUCCESS) return failed;
+      out.preempt_mode = std::move(modes);
+      return SUCCESS;
+    }
     if (key == "partition") {
       out.state.clear();
       return readObject(value, [&](std::string_view k, ondemand::value& v) {

@@ -32,6 +32,56 @@ TEST(ClusterChecksTest, ConfiguredPartitionsAreListedOnceWithWhoNamesThem) {
   EXPECT_EQ(parts[0].named_by, (std::vector<std::string>{"partitions.gpu", "partitions.cpu"}));
 }
 
+// What a preempted job gets, by the partition's PreemptMode and GraceTime (v0.0.44 reports
+// no PreemptMode) and the site's warning.
+TEST(ClusterChecksTest, WhatAPreemptedJobGets) {
+  struct Row {
+    const char* name;
+    std::optional<int64_t> grace_time;
+    std::optional<std::vector<std::string>> preempt_mode;
+    bool warning_on;
+    const char* says;
+  };
+  using Modes = std::vector<std::string>;
+  const Row rows[] = {
+      {"grace and the warning", 30, Modes{"CANCEL"}, true,
+       "gets USR2 and 30 s to save where PreemptParameters has send_user_signal"},
+      {"grace, otherwise TERM", 30, Modes{"CANCEL"}, true, "else TERM and 30 s (GraceTime)"},
+      {"v0.0.44: no mode reported", 45, std::nullopt, true, "gets USR2 and 45 s to save"},
+      {"requeue mode", 10, Modes{"REQUEUE"}, true, "gets USR2 and 10 s to save"},
+      {"no grace time", 0, Modes{"CANCEL"}, true, "gets no warning: GraceTime 0 ends it at once"},
+      {"sim and v0.0.45 default", 0, Modes{}, true, "gets no warning: GraceTime 0"},
+      {"preemption off", 30, Modes{"DISABLED"}, true, "not preempted (PreemptMode OFF)"},
+      {"suspended", 30, Modes{"SUSPEND"}, true, "suspended, not ended, and gets no warning"},
+      {"warning off", 30, Modes{"CANCEL"}, false,
+       "gets TERM and 30 s before it ends (GraceTime; slurm.preemption_warning is off)"},
+      {"nothing reported", std::nullopt, std::nullopt, true, "is not known (no GraceTime"},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.name);
+    slurm::PartitionInfo p = testing::partition("cpu", "cpu1", 1);
+    p.grace_time = row.grace_time;
+    p.preempt_mode = row.preempt_mode;
+    catalog::PreemptionWarning warning;
+    warning.enabled = row.warning_on;
+    const std::string said = preemptionOutcome(warning, p);
+    EXPECT_TRUE(contains(said, row.says)) << said;
+  }
+  // The partition check ends with it, and keeps the two facts in its details.
+  slurm::PartitionInfo cpu = testing::partition("cpu", "cpu1", 1);
+  cpu.grace_time = 30;
+  cpu.preempt_mode = std::vector<std::string>{"CANCEL"};
+  const auto checks =
+      checkPartitions(site(), answered({testing::partition("gpu", "gpu[1-2]", 2), cpu}));
+  const CheckResult* check = find(checks, "partition/cpu");
+  ASSERT_NE(check, nullptr);
+  EXPECT_EQ(check->status, CheckStatus::kOk);
+  EXPECT_TRUE(contains(check->message, "exists (UP, 1 node: cpu1); if Slurm preempts a job here"))
+      << check->message;
+  EXPECT_EQ(check->details["grace_time"], 30);
+  EXPECT_EQ(check->details["preempt_mode"], nlohmann::json({"CANCEL"}));
+}
+
 TEST(ClusterChecksTest, Partitions) {
   struct Row {
     const char* name;

@@ -103,7 +103,8 @@ TEST(DecoderEquivalence, EveryTranscriptAnswerDecodesAsBefore) {
 TEST(DecoderEquivalence, PartitionsAndNodesAsBefore) {
   const json answer = json::parse(R"({
     "partitions": [{"name": "gpu", "nodes": {"configured": "gpu[1-2]", "total": 2},
-                    "cpus": {"total": 8}, "partition": {"state": ["UP", "DRAIN"]}},
+                    "cpus": {"total": 8}, "partition": {"state": ["UP", "DRAIN"]},
+                    "grace_time": 30, "preempt_mode": ["REQUEUE"]},
                    {"name": "cpu", "nodes": "odd", "cpus": {"total": {"set": true, "number": 4}}}],
     "nodes": [{"name": "gpu1", "state": ["IDLE", "RESERVED"], "features": "h100,nvlink",
                "active_features": ["h100"], "partitions": ["gpu"], "gres": "gpu:h100:2",

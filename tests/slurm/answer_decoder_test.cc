@@ -427,6 +427,18 @@ TEST_P(Decode, NodesAndPartitionsInTheOpenApiShapes) {
   EXPECT_EQ(parts->at(0).nodes, "gpu[1-2]");
   EXPECT_EQ(parts->at(0).total_cpus, 8);
   EXPECT_EQ(parts->at(0).state, std::vector<std::string>{"UP"});
+  EXPECT_EQ(parts->at(0).grace_time, std::nullopt);  // not in the record: not known
+  EXPECT_EQ(parts->at(0).preempt_mode, std::nullopt);
+  // Preemption: grace_time in both versions, preempt_mode in v0.0.45 only.
+  auto preempting = decodePartitions(
+      R"({"partitions": [{"name": "cpu", "grace_time": 30, "preempt_mode": ["CANCEL"]},
+                         {"name": "old", "grace_time": 0}]})",
+      options());
+  ASSERT_TRUE(preempting.has_value()) << preempting.error().describe();
+  EXPECT_EQ(preempting->at(0).grace_time, 30);
+  EXPECT_EQ(preempting->at(0).preempt_mode, std::vector<std::string>{"CANCEL"});
+  EXPECT_EQ(preempting->at(1).grace_time, 0);
+  EXPECT_EQ(preempting->at(1).preempt_mode, std::nullopt);
   EXPECT_FALSE(decodeNodes(R"({"x": 1})", options()).has_value());
 }
 

@@ -353,6 +353,8 @@ inline Result<std::vector<PartitionInfo>> decodePartitions(const json& body) {
     if (cpus != p.end() && cpus->is_object()) info.total_cpus = integer(*cpus, "total");
     auto partition = p.find("partition");
     if (partition != p.end() && partition->is_object()) info.state = strings(*partition, "state");
+    if (p.contains("grace_time")) info.grace_time = integer(p, "grace_time");
+    if (p.contains("preempt_mode")) info.preempt_mode = strings(p, "preempt_mode");
     out.push_back(std::move(info));
   }
   return out;
