@@ -26,10 +26,11 @@ enum class IdentityMode {
 
 // slurm.preemption_warning: the signal Slurm sends a job's steps before it ends (its time
 // limit, or a preemption's GraceTime where PreemptParameters=send_user_signal), so the
-// training can save; every job is submitted with it (kill_warning_signal/_delay/_flags,
-// docs/decisions.md "The preemption warning").
+// training can save; when on, every job is submitted with it (kill_warning_signal/_delay/
+// _flags, docs/decisions.md "The preemption warning"). Off unless the site turns it on: a
+// program that does not handle the signal is ended by it (Ray's processes too).
 struct PreemptionWarning {
-  bool enabled = true;                   // `preemption_warning: off` turns it off
+  bool enabled = false;                  // `on`, or the map form, turns it on
   std::string signal = "USR2";           // one of kPreemptionSignals: NCCL may catch USR1
   std::chrono::seconds before_end{120};  // kill_warning_delay: 1..65535 s (a uint16)
 };

@@ -224,21 +224,23 @@ class SiteParser {
     }
   }
 
-  // `off`, or {signal: USR2, before_end: 120s}, either key optional.
+  // `off`, `on` (the defaults: USR2, 120 s), or {signal: USR2, before_end: 120s}, either key
+  // optional (the map turns it on).
   void parsePreemptionWarning(const YAML::Node& node, const std::string& path) {
     PreemptionWarning& w = site_.slurm.preemption_warning;
     if (node.IsScalar()) {
-      if (node.Scalar() == "off") {
-        w.enabled = false;
+      if (node.Scalar() == "off" || node.Scalar() == "on") {
+        w.enabled = node.Scalar() == "on";
       } else {
         r_.report("invalid_value", path,
                   "'" + node.Scalar() +
-                      "' is not a preemption warning: off, or a map with "
+                      "' is not a preemption warning: off, on, or a map with "
                       "signal and before_end");
       }
       return;
     }
     if (!r_.checkMap(node, path, {"signal", "before_end"})) return;
+    w.enabled = true;
     if (auto v = r_.optStr(node, "signal", path)) {
       const auto& known = kPreemptionSignals;
       if (std::find(std::begin(known), std::end(known), *v) == std::end(known)) {

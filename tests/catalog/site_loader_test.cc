@@ -97,10 +97,10 @@ TEST(SiteLoader, AcceptingExposedCredentialsIsAnExplicitBoolean) {
   EXPECT_EQ(bad.error().front().field, "slurm.accept_exposed_credentials");
 }
 
-TEST(SiteLoader, PreemptionWarningIsOnByDefaultAndCanBeSetOrTurnedOff) {
+TEST(SiteLoader, PreemptionWarningIsOffByDefaultAndCanBeTurnedOnOrSet) {
   const auto defaults = parseSiteConfig(kMinimalSite);
   ASSERT_TRUE(defaults);
-  EXPECT_TRUE(defaults->slurm.preemption_warning.enabled);
+  EXPECT_FALSE(defaults->slurm.preemption_warning.enabled);
   EXPECT_EQ(defaults->slurm.preemption_warning.signal, "USR2");
   EXPECT_EQ(defaults->slurm.preemption_warning.before_end, std::chrono::seconds(120));
   const auto with = [](const std::string& value) {
@@ -114,8 +114,14 @@ TEST(SiteLoader, PreemptionWarningIsOnByDefaultAndCanBeSetOrTurnedOff) {
   EXPECT_EQ(set->slurm.preemption_warning.before_end, std::chrono::seconds(300));
   const auto seconds = with("{before_end: 45}");
   ASSERT_TRUE(seconds);
+  EXPECT_TRUE(seconds->slurm.preemption_warning.enabled);
   EXPECT_EQ(seconds->slurm.preemption_warning.signal, "USR2");
   EXPECT_EQ(seconds->slurm.preemption_warning.before_end, std::chrono::seconds(45));
+  const auto on = with("on");
+  ASSERT_TRUE(on);
+  EXPECT_TRUE(on->slurm.preemption_warning.enabled);
+  EXPECT_EQ(on->slurm.preemption_warning.signal, "USR2");
+  EXPECT_EQ(on->slurm.preemption_warning.before_end, std::chrono::seconds(120));
   const auto off = with("off");
   ASSERT_TRUE(off);
   EXPECT_FALSE(off->slurm.preemption_warning.enabled);

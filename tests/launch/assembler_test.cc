@@ -63,7 +63,7 @@ TEST(Assembler, GpuJobIsFullyExplicit) {
                           Pair("TUNEPLANE_JOB_ID", "job-0001"), Pair("TUNEPLANE_ATTEMPT", "2"),
                           Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output"),
                           Pair("TUNEPLANE_CHECKPOINT_DIR", kCheckpointDir),
-                          Pair("TUNEPLANE_RESUME", "1"), Pair("TUNEPLANE_PREEMPT_SIGNAL", "USR2")));
+                          Pair("TUNEPLANE_RESUME", "1")));  // no warning: off by default
   EXPECT_THAT(req->scheduler_environment,
               ElementsAre(Pair("LANG", "C.UTF-8"), Pair("PATH", "/opt/slurm/bin:/usr/bin")));
   EXPECT_EQ(req->account, "acct");
@@ -88,6 +88,8 @@ TEST(Assembler, ResumeOffTellsACustomJob) {
 // the one environment of the request), and Slurm is asked for it; neither when it is off.
 TEST(Assembler, ThePreemptionWarningIsNamedToTheJobAndAskedOfSlurm) {
   catalog::SiteConfig site = testSite();
+  EXPECT_FALSE(site.slurm.preemption_warning.enabled);  // a site turns it on
+  site.slurm.preemption_warning.enabled = true;
   site.slurm.preemption_warning.signal = "USR1";
   const auto req = assembleLaunch(parsed(kGpuSpec), site, testRegistry(), kIdentity, kAttemptDir,
                                   kCheckpointDir);
