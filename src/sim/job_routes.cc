@@ -58,6 +58,15 @@ json statusEntry(int code, const std::string& step_id, uint32_t job_id) {
           {"federation", {{"sibling", ""}}}};
 }
 
+// What both kill routes (DELETE job/{id} and jobs) answer a request whose token is refused.
+json killAuthRefusal() {
+  return {
+      {"status", json::array()},
+      {"errors",
+       json::array(
+           {ApiError{511, kErrAuth, "Signal request failed", "slurm_kill_jobs()", ""}.toJson()})}};
+}
+
 }  // namespace
 
 bool SimulatorImpl::validJobId(const std::string& id) const {
@@ -142,12 +151,7 @@ void SimulatorImpl::routeJobDelete(const SimApi& api, const std::string& id,
                                    const httplib::Request& req, httplib::Response& res,
                                    const std::string& user, bool auth_ok) {
   if (!auth_ok) {
-    return sendJson(
-        api, res, 511,
-        {{"status", json::array()},
-         {"errors",
-          json::array({ApiError{511, kErrAuth, "Signal request failed", "slurm_kill_jobs()", ""}
-                           .toJson()})}});
+    return sendJson(api, res, 511, killAuthRefusal());
   }
   if (!validJobId(id))
     return sendJson(api, res, 422, {{"errors", json::array({parseParamsError().toJson()})}});
@@ -277,12 +281,7 @@ void SimulatorImpl::routeJobs(const SimApi& api, const httplib::Request& req,
 void SimulatorImpl::routeJobsDelete(const SimApi& api, const httplib::Request& req,
                                     httplib::Response& res, const std::string& user, bool auth_ok) {
   if (!auth_ok) {
-    return sendJson(
-        api, res, 511,
-        {{"status", json::array()},
-         {"errors",
-          json::array({ApiError{511, kErrAuth, "Signal request failed", "slurm_kill_jobs()", ""}
-                           .toJson()})}});
+    return sendJson(api, res, 511, killAuthRefusal());
   }
   json body = json::parse(req.body.empty() ? "{}" : req.body, nullptr, false);
   if (body.is_discarded() || !body.is_object()) return sendText(res, 400, "Failure during parsing");
