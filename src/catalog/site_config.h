@@ -27,17 +27,26 @@ enum class IdentityMode {
 // slurm.preemption_warning: the signal Slurm sends a job's steps before it ends (its time
 // limit, or a preemption's GraceTime where PreemptParameters=send_user_signal), so the
 // training can save; when on, every job is submitted with it (kill_warning_signal/_delay/
-// _flags, docs/decisions.md "The preemption warning"). Off unless the site turns it on: a
-// program that does not handle the signal is ended by it (Ray's processes too).
+// _flags) and every step starts with it ignored, so only a program that installs a handler
+// gets it (docs/decisions.md "The preemption warning"). On unless the site turns it off.
 struct PreemptionWarning {
-  bool enabled = false;                  // `on`, or the map form, turns it on
-  std::string signal = "USR2";           // one of kPreemptionSignals: NCCL may catch USR1
+  bool enabled = true;                   // `off` turns it off
+  std::string signal = "USR2";           // one of kPreemptionSignals
   std::chrono::seconds before_end{120};  // kill_warning_delay: 1..65535 s (a uint16)
 };
 
-// The signals slurm.preemption_warning.signal may name, as Slurm spells them (no "SIG").
-inline constexpr const char* kPreemptionSignals[] = {"USR2", "USR1", "TERM", "INT",
-                                                     "HUP",  "QUIT", "ALRM", "URG"};
+// The signals slurm.preemption_warning.signal may name, as Slurm spells them (no "SIG"). Not
+// TERM, INT or USR1: TunePlane stops a Ray node's launcher and srun's tasks with those, and
+// Slurm sends the warning to every process of a step; NCCL may catch USR1 besides.
+inline constexpr const char* kPreemptionSignals[] = {"USR2", "HUP", "QUIT", "ALRM", "URG"};
+
+// "USR2, HUP, …": the list, for messages that name the rule.
+inline std::string preemptionSignalList() {
+  std::string names;
+  for (const char* name : kPreemptionSignals)
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  return names;
+}
 
 struct SlurmSite {
   std::string url;                   // http://, https:// or unix:///path

@@ -224,7 +224,7 @@ class SiteParser {
     }
   }
 
-  // `off`, `on` (the defaults: USR2, 120 s), or {signal: USR2, before_end: 120s}, either key
+  // `on` (the default: USR2, 120 s), `off`, or {signal: USR2, before_end: 120s}, either key
   // optional (the map turns it on).
   void parsePreemptionWarning(const YAML::Node& node, const std::string& path) {
     PreemptionWarning& w = site_.slurm.preemption_warning;
@@ -244,10 +244,8 @@ class SiteParser {
     if (auto v = r_.optStr(node, "signal", path)) {
       const auto& known = kPreemptionSignals;
       if (std::find(std::begin(known), std::end(known), *v) == std::end(known)) {
-        std::string names;
-        for (const char* name : known) names += (names.empty() ? "" : ", ") + std::string(name);
         r_.report("invalid_value", R::child(path, "signal"),
-                  "'" + *v + "' is not a signal TunePlane sends: one of " + names);
+                  "'" + *v + "' is not a signal TunePlane sends: one of " + preemptionSignalList());
       } else {
         w.signal = *v;
       }

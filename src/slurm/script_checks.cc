@@ -193,6 +193,23 @@ Checked<void> checkRenderable(const launch::LaunchRequest& request) {
   checkRay(c, request.ray);
   if (request.account) c.noNul(*request.account, "account");
   if (request.qos) c.noNul(*request.qos, "qos");
+  // The warning's signal is a word of the steps' `trap` and of the submit body (a launch.json
+  // is checked again here, as the site loader checks the site).
+  if (request.preemption_warning) {
+    bool known = false;
+    for (const char* name : catalog::kPreemptionSignals) {
+      known = known || request.preemption_warning->signal == name;
+    }
+    if (!known) {
+      c.add("render.bad_preemption_signal", "preemption_warning.signal",
+            "must be one of " + catalog::preemptionSignalList());
+    }
+    const auto seconds = request.preemption_warning->before_end.count();
+    if (seconds < 1 || seconds > 65535) {
+      c.add("render.bad_preemption_delay", "preemption_warning.before_end",
+            "must be whole seconds from 1 to 65535");
+    }
+  }
   // The script runs `umask <job_umask>` and Slurm reads SLURM_UMASK: four octal digits.
   if (!request.job_umask.empty() &&
       (request.job_umask.size() != 4 || request.job_umask.front() != '0' ||

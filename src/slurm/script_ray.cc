@@ -347,6 +347,7 @@ std::string renderStep(const LaunchRequest& request, const Step& step) {
   } else {
     out += "    -- \"${tp_container[@]}\" \\\n   ";
   }
+  if (request.preemption_warning) out += " \"${tp_step_start[@]}\"";
   for (const auto& word : step.command) out += " " + word;
   out += "\n)";
   return out;

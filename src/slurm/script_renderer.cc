@@ -263,6 +263,23 @@ void renderEnvFunction(std::string& out, const LaunchRequest& request) {
   out += "}\n";
 }
 
+// slurm.preemption_warning: Slurm sends the warning to every process of every step (its
+// time limit's before_end, or a preemption's GraceTime). A process that neither handles nor
+// ignores it would end, so each step's command starts with it ignored, which exec and fork
+// pass on: a program that installs its own handler gets the warning, and one that knows
+// nothing of it (Ray's own processes included) runs on as it would without a warning. Inside
+// the container, where the command runs (under Pyxis nothing runs between slurmstepd and it),
+// by the image's /bin/sh (docs/decisions.md, "The preemption warning").
+void renderStepStart(std::string& out, const LaunchRequest& request) {
+  if (!request.preemption_warning) return;
+  out +=
+      "\n# Each step's command starts with Slurm's warning signal ignored (exec passes that on);\n";
+  out += "# a program that wants the warning installs a handler for $TUNEPLANE_PREEMPT_SIGNAL.\n";
+  out += "tp_step_start=(sh -c " +
+         shellQuote("trap \"\" " + request.preemption_warning->signal + "; exec \"$@\"") +
+         " tuneplane-step)\n";
+}
+
 void renderContainer(std::string& out, const LaunchRequest& request) {
   out += "\n# The container every step runs in.\n";
   out += "tp_container=(\n";
@@ -296,6 +313,7 @@ void renderContainer(std::string& out, const LaunchRequest& request) {
     out += "  " + shellQuote(request.artifact.path) + "\n";
   }
   out += ")\n";
+  renderStepStart(out, request);
 }
 
 void renderCpuJob(std::string& out, const LaunchRequest& request) {

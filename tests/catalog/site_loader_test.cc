@@ -97,20 +97,20 @@ TEST(SiteLoader, AcceptingExposedCredentialsIsAnExplicitBoolean) {
   EXPECT_EQ(bad.error().front().field, "slurm.accept_exposed_credentials");
 }
 
-TEST(SiteLoader, PreemptionWarningIsOffByDefaultAndCanBeTurnedOnOrSet) {
+TEST(SiteLoader, PreemptionWarningIsOnByDefaultAndCanBeTurnedOffOrSet) {
   const auto defaults = parseSiteConfig(kMinimalSite);
   ASSERT_TRUE(defaults);
-  EXPECT_FALSE(defaults->slurm.preemption_warning.enabled);
+  EXPECT_TRUE(defaults->slurm.preemption_warning.enabled);
   EXPECT_EQ(defaults->slurm.preemption_warning.signal, "USR2");
   EXPECT_EQ(defaults->slurm.preemption_warning.before_end, std::chrono::seconds(120));
   const auto with = [](const std::string& value) {
     return parseSiteConfig(replaced(kMinimalSite, "token_file: /etc/tp/token",
                                     "token_file: /etc/tp/token\n  preemption_warning: " + value));
   };
-  const auto set = with("{signal: USR1, before_end: 5m}");
+  const auto set = with("{signal: HUP, before_end: 5m}");
   ASSERT_TRUE(set) << set.error().front().describe();
   EXPECT_TRUE(set->slurm.preemption_warning.enabled);
-  EXPECT_EQ(set->slurm.preemption_warning.signal, "USR1");
+  EXPECT_EQ(set->slurm.preemption_warning.signal, "HUP");
   EXPECT_EQ(set->slurm.preemption_warning.before_end, std::chrono::seconds(300));
   const auto seconds = with("{before_end: 45}");
   ASSERT_TRUE(seconds);
@@ -315,6 +315,13 @@ std::vector<SiteRow> siteRows() {
        "slurm.preemption_warning"},
       {"preemption warning signal unknown",
        r("user: tp", "user: tp\n  preemption_warning: {signal: KILL}"), "site.invalid_value",
+       "slurm.preemption_warning.signal"},
+      // TunePlane stops Ray's node launchers and srun's tasks with these: a warning must not.
+      {"preemption warning signal TunePlane stops steps with",
+       r("user: tp", "user: tp\n  preemption_warning: {signal: USR1}"), "site.invalid_value",
+       "slurm.preemption_warning.signal"},
+      {"preemption warning signal TERM",
+       r("user: tp", "user: tp\n  preemption_warning: {signal: TERM}"), "site.invalid_value",
        "slurm.preemption_warning.signal"},
       {"preemption warning signal with a quote",
        r("user: tp", "user: tp\n  preemption_warning: {signal: \"USR2'\"}"), "site.invalid_value",

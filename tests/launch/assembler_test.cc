@@ -58,12 +58,13 @@ TEST(Assembler, GpuJobIsFullyExplicit) {
   EXPECT_EQ(c.time_limit, std::chrono::minutes(120));
   EXPECT_TRUE(req->uses_gpus);
   EXPECT_THAT(req->command, ElementsAre("python", "train.py", "--epochs", "3"));
-  EXPECT_THAT(req->environment,
-              ElementsAre(Pair("ALPHA", "a"), Pair("ZED", "z"),
-                          Pair("TUNEPLANE_JOB_ID", "job-0001"), Pair("TUNEPLANE_ATTEMPT", "2"),
-                          Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output"),
-                          Pair("TUNEPLANE_CHECKPOINT_DIR", kCheckpointDir),
-                          Pair("TUNEPLANE_RESUME", "1")));  // no warning: off by default
+  EXPECT_THAT(
+      req->environment,
+      ElementsAre(Pair("ALPHA", "a"), Pair("ZED", "z"), Pair("TUNEPLANE_JOB_ID", "job-0001"),
+                  Pair("TUNEPLANE_ATTEMPT", "2"),
+                  Pair("TUNEPLANE_OUTPUT_DIR", std::string(kAttemptDir) + "/output"),
+                  Pair("TUNEPLANE_CHECKPOINT_DIR", kCheckpointDir), Pair("TUNEPLANE_RESUME", "1"),
+                  Pair("TUNEPLANE_PREEMPT_SIGNAL", "USR2")));  // on by default
   EXPECT_THAT(req->scheduler_environment,
               ElementsAre(Pair("LANG", "C.UTF-8"), Pair("PATH", "/opt/slurm/bin:/usr/bin")));
   EXPECT_EQ(req->account, "acct");
@@ -88,13 +89,13 @@ TEST(Assembler, ResumeOffTellsACustomJob) {
 // the one environment of the request), and Slurm is asked for it; neither when it is off.
 TEST(Assembler, ThePreemptionWarningIsNamedToTheJobAndAskedOfSlurm) {
   catalog::SiteConfig site = testSite();
-  EXPECT_FALSE(site.slurm.preemption_warning.enabled);  // a site turns it on
+  EXPECT_TRUE(site.slurm.preemption_warning.enabled);  // on unless a site turns it off
   site.slurm.preemption_warning.enabled = true;
-  site.slurm.preemption_warning.signal = "USR1";
+  site.slurm.preemption_warning.signal = "HUP";
   const auto req = assembleLaunch(parsed(kGpuSpec), site, testRegistry(), kIdentity, kAttemptDir,
                                   kCheckpointDir);
   ASSERT_TRUE(req.has_value()) << req.error().front().describe();
-  EXPECT_THAT(req->environment, ::testing::Contains(Pair("TUNEPLANE_PREEMPT_SIGNAL", "USR1")));
+  EXPECT_THAT(req->environment, ::testing::Contains(Pair("TUNEPLANE_PREEMPT_SIGNAL", "HUP")));
   ASSERT_TRUE(req->preemption_warning.has_value());
   EXPECT_EQ(req->preemption_warning->before_end, std::chrono::seconds(120));
   site.slurm.preemption_warning.enabled = false;

@@ -24,6 +24,7 @@
 #include "slurm/script_checks.h"
 #include "slurm/script_renderer.h"
 #include "spec/spec_parser.h"
+#include "stubs/runtimes.h"
 #include "stubs/test_shell.h"
 #include "support/serve_harness.h"
 #include "support/subprocess.h"
@@ -342,13 +343,7 @@ TEST(LlamaFactorySupersededRun, TheRunningAttemptStopsOnEveryNodeAndTheNextResum
   EXPECT_THAT(job.out(2), HasSubstr("training done"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Runtimes, LlamaFactoryRunTest,
-                         ::testing::Values(catalog::ContainerRuntime::kPyxis,
-                                           catalog::ContainerRuntime::kApptainer),
-                         [](const auto& info) {
-                           return info.param == catalog::ContainerRuntime::kPyxis ? "Pyxis"
-                                                                                  : "Apptainer";
-                         });
+INSTANTIATE_TEST_SUITE_P(Runtimes, LlamaFactoryRunTest, bothRuntimes(), runtimeName);
 
 }  // namespace
 }  // namespace tuneplane::slurm::llamafactory_run_test

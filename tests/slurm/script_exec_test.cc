@@ -14,6 +14,7 @@
 
 #include "slurm/script_checks.h"
 #include "slurm/script_renderer.h"
+#include "stubs/runtimes.h"
 #include "stubs/test_shell.h"
 #include "support/test_paths.h"
 
@@ -33,6 +34,7 @@ namespace sh = shell_test;
 struct Record {
   std::vector<std::string> srun;       // srun's options
   std::vector<std::string> apptainer;  // apptainer's argv (Apptainer only)
+  std::vector<std::string> start;      // what starts the command: sh -c '…' NAME (the warning)
   std::vector<std::string> argv;       // the command inside the container
   std::map<std::string, std::string> env;
 };
@@ -81,6 +83,10 @@ class ScriptRun {
       const std::string base = marker.string();
       r.srun = sh::splitNul(sh::readFile(base + ".srun"));
       r.argv = sh::splitNul(sh::readFile(base + ".argv"));
+      if (r.argv.size() >= 4 && r.argv[0] == "sh" && r.argv[1] == "-c") {
+        r.start.assign(r.argv.begin(), r.argv.begin() + 4);
+        r.argv.erase(r.argv.begin(), r.argv.begin() + 4);
+      }
       if (fs::exists(base + ".apptainer")) {
         r.apptainer = sh::splitNul(sh::readFile(base + ".apptainer"));
       }
@@ -251,6 +257,13 @@ void expectContainer(const Record& step, const LaunchRequest& r) {
   }
 }
 
+// slurm.preemption_warning on (hostileRequest's USR2): the step's command starts inside the
+// container with the warning ignored, which its exec passes on.
+void expectWarningIgnored(const Record& step) {
+  EXPECT_THAT(step.start,
+              ElementsAreArray({"sh", "-c", "trap \"\" USR2; exec \"$@\"", "tuneplane-step"}));
+}
+
 // bash -n and shellcheck hold for hostile scripts too (shellcheck missing is a failure).
 void expectCleanShell(const ScriptRun& run, const std::string& script) {
   const fs::path file = run.root() / "lint.sh";
@@ -283,6 +296,7 @@ TEST_P(HostileCpuTest, EveryValueArrivesIntactAndNothingInjectedRuns) {
   const auto steps = run.steps();
   ASSERT_EQ(steps.size(), 1u);
   EXPECT_THAT(steps[0].argv, ElementsAreArray(r.command));
+  expectWarningIgnored(steps[0]);
   expectJobEnv(steps[0], r);
   expectContainer(steps[0], r);
   EXPECT_THAT(steps[0].srun, Contains("--cpus-per-task=4"));
@@ -290,13 +304,7 @@ TEST_P(HostileCpuTest, EveryValueArrivesIntactAndNothingInjectedRuns) {
   run.expectNoCanaries();
 }
 
-INSTANTIATE_TEST_SUITE_P(Runtimes, HostileCpuTest,
-                         ::testing::Values(catalog::ContainerRuntime::kPyxis,
-                                           catalog::ContainerRuntime::kApptainer),
-                         [](const auto& info) {
-                           return info.param == catalog::ContainerRuntime::kPyxis ? "Pyxis"
-                                                                                  : "Apptainer";
-                         });
+INSTANTIATE_TEST_SUITE_P(Runtimes, HostileCpuTest, bothRuntimes(), runtimeName);
 
 class HostileRayTest : public ::testing::TestWithParam<catalog::ContainerRuntime> {};
 
@@ -329,6 +337,7 @@ TEST_P(HostileRayTest, HeadWorkersWaitAndDriverGetExactArguments) {
   const auto steps = run.steps();
   for (const auto& step : steps) {
     ASSERT_FALSE(step.argv.empty());
+    expectWarningIgnored(step);
     expectContainer(step, r);
     expectJobEnv(step, r);
     const bool python = step.argv[0] == "python3" && step.argv.size() > 3;
@@ -425,13 +434,7 @@ TEST_P(HostileRayTest, NodesThatJoinLateAreWaitedForBeforeTheDriver) {
   EXPECT_EQ(ray_steps, 3);
 }
 
-INSTANTIATE_TEST_SUITE_P(Runtimes, HostileRayTest,
-                         ::testing::Values(catalog::ContainerRuntime::kPyxis,
-                                           catalog::ContainerRuntime::kApptainer),
-                         [](const auto& info) {
-                           return info.param == catalog::ContainerRuntime::kPyxis ? "Pyxis"
-                                                                                  : "Apptainer";
-                         });
+INSTANTIATE_TEST_SUITE_P(Runtimes, HostileRayTest, bothRuntimes(), runtimeName);
 
 // The resume record (slurm/resume_record.h), run: the script reads the job's checkpoint
 // directory as transformers' get_last_checkpoint does — the highest N of the directories

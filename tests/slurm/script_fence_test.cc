@@ -4,10 +4,12 @@
 // batch step's environment. A node that lost slurmctld keeps running an attempt that Slurm has
 // judged ended; here that is simply a script still running when the next attempt is staged.
 // Every wait is bounded (a hang fails, naming what was awaited); nothing asserts a speed.
+// The same runs show what Slurm's preemption warning does to a step's command (at the end).
 #include <signal.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -19,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "slurm/script_renderer.h"
+#include "stubs/runtimes.h"
 #include "stubs/test_shell.h"
 #include "support/serve_harness.h"
 #include "support/subprocess.h"
@@ -48,7 +51,7 @@ class FenceWatchRun : public ::testing::Test {
   void SetUp() override {
     fs::create_directories(bin());
     const fs::path stubs = test::sourceDir() / "tests/slurm/stubs";
-    for (const char* name : {"srun", "tp-stub-in-container"}) {
+    for (const char* name : {"srun", "apptainer", "tp-stub-in-container"}) {
       fs::copy_file(stubs / name, bin() / name);
       fs::permissions(bin() / name, fs::perms::owner_all);
     }
@@ -288,6 +291,109 @@ TEST_F(FenceWatchRun, AUsr2ThatIsNotTheWatchersStopsNothing) {
   EXPECT_TRUE(ledgerHas("attempt-1 done"));
   EXPECT_TRUE(exitSentinel(1));
 }
+
+// slurm.preemption_warning (on by default): Slurm sends the warning to every process of every
+// step, and each step's command starts with it ignored. The "training" is a Python program
+// (a shell script cannot trap a signal ignored when it started; docs/users.md says so) that
+// says its pid, then installs a handler for $TUNEPLANE_PREEMPT_SIGNAL or not, and runs until
+// GO exists. Its pid is what Slurm signals: the command itself (exec'd by the step's start).
+constexpr const char* kWarnedTraining = R"(import os, signal, sys, time
+ledger, go, handles = sys.argv[1], sys.argv[2], sys.argv[3] == "handles"
+def note(text):
+    with open(ledger, "a") as f:
+        f.write(text + "\n")
+def save(number, frame):
+    note("saved on " + signal.Signals(number).name)
+    sys.exit(0)
+if handles:
+    signal.signal(getattr(signal, "SIG" + os.environ["TUNEPLANE_PREEMPT_SIGNAL"]), save)
+note("pid " + str(os.getpid()))
+while not os.path.exists(go):
+    time.sleep(0.05)
+note("done")
+)";
+
+class PreemptionWarningRun : public FenceWatchRun,
+                             public ::testing::WithParamInterface<catalog::ContainerRuntime> {
+ protected:
+  launch::LaunchRequest warned(bool warning_on, const std::string& mode) const {
+    launch::LaunchRequest r =
+        request(1, {"python3", "-c", kWarnedTraining, ledger().string(), go().string(), mode});
+    r.container_runtime = GetParam();
+    if (warning_on) {
+      r.preemption_warning = catalog::PreemptionWarning{};
+      r.environment.emplace_back("TUNEPLANE_PREEMPT_SIGNAL", r.preemption_warning->signal);
+    }
+    return r;
+  }
+  // The command's pid, once it said it (bounded).
+  pid_t commandPid() const {
+    pid_t pid = 0;
+    test::waitUntil(
+        [&] {
+          for (const auto& line : ledgerLines()) {
+            if (line.starts_with("pid ")) pid = static_cast<pid_t>(std::atoi(line.c_str() + 4));
+          }
+          return pid > 0;
+        },
+        kFenceWaitLimit);
+    return pid;
+  }
+  // Whether the kernel ignores `signal` for `pid` (its SigIgn mask in /proc/PID/status).
+  static bool ignores(pid_t pid, int signal) {
+    std::istringstream status(sh::readFile("/proc/" + std::to_string(pid) + "/status"));
+    for (std::string line; std::getline(status, line);) {
+      if (line.starts_with("SigIgn:")) {
+        return (std::stoull(line.substr(7), nullptr, 16) >> (signal - 1)) & 1U;
+      }
+    }
+    ADD_FAILURE() << "no SigIgn in /proc/" << pid << "/status";
+    return false;
+  }
+};
+
+// A program that knows nothing of the warning runs on through it and ends by itself.
+TEST_P(PreemptionWarningRun, ACommandThatDoesNotHandleTheWarningRunsOnThroughIt) {
+  stage(1);
+  auto job = start(warned(/*warning_on=*/true, "ignores"));
+  ASSERT_NE(job, nullptr);
+  const pid_t pid = commandPid();
+  ASSERT_GT(pid, 0) << err(1);
+  EXPECT_TRUE(ignores(pid, SIGUSR2)) << "the command did not start with the warning ignored";
+  ASSERT_EQ(::kill(pid, SIGUSR2), 0);  // what slurmstepd sends every process of the step
+  sh::writeFile(go(), "");
+  EXPECT_EQ(job->exitWithin(kFenceWaitLimit), std::optional<int>(0)) << err(1);
+  EXPECT_TRUE(ledgerHas("done")) << "the warning ended the command";
+}
+
+// A program that installs a handler for the signal it is told gets the warning, and saves.
+TEST_P(PreemptionWarningRun, ACommandThatHandlesTheWarningGetsItAndSaves) {
+  stage(1);
+  auto job = start(warned(/*warning_on=*/true, "handles"));
+  ASSERT_NE(job, nullptr);
+  const pid_t pid = commandPid();
+  ASSERT_GT(pid, 0) << err(1);
+  ASSERT_EQ(::kill(pid, SIGUSR2), 0);
+  ASSERT_TRUE(awaitLedger("saved on SIGUSR2")) << err(1);
+  EXPECT_EQ(job->exitWithin(kFenceWaitLimit), std::optional<int>(0)) << err(1);
+  EXPECT_FALSE(ledgerHas("done"));
+}
+
+// Why the step starts with it ignored: without the warning (and its start), the same signal
+// ends a program that does not handle it (128 + 12, as srun reports a task killed by USR2).
+TEST_P(PreemptionWarningRun, WithoutTheWarningsStartTheSameSignalEndsTheCommand) {
+  stage(1);
+  auto job = start(warned(/*warning_on=*/false, "ignores"));
+  ASSERT_NE(job, nullptr);
+  const pid_t pid = commandPid();
+  ASSERT_GT(pid, 0) << err(1);
+  EXPECT_FALSE(ignores(pid, SIGUSR2));
+  ASSERT_EQ(::kill(pid, SIGUSR2), 0);
+  EXPECT_EQ(job->exitWithin(kFenceWaitLimit), std::optional<int>(128 + SIGUSR2)) << err(1);
+  EXPECT_FALSE(ledgerHas("done"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Runtimes, PreemptionWarningRun, bothRuntimes(), runtimeName);
 
 }  // namespace
 }  // namespace tuneplane::slurm

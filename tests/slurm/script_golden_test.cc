@@ -251,13 +251,25 @@ TEST_P(GoldenTest, ScriptPassesBashSyntaxCheckAndShellcheck) {
 }
 
 // The preemption warning reaches the steps' tasks from Slurm itself (kill_warning_flags [],
-// docs/decisions.md): the script must not swallow it on their way — no signal is ignored
-// (`trap ''`, inherited through exec), and the job's steps are told its name.
-TEST_P(GoldenTest, NoSignalIsIgnoredAndTheStepsAreToldTheWarning) {
+// docs/decisions.md): the batch shell ignores no signal (`trap ''`, inherited through exec by
+// srun and the helpers), every step's command starts with the warning ignored, inside the
+// container (tp_step_start; the only ignoring `trap`), and the job's steps are told its name.
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_P(GoldenTest, EveryStepStartsWithTheWarningIgnoredAndTheBatchShellIgnoresNothing) {
   const std::string script = renderBatchScript(GetParam().request);
-  EXPECT_EQ(script.find("trap ''"), std::string::npos);
-  EXPECT_EQ(script.find("trap \"\""), std::string::npos);
-  EXPECT_EQ(script.find("trap -"), std::string::npos);
+  const std::string start = "tp_step_start=(sh -c 'trap \"\" USR2; exec \"$@\"' tuneplane-step)\n";
+  EXPECT_EQ(count(script, start), 1u);
+  EXPECT_EQ(count(script, "trap ''"), 0u);
+  EXPECT_EQ(count(script, "trap \"\""), 1u);  // tp_step_start's, run by each step's sh
+  EXPECT_EQ(count(script, "trap -"), 0u);
+  const std::size_t steps = count(script, "exec \"$tp_srun\"");
+  EXPECT_GE(steps, 1u);
+  EXPECT_EQ(count(script, " \"${tp_step_start[@]}\" "), steps);
   const bool pyxis = GetParam().request.container_runtime == catalog::ContainerRuntime::kPyxis;
   EXPECT_NE(script.find(pyxis ? "  export TUNEPLANE_PREEMPT_SIGNAL='USR2'\n"
                               : "  export APPTAINERENV_TUNEPLANE_PREEMPT_SIGNAL='USR2'\n"),

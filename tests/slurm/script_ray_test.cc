@@ -28,6 +28,7 @@
 
 #include "slurm/script_checks.h"
 #include "slurm/script_renderer.h"
+#include "stubs/runtimes.h"
 #include "stubs/test_shell.h"
 #include "support/subprocess.h"
 #include "support/test_paths.h"
@@ -275,13 +276,7 @@ TEST_P(SharedNodesTest, TwoJobsOnTheSameNodesEachReachTheirDriverWithOnlyTheirOw
   EXPECT_NE(a.tokens(), b.tokens());
 }
 
-INSTANTIATE_TEST_SUITE_P(Runtimes, SharedNodesTest,
-                         ::testing::Values(catalog::ContainerRuntime::kPyxis,
-                                           catalog::ContainerRuntime::kApptainer),
-                         [](const auto& info) {
-                           return info.param == catalog::ContainerRuntime::kPyxis ? "Pyxis"
-                                                                                  : "Apptainer";
-                         });
+INSTANTIATE_TEST_SUITE_P(Runtimes, SharedNodesTest, bothRuntimes(), runtimeName);
 
 // Ports free on a node's loopback address right now, for a site that pins them.
 std::vector<int> freePorts(const std::string& ip, std::size_t count) {

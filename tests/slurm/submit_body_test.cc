@@ -113,10 +113,10 @@ TEST(SubmitBody, OneComponentIsJobWithScriptAtTopLevel) {
 // BATCH_JOB: the batch shell is not the training); none when the site turned it off.
 TEST(SubmitBody, EveryComponentCarriesThePreemptionWarning) {
   LaunchRequest r = request(2);
-  r.preemption_warning = catalog::PreemptionWarning{true, "USR1", std::chrono::seconds(300)};
+  r.preemption_warning = catalog::PreemptionWarning{true, "HUP", std::chrono::seconds(300)};
   const json body = buildSubmitBody(r, "#!/bin/bash\n");
   for (const auto& job : body["jobs"]) {
-    EXPECT_EQ(job["kill_warning_signal"], "USR1");
+    EXPECT_EQ(job["kill_warning_signal"], "HUP");
     EXPECT_EQ(job["kill_warning_delay"],
               json({{"set", true}, {"infinite", false}, {"number", 300}}));
     EXPECT_EQ(job["kill_warning_flags"], json::array());

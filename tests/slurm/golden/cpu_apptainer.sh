@@ -330,12 +330,16 @@ tp_container=(
   '/shared/runtimes/custom-sklearn-1.4.sif'
 )
 
+# Each step's command starts with Slurm's warning signal ignored (exec passes that on);
+# a program that wants the warning installs a handler for $TUNEPLANE_PREEMPT_SIGNAL.
+tp_step_start=(sh -c 'trap "" USR2; exec "$@"' tuneplane-step)
+
 # CPU-only: the command runs directly as one task on one node; no Ray, no GPUs.
 tp_before_command
 (
   tp_export_job_env
   exec "$tp_srun" --nodes=1 --ntasks=1 --cpus-per-task=8 \
     -- "${tp_container[@]}" \
-    'python3' '/tuneplane/attempt/train.py' '--folds' '5'
+    "${tp_step_start[@]}" 'python3' '/tuneplane/attempt/train.py' '--folds' '5'
 ) &
 tp_wait_step "$!"

@@ -350,6 +350,10 @@ tp_container=(
   '/shared/runtimes/llm-finetune-2.3.sif'
 )
 
+# Each step's command starts with Slurm's warning signal ignored (exec passes that on);
+# a program that wants the warning installs a handler for $TUNEPLANE_PREEMPT_SIGNAL.
+tp_step_start=(sh -c 'trap "" USR2; exec "$@"' tuneplane-step)
+
 # Ray across all 5 nodes of 2 components.
 # Counts are rendered as numbers: REST jobs get no SLURM_CPUS_PER_TASK or
 # SLURM_GPUS_PER_NODE.
@@ -494,7 +498,7 @@ sys.exit(code if code >= 0 else 128 - code)
   tp_export_ray_env
   exec "$tp_srun" --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
     -- "${tp_container[@]}" \
-    python3 -c "$tp_ray_node_program" head --ray-client-server-port --dashboard-agent-listen-port -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=0 --include-dashboard=false --min-worker-port=0 --max-worker-port=0 --num-cpus=96 --num-gpus=8 --resources='{"h100-pool":8}' --block
+    "${tp_step_start[@]}" python3 -c "$tp_ray_node_program" head --ray-client-server-port --dashboard-agent-listen-port -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=0 --include-dashboard=false --min-worker-port=0 --max-worker-port=0 --num-cpus=96 --num-gpus=8 --resources='{"h100-pool":8}' --block
 ) >"$tp_ray_run_dir/head-address" &
 tp_head_pid=$!
 tp_background_pids+=("$tp_head_pid")
@@ -529,7 +533,7 @@ echo "tuneplane: the Ray head is up at $tp_ray_address"
   tp_export_ray_env
   exec "$tp_srun" --het-group=0 --nodes=1 --ntasks=1 --ntasks-per-node=1 --cpus-per-task=96 --exclude="$tp_head_node" \
     -- "${tp_container[@]}" \
-    python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=96 --num-gpus=8 --resources='{"h100-pool":8}' --block
+    "${tp_step_start[@]}" python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=96 --num-gpus=8 --resources='{"h100-pool":8}' --block
 ) &
 tp_background_pids+=("$!")
 
@@ -539,7 +543,7 @@ tp_background_pids+=("$!")
   tp_export_ray_env
   exec "$tp_srun" --het-group=1 --nodes=3 --ntasks=3 --ntasks-per-node=1 --cpus-per-task=64 \
     -- "${tp_container[@]}" \
-    python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=64 --num-gpus=4 --resources='{"a100-pool":4}' --block
+    "${tp_step_start[@]}" python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=64 --num-gpus=4 --resources='{"a100-pool":4}' --block
 ) &
 tp_background_pids+=("$!")
 
@@ -572,7 +576,7 @@ while True:
   tp_export_ray_env
   exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
     -- "${tp_container[@]}" \
-    python3 -c "$tp_wait_program" "$tp_ray_address" 5 600
+    "${tp_step_start[@]}" python3 -c "$tp_wait_program" "$tp_ray_address" 5 600
 ) &
 if ! tp_wait_step "$!"; then
   echo "tuneplane: the Ray cluster at $tp_ray_address did not reach 5 nodes within 600 s" >&2
@@ -589,7 +593,7 @@ tp_driver_status=0
   export APPTAINERENV_RAY_ADDRESS="$tp_ray_address"
   exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
     -- "${tp_container[@]}" \
-    'python3' '-m' 'tuneplane_llm.finetune'
+    "${tp_step_start[@]}" 'python3' '-m' 'tuneplane_llm.finetune'
 ) &
 tp_wait_step "$!" || tp_driver_status=$?
 exit "$tp_driver_status"

@@ -347,6 +347,10 @@ tp_container=(
   --no-container-mount-home
 )
 
+# Each step's command starts with Slurm's warning signal ignored (exec passes that on);
+# a program that wants the warning installs a handler for $TUNEPLANE_PREEMPT_SIGNAL.
+tp_step_start=(sh -c 'trap "" USR2; exec "$@"' tuneplane-step)
+
 # Ray across all 2 nodes of 2 components.
 # Counts are rendered as numbers: REST jobs get no SLURM_CPUS_PER_TASK or
 # SLURM_GPUS_PER_NODE.
@@ -493,7 +497,7 @@ sys.exit(code if code >= 0 else 128 - code)
   tp_export_ray_env
   exec "$tp_srun" --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=4 --nodelist="$tp_head_node" \
     "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
-    -- python3 -c "$tp_ray_node_program" head --ray-client-server-port --dashboard-agent-listen-port -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=0 --include-dashboard=false --min-worker-port=0 --max-worker-port=0 --num-cpus=20 --num-gpus=2 --resources='{"h100s":2}' --block
+    -- "${tp_step_start[@]}" python3 -c "$tp_ray_node_program" head --ray-client-server-port --dashboard-agent-listen-port -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=0 --include-dashboard=false --min-worker-port=0 --max-worker-port=0 --num-cpus=20 --num-gpus=2 --resources='{"h100s":2}' --block
 ) >"$tp_ray_run_dir/head-address" &
 tp_head_pid=$!
 tp_background_pids+=("$tp_head_pid")
@@ -528,7 +532,7 @@ echo "tuneplane: the Ray head is up at $tp_ray_address"
   tp_export_ray_env
   exec "$tp_srun" --het-group=1 --nodes=1 --ntasks=1 --ntasks-per-node=1 --cpus-per-task=4 \
     "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
-    -- python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=20 --num-gpus=2 --resources='{"a100s":2}' --block
+    -- "${tp_step_start[@]}" python3 -c "$tp_ray_node_program" worker --dashboard-agent-listen-port -- 'ray' start --address="$tp_ray_address" --min-worker-port=0 --max-worker-port=0 --num-cpus=20 --num-gpus=2 --resources='{"a100s":2}' --block
 ) &
 tp_background_pids+=("$!")
 
@@ -561,7 +565,7 @@ while True:
   tp_export_ray_env
   exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
     "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN' \
-    -- python3 -c "$tp_wait_program" "$tp_ray_address" 2 300
+    -- "${tp_step_start[@]}" python3 -c "$tp_wait_program" "$tp_ray_address" 2 300
 ) &
 if ! tp_wait_step "$!"; then
   echo "tuneplane: the Ray cluster at $tp_ray_address did not reach 2 nodes within 300 s" >&2
@@ -594,7 +598,7 @@ tp_driver_status=0
   export RAY_ADDRESS="$tp_ray_address"
   exec "$tp_srun" --overlap --het-group=0 --nodes=1 --ntasks=1 --cpus-per-task=4 --nodelist="$tp_head_node" \
     "${tp_container[@]}" --container-env='TUNEPLANE_JOB_ID,TUNEPLANE_ATTEMPT,TUNEPLANE_OUTPUT_DIR,TUNEPLANE_PREEMPT_SIGNAL,TUNEPLANE_CHECKPOINT_DIR,TUNEPLANE_RESUME,USE_RAY,RAY_AUTH_MODE,RAY_AUTH_TOKEN,RAY_ADDRESS' \
-    -- 'llamafactory-cli' 'train' '/tuneplane/attempt/llamafactory.yaml'
+    -- "${tp_step_start[@]}" 'llamafactory-cli' 'train' '/tuneplane/attempt/llamafactory.yaml'
 ) &
 tp_wait_step "$!" || tp_driver_status=$?
 exit "$tp_driver_status"

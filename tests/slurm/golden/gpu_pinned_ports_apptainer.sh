@@ -333,6 +333,10 @@ tp_container=(
   '/shared/runtimes/llm-finetune-2.3.sif'
 )
 
+# Each step's command starts with Slurm's warning signal ignored (exec passes that on);
+# a program that wants the warning installs a handler for $TUNEPLANE_PREEMPT_SIGNAL.
+tp_step_start=(sh -c 'trap "" USR2; exec "$@"' tuneplane-step)
+
 # Ray across all 2 nodes.
 # Counts are rendered as numbers: REST jobs get no SLURM_CPUS_PER_TASK or
 # SLURM_GPUS_PER_NODE.
@@ -477,7 +481,7 @@ sys.exit(code if code >= 0 else 128 - code)
   tp_export_ray_env
   exec "$tp_srun" --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
     -- "${tp_container[@]}" \
-    python3 -c "$tp_ray_node_program" head -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=6379 --include-dashboard=true --dashboard-port=8265 --node-manager-port=6800 --object-manager-port=6801 --min-worker-port=10002 --max-worker-port=10999 --ray-client-server-port=10001 --dashboard-agent-listen-port=52365 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
+    "${tp_step_start[@]}" python3 -c "$tp_ray_node_program" head -- 'ray' start --head --node-ip-address="$tp_head_ip" --port=6379 --include-dashboard=true --dashboard-port=8265 --node-manager-port=6800 --object-manager-port=6801 --min-worker-port=10002 --max-worker-port=10999 --ray-client-server-port=10001 --dashboard-agent-listen-port=52365 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
 ) >"$tp_ray_run_dir/head-address" &
 tp_head_pid=$!
 tp_background_pids+=("$tp_head_pid")
@@ -512,7 +516,7 @@ echo "tuneplane: the Ray head is up at $tp_ray_address"
   tp_export_ray_env
   exec "$tp_srun" --nodes=1 --ntasks=1 --ntasks-per-node=1 --cpus-per-task=96 --exclude="$tp_head_node" \
     -- "${tp_container[@]}" \
-    python3 -c "$tp_ray_node_program" worker -- 'ray' start --address="$tp_ray_address" --node-manager-port=6800 --object-manager-port=6801 --min-worker-port=10002 --max-worker-port=10999 --dashboard-agent-listen-port=52365 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
+    "${tp_step_start[@]}" python3 -c "$tp_ray_node_program" worker -- 'ray' start --address="$tp_ray_address" --node-manager-port=6800 --object-manager-port=6801 --min-worker-port=10002 --max-worker-port=10999 --dashboard-agent-listen-port=52365 --num-cpus=96 --num-gpus=8 --resources='{"trainers":8}' --block
 ) &
 tp_background_pids+=("$!")
 
@@ -545,7 +549,7 @@ while True:
   tp_export_ray_env
   exec "$tp_srun" --overlap --nodes=1 --ntasks=1 --nodelist="$tp_head_node" \
     -- "${tp_container[@]}" \
-    python3 -c "$tp_wait_program" "$tp_ray_address" 2 300
+    "${tp_step_start[@]}" python3 -c "$tp_wait_program" "$tp_ray_address" 2 300
 ) &
 if ! tp_wait_step "$!"; then
   echo "tuneplane: the Ray cluster at $tp_ray_address did not reach 2 nodes within 300 s" >&2
@@ -562,7 +566,7 @@ tp_driver_status=0
   export APPTAINERENV_RAY_ADDRESS="$tp_ray_address"
   exec "$tp_srun" --overlap --nodes=1 --ntasks=1 --cpus-per-task=96 --nodelist="$tp_head_node" \
     -- "${tp_container[@]}" \
-    'python3' '-m' 'tuneplane_llm.finetune' '--config' '/tuneplane/attempt/job.json'
+    "${tp_step_start[@]}" 'python3' '-m' 'tuneplane_llm.finetune' '--config' '/tuneplane/attempt/job.json'
 ) &
 tp_wait_step "$!" || tp_driver_status=$?
 exit "$tp_driver_status"
