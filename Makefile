@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 TEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 CMAKE_FLAGS ?=
 
-.PHONY: deps configure build test test-asan test-live test-deploy-live bench campaign demo deb \
+.PHONY: deps configure build test test-asan test-live test-deploy-live bench bench-build campaign demo deb \
   test-package format \
   clean fuzz fuzz-build fuzz-merge
 
@@ -43,7 +43,12 @@ test-asan: deps
 test-live: build
 	ctest --test-dir $(BUILD) --output-on-failure -L live
 
-bench: build
+# The benchmarks are not in the default build (`make test` does not compile them; no test
+# runs one): bench-build compiles them (CI does), bench runs them.
+bench-build: configure
+	cmake --build $(BUILD) -j $(JOBS) --target benchmarks
+
+bench: bench-build
 	bash scripts/bench.sh $(BUILD)
 
 # The long fault campaign (issue 21): seeded runs of the real simulator and serve under
