@@ -70,6 +70,7 @@ json componentJson(const store::ComponentRecord& c) {
           {"exit_code", optionalInt(c.exit_code)},
           {"signal", optionalInt(c.signal)},
           {"nodes", c.nodes},
+          {"preempt_time", timeJson(c.preempt_time * 1000)},
           {"start_time", timeJson(c.start_time * 1000)},
           {"end_time", timeJson(c.end_time * 1000)}};
 }
@@ -143,6 +144,11 @@ json workdirJson(const std::optional<std::string>& sha256) {
 
 }  // namespace
 
+int64_t preemptionCount(const store::JobView& view) {
+  return std::count_if(view.attempts.begin(), view.attempts.end(),
+                       [](const auto& a) { return a.cause == phase::EndCause::kPreempted; });
+}
+
 json jobJson(const store::JobView& view, const JobCharge& charge, const ResumeSteps& steps,
              const std::optional<JobWaiting>& waiting) {
   json out = jobSummaryJson(view.job);
@@ -155,6 +161,7 @@ json jobJson(const store::JobView& view, const JobCharge& charge, const ResumeSt
     attempts.push_back(attemptJson(a, true, stepOf(steps, a.number)));
   }
   out["attempt_count"] = view.attempts.size();
+  out["preemptions"] = preemptionCount(view);
   out["attempts"] = std::move(attempts);
   out["workdir"] = workdirJson(specWorkdir(view.job.spec));
   return out;
@@ -202,6 +209,7 @@ void writeComponent(JsonText& out, const store::ComponentRecord& c) {
   writeSlurmId(out.key("job_id"), c.slurm_job_id);
   out.key("nodes").string(c.nodes);
   out.key("pool").string(c.pool);
+  writeTime(out.key("preempt_time"), c.preempt_time * 1000);
   out.key("reason").string(c.reason);
   writeOptionalInt(out.key("signal"), c.signal);
   writeNonEmptyOrNull(out.key("sluid"), c.sluid);
@@ -264,6 +272,7 @@ std::string jobJsonText(const store::JobView& view, const JobCharge& charge,
   writeTime(out.key("next_attempt_at"), job.next_attempt_ms);
   out.key("owner").string(job.owner);
   out.key("phase").string(phase::toString(job.phase));
+  out.key("preemptions").integer(preemptionCount(view));
   out.key("reason").string(job.reason);
   writeNonEmptyOrNull(out.key("run_as"), job.run_as);
   out.key("scheduling").beginObject();

@@ -37,7 +37,12 @@ nlohmann::json attemptJson(const store::AttemptRecord& attempt, bool with_compon
 // not parsed.
 std::optional<std::string> specWorkdir(std::string_view spec_text);
 
-// GET /v1/jobs/{id}: the job with its spec, every attempt (with `steps`), what Slurm
+// The job's attempts that ended preempted (issue 47): none of them used one of
+// spec.retry.max_attempts; each used one of max_preemptions.
+int64_t preemptionCount(const store::JobView& view);
+
+// GET /v1/jobs/{id}: the job with its spec, every attempt (with `steps`), how many were
+// preempted ("preemptions"), what Slurm
 // charges it to (`charge`: job_charge.h's chargeOf, as "scheduling": {"account", "qos"}),
 // why it waits in Slurm's queue (`waiting`: job_waiting.h; null when it does not), and the
 // code it ships ("workdir": {"sha256", "reference", "path"}, null for none: specWorkdir).

@@ -55,6 +55,7 @@ ComponentView componentFromJson(const Json& j) {
   c.nodes = text(j, "nodes");
   c.start_time = optText(j, "start_time");
   c.end_time = optText(j, "end_time");
+  c.preempt_time = optText(j, "preempt_time");
   return c;
 }
 
@@ -173,6 +174,7 @@ Result<JobView> jobFromJson(const Json& j) {
     for (const Json& a : *it) job.attempts.push_back(attemptFromJson(a));
   }
   job.attempt_count = optInt32(j, "attempt_count").value_or(static_cast<int>(job.attempts.size()));
+  job.preemptions = optInt32(j, "preemptions").value_or(0);
   if (auto it = j.find("waiting"); it != j.end()) job.waiting = waitingFromJson(*it);
   if (auto it = j.find("current_attempt"); it != j.end() && it->is_object()) {
     job.current_attempt = attemptFromJson(*it);

@@ -29,6 +29,9 @@ struct ComponentView {
   std::string nodes;
   std::optional<std::string> start_time;  // RFC 3339
   std::optional<std::string> end_time;
+  // When Slurm chose to preempt it; while it runs, it is in the grace time that ends at
+  // end_time. Absent when it was not preempted (or the server is older).
+  std::optional<std::string> preempt_time;
 };
 
 struct AttemptView {
@@ -90,6 +93,7 @@ struct JobView {
   std::optional<std::string> workdir;          // "sha256:…"
   std::optional<std::string> workdir_path;     // where the job sees it: /workdir
   int attempt_count = 0;                       // the list's attempt_count, else attempts.size()
+  int preemptions = 0;                         // attempts ended preempted (GET /v1/jobs/{id})
   std::optional<AttemptView> current_attempt;  // the list's summary, else the last attempt
   std::vector<AttemptView> attempts;           // only in GET /v1/jobs/{id}
   std::optional<WaitingView> waiting;          // while it waits in Slurm's queue

@@ -66,6 +66,15 @@ void describeAttempt(std::string& out, const AttemptView& a, const ViewOptions& 
               ? std::string("step 0 (from the start)")
               : fmt::format("step {} (the job's last checkpoint)", *a.resume_from_step));
   }
+  if (!a.terminal()) {
+    // In Slurm's grace time: warned, and ended PREEMPTED by the component's end_time.
+    for (const ComponentView& c : a.components) {
+      if (!c.preempt_time || c.state.empty() || c.state.front() != "RUNNING") continue;
+      field(out, in, "Preemption", "being preempted since " + longTime(c.preempt_time, view));
+      field(out, in, "Grace ends", longTime(c.end_time, view) + " (Slurm ends it by then)");
+      break;
+    }
+  }
   if (a.lookups > 0) field(out, in, "Lookups", std::to_string(a.lookups));
   if (a.abandoned_by) {
     field(out, in, "Abandoned",
@@ -195,7 +204,11 @@ std::string describeJob(const JobView& job, const std::vector<EventView>& events
   }
   if (job.next_attempt_at) field(out, "", "Next attempt", longTime(job.next_attempt_at, view));
   if (job.waiting) describeWaiting(out, *job.waiting, view);
-  field(out, "", "Attempts", std::to_string(job.attempts.size()));
+  field(out, "", "Attempts",
+        job.preemptions > 0
+            ? fmt::format("{} ({} preempted: not counted against retry.max_attempts)",
+                          job.attempts.size(), job.preemptions)
+            : std::to_string(job.attempts.size()));
   for (const AttemptView& a : job.attempts) describeAttempt(out, a, view);
 
   std::vector<EventView> recent = events;

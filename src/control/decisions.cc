@@ -35,6 +35,18 @@ void mirror(ChangeBuilder& b, const store::AttemptRecord& attempt) {
   b.moveJob(jobPhaseFor(attempt.phase, b.job().cancel_requested), attempt.reason);
 }
 
+// The job's attempts up to `ended` (which is not yet in `view`'s stored form), as the retry
+// policy counts them: preempted ones apart.
+AttemptsEnded attemptsEnded(const store::JobView& view, const store::AttemptRecord& ended) {
+  AttemptsEnded out;
+  for (const auto& a : view.attempts) {
+    if (a.number >= ended.number) continue;
+    (a.cause == EndCause::kPreempted ? out.preemptions : out.counted) += 1;
+  }
+  (ended.cause == EndCause::kPreempted ? out.preemptions : out.counted) += 1;
+  return out;
+}
+
 // The job after its attempt ended (`attempt` terminal): succeeded, cancelled, retrying or
 // failed for good.
 void endJob(ChangeBuilder& b, const store::AttemptRecord& attempt, const spec::RetryPolicy& retry) {
@@ -48,7 +60,8 @@ void endJob(ChangeBuilder& b, const store::AttemptRecord& attempt, const spec::R
     b.moveJob(JobPhase::kCancelled, prefix + attempt.reason, cancelActor(job));
     return;
   }
-  const RetryDecision d = decideRetry(retry, attempt.number, attempt.cause, b.now());
+  const RetryDecision d =
+      decideRetry(retry, attemptsEnded(b.view(), attempt), attempt.cause, b.now());
   if (d.retry) {
     b.setNextAttempt(d.not_before_ms);
     b.moveJob(JobPhase::kRetrying, prefix + attempt.reason + "; " + d.reason);

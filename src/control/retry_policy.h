@@ -1,8 +1,8 @@
 // When TunePlane tries again, and when it waits. Pure; thread-safe.
 //
-// Attempts: Slurm's requeue is always off, so TunePlane alone decides whether a failed
-// attempt gets a successor — from spec.retry (max_attempts, backoff_seconds, on) and the
-// cause the attempt ended with:
+// Attempts: Slurm's requeue is always off, so TunePlane alone decides whether an ended
+// attempt gets a successor — from spec.retry (max_attempts, max_preemptions,
+// backoff_seconds, on) and the cause the attempt ended with:
 //   cause \ retry.on     infrastructure   any    never
 //   infrastructure       retry            retry  final
 //   user                 final            retry  final
@@ -10,7 +10,12 @@
 //   external_cancel      final            final  final   (a person stopped it on purpose)
 //   rejected, abandoned,
 //   cancelled            final            final  final
-// A retry starts backoff_seconds after the attempt ended, as a new attempt in a new dir.
+//   preempted            retry            retry  retry   (not a failure: see below)
+// A failure is retried while the attempts that count (every one not preempted) are fewer
+// than max_attempts. A preemption is not a failure: retry.on does not govern it, it uses
+// none of max_attempts, and it is retried while the job's preemptions (this one included)
+// are at most max_preemptions — 0 ends the job at its first. A retry starts backoff_seconds
+// after the attempt ended, as a new attempt in a new dir.
 //
 // Waits of the control loop itself are bounded exponential backoffs with the named
 // constants below: looking for a lost receipt (never given up: only an operator abandons),
@@ -32,12 +37,20 @@ struct RetryDecision {
   std::string reason;         // for people: why it retries or why it is final
 };
 
-// True when `on` allows retrying an attempt that ended with `cause`.
+// True when `on` allows retrying an attempt that ended with `cause` (always for kPreempted,
+// which max_preemptions bounds instead).
 bool retryAllowed(spec::RetryOn on, phase::EndCause cause);
 
-// `attempts_made`: attempts this job has had, the ended one included (>= 1).
-RetryDecision decideRetry(const spec::RetryPolicy& policy, int attempts_made, phase::EndCause cause,
-                          int64_t ended_ms);
+// The job's ended attempts, the one just ended included, as the retry policy counts them.
+struct AttemptsEnded {
+  int counted = 0;      // not preempted: each used one of retry.max_attempts
+  int preemptions = 0;  // preempted: each one of retry.max_preemptions
+};
+
+// REQUIRES: `ended` includes the attempt that ended with `cause` (counted or preemptions
+// >= 1 accordingly).
+RetryDecision decideRetry(const spec::RetryPolicy& policy, AttemptsEnded ended,
+                          phase::EndCause cause, int64_t ended_ms);
 
 // Lost-receipt lookups: the first right away (the next cycle), then doubling from
 // kLookupInitialDelay up to kLookupMaxDelay.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 
+#include "common/human.h"
 #include "slurm/job_state.h"
 #include "slurm/pending_reasons.h"
 #include "slurm/script_renderer.h"
@@ -115,7 +116,9 @@ std::optional<Ending> endingOf(JobBaseState base) {
     case JobBaseState::kNodeFail:
       return Ending{AttemptPhase::kFailed, EndCause::kInfrastructure, "a node failed"};
     case JobBaseState::kPreempted:
-      return Ending{AttemptPhase::kFailed, EndCause::kInfrastructure, "was preempted"};
+      // Slurm's own record of a preemption, whatever the exit code says: a program that saved
+      // and exited 0 (or 3) in its grace time ends PREEMPTED with exit_code SUCCESS/0.
+      return Ending{AttemptPhase::kFailed, EndCause::kPreempted, "was preempted"};
     case JobBaseState::kBootFail:
       return Ending{AttemptPhase::kFailed, EndCause::kInfrastructure, "a node failed to boot"};
     case JobBaseState::kDeadline:
@@ -156,6 +159,17 @@ ComponentVerdict ended(JobBaseState base, const Ending& ending, const ReadState&
   }
   noteHolding(v, s);
   return v;
+}
+
+// A running job Slurm chose to preempt (preempt_time set) is in its grace time: the warning
+// was sent, and Slurm ends it PREEMPTED by its end_time (23_preemption.json).
+std::string preemptionNote(const std::vector<store::ComponentRecord>& components) {
+  for (const auto& c : components) {
+    if (c.preempt_time <= 0 || baseStateOf(c.state) != JobBaseState::kRunning) continue;
+    return "; being preempted since " + formatUtc(c.preempt_time) +
+           (c.end_time > 0 ? ": Slurm ends it by " + formatUtc(c.end_time) : std::string());
+  }
+  return {};
 }
 
 }  // namespace
@@ -293,6 +307,7 @@ AttemptVerdict rollUp(const std::vector<store::ComponentRecord>& components,
     const auto* v = running ? running : first(isPhase(AttemptPhase::kQueued));
     out.phase = v->phase;
     out.reason = v->reason;
+    if (out.phase == AttemptPhase::kRunning) out.reason += preemptionNote(components);
     if (out.phase == AttemptPhase::kQueued) {
       if (const auto* never = first([](const ComponentVerdict& c) { return c.unrunnable; })) {
         out.unrunnable = true;

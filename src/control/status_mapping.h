@@ -21,14 +21,20 @@
 //                                          script's own exit codes 65–69 (artifact or Ray on
 //                                          the node: infrastructure), and FAILED with reason
 //                                          BadConstraints (Slurm refused it: rejected)
-//   NODE_FAIL, BOOT_FAIL, PREEMPTED,
+//   NODE_FAIL, BOOT_FAIL,
 //   any + LAUNCH_FAILED                  → Failed, cause infrastructure
+//   PREEMPTED                            → Failed, cause preempted, whatever the exit code
+//                                          (a program that saved and exited 0 in its grace
+//                                          time still reads PREEMPTED, SUCCESS/0)
 //   CANCELLED                            → Cancelled when TunePlane asked, else Failed
 //                                          (cause external_cancel)
 //   any base or flag this version does
 //   not know, or no state at all         → Unknown, reported with the string; never guessed
 // Other flags (POWER_UP_NODE, SIGNALING, RESIZING, …) are known and change nothing; an
 // unknown flag makes the component Unknown like an unknown base.
+//
+// A RUNNING component with a preempt_time is in Slurm's grace time: still Running, its
+// reason saying so and by when Slurm ends it.
 //
 // The attempt rolls its components up (rollUp): Unknown if any is Unknown; a failed
 // component fails the attempt (the others are listed to be cancelled, and the attempt is

@@ -120,19 +120,23 @@ void Step::vanished(const store::AttemptRecord& observed) {
 
 // Slurm had no record this cycle, with Slurm's word for it: counted, and judged at
 // kMissingPollsToJudge — slurmctld forgot the job (MinJobAge, e.g. while serve was down).
-// The job's own exit sentinel says how it ended; without one, slurmdbd's record of its run
-// does (a node failure, a time limit, a cancel: ends that leave no sentinel); without
-// either, the start sentinel (ended unobserved) or nothing (lost).
+// slurmdbd's record of a preemption says how it ended; else the job's own exit sentinel;
+// without one, slurmdbd's record of its run (a node failure, a time limit, a cancel: ends
+// that leave no sentinel); without either, the start sentinel (ended unobserved) or nothing
+// (lost).
 void Step::judgeMissing(const store::AttemptRecord& observed) {
   if (observed.missing_polls < kMissingPollsToJudge) {
     write(recordObservation(view_, observed, now_), "missing record");
     return;
   }
   if (!filesRead()) return;
-  if (facts_.sentinels->exit.empty()) {
-    if (!accountingRead()) return;
-    if (auto recorded =
-            judgeFromAccounting(observed, *facts_.accounting, view_.job.cancel_requested)) {
+  // slurmdbd's record is read even when the job left an exit sentinel: a preemption is told
+  // only by Slurm's record (PREEMPTED), and a program that saved and exited 0 in its grace
+  // time leaves an exit sentinel of 0 that must not make the attempt Succeeded.
+  if (!accountingRead()) return;
+  if (auto recorded =
+          judgeFromAccounting(observed, *facts_.accounting, view_.job.cancel_requested)) {
+    if (facts_.sentinels->exit.empty() || recorded->cause == phase::EndCause::kPreempted) {
       write(applyVerdict(view_, observed, *recorded, settings_.retry, now_),
             "judged by slurmdbd's record");
       return;

@@ -35,6 +35,7 @@ void copyRecord(store::ComponentRecord& c, const slurm::JobRecord& r) {
   c.nodes = r.nodes;
   c.start_time = r.start_time.value().value_or(0);
   c.end_time = r.end_time.value().value_or(0);
+  c.preempt_time = r.preempt_time.value().value_or(0);
 }
 
 }  // namespace

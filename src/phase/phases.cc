@@ -40,10 +40,11 @@ constexpr std::array<std::pair<AttemptPhase, std::string_view>, 13> kAttemptPhas
     {AttemptPhase::kAbandoned, "Abandoned"},
 }};
 
-constexpr std::array<std::pair<EndCause, std::string_view>, 8> kEndCauses{{
+constexpr std::array<std::pair<EndCause, std::string_view>, 9> kEndCauses{{
     {EndCause::kNone, "none"},
     {EndCause::kUser, "user"},
     {EndCause::kInfrastructure, "infrastructure"},
+    {EndCause::kPreempted, "preempted"},
     {EndCause::kCancelled, "cancelled"},
     {EndCause::kExternalCancel, "external_cancel"},
     {EndCause::kRejected, "rejected"},

@@ -47,7 +47,9 @@ enum class AttemptPhase {
 enum class EndCause {
   kNone,            // not ended, or succeeded
   kUser,            // the user's command failed: FAILED, OUT_OF_MEMORY, TIMEOUT, DEADLINE
-  kInfrastructure,  // NODE_FAIL, BOOT_FAIL, PREEMPTED, LAUNCH_FAILED, lost, artifact on node
+  kInfrastructure,  // NODE_FAIL, BOOT_FAIL, LAUNCH_FAILED, lost, artifact on node
+  kPreempted,       // PREEMPTED: Slurm took the nodes for other work; not a failure (retried
+                    // up to spec.retry.max_preemptions, without using one of max_attempts)
   kCancelled,       // cancelled through TunePlane
   kExternalCancel,  // CANCELLED by someone outside TunePlane
   kRejected,        // Slurm refused the submit (no job runs)
@@ -60,7 +62,7 @@ bool isTerminal(AttemptPhase phase);
 
 std::string_view toString(JobPhase phase);  // "Pending", "SubmitUnknown", …
 std::string_view toString(AttemptPhase phase);
-std::string_view toString(EndCause cause);  // "none", "user", "infrastructure", …
+std::string_view toString(EndCause cause);  // "none", "user", "infrastructure", "preempted", …
 std::optional<JobPhase> parseJobPhase(std::string_view text);
 std::optional<AttemptPhase> parseAttemptPhase(std::string_view text);
 std::optional<EndCause> parseEndCause(std::string_view text);

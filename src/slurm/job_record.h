@@ -71,7 +71,13 @@ struct JobRecord {
   // When it started; while PENDING, Slurm's own estimate of when it will (set by the
   // backfill scheduler or a begin time; 0 while Slurm has none).
   NoValNumber start_time;
+  // When it ends or ended; for a job being preempted, when Slurm ends it (the preemption's
+  // time plus GraceTime).
   NoValNumber end_time;
+  // When Slurm chose to preempt it (Unix seconds; 0 when it has not). A RUNNING job with
+  // one is in its grace time: the warning signal was sent, and Slurm ends it PREEMPTED by
+  // end_time (tests/data/slurm/transcripts/23_preemption.json).
+  NoValNumber preempt_time;
   NoValNumber time_limit;       // minutes
   std::string standard_output;  // as submitted (patterns like %j unexpanded)
   std::string standard_error;

@@ -71,6 +71,7 @@ enum JobKey {
   kSubmitTime,
   kStartTime,
   kEndTime,
+  kPreemptTime,
   kTimeLimit,
   kStandardOutput,
   kStandardError,
@@ -115,6 +116,7 @@ const KeyIndex kJobKeys{
     "submit_time",
     "start_time",
     "end_time",
+    "preempt_time",
     "time_limit",
     "standard_output",
     "standard_error",
@@ -197,6 +199,8 @@ error_code readJobField(int key, ondemand::value& v, JobRecord& job, NoValNumber
       return readNoVal(v, job.start_time);
     case kEndTime:
       return readNoVal(v, job.end_time);
+    case kPreemptTime:
+      return readNoVal(v, job.preempt_time);
     case kTimeLimit:
       return readNoVal(v, job.time_limit);
     case kStandardOutput:

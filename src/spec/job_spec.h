@@ -22,10 +22,16 @@ enum class JobKind {
 };
 
 enum class RetryOn {
-  kInfrastructure,  // retry only causes outside the user's code (node failure, preemption…)
+  kInfrastructure,  // retry only failures outside the user's code (node failure, lost job…)
   kAny,             // retry any failure, including a non-zero exit of the user's command
-  kNever,           // never retry
+  kNever,           // never retry a failure
 };
+// A preemption is not a failure: retry.on does not govern it (max_preemptions does).
+
+// Preemptions a job is retried after by default: a site that preempts may do so often, and
+// a preemption is not the job's fault (docs/decisions.md, "Preemption is not failure
+// (issue 47)").
+inline constexpr int kDefaultMaxPreemptions = 10;
 
 struct Metadata {
   std::string name;  // DNS label: [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters
@@ -85,7 +91,8 @@ struct Data {
 };
 
 struct RetryPolicy {
-  int max_attempts = 1;     // >= 1, total attempts including the first
+  int max_attempts = 1;     // >= 1, total attempts including the first; preempted ones
+                            // are not counted
   int backoff_seconds = 0;  // >= 0, wait before the next attempt
   RetryOn on = RetryOn::kInfrastructure;
   // Whether a retried attempt continues from what earlier attempts left in the job's
@@ -93,6 +100,9 @@ struct RetryPolicy {
   // checkpoint; false makes it start over (overwrite_output_dir) and tells a custom job
   // TUNEPLANE_RESUME=0.
   bool resume = true;
+  // >= 0: preempted attempts retried, whatever `on` says, without using one of
+  // max_attempts; 0 ends the job Failed (cause preempted) at its first preemption.
+  int max_preemptions = kDefaultMaxPreemptions;
 
   bool operator==(const RetryPolicy&) const = default;
 };

@@ -286,8 +286,12 @@ class SpecParser {
   }
 
   void parseRetry(const YAML::Node& node, const std::string& path) {
-    if (!r_.checkMap(node, path, {"max_attempts", "backoff_seconds", "on", "resume"})) return;
+    if (!r_.checkMap(node, path,
+                     {"max_attempts", "backoff_seconds", "on", "resume", "max_preemptions"})) {
+      return;
+    }
     if (auto v = count(node, "max_attempts", path, 1, false)) spec_.retry.max_attempts = *v;
+    if (auto v = count(node, "max_preemptions", path, 0, false)) spec_.retry.max_preemptions = *v;
     if (auto v = count(node, "backoff_seconds", path, 0, false)) spec_.retry.backoff_seconds = *v;
     const YAML::Node resume = R::get(node, "resume");
     if (R::present(resume)) {

@@ -46,7 +46,8 @@ struct ComponentRecord {
   std::optional<int> signal;       // signal number when the job was signalled
   std::string nodes;               // allocated node list, e.g. "gpu[1-2]"
   int64_t start_time = 0;          // Unix seconds from Slurm; 0 unknown
-  int64_t end_time = 0;
+  int64_t end_time = 0;            // while being preempted: when Slurm ends it
+  int64_t preempt_time = 0;        // when Slurm chose to preempt it; 0 when it has not
 
   bool operator==(const ComponentRecord&) const = default;
 };

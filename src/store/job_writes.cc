@@ -68,8 +68,8 @@ constexpr const char* kUpsertAttemptSql =
 
 constexpr const char* kInsertComponentSql =
     "INSERT INTO components (job_id, attempt, idx, pool, slurm_job_id, sluid, state, reason,"
-    " exit_code, signal, nodes, start_time, end_time)"
-    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)";
+    " exit_code, signal, nodes, start_time, end_time, preempt_time)"
+    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)";
 
 constexpr const char* kInsertEventSql =
     "INSERT INTO events (job_id, attempt, time_ms, from_phase, to_phase, reason, actor)"
@@ -148,7 +148,7 @@ Status writeAttempt(Connection& connection, const AttemptRecord& a) {
     q->bind(1, a.job_id).bind(2, int64_t{a.number}).bind(3, int64_t{c.index}).bind(4, c.pool);
     q->bind(5, toStored(c.slurm_job_id)).bind(6, c.sluid).bind(7, encodeState(c.state));
     q->bind(8, c.reason).bind(9, c.exit_code).bind(10, c.signal).bind(11, c.nodes);
-    q->bind(12, c.start_time).bind(13, c.end_time);
+    q->bind(12, c.start_time).bind(13, c.end_time).bind(14, c.preempt_time);
     if (auto done = q->run(); !done) return done;
   }
   return ok();

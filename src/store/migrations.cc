@@ -288,12 +288,29 @@ Status toVersion5(Connection& connection) {
                                                                     : kVersion5Sqlite);
 }
 
-constexpr std::array<Migration, 5> kMigrations{{
+// Version 6. components.preempt_time: when Slurm chose to preempt the component's job (Unix
+// seconds; 0 when it has not), so `describe` can say a running job is being preempted and
+// by when Slurm ends it (its end_time). Rows written before it read 0: not preempted.
+constexpr const char* kVersion6 = R"sql(
+ALTER TABLE components ADD COLUMN preempt_time BIGINT NOT NULL DEFAULT 0;
+)sql";
+
+// SQLite's STRICT tables know INTEGER, not BIGINT (the same 64 bits).
+constexpr const char* kVersion6Sqlite = R"sql(
+ALTER TABLE components ADD COLUMN preempt_time INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+Status toVersion6(Connection& connection) {
+  return connection.exec(connection.dialect() == Dialect::kPostgres ? kVersion6 : kVersion6Sqlite);
+}
+
+constexpr std::array<Migration, 6> kMigrations{{
     {1, "jobs, labels, attempts, components, events", &toVersion1},
     {2, "leader lease", &toVersion2},
     {3, "job versions and change sequence", &toVersion3},
     {4, "the Unix user a job runs as", &toVersion4},
     {5, "idempotency keys of submits", &toVersion5},
+    {6, "when Slurm chose to preempt a component", &toVersion6},
 }};
 
 }  // namespace

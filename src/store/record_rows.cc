@@ -80,6 +80,7 @@ Result<ComponentRecord> readComponent(const Query& row, int first) {
   component.nodes = row.text(first + 8);
   component.start_time = row.integer(first + 9);
   component.end_time = row.integer(first + 10);
+  component.preempt_time = row.integer(first + 11);
   return component;
 }
 

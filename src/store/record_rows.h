@@ -28,8 +28,8 @@ inline constexpr const char* kAttemptColumns =
 inline constexpr int kAttemptColumnCount = 17;
 inline constexpr const char* kComponentColumns =
     "c.idx, c.pool, c.slurm_job_id, c.sluid, c.state, c.reason, c.exit_code, c.signal, "
-    "c.nodes, c.start_time, c.end_time";
-inline constexpr int kComponentColumnCount = 11;
+    "c.nodes, c.start_time, c.end_time, c.preempt_time";
+inline constexpr int kComponentColumnCount = 12;
 inline constexpr const char* kEventColumns =
     "seq, job_id, attempt, time_ms, from_phase, to_phase, reason, actor";
 

@@ -75,6 +75,7 @@ TEST(Metrics, AttemptsByOutcomeAndCauseFromTheStoreCounts) {
       {{AttemptPhase::kSucceeded, EndCause::kNone}, 7},
       {{AttemptPhase::kFailed, EndCause::kInfrastructure}, 2},
       {{AttemptPhase::kFailed, EndCause::kUser}, 1},
+      {{AttemptPhase::kFailed, EndCause::kPreempted}, 3},  // issue 47: apart from failures
       {{AttemptPhase::kAbandoned, EndCause::kAbandoned}, 1},
   });
   EXPECT_EQ(expositionProblems(text), std::vector<std::string>{}) << text;
@@ -85,6 +86,8 @@ TEST(Metrics, AttemptsByOutcomeAndCauseFromTheStoreCounts) {
       sampleValue(text, "tuneplane_attempts_total{outcome=\"failed\",cause=\"infrastructure\"}"),
       2.0);
   EXPECT_EQ(sampleValue(text, "tuneplane_attempts_total{outcome=\"failed\",cause=\"user\"}"), 1.0);
+  EXPECT_EQ(sampleValue(text, "tuneplane_attempts_total{outcome=\"failed\",cause=\"preempted\"}"),
+            3.0);
   EXPECT_EQ(
       sampleValue(text, "tuneplane_attempts_total{outcome=\"abandoned\",cause=\"abandoned\"}"),
       1.0);

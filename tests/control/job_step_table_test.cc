@@ -280,6 +280,120 @@ TEST(JobStepTable, AnAttemptIsJudgedLostOnlyOnSlurmsWord) {
   });
 }
 
+// Issue 47: a preemption is told by Slurm's own record (PREEMPTED), never by what the job's
+// sentinels say: a program that saved and exited 0 (or 3) in its grace time ends PREEMPTED
+// with exit_code SUCCESS/0 (tests/data/slurm/transcripts/23_preemption.json), and its batch
+// script writes an exit sentinel of 0. Retried without using one of max_attempts.
+TEST(JobStepTable, APreemptionIsToldBySlurmsRecordNotBySentinels) {
+  auto polledAs = [](std::vector<std::string> state, int exit_code) {
+    JobFacts f;
+    slurm::JobRecord r = record(kSluid, 101, "RUNNING");
+    r.job_state = std::move(state);
+    r.exit_code.return_code = {true, false, exit_code};
+    f.read = SlurmAnswer::found({r});
+    return f;
+  };
+  attempt::AttemptSentinels saved;  // the program saved and exited 0: so did the script
+  saved.start["main"] = attempt::StartSentinel{"cpu1", 1'700'000'000};
+  saved.exit["main"] = attempt::ExitSentinel{"cpu1", 0, 1'700'000'000, 1'700'000'100};
+  JobFacts slurms_word;
+  slurms_word.read = SlurmAnswer::notFound();
+  slurms_word.token = SlurmAnswer::found({});
+  store::AttemptRecord missing_twice = attemptIn(AttemptPhase::kRunning);
+  missing_twice.missing_polls = 2;
+  const auto preemptedAndRetried = [](const StepPlan& plan) {
+    ASSERT_NE(writtenAttempt(plan), nullptr);
+    EXPECT_EQ(writtenAttempt(plan)->phase, AttemptPhase::kFailed);
+    EXPECT_EQ(writtenAttempt(plan)->cause, EndCause::kPreempted) << writtenAttempt(plan)->reason;
+    EXPECT_EQ(writtenJobPhase(plan), JobPhase::kRetrying);
+    EXPECT_NE((*plan.write)->job->reason.find("preemption 1 of 10"), std::string::npos)
+        << (*plan.write)->job->reason;
+  };
+  run({
+      {"PREEMPTED with exit code 0 (saved and exited in the grace time): preempted",
+       jobWith(JobPhase::kRunning, {attemptIn(AttemptPhase::kRunning)}),
+       polledAs({"PREEMPTED"}, 0),
+       {},
+       true,
+       preemptedAndRetried},
+      {"PREEMPTED with exit code 3: preempted, not the user's failure",
+       jobWith(JobPhase::kRunning, {attemptIn(AttemptPhase::kRunning)}),
+       polledAs({"PREEMPTED"}, 3),
+       {},
+       true,
+       preemptedAndRetried},
+      {"PREEMPTED,COMPLETING: Releasing, heading to Failed; nothing retried yet",
+       jobWith(JobPhase::kRunning, {attemptIn(AttemptPhase::kRunning)}),
+       polledAs({"PREEMPTED", "COMPLETING"}, 0),
+       {},
+       true,
+       [](const StepPlan& plan) {
+         ASSERT_NE(writtenAttempt(plan), nullptr);
+         EXPECT_EQ(writtenAttempt(plan)->phase, AttemptPhase::kReleasing);
+         EXPECT_EQ(writtenJobPhase(plan), JobPhase::kReleasing);
+         EXPECT_EQ(plan.launch, LaunchKind::kNone);
+       }},
+      {"RUNNING in its grace time (preempt_time set): still Running",
+       jobWith(JobPhase::kRunning, {attemptIn(AttemptPhase::kRunning)}),
+       [&] {
+         JobFacts f = polledAs({"RUNNING"}, 0);
+         f.read.records.front().preempt_time = {true, false, 1'700'000'000};
+         f.read.records.front().end_time = {true, false, 1'700'000'030};  // + GraceTime
+         return f;
+       }(),
+       {},
+       true,
+       [](const StepPlan& plan) {
+         ASSERT_NE(writtenAttempt(plan), nullptr);
+         const store::AttemptRecord& a = *writtenAttempt(plan);
+         EXPECT_EQ(a.phase, AttemptPhase::kRunning);
+         EXPECT_EQ(a.components.front().preempt_time, 1'700'000'000);
+         EXPECT_NE(a.reason.find("being preempted since 2023-11-14T22:13:20Z: Slurm ends it by "
+                                 "2023-11-14T22:13:50Z"),
+                   std::string::npos)
+             << a.reason;
+         EXPECT_EQ(plan.launch, LaunchKind::kNone);
+       }},
+      {"slurmctld forgot it, with an exit sentinel: slurmdbd's record is asked first",
+       jobWith(JobPhase::kRunning, {missing_twice}),
+       withFiles(slurms_word, saved),
+       {},
+       true,
+       [](const StepPlan& plan) {
+         EXPECT_TRUE(plan.read_accounting);
+         EXPECT_FALSE(plan.write.has_value());
+       }},
+      {"…slurmdbd says PREEMPTED: preempted, the exit sentinel of 0 notwithstanding",
+       jobWith(JobPhase::kRunning, {missing_twice}),
+       withAccounting(withFiles(slurms_word, saved), {recordedRun({"PREEMPTED"})}),
+       {},
+       true,
+       [&](const StepPlan& plan) {
+         preemptedAndRetried(plan);
+         EXPECT_NE(writtenAttempt(plan)->reason.find("slurmdbd's record"), std::string::npos);
+       }},
+      {"…slurmdbd says COMPLETED: the exit sentinel of 0 judges, Succeeded",
+       jobWith(JobPhase::kRunning, {missing_twice}),
+       withAccounting(withFiles(slurms_word, saved), {recordedRun({"COMPLETED"})}),
+       {},
+       true,
+       [](const StepPlan& plan) {
+         ASSERT_NE(writtenAttempt(plan), nullptr);
+         EXPECT_EQ(writtenAttempt(plan)->phase, AttemptPhase::kSucceeded);
+         EXPECT_NE(writtenAttempt(plan)->reason.find("exit sentinel"), std::string::npos);
+       }},
+      {"…no slurmdbd at the site: the exit sentinel judges, as before",
+       jobWith(JobPhase::kRunning, {missing_twice}),
+       withAccounting(withFiles(slurms_word, saved), {}),
+       {},
+       true,
+       [](const StepPlan& plan) {
+         ASSERT_NE(writtenAttempt(plan), nullptr);
+         EXPECT_EQ(writtenAttempt(plan)->phase, AttemptPhase::kSucceeded);
+       }},
+  });
+}
+
 // Issue 37's case: a superseded attempt can never run. The next attempt starts only once every
 // earlier attempt's Slurm jobs have ended or Slurm heard their DELETE.
 TEST(JobStepTable, TheNextAttemptWaitsForEveryEarlierJobToEnd) {

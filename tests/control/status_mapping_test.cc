@@ -266,13 +266,49 @@ const std::vector<Row>& rows() {
        AttemptPhase::kFailed,
        EndCause::kInfrastructure,
        "boot"},
+      // Issue 47, the four ends of 23_preemption.json: PREEMPTED, whatever the exit code — a
+      // program that saved and exited 0 or 3 in its grace time reads SUCCESS/0, one killed at
+      // the grace end SIGNALED/KILL (no return code), one with no warning TERM.
       {{"PREEMPTED"},
        "None",
        0,
        false,
        AttemptPhase::kFailed,
        AttemptPhase::kFailed,
-       EndCause::kInfrastructure,
+       EndCause::kPreempted,
+       "preempted"},
+      {{"PREEMPTED"},
+       "None",
+       3,
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kPreempted,
+       "preempted"},
+      {{"PREEMPTED"},
+       "None",
+       {},
+       false,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kPreempted,
+       "preempted"},
+      {{"PREEMPTED", "COMPLETING"},
+       "None",
+       0,
+       false,
+       AttemptPhase::kReleasing,
+       AttemptPhase::kFailed,
+       EndCause::kPreempted,
+       "epilog"},
+      // A preempted job TunePlane had also asked to cancel is still Slurm's preemption.
+      {{"PREEMPTED"},
+       "None",
+       0,
+       true,
+       AttemptPhase::kFailed,
+       AttemptPhase::kFailed,
+       EndCause::kPreempted,
        "preempted"},
       {{"FAILED", "LAUNCH_FAILED"},
        "None",
@@ -482,6 +518,20 @@ TEST(StatusMappingRollUp, EveryRowOfTheRollUpTable) {
        AttemptPhase::kCancelled,
        EndCause::kCancelled,
        {}},
+      // Issue 47: the component TunePlane cancelled after another was preempted does not hide
+      // the preemption.
+      {"one preempted, the other cancelled after it",
+       {{"PREEMPTED"}, {"CANCELLED"}},
+       false,
+       AttemptPhase::kFailed,
+       EndCause::kPreempted,
+       {}},
+      {"one preempted, the other still running: stopped",
+       {{"PREEMPTED"}, {"RUNNING"}},
+       false,
+       AttemptPhase::kReleasing,
+       EndCause::kNone,
+       {1}},
       {"unknown wins",
        {{"RUNNING"}, {"MYSTERY"}},
        false,
@@ -510,6 +560,21 @@ TEST(StatusMappingRollUp, HetReasonsNameTheComponentSingleOnesDoNot) {
   auto single = rollUp({component(0, "main", {"FAILED"}, 2)}, false);
   EXPECT_EQ(single.reason.find("component"), std::string::npos) << single.reason;
   EXPECT_EQ(single.phase, AttemptPhase::kFailed);
+}
+
+// Issue 47: a RUNNING component with a preempt_time is in Slurm's grace time — still Running,
+// and its reason says by when Slurm ends it; one without is plainly running.
+TEST(StatusMappingRollUp, ARunningJobBeingPreemptedSaysByWhenSlurmEndsIt) {
+  ComponentRecord c = component(0, "main", {"RUNNING"});
+  c.preempt_time = 1'796'687'416;
+  c.end_time = 1'796'687'446;  // + GraceTime 30 s (23_preemption.json, keeps_running)
+  const AttemptVerdict v = rollUp({c}, false);
+  EXPECT_EQ(v.phase, AttemptPhase::kRunning);
+  EXPECT_EQ(v.reason,
+            "running; being preempted since 2026-12-07T23:50:16Z: Slurm ends it by "
+            "2026-12-07T23:50:46Z");
+  c.preempt_time = 0;
+  EXPECT_EQ(rollUp({c}, false).reason, "running");
 }
 
 }  // namespace

@@ -54,6 +54,7 @@ const std::vector<std::pair<EndCause, const char*>> kCauseRows = {
     {EndCause::kNone, "none"},
     {EndCause::kUser, "user"},
     {EndCause::kInfrastructure, "infrastructure"},
+    {EndCause::kPreempted, "preempted"},
     {EndCause::kCancelled, "cancelled"},
     {EndCause::kExternalCancel, "external_cancel"},
     {EndCause::kRejected, "rejected"},

@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "slurm/slurmdb_jobs.h"
+#include "support/fixtures.h"
 #include "transcripts.h"
 
 namespace tuneplane::slurm {
@@ -96,6 +98,67 @@ TEST_P(Decode, FailedJobCarriesExitCodeAndReason) {
   EXPECT_TRUE(job.requeue);  // this one was submitted without `requeue: false`
   EXPECT_TRUE(job.end_time.value().has_value());
   EXPECT_EQ(job.time_limit.value(), 5);
+}
+
+// Issue 47, real 26.05.3 answers (23_preemption.json): a job being preempted stays RUNNING
+// with preempt_time = the preemption and end_time = it + GraceTime (30 s); at its end the
+// record says PREEMPTED, with exit_code SUCCESS/0 when the program saved and exited 0 in the
+// grace time, SIGNALED/KILL when it ran until killed.
+TEST_P(Decode, APreemptedJobCarriesPreemptTimeAndEndsPreempted) {
+  auto grace = decodeJobs(
+      answer("23_preemption.json", "keeps_running: GET the victim in its grace time"), options());
+  ASSERT_TRUE(grace.has_value()) << grace.error().describe();
+  EXPECT_EQ(grace->front().job_state, std::vector<std::string>{"RUNNING"});
+  const int64_t preempted_at = grace->front().preempt_time.value().value_or(0);
+  EXPECT_GT(preempted_at, 0);
+  EXPECT_EQ(grace->front().end_time.value(), preempted_at + 30);
+  auto before = decodeJobs(
+      answer("23_preemption.json", "keeps_running: GET the victim RUNNING (before preemption)"),
+      options());
+  ASSERT_TRUE(before.has_value()) << before.error().describe();
+  EXPECT_EQ(before->front().preempt_time.value(), 0);
+
+  auto saved = decodeJobs(answer("23_preemption.json", "saves_exits_0: GET the victim at its end"),
+                          options());
+  ASSERT_TRUE(saved.has_value()) << saved.error().describe();
+  EXPECT_EQ(saved->front().job_state, std::vector<std::string>{"PREEMPTED"});
+  EXPECT_EQ(saved->front().exit_code.status, std::vector<std::string>{"SUCCESS"});
+  EXPECT_EQ(saved->front().exit_code.return_code.value(), 0);
+  EXPECT_GT(saved->front().preempt_time.value().value_or(0), 0);
+
+  auto killed = decodeJobs(answer("23_preemption.json", "keeps_running: GET the victim at its end"),
+                           options());
+  ASSERT_TRUE(killed.has_value()) << killed.error().describe();
+  EXPECT_EQ(killed->front().job_state, std::vector<std::string>{"PREEMPTED"});
+  EXPECT_EQ(killed->front().exit_code.signal_name, "KILL");
+}
+
+// The same through v0.0.44 (26.05.3 serving it: transcripts-26.05/23_preemption.json), and
+// slurmdbd's record of each version: state.current [PREEMPTED].
+TEST_P(Decode, APreemptedJobReadsTheSameInV0044AndInSlurmdbd) {
+  const auto v44 = test::versionTranscript("v0.0.44", "23_preemption", "transcripts-26.05");
+  const auto body = [](const nlohmann::json& t, const std::string& label) {
+    for (const auto& e : t["exchanges"]) {
+      if (e["label"].get<std::string>().rfind(label, 0) == 0) return e["response"]["body"].dump(2);
+    }
+    ADD_FAILURE() << "no exchange " << label;
+    return std::string();
+  };
+  auto end = decodeJobs(body(v44, "saves_exits_0: GET the victim at its end"), options());
+  ASSERT_TRUE(end.has_value()) << end.error().describe();
+  EXPECT_EQ(end->front().job_state, std::vector<std::string>{"PREEMPTED"});
+  EXPECT_EQ(end->front().exit_code.return_code.value(), 0);
+  EXPECT_GT(end->front().preempt_time.value().value_or(0), 0);
+  for (const std::string& text :
+       {body(v44, "saves_exits_0: GET the victim from slurmdbd"),
+        answer("23_preemption.json", "saves_exits_0: GET the victim from slurmdbd"),
+        answer("23_preemption.json", "keeps_running: GET the victim from slurmdbd")}) {
+    auto runs = decodeSlurmdbJobs(text);
+    ASSERT_TRUE(runs.has_value()) << runs.error().describe();
+    ASSERT_FALSE(runs->empty());
+    EXPECT_EQ(runs->front().state, std::vector<std::string>{"PREEMPTED"});
+    EXPECT_GT(runs->front().end_time, 0);
+  }
 }
 
 // What a pending job's place in the queue is read from (api/slurm_queue.h): its reason, its

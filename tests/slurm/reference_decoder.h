@@ -160,6 +160,7 @@ inline Result<JobRecord> decodeJobRecord(const json& record) {
   job.submit_time = noval(record, "submit_time");
   job.start_time = noval(record, "start_time");
   job.end_time = noval(record, "end_time");
+  job.preempt_time = noval(record, "preempt_time");
   job.time_limit = noval(record, "time_limit");
   job.standard_output = str(record, "standard_output");
   job.standard_error = str(record, "standard_error");

@@ -34,7 +34,7 @@ spec:
       - {name: b, gpu_series: a100, gpus_per_node: 4, cpus: 8, memory_gb: 64}
   data:
     volumes: []
-  retry: {max_attempts: 3, backoff_seconds: 30, on: any, resume: false}
+  retry: {max_attempts: 3, backoff_seconds: 30, on: any, resume: false, max_preemptions: 4}
 )";
 
 constexpr const char* kFullJson = R"({
@@ -50,7 +50,8 @@ constexpr const char* kFullJson = R"({
        "memory_gb": 1024, "scratch_gb": 100, "partition": "p1"},
       {"name": "b", "gpu_series": "a100", "gpus_per_node": 4, "cpus": 8, "memory_gb": 64}]},
     "data": {"volumes": []},
-    "retry": {"max_attempts": 3, "backoff_seconds": 30, "on": "any", "resume": false}
+    "retry": {"max_attempts": 3, "backoff_seconds": 30, "on": "any", "resume": false,
+      "max_preemptions": 4}
   }
 })";
 
@@ -124,6 +125,7 @@ TEST(SpecParser, ReadsEveryFieldOfAFullSpec) {
   EXPECT_EQ(spec->retry.backoff_seconds, 30);
   EXPECT_EQ(spec->retry.on, RetryOn::kAny);
   EXPECT_FALSE(spec->retry.resume);
+  EXPECT_EQ(spec->retry.max_preemptions, 4);
 }
 
 TEST(SpecParser, YamlAndJsonFormsGiveTheSameSpec) {
@@ -143,6 +145,7 @@ TEST(SpecParser, MinimalSpecGetsDefaults) {
   EXPECT_EQ(spec->retry.backoff_seconds, 0);
   EXPECT_EQ(spec->retry.on, RetryOn::kInfrastructure);
   EXPECT_TRUE(spec->retry.resume);
+  EXPECT_EQ(spec->retry.max_preemptions, 10);  // the documented default
   EXPECT_EQ(spec->framework.runtime_id, std::nullopt);
 }
 
@@ -404,6 +407,10 @@ std::vector<ParserRow> structuralRows() {
       {"negative backoff", m + "  retry: {backoff_seconds: -1}\n", "spec.negative",
        "spec.retry.backoff_seconds"},
       {"bad retry.on", m + "  retry: {on: sometimes}\n", "spec.invalid_value", "spec.retry.on"},
+      {"negative max_preemptions", m + "  retry: {max_preemptions: -1}\n", "spec.negative",
+       "spec.retry.max_preemptions"},
+      {"max_preemptions as text", m + "  retry: {max_preemptions: many}\n", "spec.wrong_type",
+       "spec.retry.max_preemptions"},
       {"retry.resume not a boolean", m + "  retry: {resume: \"no\"}\n", "spec.wrong_type",
        "spec.retry.resume"},
       // Size limits (spec_limits.h, document_measure.h).

@@ -135,17 +135,34 @@ constexpr const char* kVersion5KeyRow = R"sql(
 INSERT INTO idempotency_keys VALUES ('alice', 'key-1', 'aaaa', 'old-00000001', 100);
 )sql";
 
+// Version 6's components carry when Slurm chose to preempt them (earlier rows read 0).
+JobView version6Want() {
+  JobView view = version4Want();
+  view.attempts.front().components.front().preempt_time = 1796687416;
+  return view;
+}
+
+std::string version6Rows() {
+  std::string rows = std::string(kVersion4JobRow) + kRowsAfterTheJob + kVersion5KeyRow;
+  const std::string old_component = "'[\"PENDING\"]', 'Priority', NULL, 15, '', 0, 0);";
+  rows.replace(rows.find(old_component), old_component.size(),
+               "'[\"PENDING\"]', 'Priority', NULL, 15, '', 0, 0, 1796687416);");
+  return rows;
+}
+
 const std::vector<EarlierVersion>& earlierVersions() {
   static const std::string version1 = std::string(kVersion1JobRow) + kRowsAfterTheJob;
   static const std::string version3 = std::string(kVersion3JobRow) + kRowsAfterTheJob;
   static const std::string version4 = std::string(kVersion4JobRow) + kRowsAfterTheJob;
   static const std::string version5 = version4 + kVersion5KeyRow;
+  static const std::string version6 = version6Rows();
   static const std::vector<EarlierVersion> rows = {
       {1, version1.c_str(), version1Want(), 2},
       {2, version1.c_str(), version1Want(), 2},  // version 2 added a table only
       {3, version3.c_str(), version3Want(), 2},  // earlier jobs run as the site's user ('')
       {4, version4.c_str(), version4Want(), 2},
       {5, version5.c_str(), version4Want(), 2},
+      {6, version6.c_str(), version6Want(), 2},
   };
   return rows;
 }

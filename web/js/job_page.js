@@ -1,5 +1,6 @@
 // The job page (/ui/job.html?id=ID): the job and its reason, why it waits in Slurm's queue
-// and until when, Cancel (with a confirmation), every attempt with its Slurm components (job
+// and until when, its preemptions, Cancel (with a confirmation), every attempt with its cause,
+// Slurm's grace time while it is being preempted, and its Slurm components (job
 // ids, SLUIDs, states, exit codes, nodes), the log viewer (the server's 64 KiB / 2,000-line
 // tail per component and stream, followed while the attempt runs), the job's files
 // (files_view.js), the events timeline and the spec as submitted. Refreshes every 2 s until
@@ -54,12 +55,23 @@ function waitingCard(waiting) {
     h('p', { class: 'muted' }, from));
 }
 
+// A running component Slurm chose to preempt is in its grace time: warned, and ended
+// PREEMPTED by its end_time (issue 47).
+function graceTime(a) {
+  if (a.terminal) return undefined;
+  const c = (a.components || []).find((x) => x.preempt_time && (x.state || [])[0] === 'RUNNING');
+  if (!c) return undefined;
+  return h('span', { class: 'preemption' },
+    `being preempted since ${when(c.preempt_time)}; Slurm ends it by ${when(c.end_time)}`);
+}
+
 function attemptCard(a) {
   return h('section', { class: 'card attempt', dataset: { attempt: String(a.number) } },
     h('h3', {}, `Attempt ${a.number} `, h('span', { class: phaseClass(a.phase) }, a.phase)),
     a.reason ? h('p', { class: 'reason' }, reasonInWords(a.reason)) : null,
     definitions([
-      ['Cause', a.cause],
+      ['Cause', h('span', { class: `cause cause-${a.cause}` }, a.cause)],
+      ['Preemption', graceTime(a)],
       ['Slurm job', orDash(a.job_id)],
       ['Submit token', h('code', {}, a.submit_token)],
       ['Staging directory', h('code', {}, a.staging_dir)],
@@ -219,6 +231,8 @@ startPage('job', (who, main) => {
         ['Labels', h('span', { id: 'job-labels' }, Object.entries(job.labels || {}).map(([k, v]) => h('span', { class: 'tag' }, `${k}=${v}`)))],
         ['Cancel requested', job.cancel_requested ? `by ${job.cancel_requested_by}` : undefined],
         ['Next attempt at', job.next_attempt_at ? when(job.next_attempt_at) : undefined],
+        ['Preemptions', job.preemptions ? h('span', { id: 'job-preemptions' },
+          `${job.preemptions} (retried without using one of retry.max_attempts)`) : undefined],
       ]));
     fill(waiting, waitingCard(job.waiting));
     const cancellable = !isTerminal(job) && !job.cancel_requested;
