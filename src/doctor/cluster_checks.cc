@@ -91,34 +91,110 @@ std::string constraintSuggestion(const catalog::GpuSeries& s, const SlurmFacts& 
                      listNames(std::vector<std::string>(features.begin(), features.end())));
 }
 
-bool hasMode(const PartitionInfo& p, std::string_view mode) {
-  return p.preempt_mode &&
-         std::find(p.preempt_mode->begin(), p.preempt_mode->end(), mode) != p.preempt_mode->end();
+bool has(const std::vector<std::string>& list, std::string_view value) {
+  return std::find(list.begin(), list.end(), value) != list.end();
+}
+
+bool isOff(const std::vector<std::string>& modes) {
+  return has(modes, "DISABLED") || has(modes, "OFF");
+}
+
+// The PreemptMode that applies to the partition's jobs: its own, or the cluster's where it has
+// none ("CLUSTER_GLOBAL", an empty list, or none reported: v0.0.44).
+std::vector<std::string> effectiveMode(const PartitionInfo& p,
+                                       const std::vector<std::string>& cluster_mode) {
+  std::vector<std::string> own;
+  if (p.preempt_mode) {
+    for (const auto& m : *p.preempt_mode)
+      if (m != "CLUSTER_GLOBAL") own.push_back(m);
+  }
+  return own.empty() ? cluster_mode : own;
+}
+
+constexpr const char* kSuspended =
+    "if Slurm preempts a job here, it is suspended, not ended, and gets no warning "
+    "(PreemptMode SUSPEND)";
+constexpr const char* kNoGraceReported =
+    "what a job preempted here gets is not known (no GraceTime reported)";
+constexpr const char* kNoGrace =
+    "if Slurm preempts a job here, it gets no warning: GraceTime 0 ends it at once";
+
+std::string termWarningOff(int64_t grace) {
+  return fmt::format(
+      "if Slurm preempts a job here, it gets TERM and {} s before it ends (GraceTime; "
+      "slurm.preemption_warning is off)",
+      grace);
+}
+
+// Why the cluster's settings are not known, for the message that then names both outcomes.
+std::string whyNoConf(const std::optional<slurm::SlurmResult<slurm::ControllerConfig>>& conf) {
+  if (!conf) return "GET /conf was not asked";
+  if (conf->error().error.code == slurm::kErrConfUnavailable) return conf->error().error.message;
+  return "GET /conf failed: " + conf->error().describe();
+}
+
+// With the cluster's settings unknown: what the partition's own record tells.
+std::string outcomeWithoutConf(const catalog::PreemptionWarning& warning, const PartitionInfo& p,
+                               const std::string& why) {
+  const std::vector<std::string> modes = effectiveMode(p, {});
+  if (isOff(modes)) return "jobs here are not preempted (PreemptMode OFF)";
+  if (has(modes, "SUSPEND")) return kSuspended;
+  if (!p.grace_time) return kNoGraceReported;
+  if (*p.grace_time <= 0) return kNoGrace;
+  if (!warning.enabled) return termWarningOff(*p.grace_time);
+  return fmt::format(
+      "if Slurm preempts a job here, it gets {} and {} s to save where PreemptParameters has "
+      "send_user_signal, else TERM and {} s (GraceTime); the cluster's PreemptType and "
+      "PreemptParameters are not known: {}",
+      warning.signal, *p.grace_time, *p.grace_time, why);
+}
+
+// preempt/qos: slurmctld takes the grace time from the preempted job's QOS, not its partition
+// (preempt.c), and doctor reads no QOS.
+std::string outcomeUnderQos(const catalog::PreemptionWarning& warning, bool user_signal) {
+  std::string gets = "TERM";
+  std::string why = "slurm.preemption_warning is off";
+  if (warning.enabled) {
+    gets = user_signal ? warning.signal : "TERM";
+    why = user_signal ? "PreemptParameters has send_user_signal"
+                      : "not the warning: PreemptParameters lacks send_user_signal";
+  }
+  return fmt::format(
+      "if Slurm preempts a job here, it gets {} and its QOS's GraceTime before it ends ({}); "
+      "with PreemptType preempt/qos the QOS's GraceTime applies, which doctor does not read "
+      "(0: no warning, it ends at once)",
+      gets, why);
 }
 
 }  // namespace
 
-std::string preemptionOutcome(const catalog::PreemptionWarning& warning, const PartitionInfo& p) {
-  if (hasMode(p, "DISABLED")) return "jobs here are not preempted (PreemptMode OFF)";
-  if (hasMode(p, "SUSPEND")) {
-    return "if Slurm preempts a job here, it is suspended, not ended, and gets no warning "
-           "(PreemptMode SUSPEND)";
+std::string preemptionOutcome(
+    const catalog::PreemptionWarning& warning, const PartitionInfo& p,
+    const std::optional<slurm::SlurmResult<slurm::ControllerConfig>>& conf) {
+  if (!conf || !*conf) return outcomeWithoutConf(warning, p, whyNoConf(conf));
+  const slurm::ControllerConfig& c = **conf;
+  if (c.preempt_type.empty()) return outcomeWithoutConf(warning, p, "GET /conf shows none");
+  if (c.preempt_type == "preempt/none") {
+    return "jobs here are not preempted (PreemptType preempt/none)";
   }
-  if (!p.grace_time) return "what a job preempted here gets is not known (no GraceTime reported)";
-  if (*p.grace_time <= 0) {
-    return "if Slurm preempts a job here, it gets no warning: GraceTime 0 ends it at once";
-  }
-  if (!warning.enabled) {
+  const std::vector<std::string> modes = effectiveMode(p, c.preempt_mode);
+  if (isOff(modes)) return "jobs here are not preempted (PreemptMode OFF)";
+  if (has(modes, "SUSPEND")) return kSuspended;
+  const bool user_signal = has(c.preempt_parameters, "send_user_signal");
+  if (c.preempt_type == "preempt/qos") return outcomeUnderQos(warning, user_signal);
+  if (!p.grace_time) return kNoGraceReported;
+  if (*p.grace_time <= 0) return kNoGrace;
+  if (!warning.enabled) return termWarningOff(*p.grace_time);
+  if (user_signal) {
     return fmt::format(
-        "if Slurm preempts a job here, it gets TERM and {} s before it ends (GraceTime; "
-        "slurm.preemption_warning is off)",
-        *p.grace_time);
+        "if Slurm preempts a job here, it gets {} and {} s to save (GraceTime; "
+        "PreemptParameters has send_user_signal)",
+        warning.signal, *p.grace_time);
   }
   return fmt::format(
-      "if Slurm preempts a job here, it gets {} and {} s to save where PreemptParameters has "
-      "send_user_signal (which slurmrestd's partitions do not show), else TERM and {} s "
-      "(GraceTime)",
-      warning.signal, *p.grace_time, *p.grace_time);
+      "if Slurm preempts a job here, it gets TERM and {} s (GraceTime), not the warning: "
+      "PreemptParameters lacks send_user_signal",
+      *p.grace_time);
 }
 
 namespace {
@@ -177,10 +253,17 @@ CheckResult checkOnePartition(const catalog::SiteConfig& site, const ConfiguredP
   }
   details["grace_time"] = it->grace_time ? json(*it->grace_time) : json(nullptr);
   details["preempt_mode"] = it->preempt_mode ? json(*it->preempt_mode) : json(nullptr);
+  if (f.conf && *f.conf) {
+    details["cluster_preemption"] = {{"preempt_type", (*f.conf)->preempt_type},
+                                     {"preempt_mode", (*f.conf)->preempt_mode},
+                                     {"preempt_parameters", (*f.conf)->preempt_parameters}};
+  } else {
+    details["cluster_preemption"] = nullptr;
+  }
   return okCheck(name,
                  fmt::format("partition '{}' exists ({}, {} node{}: {}); {}", cp.name, state,
                              it->total_nodes, it->total_nodes == 1 ? "" : "s", it->nodes,
-                             preemptionOutcome(site.slurm.preemption_warning, *it)),
+                             preemptionOutcome(site.slurm.preemption_warning, *it, f.conf)),
                  details);
 }
 

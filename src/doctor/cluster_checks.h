@@ -1,5 +1,5 @@
 // Doctor's judgements of the site file against the cluster slurmrestd describes
-// (GET /partitions/ and /nodes/), pure functions:
+// (GET /partitions/, /nodes/ and /conf), pure functions:
 //   partition/<name>   each partition the site names exists (state UP, with nodes → ok;
 //                      another state or no nodes → warn; missing → fail, or warn for a
 //                      GPU partition of a site that defines no GPU series)
@@ -11,6 +11,7 @@
 //                      partition, or all unavailable (DOWN, DRAIN, …) → warn.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,15 +34,18 @@ std::vector<ConfiguredPartition> configuredPartitions(const catalog::SiteConfig&
 std::vector<std::string> partitionsForSeries(const catalog::SiteConfig& site,
                                              const catalog::GpuSeries& series);
 
-// What a TunePlane job preempted in `partition` gets, by the partition's PreemptMode and
-// GraceTime as slurmrestd reports them and the site's slurm.preemption_warning: a warning of
-// N s, or none, or "not known" where the record lacks them. slurmctld (preempt.c) gives a job
-// selected for preemption GraceTime s, sending it the job's warning signal at once where
-// PreemptParameters has send_user_signal, else SIGTERM; /partitions/ carries neither
-// PreemptType nor PreemptParameters, so the sentence names both outcomes. The partition
-// check's message ends with it (docs/operators.md, "Checking a site").
-std::string preemptionOutcome(const catalog::PreemptionWarning& warning,
-                              const slurm::PartitionInfo& partition);
+// What a TunePlane job preempted in `partition` gets: not preempted (PreemptType
+// preempt/none, or PreemptMode OFF — the partition's own, else the cluster's), suspended
+// without warning (SUSPEND), or the site's warning signal and GraceTime s to save where
+// PreemptParameters has send_user_signal, else TERM and GraceTime s, none with GraceTime 0
+// (slurmctld's preempt.c); TERM when slurm.preemption_warning is off. GraceTime is the
+// partition's, or under preempt/qos the job's QOS's, which doctor does not read and says so.
+// `conf` is the cluster's settings (GET /conf); without them (v0.0.44, an error) the sentence
+// names both outcomes and says why. The partition check's message ends with it
+// (docs/operators.md, "Checking a site").
+std::string preemptionOutcome(
+    const catalog::PreemptionWarning& warning, const slurm::PartitionInfo& partition,
+    const std::optional<slurm::SlurmResult<slurm::ControllerConfig>>& conf);
 
 std::vector<CheckResult> checkPartitions(const catalog::SiteConfig& site, const SlurmFacts& facts);
 std::vector<CheckResult> checkGpuSeries(const catalog::SiteConfig& site, const SlurmFacts& facts);

@@ -42,6 +42,7 @@ SlurmFacts gatherSlurmFacts(const catalog::SiteConfig& site, const SlurmAccess& 
   if (*facts.ping) {
     facts.partitions = access.client->listPartitions();
     facts.nodes = access.client->listNodes();
+    facts.conf = access.client->controllerConfig();
   }
   return facts;
 }

@@ -15,6 +15,7 @@
 #include "catalog/runtime_registry.h"
 #include "common/result.h"
 #include "slurm/api_negotiation.h"
+#include "slurm/controller_config.h"
 #include "slurm/job_record.h"
 #include "slurm/rest_error.h"
 #include "staging/job_access.h"
@@ -36,6 +37,9 @@ struct SlurmFacts {
   std::optional<slurm::SlurmResult<slurm::PingResult>> ping;
   std::optional<slurm::SlurmResult<std::vector<slurm::PartitionInfo>>> partitions;
   std::optional<slurm::SlurmResult<std::vector<slurm::NodeInfo>>> nodes;
+  // The controller's preemption settings (GET /conf, v0.0.45): asked once, after a successful
+  // ping; kErrConfUnavailable on a version without the route.
+  std::optional<slurm::SlurmResult<slurm::ControllerConfig>> conf;
 };
 
 enum class TokenSource {

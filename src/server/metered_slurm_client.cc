@@ -47,5 +47,8 @@ slurm::SlurmResult<std::vector<slurm::AccountingRun>> MeteredSlurmClient::accoun
     uint64_t job_id) {
   return timed("slurmdb_job", [&] { return inner_.accountingRuns(job_id); });
 }
+slurm::SlurmResult<slurm::ControllerConfig> MeteredSlurmClient::controllerConfig() {
+  return timed("controller_config", [&] { return inner_.controllerConfig(); });
+}
 
 }  // namespace tuneplane::server

@@ -31,6 +31,7 @@ class MeteredSlurmClient final : public slurm::SlurmClient {
   slurm::SlurmResult<std::vector<slurm::PartitionInfo>> listPartitions() override;
   slurm::SlurmResult<std::vector<slurm::NodeInfo>> listNodes() override;
   slurm::SlurmResult<std::vector<slurm::AccountingRun>> accountingRuns(uint64_t job_id) override;
+  slurm::SlurmResult<slurm::ControllerConfig> controllerConfig() override;
   // The inner client's view for `user`, metered the same way.
   slurm::SlurmClient& as(const std::string& user) override {
     return views_.of(*this, inner_, user, [this](slurm::SlurmClient& inner_view) {

@@ -32,6 +32,15 @@ struct PartitionConfig {
   bool is_default = false;
 };
 
+// The cluster's preemption settings as slurmctld reports them (GET /conf). The simulator
+// preempts nothing by itself (a preemption is only ever a fault a test injects), so it reports
+// none: PreemptType preempt/none, PreemptMode OFF (Slurm's enum names it "DISABLED").
+struct PreemptionSettings {
+  std::string type = "preempt/none";
+  std::vector<std::string> mode = {"DISABLED"};
+  std::vector<std::string> parameters;
+};
+
 struct ClusterConfig {
   std::string name = "tp";
   uint16_t cluster_id = 3168;       // the 12-bit id inside SLUIDs (the real "tp" has 3168)
@@ -42,6 +51,7 @@ struct ClusterConfig {
   std::vector<UnixUser> users;
   // Associations enforced at submit; absent: none (a cluster without slurmdbd).
   std::optional<AccountingConfig> accounting;
+  PreemptionSettings preemption;
 
   const NodeConfig* node(const std::string& name) const;
   const PartitionConfig* partition(const std::string& name) const;

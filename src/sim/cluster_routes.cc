@@ -1,6 +1,9 @@
 // slurmrestd's routes of the cluster's resources, simulated: GET partitions, nodes and
-// licenses, from the cluster file (cluster.h) and the jobs that hold resources now.
+// licenses, from the cluster file (cluster.h) and the jobs that hold resources now; and GET
+// conf, the controller's configuration, of which only what the simulator has is shown.
 // Dispatched by http_routes.cc.
+#include <algorithm>
+
 #include "sim/job_record.h"
 #include "sim/scheduler.h"
 #include "sim/simulator_impl.h"
@@ -23,6 +26,28 @@ void SimulatorImpl::routeLicenses(const SimApi& api, httplib::Response& res, boo
        {"warnings", json::array({{{"description", "Zero licenses to dump"}, {"source", ""}}})}});
 }
 
+void SimulatorImpl::routeConf(const SimApi& api, httplib::Response& res, bool auth_ok) {
+  // The version's real OpenAPI document lists the route, or the version has none (v0.0.44).
+  const std::string path = "/slurm/" + api.name + "/conf";
+  if (std::find(api.paths.begin(), api.paths.end(), path) == api.paths.end()) {
+    return sendText(res, 404, kUnknownEndpointText);
+  }
+  if (!auth_ok) {
+    ApiError e{511, kErrAuth, "Unable to query configuration", "slurm_load_ctl_conf()", ""};
+    return sendJson(api, res, 511, {{"errors", json::array({e.toJson()})}});
+  }
+  // 24_conf's slurm_conf holds ~200 settings; the simulator shows the ones it has, in their
+  // real names and types. PreemptParameters is an array (v0.0.45's csv_string).
+  const PreemptionSettings& preemption = cluster_.preemption;
+  json conf = {{"ClusterName", cluster_.name},
+               {"PreemptType", preemption.type},
+               {"PreemptMode", preemption.mode},
+               {"PreemptParameters", preemption.parameters},
+               {"PreemptExemptTime", noVal(0)}};
+  json conf_meta = {{"LastUpdate", nowUnix()}, {"SLURM_VERSION", release().release}};
+  sendJson(api, res, 200, {{"slurm_conf", conf}, {"slurm_conf_meta", conf_meta}});
+}
+
 void SimulatorImpl::routePartitions(const SimApi& api, httplib::Response& res, bool auth_ok) {
   // A refused token: 511 and nothing else, not even the error (13f_auth_probe).
   if (!auth_ok) return sendJson(api, res, 511, json::object());
@@ -41,6 +66,9 @@ void SimulatorImpl::routePartitions(const SimApi& api, httplib::Response& res, b
     r["partition"]["state"] = json::array({"UP"});
     // Only where the version has it (v0.0.44's partition_info has no `flags`).
     if (r.contains("flags")) r["flags"] = p.is_default ? json::array({"DEFAULT"}) : json::array();
+    // A partition without a PreemptMode of its own takes the cluster's (GET /conf), as
+    // 26.05.3 shows it (v0.0.44's partition_info has no preempt_mode).
+    if (r.contains("preempt_mode")) r["preempt_mode"] = json::array({"CLUSTER_GLOBAL"});
     r["maximums"]["time"] = json{{"set", true}, {"infinite", true}, {"number", 0}};
     r["defaults"]["time"] = json{{"set", true}, {"infinite", true}, {"number", 0}};
     parts.push_back(r);

@@ -1,7 +1,7 @@
 // The REST surface of the simulator: the dispatch of slurmrestd's routes under
 // /slurm/<version>/ for every version it serves (sim_api.h), its auth and error shapes (as in
 // tests/data/slurm/'s transcripts of each version), GET /openapi/v3 and ping. The routes
-// themselves: job_routes.cc (jobs), cluster_routes.cc (partitions, nodes, licenses),
+// themselves: job_routes.cc (jobs), cluster_routes.cc (partitions, nodes, licenses, conf),
 // slurmdb_routes.cc; the loopback-only admin route for faults: admin_routes.cc.
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -161,6 +161,7 @@ void SimulatorImpl::handle(const httplib::Request& req, httplib::Response& res) 
   if (method == "GET" && is("partitions")) return routePartitions(api, res, auth_ok);
   if (method == "GET" && is("nodes")) return routeNodes(api, res, auth_ok);
   if (method == "GET" && is("licenses")) return routeLicenses(api, res, auth_ok);
+  if (method == "GET" && is("conf")) return routeConf(api, res, auth_ok);
   if (route.rfind("job/", 0) == 0) {
     std::string id = route.substr(4);
     if (!id.empty() && id.back() == '/') id.pop_back();

@@ -481,6 +481,27 @@ class ReceiptShape : public Shape {
   std::optional<int64_t> job_id;
 };
 
+// GET /conf: the preemption settings inside `slurm_conf`, the rest skipped unread.
+class ConfShape : public Shape {
+ public:
+  ConfShape() : Shape({}, "slurm_conf") {}
+  bool wants(std::string_view key) const override { return key == "slurm_conf"; }
+  Status member(std::string_view, ondemand::value& value) override {
+    found = true;
+    config = {};
+    auto e = readObject(value, [&](std::string_view key, ondemand::value& v) {
+      if (key == "PreemptType") return readString(v, config.preempt_type);
+      if (key == "PreemptMode") return json_fields::readStrings(v, config.preempt_mode);
+      if (key == "PreemptParameters") return json_fields::readStrings(v, config.preempt_parameters);
+      return SUCCESS;
+    });
+    if (e) return tl::unexpected(malformed("", e));
+    return {};
+  }
+  ControllerConfig config;
+  bool found = false;
+};
+
 // The records of an answer that is a list of them.
 template <typename ListShape>
 Result<std::remove_reference_t<decltype(ListShape::list)>> listOf(ListShape shape,
@@ -546,6 +567,14 @@ Result<std::vector<PartitionInfo>> decodePartitions(AnswerBytes answer,
 
 Result<std::vector<NodeInfo>> decodeNodes(AnswerBytes answer, const DecodeOptions& options) {
   return listOf(NodeList({"nodes"}, "nodes"), answer, options);
+}
+
+Result<ControllerConfig> decodeControllerConfig(AnswerBytes answer, const DecodeOptions& options) {
+  ConfShape shape;
+  if (auto decoded = decode(answer, shape, options); !decoded)
+    return tl::unexpected(decoded.error());
+  if (!shape.found) return records::badResponse("slurm_conf", "missing from the answer");
+  return std::move(shape.config);
 }
 
 Result<std::vector<SlurmMessage>> decodeMessages(AnswerBytes answer, std::string_view key,

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "slurm/controller_config.h"
 #include "slurm/job_record.h"
 #include "slurm/job_state_list.h"
 
@@ -84,6 +85,10 @@ Result<PingResult> decodePing(AnswerBytes answer, const DecodeOptions& options =
 Result<std::vector<PartitionInfo>> decodePartitions(AnswerBytes answer,
                                                     const DecodeOptions& options = {});
 Result<std::vector<NodeInfo>> decodeNodes(AnswerBytes answer, const DecodeOptions& options = {});
+// GET /conf (v0.0.45): slurm_conf's PreemptType, PreemptMode and PreemptParameters; every
+// other setting is skipped. An answer without `slurm_conf` is an error.
+Result<ControllerConfig> decodeControllerConfig(AnswerBytes answer,
+                                                const DecodeOptions& options = {});
 // `errors[]` or `warnings[]` (`key`) of any answer; none when the key is absent.
 Result<std::vector<SlurmMessage>> decodeMessages(AnswerBytes answer, std::string_view key,
                                                  const DecodeOptions& options = {});

@@ -75,6 +75,7 @@ class SlurmRestClient : public SlurmClient {
   SlurmStatus cancel(const std::string& sluid, const std::optional<std::string>& signal) override;
   SlurmResult<std::vector<PartitionInfo>> listPartitions() override;
   SlurmResult<std::vector<NodeInfo>> listNodes() override;
+  SlurmResult<ControllerConfig> controllerConfig() override;
 
   TokenProvider& tokens() { return *tokens_; }
 

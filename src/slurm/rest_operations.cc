@@ -309,4 +309,23 @@ SlurmResult<std::vector<NodeInfo>> SlurmRestClient::listNodes() {
   return std::move(*nodes);
 }
 
+SlurmResult<ControllerConfig> SlurmRestClient::controllerConfig() {
+  auto api = ensureApi("controller_config");
+  if (!api) return slurmFail(api.error());
+  if (!(*api)->controller_config) {
+    return slurmFail(makeSlurmError(
+        kErrConfUnavailable, "controller_config",
+        fmt::format("REST API {} has no GET /conf (the controller's configuration)", (*api)->name),
+        TransportClass::kNotSent));
+  }
+  auto exchange = call("controller_config", "GET", (*api)->route("/conf"), "", RetryMode::kReads);
+  if (!exchange) return slurmFail(exchange.error());
+  auto config = decodeControllerConfig(exchange->response.body);
+  if (!config) {
+    return slurmFail(badResponse("controller_config", exchange->response, config.error(),
+                                 TransportClass::kRejected));
+  }
+  return std::move(*config);
+}
+
 }  // namespace tuneplane::slurm

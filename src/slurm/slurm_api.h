@@ -43,6 +43,9 @@ struct SlurmApi {
   // is checked by a request that does say it: GET <auth_probe>.
   bool ping_names_refusal = true;
   std::string_view auth_probe = "/licenses/";
+  // Whether it has GET /conf (the controller's configuration: controller_config.h). Without
+  // it the client says so without asking.
+  bool controller_config = true;
   // v<name>_job_info.job_state's enum: base states, then flags (job_state.h holds every
   // name of every version).
   std::span<const std::string_view> job_states;

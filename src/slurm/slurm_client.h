@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "slurm/controller_config.h"
 #include "slurm/job_record.h"
 #include "slurm/rest_error.h"
 #include "slurm/slurmdb_jobs.h"
@@ -58,6 +59,15 @@ class SlurmClient {
         makeSlurmError(kErrAccountingUnavailable, "slurmdb_job",
                        "this client reads no slurmdbd records (job " + std::to_string(job_id) + ")",
                        TransportClass::kRejected));
+  }
+
+  // GET /conf: the controller's preemption settings (controller_config.h). kErrConfUnavailable
+  // without asking on a version that has no such route (SlurmApi::controller_config) — and
+  // from a client that cannot read it at all (this default: a test's fake).
+  virtual SlurmResult<ControllerConfig> controllerConfig() {
+    return slurmFail(makeSlurmError(kErrConfUnavailable, "controller_config",
+                                    "this client reads no controller configuration",
+                                    TransportClass::kNotSent));
   }
 
   // The same operations, sent to Slurm as `user` (slurm.identity per_user: a job's run_as):

@@ -2,7 +2,8 @@
 // a healthy site passes (exit 0); a wrong JWT key, an expired token file, a missing
 // partition, a constraint no node has, a tampered artifact, a missing staging root, another
 // job user and an absent slurmrestd are each reported with their reason (exit 1); a site
-// that cannot be loaded exits 2. No token ever appears in the output.
+// that cannot be loaded exits 2. No token ever appears in the output. Each partition check says
+// what a preempted job gets there (issue 47).
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
@@ -211,6 +212,56 @@ TEST_F(DoctorCommandTest, ABrokenRegistryIsReportedAndTheRestStillChecked) {
   const json doc = doctorJson(writeSite(healthy()), kExitFailure);
   expectCheck(doc, "registry", "fail", "cannot use the runtime registry");
   expectCheck(doc, "slurmrestd", "ok", "answered");
+}
+
+// Issue 47: each partition check says what a preempted job gets there, from the cluster's
+// settings (GET /conf) where the version has them — the simulator preempts nothing by itself,
+// so preempt/none — and on v0.0.44, which has no /conf, from the partition alone.
+class DoctorPreemptionTest : public testing::DoctorFixture {
+ protected:
+  // The simulator again, serving only `versions` (v0.0.44 alone: Slurm 25.11.7).
+  void restartServing(std::vector<std::string> versions) {
+    sim_.reset();
+    sim::SimulatorOptions options;
+    options.jwt_key_file = dir_ + "/jwt.key";
+    options.cluster_file = dir_ + "/cluster.yaml";
+    options.state_dir = dir_ + "/sim";
+    options.api_versions = std::move(versions);
+    auto started = sim::Simulator::start(options);
+    ASSERT_TRUE(started.has_value()) << started.error().describe();
+    sim_ = std::move(*started);
+  }
+};
+
+TEST_F(DoctorPreemptionTest, OnV0045EachPartitionSaysJobsAreNotPreemptedUnderPreemptNone) {
+  const std::string site = writeSite(healthy());
+  const json doc = doctorJson(site, kExitOk);
+  for (const char* name : {"partition/gpu", "partition/cpu"}) {
+    expectCheck(doc, name, "ok", "; jobs here are not preempted (PreemptType preempt/none)");
+    const json details = check(doc, name)["details"];
+    EXPECT_EQ(details["cluster_preemption"]["preempt_type"], "preempt/none") << details.dump(2);
+    EXPECT_EQ(details["cluster_preemption"]["preempt_mode"], json({"DISABLED"}));
+    EXPECT_EQ(details["preempt_mode"], json({"CLUSTER_GLOBAL"}));
+  }
+  const auto text = doctor(site);
+  EXPECT_NE(text.out.find("partition 'cpu' exists (UP, 1 node: cpu1); jobs here are not "
+                          "preempted (PreemptType preempt/none)"),
+            std::string::npos)
+      << text.out;
+}
+
+TEST_F(DoctorPreemptionTest, OnV0044TheCheckNamesBothOutcomesAndWhy) {
+  restartServing({"v0.0.44"});
+  if (HasFatalFailure()) return;
+  const std::string site = writeSite(healthy());
+  // v0.0.44 is a warning of its own (api_version); the partitions stay ok.
+  const json doc = doctorJson(site, kExitOk);
+  expectCheck(doc, "api_version", "warn", "no GET /conf");
+  for (const char* name : {"partition/gpu", "partition/cpu"}) {
+    // The simulator's partitions have GraceTime 0: no warning whatever the cluster's settings.
+    expectCheck(doc, name, "ok", "gets no warning: GraceTime 0 ends it at once");
+    EXPECT_TRUE(check(doc, name)["details"]["cluster_preemption"].is_null());
+  }
 }
 
 }  // namespace

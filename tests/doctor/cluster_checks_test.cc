@@ -32,30 +32,87 @@ TEST(ClusterChecksTest, ConfiguredPartitionsAreListedOnceWithWhoNamesThem) {
   EXPECT_EQ(parts[0].named_by, (std::vector<std::string>{"partitions.gpu", "partitions.cpu"}));
 }
 
-// What a preempted job gets, by the partition's PreemptMode and GraceTime (v0.0.44 reports
-// no PreemptMode) and the site's warning.
+// What a preempted job gets, by the cluster's settings (GET /conf), the partition's
+// PreemptMode and GraceTime (v0.0.44 reports no PreemptMode) and the site's warning.
 TEST(ClusterChecksTest, WhatAPreemptedJobGets) {
+  using Modes = std::vector<std::string>;
+  using Conf = std::optional<slurm::SlurmResult<slurm::ControllerConfig>>;
+  const auto conf = [](std::string type, Modes mode, Modes parameters) -> Conf {
+    return slurm::SlurmResult<slurm::ControllerConfig>(
+        slurm::ControllerConfig{std::move(type), std::move(mode), std::move(parameters)});
+  };
+  // The real test cluster's (transcript 24_conf), and the same without send_user_signal.
+  const Conf signal = conf("preempt/partition_prio", {"CANCEL"}, {"send_user_signal"});
+  const Conf no_signal = conf("preempt/partition_prio", {"CANCEL"}, {});
+  const Conf on_v0044 = slurm::SlurmResult<slurm::ControllerConfig>(slurm::slurmFail(
+      slurm::makeSlurmError(slurm::kErrConfUnavailable, "controller_config",
+                            "REST API v0.0.44 has no GET /conf (the controller's configuration)",
+                            slurm::TransportClass::kNotSent)));
+  const Conf failed = slurm::SlurmResult<slurm::ControllerConfig>(slurm::slurmFail(
+      testing::slurmError(slurm::kErrServerError, slurm::TransportClass::kRejected, 500)));
   struct Row {
     const char* name;
+    Conf conf;
     std::optional<int64_t> grace_time;
-    std::optional<std::vector<std::string>> preempt_mode;
+    std::optional<Modes> preempt_mode;
     bool warning_on;
     const char* says;
   };
-  using Modes = std::vector<std::string>;
   const Row rows[] = {
-      {"grace and the warning", 30, Modes{"CANCEL"}, true,
-       "gets USR2 and 30 s to save where PreemptParameters has send_user_signal"},
-      {"grace, otherwise TERM", 30, Modes{"CANCEL"}, true, "else TERM and 30 s (GraceTime)"},
-      {"v0.0.44: no mode reported", 45, std::nullopt, true, "gets USR2 and 45 s to save"},
-      {"requeue mode", 10, Modes{"REQUEUE"}, true, "gets USR2 and 10 s to save"},
-      {"no grace time", 0, Modes{"CANCEL"}, true, "gets no warning: GraceTime 0 ends it at once"},
-      {"sim and v0.0.45 default", 0, Modes{}, true, "gets no warning: GraceTime 0"},
-      {"preemption off", 30, Modes{"DISABLED"}, true, "not preempted (PreemptMode OFF)"},
-      {"suspended", 30, Modes{"SUSPEND"}, true, "suspended, not ended, and gets no warning"},
-      {"warning off", 30, Modes{"CANCEL"}, false,
+      // The cluster's settings known.
+      {"the warning: send_user_signal", signal, 30, Modes{"CLUSTER_GLOBAL"}, true,
+       "if Slurm preempts a job here, it gets USR2 and 30 s to save (GraceTime; "
+       "PreemptParameters has send_user_signal)"},
+      {"TERM: no send_user_signal", no_signal, 30, Modes{"CLUSTER_GLOBAL"}, true,
+       "it gets TERM and 30 s (GraceTime), not the warning: PreemptParameters lacks "
+       "send_user_signal"},
+      {"no grace time", signal, 0, Modes{"CLUSTER_GLOBAL"}, true,
+       "gets no warning: GraceTime 0 ends it at once"},
+      {"preempt/none", conf("preempt/none", {"DISABLED"}, {}), 30, Modes{"CLUSTER_GLOBAL"}, true,
+       "jobs here are not preempted (PreemptType preempt/none)"},
+      {"partition OFF (the real urgent)", signal, 0, Modes{"DISABLED"}, true,
+       "jobs here are not preempted (PreemptMode OFF)"},
+      {"cluster OFF, partition global", conf("preempt/partition_prio", {"DISABLED"}, {}), 30,
+       Modes{"CLUSTER_GLOBAL"}, true, "jobs here are not preempted (PreemptMode OFF)"},
+      {"cluster SUSPEND", conf("preempt/partition_prio", {"SUSPEND", "GANG"}, {}), 30, Modes{},
+       true, "suspended, not ended, and gets no warning (PreemptMode SUSPEND)"},
+      {"partition SUSPEND over cluster CANCEL", signal, 30, Modes{"SUSPEND"}, true,
+       "suspended, not ended"},
+      {"partition REQUEUE", signal, 10, Modes{"REQUEUE"}, true, "gets USR2 and 10 s to save"},
+      {"warning off", signal, 30, Modes{"CLUSTER_GLOBAL"}, false,
        "gets TERM and 30 s before it ends (GraceTime; slurm.preemption_warning is off)"},
-      {"nothing reported", std::nullopt, std::nullopt, true, "is not known (no GraceTime"},
+      {"preempt/qos, send_user_signal", conf("preempt/qos", {"CANCEL"}, {"send_user_signal"}), 30,
+       Modes{"CLUSTER_GLOBAL"}, true,
+       "gets USR2 and its QOS's GraceTime before it ends (PreemptParameters has "
+       "send_user_signal); with PreemptType preempt/qos the QOS's GraceTime applies, which "
+       "doctor does not read"},
+      {"preempt/qos, no send_user_signal", conf("preempt/qos", {"CANCEL"}, {}), 0,
+       Modes{"CLUSTER_GLOBAL"}, true,
+       "gets TERM and its QOS's GraceTime before it ends (not the warning: PreemptParameters "
+       "lacks send_user_signal)"},
+      {"preempt/qos, warning off", conf("preempt/qos", {"CANCEL"}, {"send_user_signal"}), 30,
+       Modes{}, false,
+       "gets TERM and its QOS's GraceTime before it ends "
+       "(slurm.preemption_warning is off)"},
+      {"settings known, no GraceTime reported", signal, std::nullopt, std::nullopt, true,
+       "is not known (no GraceTime reported)"},
+      // Not known: both outcomes, and why.
+      {"v0.0.44: no /conf, no mode", on_v0044, 45, std::nullopt, true,
+       "gets USR2 and 45 s to save where PreemptParameters has send_user_signal, else TERM and "
+       "45 s (GraceTime); the cluster's PreemptType and PreemptParameters are not known: REST "
+       "API v0.0.44 has no GET /conf"},
+      {"/conf failed", failed, 30, Modes{"CLUSTER_GLOBAL"}, true,
+       "are not known: GET /conf failed: "},
+      {"not asked", std::nullopt, 30, Modes{"CANCEL"}, true,
+       "are not known: GET /conf was not asked"},
+      {"unknown, partition OFF", on_v0044, 30, Modes{"DISABLED"}, true,
+       "not preempted (PreemptMode OFF)"},
+      {"unknown, SUSPEND", on_v0044, 30, Modes{"SUSPEND"}, true, "suspended, not ended"},
+      {"unknown, GraceTime 0", on_v0044, 0, std::nullopt, true, "GraceTime 0 ends it at once"},
+      {"unknown, warning off", on_v0044, 30, std::nullopt, false,
+       "gets TERM and 30 s before it ends (GraceTime; slurm.preemption_warning is off)"},
+      {"unknown, nothing reported", on_v0044, std::nullopt, std::nullopt, true,
+       "is not known (no GraceTime"},
   };
   for (const Row& row : rows) {
     SCOPED_TRACE(row.name);
@@ -64,22 +121,28 @@ TEST(ClusterChecksTest, WhatAPreemptedJobGets) {
     p.preempt_mode = row.preempt_mode;
     catalog::PreemptionWarning warning;
     warning.enabled = row.warning_on;
-    const std::string said = preemptionOutcome(warning, p);
+    const std::string said = preemptionOutcome(warning, p, row.conf);
     EXPECT_TRUE(contains(said, row.says)) << said;
   }
-  // The partition check ends with it, and keeps the two facts in its details.
+  // The partition check ends with it, and keeps the facts in its details.
   slurm::PartitionInfo cpu = testing::partition("cpu", "cpu1", 1);
   cpu.grace_time = 30;
-  cpu.preempt_mode = std::vector<std::string>{"CANCEL"};
-  const auto checks =
-      checkPartitions(site(), answered({testing::partition("gpu", "gpu[1-2]", 2), cpu}));
+  cpu.preempt_mode = std::vector<std::string>{"CLUSTER_GLOBAL"};
+  SlurmFacts facts = answered({testing::partition("gpu", "gpu[1-2]", 2), cpu});
+  facts.conf = signal;
+  const auto checks = checkPartitions(site(), facts);
   const CheckResult* check = find(checks, "partition/cpu");
   ASSERT_NE(check, nullptr);
   EXPECT_EQ(check->status, CheckStatus::kOk);
-  EXPECT_TRUE(contains(check->message, "exists (UP, 1 node: cpu1); if Slurm preempts a job here"))
+  EXPECT_TRUE(contains(check->message,
+                       "exists (UP, 1 node: cpu1); if Slurm preempts a job here, it gets USR2 "
+                       "and 30 s to save"))
       << check->message;
   EXPECT_EQ(check->details["grace_time"], 30);
-  EXPECT_EQ(check->details["preempt_mode"], nlohmann::json({"CANCEL"}));
+  EXPECT_EQ(check->details["preempt_mode"], nlohmann::json({"CLUSTER_GLOBAL"}));
+  EXPECT_EQ(check->details["cluster_preemption"]["preempt_type"], "preempt/partition_prio");
+  EXPECT_EQ(check->details["cluster_preemption"]["preempt_parameters"],
+            nlohmann::json({"send_user_signal"}));
 }
 
 TEST(ClusterChecksTest, Partitions) {

@@ -176,7 +176,7 @@ TEST(SlurmChecksTest, ApiVersionNegotiatedAndWhatItCosts) {
   const CheckResult on2511 = checkApiVersion(onVersion("auto", "v0.0.44", {"v0.0.44"}, "25.11.7"));
   EXPECT_EQ(on2511.details["api"]["version"], "v0.0.44");
   EXPECT_EQ(on2511.details["api"]["release"], "25.11.7");
-  EXPECT_EQ(on2511.details["api"]["degradations"].size(), 2u);
+  EXPECT_EQ(on2511.details["api"]["degradations"].size(), 3u);
   // The server answered: slurmrestd is fine; the cluster's checks say why they are skipped.
   expectRows({{"speaks none", speaksNone(), CheckStatus::kOk, "serves none of TunePlane's"}},
              checkSlurmrestd);

@@ -52,7 +52,7 @@ TEST_F(DaemonOn2511Test, AutoPicksV0044RunsJobsAndDoctorSaysWhatDegrades) {
   const json c = getJson("/v1/capabilities", kAliceToken);
   EXPECT_EQ(c["slurm_api_version"], "v0.0.44");
   EXPECT_EQ(c["slurm_api"]["release"], "25.11.7");
-  ASSERT_EQ(c["slurm_api"]["degradations"].size(), 2u);
+  ASSERT_EQ(c["slurm_api"]["degradations"].size(), 3u);
   EXPECT_NE(c["slurm_api"]["degradations"][0]["what"].get<std::string>().find("no SLUID"),
             std::string::npos);
 

@@ -484,6 +484,52 @@ TEST_F(ConformanceIssue44, AssociationsRefuseAccountsAndQosAndChargeTheDefault) 
   replay("20_associations");
 }
 
+// The exchange of transcript `name` whose label starts with `label`.
+json exchange(const std::string& name, const std::string& label) {
+  const json doc = test::transcript(name);  // outlives the loop
+  for (const auto& e : doc["exchanges"])
+    if (e.value("label", "").rfind(label, 0) == 0) return e;
+  ADD_FAILURE() << "no exchange " << label << " in " << name;
+  return json::object();
+}
+
+// `real`'s members that `sim` has: the simulator shows a few of slurm.conf's ~200 settings.
+json sameKeys(const json& real, const json& sim) {
+  json out = json::object();
+  for (const auto& [k, v] : sim.items())
+    out[k] = real.contains(k) ? real[k] : json("missing from the real answer");
+  return out;
+}
+
+// GET /conf (24_conf): the real answer's top-level keys, its meta, and the real names and types
+// of every setting the simulator shows — the preemption settings TunePlane reads among them.
+TEST_F(Conformance, ConfShowsTheClustersPreemptionSettingsInTheRealShape) {
+  const json real = exchange("24_conf", "GET /conf (v0.0.45)")["response"];
+  auto res = get("/conf");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, real["status"].get<int>());
+  const json sim = json::parse(res->body);
+  std::vector<std::string> real_top, sim_top;
+  for (const auto& [k, v] : real["body"].items()) real_top.push_back(k);
+  for (const auto& [k, v] : sim.items()) sim_top.push_back(k);
+  EXPECT_EQ(sim_top, real_top);
+  for (const char* read : {"PreemptType", "PreemptMode", "PreemptParameters"}) {
+    EXPECT_TRUE(sim["slurm_conf"].contains(read)) << read;
+  }
+  std::vector<std::string> diffs;
+  for (const char* part : {"slurm_conf", "slurm_conf_meta"}) {
+    shapeDiff(sameKeys(real["body"][part], sim[part]), sim[part], std::string("/") + part, diffs);
+  }
+  shapeDiff(real["body"]["meta"], sim["meta"], "/meta", diffs);
+  EXPECT_TRUE(diffs.empty()) << ::testing::PrintToString(diffs);
+  // The simulator's own truth: it preempts nothing by itself.
+  EXPECT_EQ(sim["slurm_conf"]["PreemptType"], "preempt/none");
+  EXPECT_EQ(sim["slurm_conf"]["PreemptMode"], json({"DISABLED"}));
+  EXPECT_EQ(sim["slurm_conf"]["PreemptParameters"], json::array());
+  EXPECT_EQ(sim["slurm_conf"]["ClusterName"], "tp");
+  EXPECT_EQ(sim["slurm_conf_meta"]["SLURM_VERSION"], "26.05.3");
+}
+
 // --- REST API v0.0.44 on a real Slurm 25.11.7: the simulator serves v0.0.44 alone and acts
 // as that release (SLUIDs refused in paths, refusals as HTTP 500, no SLURM_JOB_SLUID). -----
 
@@ -663,6 +709,16 @@ TEST_F(ConformanceV0044On2605, VersionDiscoveryListsBoth) {
 TEST_F(ConformanceV0044On2605, NoSlurmdbdNoSlurmdbRoutes) {
   default_token_user_ = "slurm";
   replay("22_no_slurmdbd");
+// v0.0.44 has no GET /conf: 26.05.3 answers 404 with its text (24_conf).
+TEST_F(ConformanceV0044On2605, NoConfRoute) {
+  const json real = exchange("24_conf", "GET /conf (v0.0.44)")["response"];
+  auto res = get("/conf");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, real["status"].get<int>());
+  EXPECT_EQ(res->body, real["body"].get<std::string>());
+  EXPECT_EQ(res->get_header_value("Content-Type"), real["content_type"].get<std::string>());
+}
+
 }
 
 class ConformanceV0044On2605Issue44 : public ConformanceV0044On2605 {

@@ -263,7 +263,7 @@ TEST(ApiNegotiation, TheChoiceIsDescribedWithWhatItCostsOnThatVersion) {
   EXPECT_EQ(j["version"], "v0.0.44");
   EXPECT_EQ(j["negotiated"], true);
   EXPECT_EQ(j["release"], "25.11.7");
-  ASSERT_EQ(j["degradations"].size(), 2u);
+  ASSERT_EQ(j["degradations"].size(), 3u);
   EXPECT_THAT(j["degradations"][0]["what"].get<std::string>(), HasSubstr("no SLUID in paths"));
   const json none = choiceJson("auto", nullptr);
   EXPECT_TRUE(none["version"].is_null());

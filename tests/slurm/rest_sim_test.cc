@@ -85,6 +85,32 @@ TEST_F(SimClient, SubmitGetByIdThenSluidAndCancel) {
   EXPECT_TRUE(client_->cancel(sluid, std::nullopt).has_value());
 }
 
+TEST_F(SimClient, TheControllerConfigIsReadOnV0045AndNotAskedForOnV0044) {
+  auto config = client_->controllerConfig();
+  ASSERT_TRUE(config.has_value()) << config.error().describe();
+  EXPECT_EQ(config->preempt_type, "preempt/none");  // the simulator preempts nothing itself
+  EXPECT_EQ(config->preempt_mode, (std::vector<std::string>{"DISABLED"}));
+  EXPECT_TRUE(config->preempt_parameters.empty());
+
+  // A v0.0.44 client says so without a request (asked, this v0.0.45-only server would answer
+  // 404 text, a rejection).
+  RestClientOptions options;
+  options.http.base_url = sim_->baseUrl();
+  options.api_version = "v0.0.44";
+  auto v44 = SlurmRestClient::create(
+      std::move(options),
+      std::make_unique<MintingTokenProvider>("tpuser", "0123456789abcdef0123456789abcdef",
+                                             std::chrono::seconds(600), systemUnixClock()));
+  ASSERT_TRUE(v44.has_value());
+  auto none = (*v44)->controllerConfig();
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().error.code, kErrConfUnavailable);
+  EXPECT_EQ(none.error().transport, TransportClass::kNotSent);
+  EXPECT_EQ(none.error().http_status, 0);
+  EXPECT_NE(none.error().error.message.find("v0.0.44 has no GET /conf"), std::string::npos)
+      << none.error().describe();
+}
+
 TEST_F(SimClient, DroppedSubmitResponseIsOutcomeUnknownAndTheJobExists) {
   sim_->dropNextSubmitResponses(1);
   auto receipt = client_->submit(body());

@@ -5,7 +5,8 @@
 // is purged, each answer is confirmed by the SLUID it carries (job_key.h) — a cancel only
 // after a read confirmed the job and found it still able to run. Its ping carries no
 // `status`: a refused token reads like a controller that is down, so a ping that finds none
-// responding is checked by GET /licenses/, which says 1007 (13a, 13f).
+// responding is checked by GET /licenses/, which says 1007 (13a, 13f). It has no GET /conf
+// (404 text on 26.05.3: tests/data/slurm/transcripts/24_conf.json).
 #include "slurm/slurm_api.h"
 #include "slurm/versions/v0_0_44/openapi_facts.h"
 
@@ -20,6 +21,9 @@ constexpr Degradation kDegradations[] = {
     {"no reason in a ping",
      "a ping that finds no controller responding is checked with GET /licenses/, which "
      "says whether the token was refused"},
+    {"no GET /conf (the controller's configuration)",
+     "doctor cannot read PreemptType and PreemptParameters, so each partition's check names "
+     "both things a preempted job may get (the warning, or TERM)"},
 };
 
 }  // namespace
@@ -30,6 +34,7 @@ const SlurmApi& api() {
       .addressing = JobAddressing::kByNumericId,
       .ping_names_refusal = false,
       .auth_probe = "/licenses/",
+      .controller_config = false,
       .job_states = kJobStates,
       .submit_fields = kSubmitFields,
       .degradations = kDegradations,
