@@ -29,6 +29,12 @@ void SimulatorImpl::handleAdmin(const httplib::Request& req, httplib::Response& 
       auto ended = endJob(e.at("job").get<std::string>(), e.value("state", "NODE_FAIL"));
       if (!ended) errors.push_back(ended.error().message);
     }
+    if (body.contains("preempt")) {
+      const json& p = body["preempt"];
+      auto preempted = preemptJob(p.at("job").get<std::string>(),
+                                  std::chrono::seconds(p.value("grace_s", int64_t{30})));
+      if (!preempted) errors.push_back(preempted.error().message);
+    }
     if (body.value("restart", false)) restart();
     if (body.contains("pause_scheduling")) pauseScheduling(body["pause_scheduling"].get<bool>());
     if (body.contains("duplicate_submits"))

@@ -1,9 +1,12 @@
 // The faults a test injects, through Simulator (simulator.h) or the admin route
 // (admin_routes.cc): lost or reset submit answers, failed requests, latency, expired tokens,
-// jobs ended, requeued, kept pending or purged at once, DELETEs that stall, reads that lie,
-// claims that cannot be created. Each takes mu_ and wakes the ticker where jobs changed.
+// jobs ended, preempted, requeued, kept pending or purged at once, DELETEs that stall, reads that
+// lie, claims that cannot be created. Each takes mu_ and wakes the ticker where jobs changed.
 #include <signal.h>
 
+#include <algorithm>
+
+#include "sim/process.h"
 #include "sim/simulator_impl.h"
 
 namespace tuneplane::sim {
@@ -51,6 +54,47 @@ Status SimulatorImpl::endJob(const std::string& id, const std::string& base_stat
   if (leader.base_state != "RUNNING")
     return fail("sim.end_job", "job", "job " + id + " is not running");
   beginKillLocked(leader, base_state, reason->second, SIGKILL);
+  wake_.notify_all();
+  return ok();
+}
+
+namespace {
+
+// The kill-warning signal a job was submitted with, by Slurm's name (sig_name2num): "USR2",
+// "SIGUSR2" or a number; TERM when it has none (what a preemption sends then).
+int warningSignal(const std::string& name) {
+  if (name.empty()) return SIGTERM;
+  const std::string bare = name.rfind("SIG", 0) == 0 ? name.substr(3) : name;
+  static const std::map<std::string, int> kSignals = {
+      {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"TERM", SIGTERM}, {"INT", SIGINT},
+      {"HUP", SIGHUP},   {"QUIT", SIGQUIT}, {"ALRM", SIGALRM}, {"URG", SIGURG},
+      {"CONT", SIGCONT}, {"KILL", SIGKILL}};
+  if (const auto it = kSignals.find(bare); it != kSignals.end()) return it->second;
+  if (!bare.empty() && std::all_of(bare.begin(), bare.end(), ::isdigit)) return std::stoi(bare);
+  return SIGTERM;
+}
+
+}  // namespace
+
+Status SimulatorImpl::preemptJob(const std::string& id, std::chrono::seconds grace) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Job* job = findLocked(id);
+  if (!job) return fail("sim.preempt", "job", "unknown job " + id);
+  Job& leader = leaderLocked(*job);
+  if (leader.base_state != "RUNNING" || leader.completing || !leader.kill_state.empty())
+    return fail("sim.preempt", "job", "job " + id + " is not running");
+  if (leader.preempt_time != 0) return fail("sim.preempt", "job", "job " + id + " is preempted");
+  const int64_t now = nowUnix();
+  for (Job* c : componentsLocked(leader)) {
+    c->preempt_time = now;
+    c->end_time = now + grace.count();
+    touchLocked(*c);
+  }
+  leader.grace_end = steadyNow() + std::chrono::duration_cast<SimInstant>(grace);
+  // slurmctld's _preempt_signal: SIGCONT, then the warning (or TERM) to the steps.
+  const std::string srun = state_dir_ + "/bin/srun";
+  signalStepProcesses(leader.pid, srun, SIGCONT);
+  signalStepProcesses(leader.pid, srun, warningSignal(leader.request.kill_warning_signal));
   wake_.notify_all();
   return ok();
 }

@@ -50,7 +50,8 @@ struct JobRequest {
   bool hold = false;
   bool requeue = true;
   bool append_output = false;  // open_mode ["APPEND"]
-  // --signal=[B:]SIG@T: kept as given, for tests to read (the simulator sends no warning).
+  // --signal=[B:]SIG@T: kept as given, for tests to read. The simulator sends the signal at
+  // a preemption (Simulator::preemptJob), not before the time limit.
   std::string kill_warning_signal;              // "" = none
   std::optional<int64_t> kill_warning_delay;    // seconds before the end
   std::vector<std::string> kill_warning_flags;  // e.g. BATCH_JOB
@@ -116,6 +117,11 @@ struct Job {
   std::string state_description;  // e.g. "job requeued in held state"
   std::string stuck_reason;       // Simulator::neverStart: pends with this reason, never starts
   bool purge_early = false;       // Simulator::purgeJob: forgotten as soon as it has ended
+  // Simulator::preemptJob: when slurmctld chose to preempt it (Unix seconds; 0 when it has
+  // not), and when its grace time ends on the simulator's clock (leader), at which it is
+  // killed and ends PREEMPTED (23_preemption.json).
+  int64_t preempt_time = 0;
+  SimInstant grace_end = SimInstant::max();
   size_t history = static_cast<size_t>(-1);  // leader: its entry in the simulator's history
 
   bool finished() const { return base_state != "PENDING" && base_state != "RUNNING"; }

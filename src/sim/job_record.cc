@@ -149,6 +149,7 @@ json jobRecord(const Job& job, const ClusterConfig& cluster, const SimApi& api) 
   r["last_sched_evaluation"] = noVal(job.submit_time);
   r["start_time"] = noVal(job.start_time);
   r["end_time"] = noVal(job.end_time);
+  r["preempt_time"] = noVal(job.preempt_time);
   r["batch_host"] = allocated ? job.alloc_nodes.front() : "";
   r["batch_flag"] = true;
   json flags = json::array();

@@ -147,6 +147,11 @@ void SimulatorImpl::tickLocked() {
         signalProcessGroup(job.pid, SIGKILL);
         job.pid = -1;
         finishProcessLocked(job, exit->signaled, exit->code);
+      } else if (job.kill_state.empty() && job.preempt_time != 0 && now >= job.grace_end) {
+        // The grace time is over: TERM to everything, KILL after KillWait; the record's
+        // preempt_time and end_time now say when (23_preemption.json, keeps_running).
+        beginKillLocked(job, "PREEMPTED", "None", SIGTERM);
+        for (Job* c : componentsLocked(job)) c->preempt_time = c->end_time;
       } else if (job.kill_state.empty() && job.request.time_limit_min && now >= job.deadline) {
         beginKillLocked(job, "TIMEOUT", "TimeLimit", SIGTERM);
       } else if (!job.kill_state.empty() && now >= job.kill_escalate) {
@@ -261,6 +266,14 @@ void SimulatorImpl::finishProcessLocked(Job& leader, bool signaled, int code) {
       fs::exists(state_dir_ + "/jobs/" + std::to_string(leader.id) + "/" + kHetCancelMark, ec)) {
     state = "CANCELLED";
     reason = "None";
+  }
+  if (state.empty() && leader.preempt_time != 0) {
+    // Ended in its grace time, whatever its exit: Slurm sets PREEMPTED as the step ends,
+    // before the batch script's own exit code is known (23_preemption.json: exit 0 and 3
+    // both read SUCCESS/0).
+    state = "PREEMPTED";
+    reason = "None";
+    exit = ExitCode{};
   }
   if (state.empty()) {
     state = (!signaled && code == 0) ? "COMPLETED" : "FAILED";

@@ -9,8 +9,13 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace tuneplane::sim {
 
@@ -87,6 +92,68 @@ std::optional<ProcessExit> pollProcess(pid_t pid) {
 
 void signalProcessGroup(pid_t pid, int sig) {
   if (pid > 0) kill(-pid, sig);
+}
+
+namespace {
+
+struct ProcEntry {
+  pid_t parent = 0;
+  pid_t group = 0;
+  std::vector<std::string> argv;
+};
+
+// /proc/PID/stat's parent and process group (after the command's closing parenthesis, which
+// may itself hold spaces and parentheses) and /proc/PID/cmdline; nullopt once it has gone.
+std::optional<ProcEntry> readProc(const std::string& pid) {
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return std::nullopt;
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return std::nullopt;
+  std::istringstream rest(line.substr(close + 1));
+  std::string state;
+  ProcEntry entry;
+  if (!(rest >> state >> entry.parent >> entry.group)) return std::nullopt;
+  std::ifstream cmdline("/proc/" + pid + "/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(cmdline, arg, '\0')) entry.argv.push_back(arg);
+  return entry;
+}
+
+}  // namespace
+
+int signalStepProcesses(pid_t batch_pid, const std::string& srun_path, int sig) {
+  if (batch_pid <= 0) return 0;
+  std::map<pid_t, ProcEntry> group;
+  std::error_code ec;
+  for (const auto& dir : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = dir.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name.front()))) continue;
+    auto entry = readProc(name);
+    if (entry && entry->group == batch_pid) group.emplace(std::stoi(name), std::move(*entry));
+  }
+  // The sruns (run as `srun …` or through their `#!` interpreter: `bash …/srun …`), then
+  // everything below them.
+  std::set<pid_t> sruns, steps;
+  for (const auto& [pid, entry] : group) {
+    const auto& a = entry.argv;
+    if ((!a.empty() && a[0] == srun_path) || (a.size() > 1 && a[1] == srun_path)) {
+      sruns.insert(pid);
+    }
+  }
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& [pid, entry] : group) {
+      if (sruns.count(pid) || steps.count(pid)) continue;
+      if (!sruns.count(entry.parent) && !steps.count(entry.parent)) continue;
+      if (steps.insert(pid).second) grew = true;
+    }
+  }
+  int signalled = 0;
+  for (pid_t pid : steps) {
+    if (kill(pid, sig) == 0) ++signalled;
+  }
+  return signalled;
 }
 
 }  // namespace tuneplane::sim

@@ -42,5 +42,13 @@ struct ProcessExit {
 std::optional<ProcessExit> pollProcess(pid_t pid);
 // Signals the whole process group of `pid` (the step and everything it started).
 void signalProcessGroup(pid_t pid, int sig);
+// Signals what the job's steps run — every process in the batch step's group (`batch_pid`)
+// descended from an srun (the stand-in at `srun_path`) — and not the batch shell, what it
+// started outside a step, nor the sruns themselves (they pass signals on to their tasks: a
+// second copy). As slurmctld signals a job's steps for its kill-warning signal with no flags
+// (the transcript 23_preemption: the step's processes got USR2, the batch shell did not).
+// Returns how many processes it signalled. Reads /proc; processes started meanwhile may be
+// missed, as with any signal sent to a moving tree.
+int signalStepProcesses(pid_t batch_pid, const std::string& srun_path, int sig);
 
 }  // namespace tuneplane::sim

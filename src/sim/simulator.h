@@ -84,6 +84,16 @@ class Simulator {
   // Ends a running job with the given base state: "NODE_FAIL", "PREEMPTED",
   // "OUT_OF_MEMORY", "FAILED", "TIMEOUT". `job` is a numeric id or a SLUID.
   virtual Status endJob(const std::string& job, const std::string& base_state) = 0;
+  // Preempts a running job as slurmctld does with PreemptMode=CANCEL, a GraceTime of `grace`
+  // and PreemptParameters=send_user_signal (23_preemption.json, real 26.05.3): the job stays
+  // RUNNING with preempt_time = now and end_time = now + grace, and every process of its
+  // steps (not the batch shell) gets its kill-warning signal at once — TERM when it was
+  // submitted without one. If its batch script ends in the grace time, the job ends PREEMPTED
+  // at once whatever the exit (exit_code SUCCESS/0); else it is killed at the grace end
+  // (TERM to everything, KILL after KillWait) and ends PREEMPTED; PREEMPTED,COMPLETING through
+  // the epilog, and slurmdbd records PREEMPTED. The grace is scheduled on the simulator's
+  // clock. `job` is a numeric id or a SLUID (a het job: all its components).
+  virtual Status preemptJob(const std::string& job, std::chrono::seconds grace) = 0;
   // Simulates a slurmctld restart: keeps every job it still holds, but the numeric id
   // counter starts again from the lowest id not held, so ids of purged jobs are reused.
   virtual void restart() = 0;

@@ -50,6 +50,7 @@ class SimulatorImpl final : public Simulator {
   void setLatency(std::chrono::milliseconds latency) override;
   void expireTokens() override;
   Status endJob(const std::string& job, const std::string& base_state) override;
+  Status preemptJob(const std::string& job, std::chrono::seconds grace) override;
   void restart() override;
   void pauseScheduling(bool paused) override;
   void duplicateNextSubmits(int count) override;

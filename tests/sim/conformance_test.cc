@@ -11,6 +11,7 @@
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -131,6 +132,7 @@ class Conformance : public SimFixture {
     text = std::regex_replace(text, std::regex("/home/tpuser/jobs"), jobs_dir_);
     text = std::regex_replace(text, std::regex("/home/tpuser"), dir_.path());
     text = std::regex_replace(text, std::regex("/shared/rec44"), dir_.path() + "/rec44");
+    text = std::regex_replace(text, std::regex("/shared/rec47"), dir_.path() + "/rec47");
     // Shorten sleeps fourfold (sleep 600 stays long: it is the TIMEOUT case). Not more: a
     // job must stay RUNNING long enough to be observed, even in a sanitizer build.
     std::smatch m;
@@ -307,6 +309,53 @@ class Conformance : public SimFixture {
         if (label.rfind(action["after"].get<std::string>(), 0) == 0) act(action["command"]);
     }
     sim_->pauseScheduling(false);
+  }
+
+  // Whether a process whose command line holds `marker` catches SIGUSR2 (/proc's SigCgt).
+  static bool aProcessCatches(const std::string& marker) {
+    std::error_code ec;
+    for (const auto& dir : std::filesystem::directory_iterator("/proc", ec)) {
+      std::ifstream cmdline(dir.path() / "cmdline");
+      const std::string argv((std::istreambuf_iterator<char>(cmdline)), {});
+      if (argv.find(marker) == std::string::npos) continue;
+      std::ifstream status(dir.path() / "status");
+      for (std::string line; std::getline(status, line);) {
+        if (line.rfind("SigCgt:", 0) != 0) continue;
+        const uint64_t caught = std::stoull(line.substr(7), nullptr, 16);
+        if (caught & (uint64_t{1} << (SIGUSR2 - 1))) return true;
+      }
+    }
+    return false;
+  }
+
+  // 23_preemption (issue 47): each case's victim is preempted by a job submitted through REST
+  // on partition `urgent`, which the simulator does not schedule by priority: that submit is
+  // not sent, and the preemption it caused is done through the fault (Simulator::preemptJob)
+  // in its place; the preemptor's own reads are not sent either. The site's GraceTime of 30 s
+  // is 3 s here (a 5-minute limit lasts 15 s), so the keeps_running case ends in the replay's
+  // poll window; the records' shapes and states are the real ones.
+  void replayPreemption() {
+    std::filesystem::create_directories(dir_.path() + "/rec47");  // the jobs' cwd
+    const json t = loadTranscript("23_preemption");
+    Hooks hooks;
+    for (const auto& [name, ids] : t["jobs"].items()) {
+      const std::string victim = std::to_string(ids["victim"].get<int64_t>());
+      // The real preemptor came about 3 s after the victim started, its step's handler long
+      // installed: here the fault waits for it (a process of the step that catches USR2).
+      const bool handles = name != "no_warning";
+      hooks[name + ": submit the preemptor"] = {
+          [this, victim, handles](const json&) {
+            if (handles) {
+              EXPECT_TRUE(tuneplane::test::waitUntil([] { return aProcessCatches("got USR2"); }))
+                  << "the victim's step never installed its handler";
+            }
+            auto done = sim_->preemptJob(mapId(victim), std::chrono::seconds(3));
+            ASSERT_TRUE(done) << done.error().describe();
+          },
+          nullptr, true};
+      hooks[name + ": GET the preemptor"] = {nullptr, nullptr, true};
+    }
+    replay("23_preemption", {}, hooks);
   }
 
   // A command the real cluster's operator ran between two exchanges (the transcript's
@@ -533,6 +582,24 @@ TEST_F(Conformance, ConfShowsTheClustersPreemptionSettingsInTheRealShape) {
 // --- REST API v0.0.44 on a real Slurm 25.11.7: the simulator serves v0.0.44 alone and acts
 // as that release (SLUIDs refused in paths, refusals as HTTP 500, no SLURM_JOB_SLUID). -----
 
+// Issue 47: a job preempted in its grace time, saving and exiting 0 or 3, or without a warning
+// reads as the real 26.05.3's did, RUNNING with preempt_time, then PREEMPTED (COMPLETING
+// first), and slurmdbd's record says PREEMPTED (a cluster with accounting, as recorded).
+// `Base`'s cluster with the recording cluster's slurmdbd.
+template <typename Base>
+class WithSlurmdbd : public Base {
+ protected:
+  void tune(SimulatorOptions& options) override {
+    Base::tune(options);
+    options.accounting = true;
+  }
+};
+using ConformancePreemption = WithSlurmdbd<ConformanceIssue44>;
+
+TEST_F(ConformancePreemption, PreemptedJobsReadAsTheRealOnes) {
+  replayPreemption();
+}
+
 class ConformanceV0044 : public Conformance {
  protected:
   void tune(SimulatorOptions& options) override {
@@ -750,6 +817,13 @@ TEST_F(ConformanceV0044On2605Issue44, JobsBelongToTheirSubmitterAndOthersCannotC
 }
 TEST_F(ConformanceV0044On2605Issue44, AssociationsRefuseAccountsAndQosAndChargeTheDefault) {
   replay("20_associations");
+}
+
+// Issue 47 through v0.0.44 on 26.05.3 (transcripts-26.05/23_preemption: saves_exits_0).
+using ConformanceV0044On2605Preemption = WithSlurmdbd<ConformanceV0044On2605Issue44>;
+
+TEST_F(ConformanceV0044On2605Preemption, PreemptedJobsReadAsTheRealOnes) {
+  replayPreemption();
 }
 
 }  // namespace
