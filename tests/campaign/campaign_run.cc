@@ -401,10 +401,10 @@ class Run {
         const json& target = candidates[s.pick % candidates.size()];
         const json who = {{"job", sluidOf(target)}};
         const json body =
-            s.fault == Fault::kPurge ? json{{"purge", who}}
-            : s.fault == Fault::kRequeue
-                ? json{{"requeue", who}}
-                : json{{"end_job", {{"job", sluidOf(target)}, {"state", "NODE_FAIL"}}}};
+            s.fault == Fault::kPurge     ? json{{"purge", who}}
+            : s.fault == Fault::kRequeue ? json{{"requeue", who}}
+            : s.preempt ? json{{"preempt", {{"job", sluidOf(target)}, {"grace_s", s.grace_s}}}}
+                        : json{{"end_job", {{"job", sluidOf(target)}, {"state", "NODE_FAIL"}}}};
         if (setFaults(body)) struck(s, "Slurm job " + std::to_string(target.value("job_id", 0)));
         return;
       }

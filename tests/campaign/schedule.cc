@@ -79,6 +79,7 @@ const char* describe(CampaignMode mode) {
 const char* describeStrike(const Step& step) {
   if (step.fault == Fault::kDropSubmit && step.reset) return "submit connection reset";
   if (step.fault == Fault::kDbCut && step.reset) return "database connections reset";
+  if (step.fault == Fault::kNodeFail && step.preempt) return "running job PREEMPTED";
   return describe(step.fault);
 }
 
@@ -167,6 +168,10 @@ std::vector<Step> makeSchedule(uint64_t seed, ScheduleSize size, CampaignMode mo
       // Half the dropped answers are resets, read from a draw the drop does not use, so a
       // seed's schedule is the one it was before resets existed.
       s.reset = (s.fault == Fault::kDropSubmit || s.fault == Fault::kDbCut) && s.status == 503;
+      // Half the node failures are preemptions (issue 47) with a grace time of 1-2 s, read
+      // from draws a node failure does not use: a seed's schedule is the one it was before.
+      s.preempt = s.fault == Fault::kNodeFail && s.count >= 3;
+      s.grace_s = s.preempt ? s.window_ms / 1000 : 0;
       if (isIssue37(s.fault)) {
         // Draws of their own: issue 37's kinds never come up in the single-serve mode, so
         // its seeds draw what they drew before.
@@ -228,11 +233,14 @@ std::string describe(const std::vector<Step>& schedule) {
         case Fault::kDbCut:
           out << " (pick " << s.pick << ")";
           break;
+        case Fault::kNodeFail:
+          if (s.preempt) out << " (grace " << s.grace_s << " s)";
+          out << " (pick " << s.pick << ")";
+          break;
         case Fault::kPurge:
         case Fault::kIdReuse:
         case Fault::kRequeue:
         case Fault::kStallDelete:
-        case Fault::kNodeFail:
           out << " (pick " << s.pick << ")";
           break;
         default:

@@ -32,7 +32,9 @@ enum class Fault {
   kIdReuse,          // a finished job purged, then a restart: its numeric id is handed out again
   kRequeue,          // an administrator's requeue of a running job: a new SLUID
   kStallDelete,      // a user cancels a running job and its DELETE times out once
-  kNodeFail,         // a running job ends NODE_FAIL (an infrastructure failure: retried)
+  kNodeFail,         // a running job ends NODE_FAIL (an infrastructure failure: retried), or
+                     // (Step::preempt) is preempted with a grace time (issue 47: retried
+                     // without using an attempt)
   kExpireTokens,     // every JWT issued so far refused from now on
   kKillServe,        // `tuneplane serve` SIGKILLed, restarted on the same database
   kStagingFull,      // the staging filesystem full (ENOSPC) for a while, a job submitted in it
@@ -76,7 +78,11 @@ struct Step {
   uint32_t pick = 0;     // which of the candidate jobs a targeted fault strikes
   int step_minutes = 0;  // kClockStep: how far forward (1 min to 3 h; from `pick`)
   bool reset = false;    // kDropSubmit, kDbCut: a TCP RST instead of a close (from `status`)
-  int pause_ms = 0;      // the pause before this step
+  // kNodeFail: a preemption instead, with a grace time of `grace_s` (from `count` and
+  // `window_ms`, which a node failure does not use).
+  bool preempt = false;
+  int grace_s = 0;
+  int pause_ms = 0;  // the pause before this step
   // Issue 37's faults: kLyingReads, kDbDelay: how long; kDbStallWriter: how long the writer
   // is held. kDbDelay: the delay of each chunk. kClaimUncreatable: as dangling links (from
   // `status`), else directories.

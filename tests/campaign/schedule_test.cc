@@ -48,6 +48,27 @@ TEST(CampaignSchedule, OverManySeedsEveryFaultAndJobKindIsDrawn) {
   EXPECT_TRUE(cancelled);
 }
 
+// Issue 47: half the node failures are preemptions with a grace time of 1-2 s, without
+// changing which steps a seed draws (the same kinds, in the same order, as before).
+TEST(CampaignSchedule, SomeNodeFailuresArePreemptionsWithAGraceTime) {
+  int node_failures = 0, preemptions = 0;
+  for (uint64_t seed = 1; seed <= 40; ++seed) {
+    for (const Step& s : makeSchedule(seed, {10, 14})) {
+      if (!s.is_fault) continue;
+      EXPECT_TRUE(!s.preempt || s.fault == Fault::kNodeFail);
+      if (s.fault != Fault::kNodeFail) continue;
+      s.preempt ? ++preemptions : ++node_failures;
+      if (s.preempt) {
+        EXPECT_GE(s.grace_s, 1);
+        EXPECT_LE(s.grace_s, 2);
+        EXPECT_STREQ(describeStrike(s), "running job PREEMPTED");
+      }
+    }
+  }
+  EXPECT_GT(preemptions, 0);
+  EXPECT_GT(node_failures, 0);
+}
+
 TEST(CampaignSchedule, TheReplicaModeDrawsEveryKindAndTheSingleModeNoneOfIssue37s) {
   std::set<int> replica, single;
   for (uint64_t seed = 1; seed <= 20; ++seed) {
