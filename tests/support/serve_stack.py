@@ -101,6 +101,7 @@ class Stack:
             argv.append("--accounting")
         sim = self.spawn("slurmsim", argv)
         sim_url = self.wait_line("slurmsim", "out", r"(http://127\.0\.0\.1:\d+)", sim)
+        self.sim_url = sim_url  # its admin route (POST /sim/admin/faults) for tests' faults
         user = subprocess.run(["id", "-un"], capture_output=True, text=True, check=True,
                               timeout=10).stdout.strip()
         tokens = "".join(

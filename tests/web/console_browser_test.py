@@ -9,6 +9,7 @@ Checks: the security headers; token entry; the list shows a submitted job and it
 Succeeded without a reload; the job page shows attempts, Slurm job ids, SLUIDs and the log;
 its files: folders to open, a download saved byte for byte, links listed and not served;
 a job waiting in Slurm's queue shows its reason, place and Slurm's estimate (list and page);
+a job preempted once shows the preemption's count and its attempt's cause (issue 47);
 cancel with its confirmation; a refused spec shows each error at its field; a hostile spec
 (labels/env) and a hostile log line render as text and run nothing; an admin's site page
 shows capabilities and doctor's checks; the usage page counts a job's run from slurmdbd's
@@ -132,6 +133,7 @@ class ConsoleTest:
         steps = [self.security_headers, self.list_follows_a_job_to_succeeded,
                  self.job_page_shows_attempts_sluids_and_log, self.hostile_spec_and_log_render_as_text,
                  self.files_are_listed_and_downloaded, self.waiting_job_shows_place_and_estimate,
+                 self.preempted_job_shows_its_preemption,
                  self.cancel_with_confirmation, self.refused_spec_shows_errors_at_fields,
                  self.field_lines_table,
                  self.valid_spec_submits_and_opens_the_job, self.admin_sees_all_and_site_checks,
@@ -176,6 +178,43 @@ class ConsoleTest:
         check(self.wd.js("return window.__loadedOnce;") == "yes", "the list reloaded the page")
         attempts = self.wd.text(f'#jobs-body tr[data-id="{self.hello}"] td:nth-child(4)')
         check(attempts == "1", f"attempts column {attempts!r}")
+
+    def preempted_job_shows_its_preemption(self):
+        # Issue 47: preempted once (the simulator's preemption, a grace time of 30 s), warned,
+        # it exits 0; Slurm's record says PREEMPTED, so the attempt's cause is preempted and
+        # the job is retried without using its one attempt. The page counts the preemption
+        # and marks the attempt's cause.
+        command = ["python3", "-c",
+                   "import os, signal, sys, time\n"
+                   "if os.environ['TUNEPLANE_ATTEMPT'] != '1': print('done'); sys.exit(0)\n"
+                   "signal.signal(signal.SIGUSR2, lambda *a: sys.exit(0))\n"
+                   "open(os.environ['TUNEPLANE_OUTPUT_DIR'] + '/ready', 'w').close()\n"
+                   "while True: time.sleep(0.05)"]
+        status, job = self.api("POST", "/v1/jobs", spec("console-preempted", command))
+        check(status == 201, f"submit: {status} {job}")
+        job_id = job["id"]
+
+        def first_ready():
+            _, j = self.api("GET", f"/v1/jobs/{job_id}")
+            a = j["attempts"][0] if j.get("attempts") else None
+            if not a or not a["components"] or not a["components"][0].get("sluid"):
+                return None
+            ready = os.path.exists(os.path.join(a["staging_dir"], "output", "ready"))
+            return a["components"][0]["sluid"] if ready else None
+        sluid = wait_for("the first attempt's handler", first_ready, 60)
+        status, _, body = http("POST", self.stack.sim_url + "/sim/admin/faults",
+                               json.dumps({"preempt": {"job": sluid, "grace_s": 30}}).encode(),
+                               {"Content-Type": "application/json"})
+        check(status == 200, f"preempt: {status} {body!r}")
+        self.wd.go(self.base + f"/ui/job.html?id={job_id}")
+        wait_for("Succeeded on the page", lambda: self.wd.text("#job-phase") == "Succeeded", 120)
+        count = wait_for("the preemption count", lambda: self.wd.text("#job-preemptions"), 15)
+        check(count.startswith("1 (retried without using one of retry.max_attempts)"),
+              f"preemptions shown as {count!r}")
+        cause = self.wd.text('section.attempt[data-attempt="1"] .cause-preempted') or ""
+        check(cause == "preempted", f"attempt 1's cause shown as {cause!r}")
+        _, job = self.api("GET", f"/v1/jobs/{job_id}")
+        check(job["preemptions"] == 1 and len(job["attempts"]) == 2, f"the API's job: {job['preemptions']}, {len(job['attempts'])} attempts")
 
     def job_page_shows_attempts_sluids_and_log(self):
         self.wd.click(f'#jobs-body tr[data-id="{self.hello}"] td.name a')
