@@ -148,10 +148,10 @@ class SimulatorImpl final : public Simulator {
   // --- the cluster's resources (cluster_routes.cc)
   void routePartitions(const SimApi& api, httplib::Response& res, bool auth_ok);
   void routeNodes(const SimApi& api, httplib::Response& res, bool auth_ok);
-  // GET /licenses/: none; what a version whose ping cannot say why checks a token with.
   // GET /conf (v0.0.45): the cluster's name and preemption settings; 404 text on a version
   // without the route (v0.0.44), as 26.05.3 answers (24_conf).
   void routeConf(const SimApi& api, httplib::Response& res, bool auth_ok);
+  // GET /licenses/: none; what a version whose ping cannot say why checks a token with.
   void routeLicenses(const SimApi& api, httplib::Response& res, bool auth_ok);
   // --- the dispatch's checks (http_routes.cc)
   // lieAboutReads: answers a read with its lie; false when reads are true now (or `route`

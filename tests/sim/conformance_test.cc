@@ -511,28 +511,6 @@ TEST_F(Conformance, NoSlurmdbdNoSlurmdbRoutes) {
   replay("22_no_slurmdbd");
 }
 
-// --- Issue 44: every user as themselves, on a cluster with associations (19, 20). ----------
-
-class ConformanceIssue44 : public Conformance {
- protected:
-  void tune(SimulatorOptions& options) override {
-    Conformance::tune(options);
-    useIssue44Cluster(options);
-  }
-};
-
-TEST_F(ConformanceIssue44, JobsBelongToTheirSubmitterAndOthersCannotCancelThem) {
-  // The real jobs were still PENDING when the SlurmUser listed them, after the refused
-  // cancels: the jobs are held until bob cancels his.
-  hold_scheduling_ = true;
-  Hooks hooks;
-  hooks["bob's job cancelled as bob"] = {[&](const json&) { hold_scheduling_ = false; }, nullptr};
-  replay("19_identity", {}, hooks);
-}
-TEST_F(ConformanceIssue44, AssociationsRefuseAccountsAndQosAndChargeTheDefault) {
-  replay("20_associations");
-}
-
 // The exchange of transcript `name` whose label starts with `label`.
 json exchange(const std::string& name, const std::string& label) {
   const json doc = test::transcript(name);  // outlives the loop
@@ -577,6 +555,28 @@ TEST_F(Conformance, ConfShowsTheClustersPreemptionSettingsInTheRealShape) {
   EXPECT_EQ(sim["slurm_conf"]["PreemptParameters"], json::array());
   EXPECT_EQ(sim["slurm_conf"]["ClusterName"], "tp");
   EXPECT_EQ(sim["slurm_conf_meta"]["SLURM_VERSION"], "26.05.3");
+}
+
+// --- Issue 44: every user as themselves, on a cluster with associations (19, 20). ----------
+
+class ConformanceIssue44 : public Conformance {
+ protected:
+  void tune(SimulatorOptions& options) override {
+    Conformance::tune(options);
+    useIssue44Cluster(options);
+  }
+};
+
+TEST_F(ConformanceIssue44, JobsBelongToTheirSubmitterAndOthersCannotCancelThem) {
+  // The real jobs were still PENDING when the SlurmUser listed them, after the refused
+  // cancels: the jobs are held until bob cancels his.
+  hold_scheduling_ = true;
+  Hooks hooks;
+  hooks["bob's job cancelled as bob"] = {[&](const json&) { hold_scheduling_ = false; }, nullptr};
+  replay("19_identity", {}, hooks);
+}
+TEST_F(ConformanceIssue44, AssociationsRefuseAccountsAndQosAndChargeTheDefault) {
+  replay("20_associations");
 }
 
 // --- REST API v0.0.44 on a real Slurm 25.11.7: the simulator serves v0.0.44 alone and acts
@@ -747,6 +747,16 @@ class ConformanceV0044On2605 : public ConformanceV0044 {
   }
 };
 
+// v0.0.44 has no GET /conf: 26.05.3 answers 404 with its text (24_conf).
+TEST_F(ConformanceV0044On2605, NoConfRoute) {
+  const json real = exchange("24_conf", "GET /conf (v0.0.44)")["response"];
+  auto res = get("/conf");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, real["status"].get<int>());
+  EXPECT_EQ(res->body, real["body"].get<std::string>());
+  EXPECT_EQ(res->get_header_value("Content-Type"), real["content_type"].get<std::string>());
+}
+
 TEST_F(ConformanceV0044On2605, SingleJobReadBySluid) {
   replay("01_ping");
   replay("02_submit_single");
@@ -776,16 +786,6 @@ TEST_F(ConformanceV0044On2605, VersionDiscoveryListsBoth) {
 TEST_F(ConformanceV0044On2605, NoSlurmdbdNoSlurmdbRoutes) {
   default_token_user_ = "slurm";
   replay("22_no_slurmdbd");
-// v0.0.44 has no GET /conf: 26.05.3 answers 404 with its text (24_conf).
-TEST_F(ConformanceV0044On2605, NoConfRoute) {
-  const json real = exchange("24_conf", "GET /conf (v0.0.44)")["response"];
-  auto res = get("/conf");
-  ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, real["status"].get<int>());
-  EXPECT_EQ(res->body, real["body"].get<std::string>());
-  EXPECT_EQ(res->get_header_value("Content-Type"), real["content_type"].get<std::string>());
-}
-
 }
 
 class ConformanceV0044On2605Issue44 : public ConformanceV0044On2605 {
