@@ -17,6 +17,8 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "catalog/site_config.h"
@@ -125,6 +127,11 @@ class SlurmRestClient : public SlurmClient {
   // The numeric id of the job whose SLUID is `sluid`, from the job listing: for a SLUID-only
   // key on a version whose paths take no SLUID. kErrJobNotFound when the listing lacks it.
   SlurmResult<uint64_t> numericIdOf(const SlurmApi& api, const char* op, const std::string& sluid);
+  // GET <suffix> of `api`, retried as a read, its answer decoded by `decode` (an answer it
+  // refuses is the operation's kRejected error). Defined in rest_operations.cc, its only user.
+  template <typename Decode>
+  auto readDecoded(const SlurmApi& api, const char* op, std::string_view suffix, Decode decode)
+      -> SlurmResult<typename std::invoke_result_t<Decode, const std::string&>::value_type>;
   // GET /job/{path_id} decoded; the records keep the SLUIDs Slurm gave them.
   SlurmResult<std::vector<JobRecord>> readJob(const SlurmApi& api, const char* op,
                                               const std::string& path_id);

@@ -282,31 +282,32 @@ SlurmStatus SlurmRestClient::cancel(const std::string& sluid,
   return slurmFail(std::move(e));
 }
 
+template <typename Decode>
+auto SlurmRestClient::readDecoded(const SlurmApi& api, const char* op, std::string_view suffix,
+                                  Decode decode)
+    -> SlurmResult<typename std::invoke_result_t<Decode, const std::string&>::value_type> {
+  auto exchange = call(op, "GET", api.route(suffix), "", RetryMode::kReads);
+  if (!exchange) return slurmFail(exchange.error());
+  auto decoded = decode(exchange->response.body);
+  if (!decoded) {
+    return slurmFail(
+        badResponse(op, exchange->response, decoded.error(), TransportClass::kRejected));
+  }
+  return std::move(*decoded);
+}
+
 SlurmResult<std::vector<PartitionInfo>> SlurmRestClient::listPartitions() {
   auto api = ensureApi("list_partitions");
   if (!api) return slurmFail(api.error());
-  auto exchange =
-      call("list_partitions", "GET", (*api)->route("/partitions/"), "", RetryMode::kReads);
-  if (!exchange) return slurmFail(exchange.error());
-  auto parts = decodePartitions(exchange->response.body);
-  if (!parts) {
-    return slurmFail(badResponse("list_partitions", exchange->response, parts.error(),
-                                 TransportClass::kRejected));
-  }
-  return std::move(*parts);
+  return readDecoded(**api, "list_partitions", "/partitions/",
+                     [](const std::string& body) { return decodePartitions(body); });
 }
 
 SlurmResult<std::vector<NodeInfo>> SlurmRestClient::listNodes() {
   auto api = ensureApi("list_nodes");
   if (!api) return slurmFail(api.error());
-  auto exchange = call("list_nodes", "GET", (*api)->route("/nodes/"), "", RetryMode::kReads);
-  if (!exchange) return slurmFail(exchange.error());
-  auto nodes = decodeNodes(exchange->response.body);
-  if (!nodes) {
-    return slurmFail(
-        badResponse("list_nodes", exchange->response, nodes.error(), TransportClass::kRejected));
-  }
-  return std::move(*nodes);
+  return readDecoded(**api, "list_nodes", "/nodes/",
+                     [](const std::string& body) { return decodeNodes(body); });
 }
 
 SlurmResult<ControllerConfig> SlurmRestClient::controllerConfig() {
@@ -318,14 +319,8 @@ SlurmResult<ControllerConfig> SlurmRestClient::controllerConfig() {
         fmt::format("REST API {} has no GET /conf (the controller's configuration)", (*api)->name),
         TransportClass::kNotSent));
   }
-  auto exchange = call("controller_config", "GET", (*api)->route("/conf"), "", RetryMode::kReads);
-  if (!exchange) return slurmFail(exchange.error());
-  auto config = decodeControllerConfig(exchange->response.body);
-  if (!config) {
-    return slurmFail(badResponse("controller_config", exchange->response, config.error(),
-                                 TransportClass::kRejected));
-  }
-  return std::move(*config);
+  return readDecoded(**api, "controller_config", "/conf",
+                     [](const std::string& body) { return decodeControllerConfig(body); });
 }
 
 }  // namespace tuneplane::slurm

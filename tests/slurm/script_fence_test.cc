@@ -316,7 +316,13 @@ note("done")
 class PreemptionWarningRun : public FenceWatchRun,
                              public ::testing::WithParamInterface<catalog::ContainerRuntime> {
  protected:
-  launch::LaunchRequest warned(bool warning_on, const std::string& mode) const {
+  // Attempt 1 of a job whose command is kWarnedTraining in `mode` ("handles" or not), with the
+  // warning on or off; its pid once it said it (bounded: 0 when it never did).
+  struct Started {
+    std::unique_ptr<test::ChildProcess> job;
+    pid_t pid = 0;
+  };
+  Started startWarned(bool warning_on, const std::string& mode) {
     launch::LaunchRequest r =
         request(1, {"python3", "-c", kWarnedTraining, ledger().string(), go().string(), mode});
     r.container_runtime = GetParam();
@@ -324,20 +330,20 @@ class PreemptionWarningRun : public FenceWatchRun,
       r.preemption_warning = catalog::PreemptionWarning{};
       r.environment.emplace_back("TUNEPLANE_PREEMPT_SIGNAL", r.preemption_warning->signal);
     }
-    return r;
-  }
-  // The command's pid, once it said it (bounded).
-  pid_t commandPid() const {
-    pid_t pid = 0;
+    stage(1);
+    Started started{start(r), 0};
+    if (started.job == nullptr) return started;
     test::waitUntil(
         [&] {
           for (const auto& line : ledgerLines()) {
-            if (line.starts_with("pid ")) pid = static_cast<pid_t>(std::atoi(line.c_str() + 4));
+            if (line.starts_with("pid ")) {
+              started.pid = static_cast<pid_t>(std::atoi(line.c_str() + 4));
+            }
           }
-          return pid > 0;
+          return started.pid > 0;
         },
         kFenceWaitLimit);
-    return pid;
+    return started;
   }
   // Whether the kernel ignores `signal` for `pid` (its SigIgn mask in /proc/PID/status).
   static bool ignores(pid_t pid, int signal) {
@@ -354,10 +360,8 @@ class PreemptionWarningRun : public FenceWatchRun,
 
 // A program that knows nothing of the warning runs on through it and ends by itself.
 TEST_P(PreemptionWarningRun, ACommandThatDoesNotHandleTheWarningRunsOnThroughIt) {
-  stage(1);
-  auto job = start(warned(/*warning_on=*/true, "ignores"));
+  auto [job, pid] = startWarned(/*warning_on=*/true, "ignores");
   ASSERT_NE(job, nullptr);
-  const pid_t pid = commandPid();
   ASSERT_GT(pid, 0) << err(1);
   EXPECT_TRUE(ignores(pid, SIGUSR2)) << "the command did not start with the warning ignored";
   ASSERT_EQ(::kill(pid, SIGUSR2), 0);  // what slurmstepd sends every process of the step
@@ -368,10 +372,8 @@ TEST_P(PreemptionWarningRun, ACommandThatDoesNotHandleTheWarningRunsOnThroughIt)
 
 // A program that installs a handler for the signal it is told gets the warning, and saves.
 TEST_P(PreemptionWarningRun, ACommandThatHandlesTheWarningGetsItAndSaves) {
-  stage(1);
-  auto job = start(warned(/*warning_on=*/true, "handles"));
+  auto [job, pid] = startWarned(/*warning_on=*/true, "handles");
   ASSERT_NE(job, nullptr);
-  const pid_t pid = commandPid();
   ASSERT_GT(pid, 0) << err(1);
   ASSERT_EQ(::kill(pid, SIGUSR2), 0);
   ASSERT_TRUE(awaitLedger("saved on SIGUSR2")) << err(1);
@@ -382,10 +384,8 @@ TEST_P(PreemptionWarningRun, ACommandThatHandlesTheWarningGetsItAndSaves) {
 // Why the step starts with it ignored: without the warning (and its start), the same signal
 // ends a program that does not handle it (128 + 12, as srun reports a task killed by USR2).
 TEST_P(PreemptionWarningRun, WithoutTheWarningsStartTheSameSignalEndsTheCommand) {
-  stage(1);
-  auto job = start(warned(/*warning_on=*/false, "ignores"));
+  auto [job, pid] = startWarned(/*warning_on=*/false, "ignores");
   ASSERT_NE(job, nullptr);
-  const pid_t pid = commandPid();
   ASSERT_GT(pid, 0) << err(1);
   EXPECT_FALSE(ignores(pid, SIGUSR2));
   ASSERT_EQ(::kill(pid, SIGUSR2), 0);
